@@ -1,0 +1,108 @@
+"""Annotations and modifiers of a declaration, read from its `modifiers` node.
+
+An annotation keeps its text as written (`@Transactional(readOnly = true)`), its simple name
+for filtering (`Transactional`, also for `@org.springframework...Transactional`) and its
+arguments by element name, with the single unnamed argument under `value` (JLS 9.7.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from tree_sitter import Node
+
+from pipeline.syntax import squash, text
+
+_EMPTY: Mapping[str, tuple[Node, ...]] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Annotation:
+    """One annotation use."""
+
+    text: str
+    name: str
+    args: Mapping[str, tuple[Node, ...]] = field(default_factory=lambda: _EMPTY)
+
+    def values(self, *keys: str) -> tuple[Node, ...]:
+        """Argument value nodes for the first key present, with arrays flattened."""
+        for key in keys:
+            nodes = self.args.get(key)
+            if nodes:
+                return nodes
+        return ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Modifiers:
+    """Keywords and annotations of a declaration."""
+
+    keywords: tuple[str, ...] = ()
+    annotations: tuple[Annotation, ...] = ()
+
+    def has(self, *names: str) -> bool:
+        """True when any annotation has one of these simple names."""
+        return any(a.name in names for a in self.annotations)
+
+    def find(self, *names: str) -> Annotation | None:
+        """The first annotation with one of these simple names."""
+        return next((a for a in self.annotations if a.name in names), None)
+
+
+NO_MODIFIERS = Modifiers()
+
+
+def read_modifiers(decl: Node) -> Modifiers:
+    """Modifiers of a declaration node (class, method, field, parameter...)."""
+    mods = decl.named_child(0)  # the grammar puts `modifiers` first when present
+    if mods is None or mods.type != "modifiers":
+        return NO_MODIFIERS
+    keywords: list[str] = []
+    annotations: list[Annotation] = []
+    for child in mods.children:
+        if child.type in ("annotation", "marker_annotation"):
+            annotations.append(read_annotation(child))
+        elif not child.is_named or child.type not in ("line_comment", "block_comment"):
+            keywords.append(text(child))
+    return Modifiers(keywords=tuple(keywords), annotations=tuple(annotations))
+
+
+def read_annotation(node: Node) -> Annotation:
+    """One `annotation` or `marker_annotation` node."""
+    name = text(node.child_by_field_name("name")).rsplit(".", 1)[-1]
+    args_node = node.child_by_field_name("arguments")
+    if args_node is None:
+        return Annotation(text=squash(text(node)), name=name)
+    args: dict[str, tuple[Node, ...]] = {}
+    for arg in args_node.named_children:
+        if arg.type == "element_value_pair":
+            key = text(arg.child_by_field_name("key"))
+            args[key] = _flatten(arg.child_by_field_name("value"))
+        elif arg.type not in ("line_comment", "block_comment"):
+            args["value"] = _flatten(arg)
+    return Annotation(text=squash(text(node)), name=name, args=MappingProxyType(args))
+
+
+def _flatten(value: Node | None) -> tuple[Node, ...]:
+    if value is None:
+        return ()
+    if value.type == "element_value_array_initializer":
+        return tuple(c for c in value.named_children if c.type not in ("line_comment", "block_comment"))
+    return (value,)
+
+
+def string_value(node: Node) -> str:
+    """A constant string argument: a literal, a concatenation of literals, or the expression as written."""
+    if node.type == "string_literal":
+        return "".join(text(c) for c in node.named_children if c.type in ("string_fragment", "escape_sequence"))
+    if node.type == "binary_expression":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None:
+            return string_value(left) + string_value(right)
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        inner = node.named_children[0]
+        return string_value(inner)
+    # A constant such as ApiPaths.OWNERS cannot be resolved without compiling; keep it readable.
+    return "${" + squash(text(node)) + "}"

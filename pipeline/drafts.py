@@ -1,0 +1,143 @@
+"""Drafts are chunks before their code, embedding text, hash and id are derived; `finish` does that."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.calls import FileCalls
+from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
+from pipeline.render import Header, chunk_id, content_hash, embedding_text
+from pipeline.splitting import LineSpan
+from pipeline.types import Imports
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileUnit:
+    """One parsed file and what every chunk of it shares."""
+
+    context: SourceContext
+    file_path: str
+    package: str
+    imports: Imports
+    lines: list[str]
+    calls: FileCalls
+    config: ChunkerConfig
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Draft:
+    """Metadata of a chunk-to-be; `key` identifies the symbol within its file (overloads included)."""
+
+    key: str
+    symbol_type: SymbolType
+    name: str
+    qualified_name: str
+    enclosing_type: str | None
+    signature: str
+    rows: LineSpan
+    parameter_types: tuple[str, ...] = ()
+    modifiers: tuple[str, ...] = ()
+    annotations: tuple[str, ...] = ()
+    annotation_names: tuple[str, ...] = ()
+    stereotype: str | None = None
+    http_method: tuple[str, ...] = ()
+    http_path: tuple[str, ...] = ()
+    extends: tuple[str, ...] = ()
+    implements: tuple[str, ...] = ()
+    injects: tuple[str, ...] = ()
+    javadoc_summary: str | None = None
+    has_error: bool = False
+    code: str | None = None  # set for type skeletons; otherwise the source lines on `rows`
+    parts: tuple[Part, ...] = ()  # a method's parts (one when it fits); none for a type, which makes no calls
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One piece of a split method: its rows and the calls made on them."""
+
+    rows: LineSpan
+    calls: tuple[str, ...]
+    calls_fq: tuple[str, ...]
+
+
+def finish(unit: FileUnit, drafts: Sequence[Draft]) -> tuple[Chunk, ...]:
+    """Turn drafts into chunks: code, embedding text, content hash and a stable, unique id."""
+    seen: dict[str, int] = {}
+    chunks: list[Chunk] = []
+    for draft in drafts:
+        seen[draft.key] = seen.get(draft.key, 0) + 1
+        # Two local classes of one name in one file would share a key; the ordinal keeps ids apart.
+        key = draft.key if seen[draft.key] == 1 else f"{draft.key}#{seen[draft.key]}"
+        parts = draft.parts or (Part(draft.rows, (), ()),)
+        chunks.extend(_chunk(unit, draft, key, part, index, len(parts)) for index, part in enumerate(parts))
+    return tuple(chunks)
+
+
+def _resolve_all(imports: Imports, names: Sequence[str]) -> tuple[str, ...]:
+    if not names:
+        return ()
+    return tuple(fq for name in names if (fq := imports.resolve(name)) is not None)
+
+
+def _chunk(unit: FileUnit, draft: Draft, key: str, part: Part, part_index: int, part_count: int) -> Chunk:
+    rows, calls, calls_fq = part.rows, part.calls, part.calls_fq
+    code = draft.code if draft.code is not None else "\n".join(unit.lines[rows.first : rows.last + 1])
+    symbol_type = SymbolType.METHOD_PART if part_count > 1 else draft.symbol_type
+    ctx = unit.context
+    text = embedding_text(
+        Header(
+            repo_path=ctx.repo_path,
+            package=unit.package,
+            qualified_name=draft.qualified_name,
+            kind=symbol_type.value,
+            stereotype=draft.stereotype,
+            signature=draft.signature,
+            annotations=draft.annotations,
+            http_method=draft.http_method,
+            http_path=draft.http_path,
+            calls=calls,
+            javadoc_summary=draft.javadoc_summary,
+            part=(part_index, part_count) if part_count > 1 else None,
+        ),
+        code,
+    )
+    imports = unit.imports
+    return Chunk(
+        id=chunk_id(ctx.repo_path, unit.file_path, key, part_index),
+        repo_path=ctx.repo_path,
+        gitlab_project_id=ctx.gitlab_project_id,
+        commit_sha=ctx.commit_sha,
+        branch=ctx.branch,
+        file_path=unit.file_path,
+        package=unit.package,
+        qualified_name=draft.qualified_name,
+        symbol_type=symbol_type,
+        name=draft.name,
+        signature=draft.signature,
+        enclosing_type=draft.enclosing_type,
+        parameter_types=draft.parameter_types,
+        modifiers=draft.modifiers,
+        annotations=draft.annotations,
+        annotation_names=draft.annotation_names,
+        stereotype=draft.stereotype,
+        http_method=draft.http_method,
+        http_path=draft.http_path,
+        extends=draft.extends,
+        implements=draft.implements,
+        calls=calls,
+        injects=draft.injects,
+        extends_fq=_resolve_all(imports, draft.extends),
+        implements_fq=_resolve_all(imports, draft.implements),
+        calls_fq=calls_fq,
+        injects_fq=_resolve_all(imports, draft.injects),
+        javadoc_summary=draft.javadoc_summary,
+        line_start=rows.first + 1,
+        line_end=rows.last + 1,
+        part_index=part_index,
+        part_count=part_count,
+        content_hash=content_hash(text),
+        parse_errors=draft.has_error,
+        code=code,
+        text=text,
+    )

@@ -1,0 +1,150 @@
+"""Signatures, injection points and HTTP routes of methods and constructors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from pipeline.annotations import Modifiers, read_modifiers
+from pipeline.declarations import TypeInfo
+from pipeline.spring import injected_type, is_injected_member, method_routes, param_nodes
+from pipeline.syntax import text
+from pipeline.types import type_text
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Signature:
+    """A callable's display signature and its parameter types."""
+
+    text: str
+    parameter_types: tuple[str, ...]
+    parameter_nodes: tuple[Node, ...]
+
+
+def read_signature(node: Node, name: str, info: TypeInfo) -> Signature:
+    """`findById(Long id): Optional<UserDto>` for methods, `Owner(String name)` for constructors."""
+    params = param_nodes(node.child_by_field_name("parameters"))
+    if node.type == "compact_constructor_declaration":
+        params = param_nodes(info.node.child_by_field_name("parameters"))
+    rendered = [_param(p) for p in params]
+    type_params = node.child_by_field_name("type_parameters")
+    prefix = f"{type_text(type_params)} " if type_params is not None else ""
+    returns = node.child_by_field_name("type")
+    suffix = f": {type_text(returns)}" if returns is not None else ""
+    return Signature(
+        text=f"{prefix}{name}({', '.join(f'{t} {n}' for t, n in rendered)}){suffix}",
+        parameter_types=tuple(t for t, _ in rendered),
+        parameter_nodes=tuple(params),
+    )
+
+
+def _param(node: Node) -> tuple[str, str]:
+    if node.type == "spread_parameter":
+        kinds = [c for c in node.named_children if c.type not in ("modifiers", "variable_declarator")]
+        declarator = next((c for c in node.named_children if c.type == "variable_declarator"), None)
+        name = text(declarator.child_by_field_name("name")) if declarator is not None else ""
+        return (type_text(kinds[0]) if kinds else "") + "...", name
+    return type_text(node.child_by_field_name("type")), text(node.child_by_field_name("name"))
+
+
+def param_injections(sig: Signature) -> tuple[str, ...]:
+    """The bean types a constructor, setter or `@Bean` method receives."""
+    types = []
+    for p in sig.parameter_nodes:
+        if p.type == "formal_parameter" and _is_value_param(p):
+            continue  # @Value("${...}") parameters are configuration, not beans
+        types.append(injected_type(p.child_by_field_name("type")))
+    return tuple(t for t in types if t)
+
+
+def _is_value_param(param: Node) -> bool:
+    mods = next((c for c in param.named_children if c.type == "modifiers"), None)
+    return mods is not None and b"@Value" in (mods.text or b"")
+
+
+def member_injections(
+    node: Node, modifiers: Modifiers, sig: Signature, info: TypeInfo, sole_ctor: bool
+) -> tuple[str, ...]:
+    """Bean types this member receives by injection, per Spring's rules for constructors, setters and `@Bean`."""
+    if node.type in CONSTRUCTOR_KINDS:
+        explicit = modifiers.has("Autowired", "Inject")
+        return param_injections(sig) if info.is_bean and (explicit or sole_ctor) else ()
+    if is_injected_member(modifiers) or modifiers.has("Bean"):
+        return param_injections(sig)
+    return ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Member:
+    """A method, constructor or static initializer of a type, read once for every chunk that needs it."""
+
+    node: Node
+    owner: str  # nested name of the declaring type: Outer.Inner, or Enum.CONSTANT for constant bodies
+    name: str
+    modifiers: Modifiers
+    signature: Signature
+    body: Node | None
+    injects: tuple[str, ...]
+    http_method: tuple[str, ...]
+    http_path: tuple[str, ...]
+
+    @property
+    def is_constructor(self) -> bool:
+        """Constructors and compact record constructors."""
+        return self.node.type in CONSTRUCTOR_KINDS
+
+
+CONSTRUCTOR_KINDS = frozenset({"constructor_declaration", "compact_constructor_declaration"})
+_METHOD_KINDS = frozenset({"method_declaration", *CONSTRUCTOR_KINDS})
+_STATIC_INIT = Signature(text="static {}", parameter_types=(), parameter_nodes=())
+
+
+def read_members(info: TypeInfo) -> list[Member]:
+    """Methods, constructors and static initializers of a type, plus methods in enum constant bodies."""
+    if info.body is None:
+        return []
+    nodes = list(body_members(info.body))
+    sole_ctor = sum(1 for n in nodes if n.type in CONSTRUCTOR_KINDS) == 1
+    members: list[Member] = []
+    for node in nodes:
+        if node.type in _METHOD_KINDS or node.type == "static_initializer":
+            members.append(_read_member(node, info, info.nested_name, sole_ctor))
+        elif node.type == "enum_constant" and (body := node.child_by_field_name("body")) is not None:
+            owner = f"{info.nested_name}.{text(node.child_by_field_name('name'))}"
+            members.extend(_read_member(n, info, owner, False) for n in body_members(body) if n.type in _METHOD_KINDS)
+    return members
+
+
+def _read_member(node: Node, info: TypeInfo, owner: str, sole_ctor: bool) -> Member:
+    modifiers = read_modifiers(node)
+    if node.type == "static_initializer":
+        body = node.named_children[-1] if node.named_child_count else None
+        return Member(
+            node=node, owner=owner, name="<clinit>", modifiers=modifiers, signature=_STATIC_INIT, body=body,
+            injects=(), http_method=(), http_path=(),
+        )  # fmt: skip
+    name = text(node.child_by_field_name("name"))
+    sig = read_signature(node, name, info)
+    http_method, http_path = method_routes(modifiers, info.route_prefixes) if modifiers.annotations else ((), ())
+    return Member(
+        node=node,
+        owner=owner,
+        name=name,
+        modifiers=modifiers,
+        signature=sig,
+        body=node.child_by_field_name("body"),
+        injects=member_injections(node, modifiers, sig, info, sole_ctor),
+        http_method=http_method,
+        http_path=http_path,
+    )
+
+
+def body_members(body: Node) -> Iterator[Node]:
+    """Declarations in a class, interface, enum or record body (enum body declarations flattened)."""
+    for child in body.named_children:
+        if child.type == "enum_body_declarations":
+            yield from child.named_children
+        else:
+            yield child

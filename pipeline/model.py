@@ -1,0 +1,134 @@
+"""Values that flow out of the Java pipeline: chunks, skipped inputs and per-file results.
+
+Every value is a frozen dataclass. Field names of `Chunk` are the payload contract that the store,
+the search module and the CLI share (issue 2), so renaming one is a breaking change.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+LANGUAGE = "java"
+
+
+class SymbolType(enum.StrEnum):
+    """What a chunk stands for."""
+
+    METHOD = "method"
+    CONSTRUCTOR = "constructor"
+    METHOD_PART = "method_part"
+    CLASS = "class"
+    INTERFACE = "interface"
+    ENUM = "enum"
+    RECORD = "record"
+    ANNOTATION = "annotation"
+
+
+TYPE_SYMBOLS = frozenset(
+    {SymbolType.CLASS, SymbolType.INTERFACE, SymbolType.ENUM, SymbolType.RECORD, SymbolType.ANNOTATION}
+)
+
+
+class SkipReason(enum.StrEnum):
+    """Why a file or a part of one was not turned into chunks."""
+
+    EMPTY = "empty"
+    BINARY = "binary"
+    NOT_UTF8 = "not_utf8"
+    TOO_LARGE = "too_large"
+    SYNTAX_ERROR = "syntax_error"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceContext:
+    """Where a file comes from: the repository-level metadata copied into every chunk."""
+
+    repo_path: str
+    gitlab_project_id: int | None = None
+    commit_sha: str | None = None
+    branch: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChunkerConfig:
+    """Pipeline knobs, built from the service Settings by the entrypoints."""
+
+    include: tuple[str, ...] = ("**/src/main/java/**/*.java",)
+    exclude: tuple[str, ...] = (
+        "**/src/test/**",
+        "**/generated/**",
+        "**/generated-sources/**",
+        "**/target/**",
+        "**/build/**",
+        "**/out/**",
+    )
+    max_chunk_tokens: int = 1500
+    max_file_bytes: int = 1024 * 1024
+    fallback_encoding: str | None = "cp1252"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chunk:
+    """One searchable unit: a method, a constructor, a part of a long method, or a type skeleton."""
+
+    id: str
+    repo_path: str
+    gitlab_project_id: int | None
+    commit_sha: str | None
+    branch: str | None
+    file_path: str
+    package: str
+    qualified_name: str
+    symbol_type: SymbolType
+    name: str
+    signature: str
+    enclosing_type: str | None
+    parameter_types: tuple[str, ...] = ()
+    modifiers: tuple[str, ...] = ()
+    annotations: tuple[str, ...] = ()
+    annotation_names: tuple[str, ...] = ()
+    stereotype: str | None = None
+    http_method: tuple[str, ...] = ()
+    http_path: tuple[str, ...] = ()
+    extends: tuple[str, ...] = ()
+    implements: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    injects: tuple[str, ...] = ()
+    extends_fq: tuple[str, ...] = ()
+    implements_fq: tuple[str, ...] = ()
+    calls_fq: tuple[str, ...] = ()
+    injects_fq: tuple[str, ...] = ()
+    javadoc_summary: str | None = None
+    line_start: int
+    line_end: int
+    part_index: int = 0
+    part_count: int = 1
+    content_hash: str
+    language: str = LANGUAGE
+    parse_errors: bool = False
+    code: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Skipped:
+    """A file, or a span of one, that produced no chunk, and why."""
+
+    file_path: str
+    reason: SkipReason
+    detail: str
+    line_start: int | None = None
+    line_end: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileResult:
+    """Everything the pipeline learned from one file."""
+
+    file_path: str
+    chunks: tuple[Chunk, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    encoding: str | None = None
+    parse_errors: bool = False

@@ -1,0 +1,200 @@
+"""Spring and Jakarta semantics read from annotations: stereotypes, HTTP routes and injection points."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tree_sitter import Node
+
+from pipeline.annotations import Annotation, Modifiers, string_value
+from pipeline.syntax import text
+from pipeline.types import simple_type
+
+# Most specific first: a class carrying several takes the first that matches.
+STEREOTYPES: tuple[tuple[str, str], ...] = (
+    ("RestController", "rest_controller"),
+    ("Controller", "controller"),
+    ("RestControllerAdvice", "controller_advice"),
+    ("ControllerAdvice", "controller_advice"),
+    ("FeignClient", "feign_client"),
+    ("SpringBootApplication", "application"),
+    ("Configuration", "configuration"),
+    ("AutoConfiguration", "configuration"),
+    ("ConfigurationProperties", "configuration_properties"),
+    ("Service", "service"),
+    ("Repository", "repository"),
+    ("Mapper", "mapper"),
+    ("Aspect", "aspect"),
+    ("Entity", "entity"),
+    ("MappedSuperclass", "entity"),
+    ("Embeddable", "embeddable"),
+    ("Document", "document"),
+    ("Path", "jaxrs_resource"),
+    ("Component", "component"),
+    ("Named", "component"),
+    ("ApplicationScoped", "component"),
+    ("RequestScoped", "component"),
+    ("Singleton", "component"),
+)
+_STEREOTYPE_BY_ANNOTATION = dict(STEREOTYPES)
+_ORDER = {name: i for i, (name, _) in enumerate(STEREOTYPES)}
+
+SPRING_DATA_BASES = frozenset(
+    {
+        "Repository",
+        "CrudRepository",
+        "ListCrudRepository",
+        "PagingAndSortingRepository",
+        "ListPagingAndSortingRepository",
+        "JpaRepository",
+        "JpaSpecificationExecutor",
+        "QuerydslPredicateExecutor",
+        "MongoRepository",
+        "ReactiveCrudRepository",
+        "ReactiveSortingRepository",
+        "R2dbcRepository",
+        "ElasticsearchRepository",
+        "CassandraRepository",
+        "Neo4jRepository",
+        "RevisionRepository",
+        "KeyValueRepository",
+    }
+)
+
+# Stereotypes whose classes Spring (or CDI) instantiates, so a lone constructor is an injection point.
+BEAN_STEREOTYPES = frozenset(
+    {
+        "rest_controller",
+        "controller",
+        "controller_advice",
+        "application",
+        "configuration",
+        "service",
+        "repository",
+        "component",
+        "aspect",
+        "mapper",
+        "jaxrs_resource",
+    }
+)
+# Containers whose type argument is what actually gets injected (List<Handler> injects Handlers).
+_INJECTION_WRAPPERS = frozenset(
+    {"List", "Set", "Collection", "Iterable", "Optional", "ObjectProvider", "ObjectFactory", "Provider", "Lazy"}
+)
+
+_MAPPING_VERBS = {
+    "GetMapping": "GET",
+    "PostMapping": "POST",
+    "PutMapping": "PUT",
+    "DeleteMapping": "DELETE",
+    "PatchMapping": "PATCH",
+}
+JAXRS_VERBS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"})
+ANY_METHOD = "ANY"
+
+
+def stereotype_of(modifiers: Modifiers, supertypes: Iterable[str], is_interface: bool) -> str | None:
+    """The Spring role of a type from its annotations; Spring Data interfaces count as repositories."""
+    ranks = [_ORDER[a.name] for a in modifiers.annotations if a.name in _ORDER]
+    if ranks:
+        return STEREOTYPES[min(ranks)][1]
+    if is_interface and any(s in SPRING_DATA_BASES for s in supertypes):
+        return "repository"
+    return None
+
+
+def route_prefixes(modifiers: Modifiers) -> tuple[str, ...]:
+    """Class-level path prefixes: Spring `@RequestMapping` (and `@FeignClient(path=)`), or JAX-RS `@Path`."""
+    paths: list[str] = []
+    for ann in modifiers.annotations:
+        if ann.name == "RequestMapping":
+            paths.extend(_paths(ann))
+        elif ann.name == "FeignClient":
+            paths.extend(string_value(n) for n in ann.values("path"))
+        elif ann.name == "Path":
+            paths.extend(string_value(n) for n in ann.values("value"))
+    return tuple(paths)
+
+
+def method_routes(modifiers: Modifiers, prefixes: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """HTTP methods and full paths of a handler method, joined with its class prefixes."""
+    verbs: list[str] = []
+    paths: list[str] | None = None
+    for ann in modifiers.annotations:
+        if ann.name in _MAPPING_VERBS:
+            verbs.append(_MAPPING_VERBS[ann.name])
+            paths = [*(paths or []), *_paths(ann)]
+        elif ann.name == "RequestMapping":
+            verbs.extend(_request_methods(ann) or [ANY_METHOD])
+            paths = [*(paths or []), *_paths(ann)]
+        elif ann.name in JAXRS_VERBS and not ann.args:
+            verbs.append(ann.name)
+            paths = paths or []
+        elif ann.name == "Path":
+            paths = [*(paths or []), *(string_value(n) for n in ann.values("value"))]
+            verbs = verbs or []
+    if paths is None:
+        return (), ()
+    if not verbs:
+        verbs = [ANY_METHOD]  # a JAX-RS sub-resource locator: @Path without a verb
+    full = [join_path(p, m) for p in (prefixes or [""]) for m in (paths or [""])]
+    return tuple(dict.fromkeys(verbs)), tuple(dict.fromkeys(full))
+
+
+def join_path(prefix: str, path: str) -> str:
+    """Join a class prefix and a method path the way Spring and JAX-RS do: one slash between, none trailing."""
+    parts = [seg for seg in f"{prefix}/{path}".split("/") if seg]
+    return "/" + "/".join(parts)
+
+
+def _paths(ann: Annotation) -> list[str]:
+    return [string_value(n) for n in ann.values("value", "path")]
+
+
+def _request_methods(ann: Annotation) -> list[str]:
+    # method = RequestMethod.GET, or {RequestMethod.POST, RequestMethod.PUT}, or a static import GET.
+    return [text(n).rsplit(".", 1)[-1] for n in ann.values("method")]
+
+
+def is_injected_member(modifiers: Modifiers) -> bool:
+    """Field or setter injection: `@Autowired`, `@Inject`, `@Resource` (and `@Value` for properties)."""
+    return modifiers.has("Autowired", "Inject", "Resource")
+
+
+def lombok_constructor_fields(modifiers: Modifiers, fields: Sequence[tuple[Modifiers, bool]]) -> list[int]:
+    """Indexes of the fields a Lombok-generated constructor takes, from `(modifiers, has_initializer)`.
+
+    `@RequiredArgsConstructor`: final fields without initializer and `@NonNull` fields;
+    `@AllArgsConstructor`: every non-static field except initialized finals (Lombok docs).
+    """
+    picked: list[int] = []
+    required = modifiers.has("RequiredArgsConstructor")
+    if not required and not modifiers.has("AllArgsConstructor"):
+        return picked
+    for i, (mods, init) in enumerate(fields):
+        if "static" in mods.keywords:
+            continue
+        final = "final" in mods.keywords
+        if (required and ((final and not init) or (mods.has("NonNull") and not init))) or (
+            not required and not (final and init)
+        ):
+            picked.append(i)
+    return picked
+
+
+def param_nodes(params: Node | None) -> list[Node]:
+    """Formal and varargs parameters of a `formal_parameters` node."""
+    if params is None:
+        return []
+    return [c for c in params.named_children if c.type in ("formal_parameter", "spread_parameter")]
+
+
+def injected_type(type_node: Node | None) -> str:
+    """The bean type an injection point asks for: `List<Handler>` → `Handler`, `OwnerRepository` as is."""
+    if type_node is None:
+        return ""
+    if type_node.type == "generic_type" and simple_type(type_node) in _INJECTION_WRAPPERS:
+        args = next((c for c in type_node.named_children if c.type == "type_arguments"), None)
+        if args is not None and args.named_child_count == 1:
+            return simple_type(args.named_children[0])
+    return simple_type(type_node)

@@ -1,0 +1,158 @@
+"""Type names: simple names from type nodes and fully qualified names from imports.
+
+Resolution is what the file itself makes knowable (JLS 6.5.5): the types it declares, its
+single-type imports, its own package for names that are declared there, and `java.lang`.
+Wildcard imports make a name ambiguous, so it stays unresolved rather than guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from tree_sitter import Node
+
+from pipeline.syntax import squash, text
+
+JAVA_LANG = frozenset(
+    [
+        "Object",
+        "String",
+        "StringBuilder",
+        "StringBuffer",
+        "Math",
+        "StrictMath",
+        "System",
+        "Thread",
+        "Runnable",
+        "Integer",
+        "Long",
+        "Short",
+        "Byte",
+        "Character",
+        "Boolean",
+        "Double",
+        "Float",
+        "Number",
+        "Enum",
+        "Record",
+        "Iterable",
+        "Comparable",
+        "CharSequence",
+        "Class",
+        "ClassLoader",
+        "Exception",
+        "RuntimeException",
+        "Error",
+        "Throwable",
+        "IllegalArgumentException",
+        "IllegalStateException",
+        "NullPointerException",
+        "UnsupportedOperationException",
+        "IndexOutOfBoundsException",
+        "ArithmeticException",
+        "ClassCastException",
+        "InterruptedException",
+        "CloneNotSupportedException",
+        "AutoCloseable",
+        "Void",
+        "Process",
+        "Runtime",
+        "ThreadLocal",
+        "SecurityException",
+        "NumberFormatException",
+        "ReflectiveOperationException",
+        "Deprecated",
+        "Override",
+        "SuppressWarnings",
+        "FunctionalInterface",
+        "SafeVarargs",
+    ]
+)
+_EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+def simple_type(node: Node | None) -> str:
+    """The simple name of a type node: `Optional<List<X>>` → `Optional`, `a.b.C` → `C`, `int[]` → `int[]`."""
+    if node is None:
+        return ""
+    kind = node.type
+    if kind == "type_identifier" or kind == "integral_type":
+        return (node.text or b"").decode()
+    if kind == "generic_type":
+        return simple_type(node.named_children[0])
+    if kind == "scoped_type_identifier":
+        # Keep the enclosing type of a nested one (`Map.Entry`), drop a package (`java.util.`).
+        parts = [p.strip() for p in text(node).split(".")]
+        while len(parts) > 1 and parts[0][:1].islower():
+            parts.pop(0)
+        return ".".join(parts)
+    if kind == "array_type":
+        return simple_type(node.child_by_field_name("element")) + "[]"
+    if kind == "annotated_type":
+        return simple_type(node.named_children[-1])
+    return squash(text(node))
+
+
+def type_text(node: Node | None) -> str:
+    """A type as written, white space collapsed: `Optional<UserDto>`."""
+    return squash(text(node)) if node is not None else ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Imports:
+    """Everything a file makes knowable about type names."""
+
+    package: str = ""
+    explicit: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    static_members: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    declared: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    has_wildcards: bool = False
+
+    def resolve(self, name: str) -> str | None:
+        """Fully qualified name for a simple or dotted type name, when the file makes it knowable."""
+        if not name:
+            return None
+        head, _, rest = name.partition(".")
+        if head[:1].islower():
+            return name if rest else None  # already qualified (com.acme.X) or a primitive
+        for table in (self.declared, self.explicit):
+            fq = table.get(head)
+            if fq is not None:
+                return f"{fq}.{rest}" if rest else fq
+        if head in JAVA_LANG and not rest:
+            return f"java.lang.{head}"
+        if self.has_wildcards:
+            return None  # could come from any of the wildcard imports
+        # Not imported and not declared here: javac would look in the file's own package.
+        qualified = f"{self.package}.{name}" if self.package else name
+        return qualified
+
+
+def read_imports(root: Node, declared: Mapping[str, str], package: str) -> Imports:
+    """Collect the package's single-type and static imports of a compilation unit."""
+    explicit: dict[str, str] = {}
+    static_members: dict[str, str] = {}
+    wildcards = False
+    for child in root.named_children:
+        if child.type != "import_declaration":
+            continue
+        names = [c for c in child.named_children if c.type in ("scoped_identifier", "identifier")]
+        if not names:
+            continue
+        dotted = text(names[0])
+        is_static = any(c.type == "static" for c in child.children)
+        if any(c.type == "asterisk" for c in child.children):
+            wildcards = True
+        elif is_static:
+            static_members[dotted.rsplit(".", 1)[-1]] = dotted
+        else:
+            explicit[dotted.rsplit(".", 1)[-1]] = dotted
+    return Imports(
+        package=package,
+        explicit=MappingProxyType(explicit),
+        static_members=MappingProxyType(static_members),
+        declared=MappingProxyType(dict(declared)),
+        has_wildcards=wildcards,
+    )
