@@ -6,7 +6,7 @@ for example `JAVAKB_CHUNKING__MAX_CHUNK_TOKENS=1200`.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from pipeline.model import ChunkerConfig
@@ -36,9 +36,43 @@ class ChunkingSettings(BaseModel):
         )
 
 
+class EmbeddingSettings(BaseModel):
+    """An OpenAI-compatible `/v1/embeddings` endpoint. Without a base URL the service is lexical-only."""
+
+    base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://ollama:11434/v1")
+    api_key: SecretStr | None = None
+    model: str = "text-embedding-3-small"
+    dimensions: int | None = Field(default=None, ge=1, description="Ask the model for this many dimensions.")
+    batch_size: int = Field(default=64, ge=1, le=2048, description="Inputs per request.")
+    max_batch_tokens: int = Field(default=100_000, ge=1, description="Estimated tokens per request.")
+    max_input_tokens: int = Field(default=8000, ge=16, description="The model's input limit; longer inputs are cut.")
+    concurrency: int = Field(default=4, ge=1, description="Requests in flight at once.")
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=6, ge=0, description="Retries on 429, 5xx and timeouts.")
+    max_backoff_s: float = Field(default=30.0, gt=0)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether dense vectors are produced at all."""
+        return bool(self.base_url)
+
+
+class QdrantSettings(BaseModel):
+    """Where the vectors live: a Qdrant server (url) or the embedded local mode (path)."""
+
+    url: str | None = Field(default=None, description="Qdrant server URL; unset means embedded local mode.")
+    api_key: SecretStr | None = None
+    path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
+    collection: str = Field(default="java_code", description="The alias searched; one per organization.")
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
 class Settings(BaseSettings):
     """Service configuration."""
 
     model_config = SettingsConfigDict(env_prefix="JAVAKB_", env_nested_delimiter="__", extra="ignore")
 
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
+    gitlab_url: str | None = Field(default=None, description="Base URL of GitLab, used for permalinks.")

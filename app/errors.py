@@ -1,0 +1,70 @@
+"""The service's typed errors. Adapters translate third-party exceptions into these at the boundary.
+
+ServiceError
+├── ConfigError          settings that cannot work (and say how to fix them)
+├── PayloadError         a request or webhook body we cannot accept (HTTP 400)
+├── SignatureError       a webhook that failed authentication (HTTP 401)
+├── StorageError         Qdrant or PostgreSQL failed
+│   └── IndexMismatchError   the collection was built with another embedding model or size
+└── UpstreamError        a service we call failed
+├── EmbeddingError       the embedding endpoint
+│   ├── EmbeddingAuthError      wrong or missing API key (401/403); not retried
+│   ├── EmbeddingModelError     unknown model (404 or a model error); not retried
+│   ├── EmbeddingDimensionError vectors of an unexpected size; not retried
+│   └── EmbeddingUnavailableError  429/5xx/timeouts that outlived the retries
+└── GitLabError          the GitLab API
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base of every error this service raises on purpose."""
+
+
+class ConfigError(ServiceError):
+    """Settings that cannot work."""
+
+
+class PayloadError(ServiceError):
+    """A request or webhook body that cannot be accepted."""
+
+
+class SignatureError(ServiceError):
+    """A webhook delivery that failed authentication."""
+
+
+class StorageError(ServiceError):
+    """The vector store or the database failed."""
+
+
+class IndexMismatchError(StorageError):
+    """The collection holds vectors of another embedding model or dimension."""
+
+
+class UpstreamError(ServiceError):
+    """A service we depend on failed."""
+
+
+class EmbeddingError(UpstreamError):
+    """The embedding endpoint failed."""
+
+
+class EmbeddingAuthError(EmbeddingError):
+    """The embedding endpoint refused our credentials."""
+
+
+class EmbeddingModelError(EmbeddingError):
+    """The embedding endpoint does not know the configured model."""
+
+
+class EmbeddingDimensionError(EmbeddingError):
+    """The embedding endpoint returned vectors of an unexpected size."""
+
+
+class EmbeddingUnavailableError(EmbeddingError):
+    """The embedding endpoint stayed unavailable after every retry."""
+
+
+class GitLabError(UpstreamError):
+    """The GitLab API failed."""
