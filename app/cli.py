@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from app.deps import open_deps
+from app.local_index import LocalRun, Progress, index_directory
 from app.localfs import chunk_local_files, iter_sources
+from app.search import Filters, Hit
 from app.settings import Settings
 from pipeline.model import Skipped, SourceContext
 from pipeline.records import chunk_record, skipped_record
@@ -34,6 +38,25 @@ def _parser() -> argparse.ArgumentParser:
     chunks.add_argument("--repo", help="repository path recorded in each chunk (default: the directory name)")
     chunks.add_argument("--jobs", type=int, default=1, help="parse with this many processes (default 1)")
     chunks.set_defaults(command=run_chunks)
+
+    index = sub.add_parser("index", help="index a local checkout into the vector store (incremental)")
+    index.add_argument("path", type=Path, help="the checkout's root directory")
+    index.add_argument("--repo", help="repository path to record (default: the directory name)")
+    index.add_argument("--rebuild", action="store_true", help="build a new collection and switch the alias to it")
+    index.add_argument("--jobs", type=int, default=1, help="parse with this many processes (default 1)")
+    index.set_defaults(command=run_index)
+
+    search = sub.add_parser("search", help="hybrid search over the index, with citations")
+    search.add_argument("query")
+    search.add_argument("--repo", help="repository path, or a group prefix ending in /")
+    search.add_argument("--path", help="folder or file path prefix")
+    search.add_argument("--type", dest="symbol_type", help="method, constructor, method_part, class, interface...")
+    search.add_argument("--stereotype", help="service, repository, rest_controller, ...")
+    search.add_argument("--annotation", help="annotation simple name, e.g. Transactional")
+    search.add_argument("--http-method", help="GET, POST, ...")
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--json", action="store_true", help="one JSON object per result")
+    search.set_defaults(command=run_search)
     return parser
 
 
@@ -60,6 +83,78 @@ def run_chunks(args: argparse.Namespace, settings: Settings, out: TextIO | None 
         out.write(json.dumps(skipped_record(item), ensure_ascii=False) + "\n")
     print(f"javakb chunks: {len(files)} files, {count} chunks, {len(skipped)} skipped", file=sys.stderr)
     return 0
+
+
+def run_index(args: argparse.Namespace, settings: Settings) -> int:
+    """Index a local directory; print what was embedded, reused, deleted and skipped."""
+    path: Path = args.path
+    if not path.is_dir():
+        print(f"javakb index: {path}: not a directory", file=sys.stderr)
+        return 2
+    repo = args.repo or path.resolve().name
+    progress = _progress_bar if sys.stderr.isatty() else None
+    run = asyncio.run(_index(settings, path, repo, args.rebuild, args.jobs, progress))
+    c = run.counts
+    print(
+        f"javakb index: {repo}: {c.files} files, {c.embedded} chunks embedded, {c.reused} reused, "
+        f"{c.deleted} deleted, {c.skipped} skipped, {run.removed_files} vanished files removed",
+        file=sys.stderr,
+    )
+    return 0
+
+
+async def _index(
+    settings: Settings, path: Path, repo: str, rebuild: bool, jobs: int, progress: Progress | None
+) -> LocalRun:
+    async with open_deps(settings) as deps:
+        return await index_directory(deps, path, repo, rebuild=rebuild, jobs=jobs, progress=progress)
+
+
+def _progress_bar(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    end = "\n" if done >= total else ""
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files", end=end, file=sys.stderr, flush=True)
+
+
+def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
+    """Print ranked results with citations (or JSON lines with `--json`)."""
+    out = out or sys.stdout
+    filters = Filters(
+        repo=args.repo,
+        path_prefix=args.path,
+        symbol_type=args.symbol_type,
+        stereotype=args.stereotype,
+        annotation=args.annotation,
+        http_method=args.http_method,
+    )
+    hits = asyncio.run(_search(settings, args.query, filters, args.limit))
+    for rank, hit in enumerate(hits, 1):
+        if args.json:
+            record = {**hit.citation(), "score": hit.score, "symbol_type": hit.symbol_type, "rank": rank}
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            out.write(_render_hit(rank, hit))
+    if not hits and not args.json:
+        out.write("no results\n")
+    return 0
+
+
+async def _search(settings: Settings, query: str, filters: Filters, limit: int) -> list[Hit]:
+    async with open_deps(settings) as deps:
+        await deps.store.ensure(await deps.index_model())
+        return await deps.search.search(query, filters, limit)
+
+
+def _render_hit(rank: int, hit: Hit) -> str:
+    stereotype = hit.payload.get("stereotype")
+    kind = f"{hit.symbol_type}, {stereotype}" if stereotype else hit.symbol_type
+    where = f"{hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
+    sha = f" @ {hit.commit_sha[:10]}" if hit.commit_sha else ""
+    link = f"\n   {hit.permalink}" if hit.permalink else ""
+    return (
+        f"{rank:>2}. {hit.qualified_name}  ({kind})  score {hit.score:.3f}\n   {hit.signature}\n   {where}{sha}{link}\n"
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

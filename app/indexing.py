@@ -1,0 +1,132 @@
+"""The write path: put a batch of chunked files into the store, re-embedding only what changed.
+
+`plan_writes` is pure: it compares the chunks of some files with what the store holds for those
+files and decides what to embed, what to refresh in place and what to delete. `Indexer` applies a
+plan: it embeds, upserts, refreshes payloads, and deletes stale points last, so a search never
+sees a file half-missing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from qdrant_client import models as qm
+
+from app.embeddings import Embedder
+from app.vectors import VectorStore, chunk_point, refreshed_payload
+from pipeline.model import Chunk, FileResult
+
+logger = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The production clock."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WritePlan:
+    """What to do with the chunks of a batch of files."""
+
+    embed: tuple[Chunk, ...]
+    refresh: tuple[Chunk, ...]
+    delete: tuple[str, ...]
+    per_file: Mapping[str, tuple[int, int, int]]  # file_path -> (embedded, reused, deleted)
+
+
+def plan_writes(results: Sequence[FileResult], stored: Mapping[str, tuple[str, str]]) -> WritePlan:
+    """Decide per chunk: embed (new or changed), refresh (same content hash), and which stored ids die.
+
+    Args:
+        results: the chunked files; every stored point of these files not among their chunks is stale.
+        stored: point id -> (file_path, content_hash) of what the store holds for these files.
+    """
+    embed: list[Chunk] = []
+    refresh: list[Chunk] = []
+    keep: set[str] = set()
+    per_file: dict[str, list[int]] = {r.file_path: [0, 0, 0] for r in results}
+    for result in results:
+        for chunk in result.chunks:
+            keep.add(chunk.id)
+            previous = stored.get(chunk.id)
+            if previous is not None and previous[1] == chunk.content_hash:
+                refresh.append(chunk)
+                per_file[result.file_path][1] += 1
+            else:
+                embed.append(chunk)
+                per_file[result.file_path][0] += 1
+    delete = tuple(sorted(point_id for point_id in stored if point_id not in keep))
+    for point_id in delete:
+        file_path = stored[point_id][0]
+        if file_path in per_file:
+            per_file[file_path][2] += 1
+    return WritePlan(
+        embed=tuple(embed),
+        refresh=tuple(refresh),
+        delete=delete,
+        per_file={path: (c[0], c[1], c[2]) for path, c in per_file.items()},
+    )
+
+
+@dataclass(slots=True)
+class RunCounts:
+    """Totals of one indexing run."""
+
+    files: int = 0
+    embedded: int = 0
+    reused: int = 0
+    deleted: int = 0
+    skipped: int = 0
+    skipped_reasons: dict[str, int] = field(default_factory=dict)
+
+    def add(self, plan: WritePlan, results: Sequence[FileResult]) -> None:
+        """Count one applied batch."""
+        self.files += len(results)
+        self.embedded += len(plan.embed)
+        self.reused += len(plan.refresh)
+        self.deleted += len(plan.delete)
+        for result in results:
+            for skipped in result.skipped:
+                self.skipped += 1
+                self.skipped_reasons[skipped.reason.value] = self.skipped_reasons.get(skipped.reason.value, 0) + 1
+
+
+class Indexer:
+    """Applies write plans to the store."""
+
+    def __init__(self, store: VectorStore, embedder: Embedder | None, clock: Clock = utc_now) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+
+    async def write(self, repo_path: str, results: Sequence[FileResult], *, collection: str | None = None) -> WritePlan:
+        """Write the chunks of some files of one repository; return the plan that was applied."""
+        stored = await self.store.stored_hashes(repo_path, [r.file_path for r in results], collection=collection)
+        plan = plan_writes(results, stored)
+        indexed_at = self.clock().isoformat()
+        vectors: list[list[float]] | list[None] = [None] * len(plan.embed)
+        if self.embedder is not None and plan.embed:
+            vectors = await self.embedder.embed([c.text for c in plan.embed])
+        points = [chunk_point(chunk, vector, indexed_at) for chunk, vector in zip(plan.embed, vectors, strict=True)]
+        await self.store.upsert(points, collection=collection)
+        await self.store.set_payloads(
+            {c.id: refreshed_payload(c, indexed_at) for c in plan.refresh}, collection=collection
+        )
+        await self.store.delete_ids(plan.delete, collection=collection)  # last: never a file half-missing
+        return plan
+
+    async def delete_files(self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None) -> int:
+        """Remove every point of these files; return how many there were."""
+        stored = await self.store.stored_hashes(repo_path, file_paths, collection=collection)
+        await self.store.delete_ids(stored, collection=collection)
+        return len(stored)
+
+    async def delete_repo(self, repo_path: str) -> None:
+        """Remove every point of a repository."""
+        where = qm.Filter(must=[qm.FieldCondition(key="repo_path", match=qm.MatchValue(value=repo_path))])
+        await self.store.delete_where(where)

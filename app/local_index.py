@@ -1,0 +1,87 @@
+"""Index a local checkout (the `javakb index` command): chunk, write in batches, drop vanished files."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from qdrant_client import models as qm
+
+from app.deps import Deps
+from app.indexing import RunCounts
+from app.localfs import chunk_local_files, iter_sources
+from pipeline.model import FileResult, SourceContext
+from pipeline.scope import Scope
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]  # (files done, files total)
+BATCH_FILES = 64
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocalRun:
+    """What `javakb index` did."""
+
+    repo_path: str
+    counts: RunCounts
+    removed_files: int
+    collection: str | None  # the new generation when rebuilt
+
+
+async def index_directory(
+    deps: Deps,
+    root: Path,
+    repo_path: str,
+    *,
+    rebuild: bool = False,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> LocalRun:
+    """Index every in-scope file under `root` as repository `repo_path`, incrementally by content hash."""
+    config = deps.settings.chunking.to_config()
+    files = list(iter_sources(root, Scope.from_config(config)))
+    model = await deps.index_model()
+    target = await deps.store.create_generation(model) if rebuild else None
+    if target is None:
+        await deps.store.ensure(model)
+    counts = RunCounts()
+    results = chunk_local_files(files, SourceContext(repo_path=repo_path), config, jobs)
+    for done, batch in _batches(results, BATCH_FILES):
+        plan = await deps.indexer.write(repo_path, batch, collection=target)
+        counts.add(plan, batch)
+        if progress is not None:
+            progress(done, len(files))
+    removed = 0
+    if target is None:
+        removed = await _remove_vanished(deps, repo_path, {rel for rel, _ in files})
+    else:
+        previous = await deps.store.switch_alias(target)
+        if previous is not None and previous != target:
+            await deps.store.drop_collection(previous)
+    return LocalRun(repo_path=repo_path, counts=counts, removed_files=removed, collection=target)
+
+
+def _batches(results: Iterable[FileResult], size: int) -> Iterable[tuple[int, list[FileResult]]]:
+    batch: list[FileResult] = []
+    done = 0
+    for result in results:
+        batch.append(result)
+        done += 1
+        if len(batch) >= size:
+            yield done, batch
+            batch = []
+    if batch:
+        yield done, batch
+
+
+async def _remove_vanished(deps: Deps, repo_path: str, present: set[str]) -> int:
+    """Delete the points of files that were indexed before but are gone (or out of scope) now."""
+    where = qm.Filter(must=[qm.FieldCondition(key="repo_path", match=qm.MatchValue(value=repo_path))])
+    stored = {str((r.payload or {}).get("file_path", "")) async for r in deps.store.scroll(where, ["file_path"])}
+    vanished = sorted(stored - present)
+    if vanished:
+        await deps.indexer.delete_files(repo_path, vanished)
+    return len(vanished)

@@ -1,0 +1,283 @@
+"""The one search module: hybrid search and exact lookups, shared by the CLI, the REST API and MCP.
+
+Every hit carries its citation from the stored metadata (never invented): repository, file, line
+span, qualified name, signature, commit and indexing time, and a GitLab permalink when the GitLab
+URL is configured and the commit is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from qdrant_client import models as qm
+
+from app.embeddings import Embedder
+from app.ranking import query_terms, rerank
+from app.vectors import DENSE, LEXICAL, VectorStore
+from pipeline.lexical import query_vector
+from pipeline.routes import query_keys, route_matches
+from pipeline.spring import ANY_METHOD
+
+_TYPE_SYMBOLS = ("class", "interface", "enum", "record", "annotation")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Filters:
+    """Search filters. `repo` ending in `/` is a group prefix; `path_prefix` is a folder or file."""
+
+    repo: str | None = None
+    path_prefix: str | None = None
+    symbol_type: str | None = None
+    stereotype: str | None = None
+    annotation: str | None = None
+    http_method: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hit:
+    """One result with its citation."""
+
+    id: str
+    score: float
+    repo_path: str
+    file_path: str
+    line_start: int
+    line_end: int
+    qualified_name: str
+    signature: str
+    symbol_type: str
+    commit_sha: str | None
+    indexed_at: str | None
+    permalink: str | None
+    payload: dict[str, Any] = field(repr=False)
+
+    @property
+    def code(self) -> str:
+        """The chunk's source code."""
+        return str(self.payload.get("code", ""))
+
+    def citation(self) -> dict[str, Any]:
+        """The fields an agent cites."""
+        return {
+            "repo_path": self.repo_path,
+            "file_path": self.file_path,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "qualified_name": self.qualified_name,
+            "signature": self.signature,
+            "commit_sha": self.commit_sha,
+            "indexed_at": self.indexed_at,
+            "permalink": self.permalink,
+        }
+
+
+def build_filter(filters: Filters, *extra: qm.Condition) -> qm.Filter | None:
+    """Translate search filters to a Qdrant filter (None when nothing filters)."""
+    must: list[qm.Condition] = list(extra)
+    if filters.repo:
+        repo = filters.repo
+        must.append(_any("repo_prefixes", [repo]) if repo.endswith("/") else _eq("repo_path", repo))
+    if filters.path_prefix:
+        prefix = filters.path_prefix.strip("/")
+        must.append(_any("path_prefixes", [prefix, prefix + "/"]))
+    if filters.symbol_type:
+        must.append(_eq("symbol_type", filters.symbol_type))
+    if filters.stereotype:
+        must.append(_eq("stereotype", filters.stereotype))
+    if filters.annotation:
+        must.append(_eq("annotation_names", annotation_name(filters.annotation)))
+    if filters.http_method:
+        must.append(_any("http_method", [filters.http_method.upper(), ANY_METHOD]))
+    return qm.Filter(must=must) if must else None
+
+
+def annotation_name(annotation: str) -> str:
+    """`@org.springframework...Transactional(readOnly = true)` → `Transactional`."""
+    return annotation.strip().lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
+
+
+class SearchService:
+    """Search over the store; the embedder is optional (lexical-only mode without it)."""
+
+    def __init__(self, store: VectorStore, embedder: Embedder | None, gitlab_url: str | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.gitlab_url = gitlab_url.rstrip("/") if gitlab_url else None
+
+    async def search(self, query: str, filters: Filters = Filters(), limit: int = 10) -> list[Hit]:
+        """Hybrid search: dense and lexical candidates fused with RRF in Qdrant, then the name/route rerank."""
+        where = build_filter(filters)
+        candidates = max(limit * 4, 40)
+        prefetch = await self._prefetch(query, where, candidates)
+        if not prefetch:
+            return []
+        if len(prefetch) == 1:
+            only = prefetch[0]
+            response = await self.store.client.query_points(
+                self.store.alias, query=only.query, using=only.using, query_filter=where, limit=candidates
+            )
+        else:
+            response = await self.store.client.query_points(
+                self.store.alias, prefetch=prefetch, query=qm.FusionQuery(fusion=qm.Fusion.RRF), limit=candidates
+            )
+        hits = [self._hit(p.id, p.score, p.payload or {}) for p in response.points]
+        order = rerank(query_terms(query), [h.payload for h in hits])
+        return [hits[i] for i in order[:limit]]
+
+    async def _prefetch(self, query: str, where: qm.Filter | None, limit: int) -> list[qm.Prefetch]:
+        prefetch: list[qm.Prefetch] = []
+        sparse = query_vector(query)
+        if sparse.indices:
+            vector = qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
+            prefetch.append(qm.Prefetch(query=vector, using=LEXICAL, filter=where, limit=limit))
+        if self.embedder is not None and query.strip():
+            dense = (await self.embedder.embed([query]))[0]
+            prefetch.append(qm.Prefetch(query=dense, using=DENSE, filter=where, limit=limit))
+        return prefetch
+
+    async def symbol(self, name: str, repo: str | None = None) -> list[Hit]:
+        """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads."""
+        base, params = _split_params(name)
+        simple = base.rsplit(".", 1)[-1]
+        qualified = base if "." in base and base[:1].islower() else None
+        condition = _eq("qualified_name", qualified) if qualified else _eq("name", simple)
+        hits = await self._lookup(Filters(repo=repo), condition)
+        if "." in base and not qualified:
+            hits = [h for h in hits if h.qualified_name.endswith("." + base)]
+        if params is not None:
+            hits = [h for h in hits if _params_match(h.payload.get("parameter_types", []), params)]
+        return hits
+
+    async def by_annotation(self, annotation: str, repo: str | None = None, limit: int = 200) -> list[Hit]:
+        """Every chunk carrying an annotation (by simple name)."""
+        return (await self._lookup(Filters(repo=repo, annotation=annotation)))[:limit]
+
+    async def callers(self, name: str, repo: str | None = None) -> list[Hit]:
+        """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`)."""
+        keys_fq, keys = await self._call_keys(name, repo)
+        conditions: list[qm.Condition] = []
+        if keys_fq:
+            conditions.append(_any("calls_fq", keys_fq))
+        if keys:
+            conditions.append(_any("calls", keys))
+        if not conditions:
+            return []
+        return await self._lookup(Filters(repo=repo), qm.Filter(should=conditions))
+
+    async def callees(self, name: str, repo: str | None = None) -> list[tuple[str, list[Hit]]]:
+        """What the named method calls: each call as written, with the indexed symbols it resolves to."""
+        out: list[tuple[str, list[Hit]]] = []
+        for hit in await self.symbol(name, repo):
+            calls: Sequence[str] = hit.payload.get("calls", [])
+            fq: set[str] = set(hit.payload.get("calls_fq", []))
+            for call in calls:
+                targets = await self._call_targets(call, fq, repo)
+                out.append((call, targets))
+        return out
+
+    async def injectors(self, type_name: str, repo: str | None = None) -> list[Hit]:
+        """Types (and their constructors, setters, @Bean methods) that receive the named type by injection."""
+        return await self._lookup(Filters(repo=repo), _type_condition("injects", type_name))
+
+    async def implementations(self, type_name: str, repo: str | None = None) -> list[Hit]:
+        """Types that implement or extend the named type."""
+        should: list[qm.Condition] = [_type_condition(key, type_name) for key in ("implements", "extends")]
+        hits = await self._lookup(Filters(repo=repo), qm.Filter(should=should))
+        return [h for h in hits if h.symbol_type in _TYPE_SYMBOLS]
+
+    async def endpoint(self, path: str, http_method: str | None = None, repo: str | None = None) -> list[Hit]:
+        """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`."""
+        candidates = await self._lookup(
+            Filters(repo=repo, http_method=http_method), _any("http_keys", query_keys(path))
+        )
+        return [h for h in candidates if any(route_matches(p, path) for p in h.payload.get("http_path", []))]
+
+    async def outline(self, repo: str, file_path: str) -> list[Hit]:
+        """Every chunk of one file in line order."""
+        return await self._lookup(Filters(repo=repo), _eq("file_path", file_path.strip("/")))
+
+    async def _lookup(self, filters: Filters, *extra: qm.Condition) -> list[Hit]:
+        where = build_filter(filters, *extra) or qm.Filter()
+        hits = [self._hit(r.id, 1.0, r.payload or {}) async for r in self.store.scroll(where, True)]
+        hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.payload.get("part_index", 0)))
+        return hits
+
+    async def _call_keys(self, name: str, repo: str | None) -> tuple[list[str], list[str]]:
+        base, _ = _split_params(name)
+        if "." in base and base[:1].islower():
+            simple_owner = base.rsplit(".", 2)
+            return [base], [".".join(simple_owner[-2:])] if len(simple_owner) >= 2 else []
+        if "." in base:
+            return [], [base]
+        targets = await self.symbol(base, repo)  # a bare method name: find which types declare it
+        owners = {h.payload.get("enclosing_type") or "" for h in targets}
+        keys_fq = sorted(f"{owner}.{base}" for owner in owners if owner)
+        keys = sorted({f"{owner.rsplit('.', 1)[-1]}.{base}" for owner in owners if owner})
+        return keys_fq, keys
+
+    async def _call_targets(self, call: str, fq: set[str], repo: str | None) -> list[Hit]:
+        owner, _, method = call.rpartition(".")
+        if not owner or "(" in owner:
+            return []
+        matches = [f for f in fq if f.endswith("." + call)]
+        if matches:
+            return await self._lookup(Filters(repo=repo), _any("qualified_name", matches))
+        return [h for h in await self.symbol(method, repo) if h.qualified_name.endswith("." + call)]
+
+    def _hit(self, point_id: Any, score: float, payload: dict[str, Any]) -> Hit:
+        sha = payload.get("commit_sha")
+        repo = str(payload.get("repo_path", ""))
+        path = str(payload.get("file_path", ""))
+        start, end = int(payload.get("line_start", 0)), int(payload.get("line_end", 0))
+        link = f"{self.gitlab_url}/{repo}/-/blob/{sha}/{path}#L{start}-{end}" if self.gitlab_url and sha else None
+        return Hit(
+            id=str(point_id),
+            score=score,
+            repo_path=repo,
+            file_path=path,
+            line_start=start,
+            line_end=end,
+            qualified_name=str(payload.get("qualified_name", "")),
+            signature=str(payload.get("signature", "")),
+            symbol_type=str(payload.get("symbol_type", "")),
+            commit_sha=sha,
+            indexed_at=payload.get("indexed_at"),
+            permalink=link,
+            payload=payload,
+        )
+
+
+def _eq(key: str, value: str) -> qm.FieldCondition:
+    return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
+
+
+def _any(key: str, values: Sequence[str]) -> qm.FieldCondition:
+    return qm.FieldCondition(key=key, match=qm.MatchAny(any=list(values)))
+
+
+def _type_condition(key: str, type_name: str) -> qm.Filter:
+    """Match a type by simple name on `key` or by fully qualified name on `key_fq`."""
+    base = type_name.strip()
+    if "." in base and base[:1].islower():
+        return qm.Filter(should=[_eq(f"{key}_fq", base), _eq(key, base.rsplit(".", 1)[-1])])
+    return qm.Filter(should=[_eq(key, base)])
+
+
+def _split_params(name: str) -> tuple[str, list[str] | None]:
+    base, paren, rest = name.strip().partition("(")
+    if not paren:
+        return base, None
+    inner = rest.rstrip(")").strip()
+    return base, [p.strip() for p in inner.split(",")] if inner else []
+
+
+def _params_match(declared: Sequence[str], wanted: Sequence[str]) -> bool:
+    if len(declared) != len(wanted):
+        return False
+    # A parameter may be given with or without type arguments or names: `List<OwnerDto> dtos` ~ `List`.
+    return all(
+        d.split("<", 1)[0].strip() == w.split(" ", 1)[0].split("<", 1)[0].strip()
+        for d, w in zip(declared, wanted, strict=True)
+    )

@@ -1,0 +1,297 @@
+"""Qdrant adapter: the one collection, its model record, payload shapes and point writes.
+
+The searched name is an alias (`settings.collection`) that points at a physical collection
+`<alias>_<generation>`. A rebuild writes a new generation and swaps the alias in one atomic call,
+so searches never see a half-built index. The collection's metadata records the embedding model
+and dimension; opening it with other settings is refused (vectors are never mixed).
+Every qdrant-client exception is translated to `StorageError` here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from qdrant_client import AsyncQdrantClient
+from qdrant_client import models as qm
+from qdrant_client.http.exceptions import ApiException, UnexpectedResponse
+
+from app.errors import IndexMismatchError, StorageError
+from app.settings import QdrantSettings
+from pipeline.lexical import document_vector
+from pipeline.model import Chunk
+from pipeline.records import chunk_record
+from pipeline.routes import route_keys
+
+logger = logging.getLogger(__name__)
+
+DENSE = "dense"
+LEXICAL = "lexical"
+SCHEMA_VERSION = 1
+KEYWORD_INDEXES = (
+    "repo_path",
+    "repo_prefixes",
+    "file_path",
+    "path_prefixes",
+    "symbol_type",
+    "stereotype",
+    "annotation_names",
+    "http_method",
+    "http_path",
+    "http_keys",
+    "qualified_name",
+    "name",
+    "calls",
+    "calls_fq",
+    "injects",
+    "injects_fq",
+    "extends",
+    "implements",
+    "extends_fq",
+    "implements_fq",
+    "enclosing_type",
+)
+INTEGER_INDEXES = ("gitlab_project_id",)
+_QDRANT_ERRORS = (ApiException, UnexpectedResponse, ValueError, RuntimeError, OSError)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexModel:
+    """What the vectors of a collection were made with; `dimension=None` means lexical-only."""
+
+    embedding_model: str | None
+    dimension: int | None
+
+    def metadata(self) -> dict[str, Any]:
+        """Collection metadata recording this model."""
+        return {"javakb_schema": SCHEMA_VERSION, "embedding_model": self.embedding_model, "dimension": self.dimension}
+
+    def describe(self) -> str:
+        """Human-readable form for error messages."""
+        return f"{self.embedding_model} ({self.dimension} dimensions)" if self.dimension else "lexical-only"
+
+
+def open_client(settings: QdrantSettings) -> AsyncQdrantClient:
+    """A client for the Qdrant server at `url`, or the embedded local mode at `path` (one process only)."""
+    if settings.url:
+        key = settings.api_key.get_secret_value() if settings.api_key else None
+        return AsyncQdrantClient(url=settings.url, api_key=key, timeout=int(settings.timeout_s))
+    if settings.path == ":memory:":
+        return AsyncQdrantClient(location=":memory:")
+    return AsyncQdrantClient(path=settings.path)
+
+
+class VectorStore:
+    """The organization's code collection behind its alias."""
+
+    def __init__(self, client: AsyncQdrantClient, alias: str, *, server: bool = False) -> None:
+        self.client = client
+        self.alias = alias
+        self.server = server  # payload indexes exist only on a server; local mode warns and ignores them
+
+    async def ensure(self, model: IndexModel, *, rebuild_hint: str = "javakb index PATH --rebuild") -> None:
+        """Create the collection on first use; refuse one that holds vectors of another model."""
+        try:
+            current = await self._alias_target()
+            if current is None:
+                await self.switch_alias(await self.create_generation(model, generation=1))
+                return
+            recorded = await self.recorded_model()
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"Qdrant is not usable: {exc}") from exc
+        if recorded != model:
+            raise IndexMismatchError(
+                f"collection {self.alias!r} holds vectors of {recorded.describe() if recorded else 'an unknown model'}"
+                f" but the settings ask for {model.describe()}; vectors are never mixed. Rebuild into a new"
+                f" collection with `{rebuild_hint}` (the alias switches when it is done), or restore the settings."
+            )
+
+    async def recorded_model(self) -> IndexModel | None:
+        """The model recorded in the collection's metadata."""
+        info = await self.client.get_collection(self.alias)
+        meta = info.config.metadata or {}
+        if "javakb_schema" not in meta:
+            return None
+        return IndexModel(embedding_model=meta.get("embedding_model"), dimension=meta.get("dimension"))
+
+    async def create_generation(self, model: IndexModel, *, generation: int | None = None) -> str:
+        """Create a new physical collection for `model` and return its name (the alias is not moved)."""
+        if generation is None:
+            names = {c.name for c in (await self.client.get_collections()).collections}
+            generation = 1 + max((_generation(n, self.alias) for n in names), default=0)
+        name = f"{self.alias}_{generation}"
+        vectors = {DENSE: qm.VectorParams(size=model.dimension, distance=qm.Distance.COSINE)} if model.dimension else {}
+        await self.client.create_collection(
+            name,
+            vectors_config=vectors,
+            sparse_vectors_config={LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
+            metadata=model.metadata(),
+        )
+        if self.server:
+            await self._create_indexes(name)
+        logger.info("created collection %s for %s", name, model.describe())
+        return name
+
+    async def switch_alias(self, collection: str) -> str | None:
+        """Point the alias at `collection` atomically; return the collection it pointed at before."""
+        previous = await self._alias_target()
+        ops: list[qm.CreateAliasOperation | qm.DeleteAliasOperation] = []
+        if previous is not None:
+            ops.append(qm.DeleteAliasOperation(delete_alias=qm.DeleteAlias(alias_name=self.alias)))
+        ops.append(
+            qm.CreateAliasOperation(create_alias=qm.CreateAlias(collection_name=collection, alias_name=self.alias))
+        )
+        await self.client.update_collection_aliases(ops)
+        return previous
+
+    async def drop_collection(self, name: str) -> None:
+        """Delete a physical collection (an old generation after a rebuild)."""
+        await self.client.delete_collection(name)
+
+    async def _alias_target(self) -> str | None:
+        aliases = await self.client.get_aliases()
+        return next((a.collection_name for a in aliases.aliases if a.alias_name == self.alias), None)
+
+    async def _create_indexes(self, name: str) -> None:
+        # On a server, filtered search needs them (and strict mode rejects filters without them).
+        for field_name in KEYWORD_INDEXES:
+            await self.client.create_payload_index(name, field_name, qm.PayloadSchemaType.KEYWORD)
+        for field_name in INTEGER_INDEXES:
+            await self.client.create_payload_index(name, field_name, qm.PayloadSchemaType.INTEGER)
+
+    async def stored_hashes(
+        self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
+    ) -> dict[str, tuple[str, str]]:
+        """Point id → (file_path, content_hash) of every point stored for these files."""
+        if not file_paths:
+            return {}
+        where = qm.Filter(must=[_match("repo_path", repo_path), _match_any("file_path", file_paths)])
+        found: dict[str, tuple[str, str]] = {}
+        async for record in self.scroll(where, ["file_path", "content_hash"], collection=collection):
+            payload = record.payload or {}
+            found[str(record.id)] = (payload.get("file_path", ""), payload.get("content_hash", ""))
+        return found
+
+    async def scroll(
+        self, where: qm.Filter, fields: Sequence[str] | bool, *, collection: str | None = None, page: int = 1024
+    ) -> Any:
+        """Iterate over every point matching a filter, with the given payload fields."""
+        offset: Any = None
+        target = collection or self.alias
+        with_payload: Any = list(fields) if not isinstance(fields, bool) else fields
+        while True:
+            try:
+                records, offset = await self.client.scroll(
+                    target, scroll_filter=where, limit=page, offset=offset, with_payload=with_payload
+                )
+            except _QDRANT_ERRORS as exc:
+                raise StorageError(f"Qdrant scroll failed: {exc}") from exc
+            for record in records:
+                yield record
+            if offset is None:
+                return
+
+    async def upsert(self, points: Sequence[qm.PointStruct], *, collection: str | None = None) -> None:
+        """Write points (vectors and payload), waiting until they are searchable."""
+        if not points:
+            return
+        try:
+            await self.client.upsert(collection or self.alias, points=list(points), wait=True)
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"Qdrant upsert of {len(points)} points failed: {exc}") from exc
+
+    async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
+        """Update the payload of existing points whose vectors stay as they are."""
+        if not payloads:
+            return
+        ops = [
+            qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, points=[point_id]))
+            for point_id, payload in payloads.items()
+        ]
+        try:
+            await self.client.batch_update_points(collection or self.alias, ops, wait=True)
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"Qdrant payload update of {len(ops)} points failed: {exc}") from exc
+
+    async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None:
+        """Delete points by id."""
+        id_list: list[Any] = list(ids)
+        if not id_list:
+            return
+        try:
+            await self.client.delete(
+                collection or self.alias, points_selector=qm.PointIdsList(points=id_list), wait=True
+            )
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"Qdrant delete of {len(id_list)} points failed: {exc}") from exc
+
+    async def delete_where(self, where: qm.Filter, *, collection: str | None = None) -> None:
+        """Delete every point matching a filter."""
+        try:
+            await self.client.delete(
+                collection or self.alias, points_selector=qm.FilterSelector(filter=where), wait=True
+            )
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"Qdrant delete by filter failed: {exc}") from exc
+
+    async def count(self, where: qm.Filter | None = None) -> int:
+        """Number of points, optionally matching a filter."""
+        try:
+            return (await self.client.count(self.alias, count_filter=where, exact=True)).count
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"Qdrant count failed: {exc}") from exc
+
+    async def close(self) -> None:
+        """Close the client (releases the embedded mode's folder lock)."""
+        await self.client.close()
+
+
+def _generation(name: str, alias: str) -> int:
+    suffix = name.removeprefix(f"{alias}_")
+    return int(suffix) if suffix != name and suffix.isdigit() else 0
+
+
+def _match(key: str, value: str | int) -> qm.FieldCondition:
+    return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
+
+
+def _match_any(key: str, values: Sequence[str]) -> qm.FieldCondition:
+    return qm.FieldCondition(key=key, match=qm.MatchAny(any=list(values)))
+
+
+def chunk_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
+    """The stored payload: the chunk's metadata and code, plus lookup keys derived from it.
+
+    `repo_prefixes` and `path_prefixes` make prefix filters exact keyword matches; `http_keys`
+    narrows route lookups (see `pipeline.routes`). The embedding text is not stored: it is
+    the header plus the code, both of which are already here.
+    """
+    payload = chunk_record(chunk)
+    del payload["text"]
+    payload["indexed_at"] = indexed_at
+    payload["repo_prefixes"] = _prefixes(chunk.repo_path)
+    payload["path_prefixes"] = _prefixes(chunk.file_path)
+    payload["http_keys"] = sorted({key for path in chunk.http_path for key in route_keys(path)})
+    return payload
+
+
+def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str) -> qm.PointStruct:
+    """A point with the chunk's dense vector (when embeddings are on) and its lexical vector."""
+    sparse = document_vector(chunk.text)
+    vector: dict[str, Any] = {LEXICAL: qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))}
+    if dense is not None:
+        vector[DENSE] = list(dense)
+    return qm.PointStruct(id=chunk.id, vector=vector, payload=chunk_payload(chunk, indexed_at))
+
+
+def refreshed_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
+    """The payload written over a reused point: everything but the vectors may have moved."""
+    return chunk_payload(chunk, indexed_at)
+
+
+def _prefixes(path: str) -> list[str]:
+    """`a/b/c.java` → `a/`, `a/b/`, and the path itself (so an exact path also matches)."""
+    parts = path.split("/")
+    return ["/".join(parts[:i]) + "/" for i in range(1, len(parts))] + [path]
