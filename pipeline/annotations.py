@@ -8,17 +8,18 @@ arguments by element name, with the single unnamed argument under `value` (JLS 9
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 
 from tree_sitter import Node
 
+from pipeline._values import value
 from pipeline.syntax import squash, text
 
 _EMPTY: Mapping[str, tuple[Node, ...]] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Annotation:
     """One annotation use."""
 
@@ -35,7 +36,7 @@ class Annotation:
         return ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Modifiers:
     """Keywords and annotations of a declaration."""
 

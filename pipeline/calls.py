@@ -9,12 +9,12 @@ capitalized name taken as a class (static call). Anything else keeps its text: `
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from operator import itemgetter
 
 from tree_sitter import Node
 
+from pipeline._values import value
 from pipeline.scan import Scan
 from pipeline.syntax import squash, text
 from pipeline.types import Imports, simple_type
@@ -26,12 +26,13 @@ CallList = tuple[tuple[str, ...], tuple[str, ...]]
 
 # (row, receiver node or None for an unqualified call, method name): tuples, as there are ~50 per file.
 _Call = tuple[int, Node | None, str]
-# (row, variable name, declared simple type)
-_Decl = tuple[int, str, str]
+# (row, variable name, declared type node): typed lazily, most locals are never a receiver
+_Decl = tuple[int, str, Node]
 _row = itemgetter(0)
+LocalType = Callable[[str], "str | None"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class CallScope:
     """What a method body can see: its type, the type's superclass and fields, and the file's imports."""
 
@@ -49,6 +50,7 @@ class FileCalls:
         self._call_starts = [c[0] for c in self._calls]
         self._decls = _collect_decls(found)
         self._decl_starts = [d[0] for d in self._decls]
+        self._decl_types: dict[int, str] = {}
 
     def calls_in(self, rows: tuple[int, int], body_rows: tuple[int, int], scope: CallScope) -> CallList:
         """Calls on rows `rows` (inclusive) as `Receiver.method`, and their fully qualified forms.
@@ -61,16 +63,28 @@ class FileCalls:
             return (), ()
         d_lo = bisect_left(self._decl_starts, body_rows[0])
         d_hi = bisect_left(self._decl_starts, body_rows[1] + 1)
-        local_types = {name: type_name for _, name, type_name in self._decls[d_lo:d_hi]}
+        locals_at = {self._decls[i][1]: i for i in range(d_lo, d_hi)}  # a later declaration shadows
+
+        def local_type(variable: str) -> str | None:
+            index = locals_at.get(variable)
+            return None if index is None else self._type_of(index)
+
         calls: dict[str, None] = {}
         fq: dict[str, None] = {}
         resolve = scope.imports.resolve
         for _, node, name in self._calls[lo:hi]:
-            receiver, resolved = _receiver(node, name, local_types, scope)
+            receiver, resolved = _receiver(node, name, local_type, scope)
             calls[f"{receiver}.{name}"] = None
             if resolved and (target := resolve(receiver)):
                 fq[f"{target}.{name}"] = None
         return tuple(calls), tuple(fq)
+
+    def _type_of(self, index: int) -> str:
+        cached = self._decl_types.get(index)
+        if cached is None:
+            cached = _declared_type(self._decls[index][2])
+            self._decl_types[index] = cached
+        return cached
 
 
 def _collect_calls(found: Scan) -> list[_Call]:
@@ -85,25 +99,24 @@ def _collect_calls(found: Scan) -> list[_Call]:
 
 
 def _collect_decls(found: Scan) -> list[_Decl]:
-    decls: list[_Decl] = []
-    for type_node, name, value in found.variables:
-        type_name = simple_type(type_node)
-        if type_name == "var":
-            type_name = _inferred(value) if value is not None else ""
-        if type_name:
-            decls.append((name.start_point.row, text(name), type_name))
+    decls: list[_Decl] = [(name.start_point.row, text(name), type_node) for type_node, name in found.variables]
     decls.sort(key=_row)
     return decls
 
 
-def _inferred(value: Node) -> str:
+def _declared_type(type_node: Node) -> str:
+    type_name = simple_type(type_node)
+    if type_name != "var":
+        return type_name
     # `var x = new Foo<>()` is the only initializer whose type the file states outright.
-    if value.type == "object_creation_expression":
+    declarator = type_node.next_named_sibling
+    value = declarator.child_by_field_name("value") if declarator is not None else None
+    if value is not None and value.type == "object_creation_expression":
         return simple_type(value.child_by_field_name("type"))
     return ""
 
 
-def _receiver(node: Node | None, name: str, local_types: Mapping[str, str], scope: CallScope) -> tuple[str, bool]:
+def _receiver(node: Node | None, name: str, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
     """The receiver's declared type (and True), or a compact form of it as written (and False).
 
     The compact form of a chain keeps its shape and drops arguments, with the chain's root resolved
@@ -126,7 +139,7 @@ def _receiver(node: Node | None, name: str, local_types: Mapping[str, str], scop
         if inner is None:
             return _compact(scope.type_name, segments), False
         node = inner
-    root, resolved = _root(node, local_types, scope)
+    root, resolved = _root(node, local_type, scope)
     if not segments:
         return root, resolved
     return _compact(root, segments), False
@@ -148,12 +161,12 @@ def _compact(root: str, segments: list[str]) -> str:
     return rendered if len(rendered) <= _MAX_RAW else rendered[: _MAX_RAW - 1] + "…"
 
 
-def _root(node: Node, local_types: Mapping[str, str], scope: CallScope) -> tuple[str, bool]:
+def _root(node: Node, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
     """The start of a receiver expression: a typed variable, `this`, a class name, a literal, or text."""
     kind = node.type
     if kind == "identifier":
         variable = text(node)
-        known = local_types.get(variable) or scope.fields.get(variable)
+        known = local_type(variable) or scope.fields.get(variable)
         if known:
             return known, True
         return variable, variable[:1].isupper()  # a capitalized name is a class: a static call
@@ -171,5 +184,5 @@ def _root(node: Node, local_types: Mapping[str, str], scope: CallScope) -> tuple
     if kind in ("type_identifier", "scoped_type_identifier", "generic_type", "array_type"):
         return simple_type(node), True
     if kind == "parenthesized_expression" and node.named_child_count == 1:
-        return _root(node.named_children[0], local_types, scope)
+        return _root(node.named_children[0], local_type, scope)
     return _compact(squash(text(node)), []), False

@@ -42,6 +42,7 @@ def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: Chu
         file_path=file_path,
         package=package,
         imports=read_imports(root, declared_types(types, package), package),
+        data=decoded.data,
         lines=decoded.data.decode("utf-8").split("\n"),
         calls=FileCalls(found),
         config=config,

@@ -6,10 +6,10 @@ Everything here is read once per type and shared by the type's own chunk and its
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from pipeline._values import value
 from pipeline.annotations import Modifiers, read_modifiers
 from pipeline.model import SymbolType
 from pipeline.spring import BEAN_STEREOTYPES, injected_type, route_prefixes, stereotype_of
@@ -25,7 +25,7 @@ TYPE_KINDS: Mapping[str, SymbolType] = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class FieldInfo:
     """A field as injection and receiver resolution need it."""
 
@@ -36,7 +36,7 @@ class FieldInfo:
     has_initializer: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class TypeInfo:
     """One named type declaration."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline._values import value
 from pipeline.calls import FileCalls
 from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
 from pipeline.render import Header, chunk_id, content_hash, embedding_text
@@ -12,20 +13,25 @@ from pipeline.splitting import LineSpan
 from pipeline.types import Imports
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class FileUnit:
     """One parsed file and what every chunk of it shares."""
+
+    def between(self, start: int, end: int) -> str:
+        """Source text between two byte offsets."""
+        return self.data[start:end].decode("utf-8", "replace")
 
     context: SourceContext
     file_path: str
     package: str
     imports: Imports
+    data: bytes  # the UTF-8 source; slicing it is cheaper than Node.text for large nodes
     lines: list[str]
     calls: FileCalls
     config: ChunkerConfig
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Draft:
     """Metadata of a chunk-to-be; `key` identifies the symbol within its file (overloads included)."""
 

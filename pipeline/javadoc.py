@@ -47,8 +47,9 @@ def summarize(raw: str) -> str | None:
 
 
 def _description(raw: str) -> str:
+    # The summary is capped at 300 characters, so the first 2,000 of the comment always hold it.
     lines = []
-    for line in raw.removeprefix("/**").removesuffix("*/").splitlines():
+    for line in raw[:2000].removeprefix("/**").removesuffix("*/").splitlines():
         stripped = line.strip().removeprefix("*").strip()
         if stripped.startswith("@"):
             break  # block tags (@param, @return...) end the description

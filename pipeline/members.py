@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from pipeline._values import value
 from pipeline.annotations import Modifiers, read_modifiers
 from pipeline.declarations import TypeInfo
 from pipeline.spring import injected_type, is_injected_member, method_routes, param_nodes
@@ -14,7 +14,7 @@ from pipeline.syntax import text
 from pipeline.types import type_text
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Signature:
     """A callable's display signature and its parameter types."""
 
@@ -76,7 +76,7 @@ def member_injections(
     return ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Member:
     """A method, constructor or static initializer of a type, read once for every chunk that needs it."""
 

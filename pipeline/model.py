@@ -7,7 +7,8 @@ the search module and the CLI share (issue 2), so renaming one is a breaking cha
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from pipeline._values import value
 
 LANGUAGE = "java"
 
@@ -41,7 +42,7 @@ class SkipReason(enum.StrEnum):
     UNREADABLE = "unreadable"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class SourceContext:
     """Where a file comes from: the repository-level metadata copied into every chunk."""
 
@@ -51,7 +52,7 @@ class SourceContext:
     branch: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class ChunkerConfig:
     """Pipeline knobs, built from the service Settings by the entrypoints."""
 
@@ -69,7 +70,7 @@ class ChunkerConfig:
     fallback_encoding: str | None = "cp1252"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Chunk:
     """One searchable unit: a method, a constructor, a part of a long method, or a type skeleton."""
 
@@ -112,7 +113,7 @@ class Chunk:
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Skipped:
     """A file, or a span of one, that produced no chunk, and why."""
 
@@ -123,7 +124,7 @@ class Skipped:
     line_end: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class FileResult:
     """Everything the pipeline learned from one file."""
 

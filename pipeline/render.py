@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from pipeline._values import value
 
 # Fixed forever: changing it changes every point id in every collection.
 ID_NAMESPACE = uuid.UUID("6f1d3c2a-8a4e-5b7f-9c0d-1e2f3a4b5c6d")
@@ -32,7 +33,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Header:
     """What the header of an embedding text says about a chunk."""
 

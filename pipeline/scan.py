@@ -25,12 +25,11 @@ _SCAN = query(
     + """
     (method_invocation object: (_)? @object name: (identifier) @name)
     (method_reference) @ref
-    (local_variable_declaration type: (_) @vtype
-        declarator: (variable_declarator name: (identifier) @vname value: (_)? @value))
+    (local_variable_declaration type: (_) @vtype declarator: (variable_declarator name: (identifier) @vname))
     (formal_parameter type: (_) @vtype name: (identifier) @vname)
     (catch_formal_parameter (catch_type . (_) @vtype) name: (identifier) @vname)
     (enhanced_for_statement type: (_) @vtype name: (identifier) @vname)
-    (resource type: (_) @vtype name: (identifier) @vname value: (_) @value)
+    (resource type: (_) @vtype name: (identifier) @vname)
     (instanceof_expression right: (_) @vtype name: (identifier) @vname)
     (type_pattern (_) @vtype (identifier) @vname)
     """
@@ -44,7 +43,7 @@ class Scan:
     types: list[Node] = field(default_factory=list)
     calls: list[tuple[Node | None, Node]] = field(default_factory=list)  # (receiver, name)
     references: list[Node] = field(default_factory=list)
-    variables: list[tuple[Node, Node, Node | None]] = field(default_factory=list)  # (type, name, value)
+    variables: list[tuple[Node, Node]] = field(default_factory=list)  # (declared type, name)
 
 
 def scan(root: Node) -> Scan:
@@ -55,8 +54,7 @@ def scan(root: Node) -> Scan:
             receiver = caps.get("object")
             found.calls.append((receiver[0] if receiver else None, caps["name"][0]))
         elif "vtype" in caps:
-            value = caps.get("value")
-            found.variables.append((caps["vtype"][0], caps["vname"][0], value[0] if value else None))
+            found.variables.append((caps["vtype"][0], caps["vname"][0]))
         elif "ref" in caps:
             found.references.append(caps["ref"][0])
         else:

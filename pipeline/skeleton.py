@@ -43,7 +43,7 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         name=info.name,
         qualified_name=qualified,
         enclosing_type=qualified.rsplit(".", 1)[0] if outer is not None else None,
-        signature=_declaration_line(info),
+        signature=_declaration_line(unit, info),
         rows=LineSpan(doc.start_point.row if doc is not None else node.start_point.row, node.end_point.row),
         modifiers=info.modifiers.keywords,
         annotations=tuple(a.text for a in info.modifiers.annotations),
@@ -56,18 +56,17 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         injects=_type_injections(info, members),
         javadoc_summary=summarize(text(doc)) if doc is not None else None,
         has_error=node.has_error,
-        code=_render(info, text(doc) if doc is not None else ""),
+        code=_render(unit, info, text(doc) if doc is not None else ""),
     )
 
 
-def _declaration_line(info: TypeInfo) -> str:
+def _declaration_line(unit: FileUnit, info: TypeInfo) -> str:
     """`public class OwnerController extends Base implements Api`: keywords, no annotations, no body."""
     node, body = info.node, info.body
     end = body.start_byte if body is not None else node.end_byte
-    mods = next((c for c in node.named_children if c.type == "modifiers"), None)
-    start = mods.end_byte if mods is not None else node.start_byte
-    raw = (node.text or b"")[start - node.start_byte : end - node.start_byte].decode("utf-8", "replace")
-    return squash(" ".join([*info.modifiers.keywords, raw]))
+    mods = node.named_child(0)
+    start = mods.end_byte if mods is not None and mods.type == "modifiers" else node.start_byte
+    return squash(" ".join([*info.modifiers.keywords, unit.between(start, end)]))
 
 
 def _bodiless_routes(members: list[Member]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -98,36 +97,35 @@ def _members(info: TypeInfo) -> Iterator[Node]:
     return body_members(info.body) if info.body is not None else iter(())
 
 
-def _render(info: TypeInfo, javadoc: str) -> str:
+def _render(unit: FileUnit, info: TypeInfo, javadoc: str) -> str:
     node, body = info.node, info.body
-    raw = node.text or b""
-    head_end = (body.start_byte if body is not None else node.end_byte) - node.start_byte
-    head = "\n".join(line.strip() for line in raw[:head_end].decode("utf-8", "replace").strip().splitlines())
+    head_end = body.start_byte if body is not None else node.end_byte
+    head = "\n".join(line.strip() for line in unit.between(node.start_byte, head_end).strip().splitlines())
     lines = [javadoc.strip()] if javadoc else []
     lines.append(head + " {")
-    lines.extend(_INDENT + line for line in _member_lines(info))
+    lines.extend(_INDENT + line for line in _member_lines(unit, info))
     lines.append("}")
     return "\n".join(lines)
 
 
-def _member_lines(info: TypeInfo) -> Iterator[str]:
+def _member_lines(unit: FileUnit, info: TypeInfo) -> Iterator[str]:
     constants: list[str] = []
     for member in _members(info):
         kind = member.type
         if kind == "enum_constant":
-            constants.append(_elide(member, member.child_by_field_name("body")))
+            constants.append(_elide(unit, member, member.child_by_field_name("body")))
             continue
         if constants:
             yield ", ".join(constants) + ";"
             constants = []
-        line = _member_line(member, info)
+        line = _member_line(unit, member)
         if line:
             yield line
     if constants:
         yield ", ".join(constants) + ";"
 
 
-def _member_line(member: Node, info: TypeInfo) -> str | None:
+def _member_line(unit: FileUnit, member: Node) -> str | None:
     kind = member.type
     if kind in ("field_declaration", "constant_declaration"):
         return _shorten(squash(text(member)))
@@ -136,7 +134,7 @@ def _member_line(member: Node, info: TypeInfo) -> str | None:
     if kind in ("method_declaration", "constructor_declaration", "compact_constructor_declaration"):
         body = member.child_by_field_name("body")
         if body is not None:
-            return _elide(member, body)
+            return _elide(unit, member, body)
         doc = javadoc_of(member)
         summary = summarize(text(doc)) if doc is not None else None
         line = squash(text(member))
@@ -150,15 +148,14 @@ def _member_line(member: Node, info: TypeInfo) -> str | None:
         "record_declaration",
         "annotation_type_declaration",
     ):
-        return _elide(member, member.child_by_field_name("body"))
+        return _elide(unit, member, member.child_by_field_name("body"))
     return None  # comments, blocks, ERROR nodes
 
 
-def _elide(member: Node, body: Node | None) -> str:
+def _elide(unit: FileUnit, member: Node, body: Node | None) -> str:
     if body is None:
         return squash(text(member))
-    raw = (member.text or b"")[: body.start_byte - member.start_byte].decode("utf-8", "replace")
-    return squash(raw) + _ELIDED
+    return squash(unit.between(member.start_byte, body.start_byte)) + _ELIDED
 
 
 def _shorten(line: str) -> str:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from pipeline._values import value
 from pipeline.model import ChunkerConfig, Skipped, SkipReason
 
 _BOM = b"\xef\xbb\xbf"
 _SNIFF_BYTES = 8192
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Decoded:
     """Source ready for the parser: UTF-8 bytes and the encoding they were read in."""
 

@@ -8,11 +8,12 @@ Wildcard imports make a name ambiguous, so it stays unresolved rather than guess
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 
 from tree_sitter import Node
 
+from pipeline._values import value
 from pipeline.syntax import squash, text
 
 JAVA_LANG = frozenset(
@@ -100,7 +101,7 @@ def type_text(node: Node | None) -> str:
     return squash(text(node)) if node is not None else ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value
 class Imports:
     """Everything a file makes knowable about type names."""
 
