@@ -1,8 +1,13 @@
-"""Pure parts of search: which identifiers and routes a question names, and the rerank they drive.
+"""Pure parts of search: what a question names and asks for, and the rerank that follows from it.
 
 Fusion (RRF of the dense and lexical candidates) happens inside Qdrant. This light rerank then moves
-candidates that the question names exactly to the front: a qualified or simple name, a type name,
-or an HTTP route that serves a path in the question. Within one tier, fused order is kept.
+candidates to the front in tiers, keeping fused order within a tier:
+
+3. the question asks for a relation (who calls / injects / implements X) and the chunk has it;
+2. the chunk is the symbol or route the question names (unless a relation was asked for: then the
+   named symbol is the question's subject, not its answer);
+1. the chunk's annotation or Spring role is a word of the question ("scheduled jobs", "entities"),
+   or its enclosing type is named.
 """
 
 from __future__ import annotations
@@ -18,12 +23,48 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?")
 _ROUTE = re.compile(r"(?<![\w.])/[\w{}$.~:-]*(?:/[\w{}$.~:-]*)*")
 
 
+_WORD = re.compile(r"[A-Za-z]+")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_RELATIONS: dict[str, frozenset[str]] = {
+    "callers": frozenset({"call", "calls", "called", "caller", "callers", "invoke", "invokes", "invoked", "usages"}),
+    "injectors": frozenset(
+        {
+            "inject",
+            "injects",
+            "injected",
+            "injection",
+            "depend",
+            "depends",
+            "dependency",
+            "dependencies",
+            "autowired",
+            "autowires",
+            "wired",
+            "wires",
+        }
+    ),
+    "implementations": frozenset(
+        {"implement", "implements", "implemented", "implementation", "implementations", "subclass", "subclasses"}
+    ),
+}
+# "Who uses X" asks for callers when X is a method and for injectors when X is a type.
+_USE_VERBS = frozenset({"use", "uses", "used", "using", "usage", "user", "users"})
+_RELATION_FIELDS = {"callers": ("calls",), "injectors": ("injects",), "implementations": ("implements", "extends")}
+
+
 @dataclass(frozen=True, slots=True)
 class QueryTerms:
-    """Identifiers that look like code (camelCase, PascalCase, dotted, snake, `x()`) and routes."""
+    """What a question names and asks for.
+
+    Identifiers look like code (camelCase, PascalCase, dotted, snake, `x()`); `relation` is
+    `callers`, `injectors` or `implementations` when the question asks for one; `words` are the
+    question's words folded to singular lowercase.
+    """
 
     identifiers: tuple[str, ...]
     routes: tuple[str, ...]
+    relation: str | None = None
+    words: frozenset[str] = frozenset()
 
 
 def query_terms(query: str) -> QueryTerms:
@@ -37,7 +78,40 @@ def query_terms(query: str) -> QueryTerms:
         # A capitalized word that opens the question is more likely English than a class name.
         if called or _looks_like_code(word, sentence_start=match.start() == 0):
             idents.append(word)
-    return QueryTerms(identifiers=tuple(dict.fromkeys(idents)), routes=routes)
+    words = [w.lower() for w in _WORD.findall(query)]
+    relation = next((name for name, verbs in _RELATIONS.items() if verbs.intersection(words)), None)
+    if relation is None and idents and _USE_VERBS.intersection(words):
+        relation = "callers" if _is_member(idents[0]) else "injectors"
+    return QueryTerms(
+        identifiers=tuple(dict.fromkeys(idents)),
+        routes=routes,
+        relation=relation if idents else None,
+        words=frozenset(singular(w) for w in words),
+    )
+
+
+def _is_member(identifier: str) -> bool:
+    """`OwnerService.create` or `findById` name a method; `OwnerService` names a type."""
+    last = identifier.rsplit(".", 1)[-1]
+    return last[:1].islower()
+
+
+def expand_query(query: str) -> str:
+    """The question plus the singular of its plural words, so "entities" also finds `@Entity`."""
+    extra = [singular(w.lower()) for w in _WORD.findall(query)]
+    added = [w for w in dict.fromkeys(extra) if w not in query.lower()]
+    return f"{query} {' '.join(added)}" if added else query
+
+
+def singular(word: str) -> str:
+    """A rough English singular, enough to match "entities" with `Entity` and "listeners" with `Listener`."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith(("ses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
 
 
 def _looks_like_code(word: str, *, sentence_start: bool) -> bool:
@@ -46,26 +120,67 @@ def _looks_like_code(word: str, *, sentence_start: bool) -> bool:
     return word[:1].isupper() and len(word) > 2 and not word.isupper() and not sentence_start
 
 
-def name_tier(terms: QueryTerms, payload: Mapping[str, Any]) -> int:
-    """2 when the question names this symbol or its route, 1 when it names its type, else 0."""
+_MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
+_TYPE_SYMBOLS = frozenset({"class", "interface", "enum", "record", "annotation"})
+
+
+def tier(terms: QueryTerms, payload: Mapping[str, Any]) -> int:
+    """The rerank tier of one candidate (see the module docstring)."""
+    if _has_relation(terms, payload):
+        return 3
+    if not terms.relation and _names_symbol(terms, payload):
+        return 2
+    if _names_role(terms, payload) or _names_enclosing(terms, payload):
+        # "Which methods are audited" asks for members: a type carrying the same words comes after them.
+        is_type = payload.get("symbol_type") in _TYPE_SYMBOLS
+        return 0 if is_type and _MEMBER_WORDS & terms.words else 1
+    return 0
+
+
+def _names_symbol(terms: QueryTerms, payload: Mapping[str, Any]) -> bool:
     qualified = str(payload.get("qualified_name", ""))
     name = str(payload.get("name", ""))
-    enclosing = str(payload.get("enclosing_type") or "")
-    for ident in terms.identifiers:
-        if ident in (qualified, name) or qualified.endswith("." + ident):
-            return 2
+    if any(ident in (qualified, name) or qualified.endswith("." + ident) for ident in terms.identifiers):
+        return True
     paths: Sequence[str] = payload.get("http_path") or ()
-    if any(route_matches(pattern, route) for route in terms.routes for pattern in paths):
-        return 2
-    for ident in terms.identifiers:
-        if enclosing and (enclosing == ident or enclosing.endswith("." + ident)):
-            return 1
-    return 0
+    return any(route_matches(pattern, route) for route in terms.routes for pattern in paths)
+
+
+def _has_relation(terms: QueryTerms, payload: Mapping[str, Any]) -> bool:
+    fields = _RELATION_FIELDS[terms.relation] if terms.relation else ()
+    for key in (*fields, *(f"{k}_fq" for k in fields)):
+        values: Sequence[str] = payload.get(key) or ()
+        if any(v == i or v.endswith("." + i) for v in values for i in terms.identifiers):
+            return True
+    return False
+
+
+def _names_role(terms: QueryTerms, payload: Mapping[str, Any]) -> bool:
+    if not terms.words:
+        return False
+    names: Sequence[str] = payload.get("annotation_names") or ()
+    roles = [str(payload.get("stereotype") or "")]
+    for label in (*names, *roles):
+        parts = [singular(p.lower()) for p in _CAMEL_PART.findall(label.replace("_", " ").title().replace(" ", ""))]
+        if parts and all(any(_same_stem(p, w) for w in terms.words) for p in parts):
+            return True
+    return False
+
+
+def _same_stem(part: str, word: str) -> bool:
+    """`transactional` ~ `transaction`, `scheduled` ~ `schedule`: equal, or one extends the other by a suffix."""
+    if part == word:
+        return True
+    short, long = sorted((part, word), key=len)
+    return len(short) >= 5 and long.startswith(short) and len(long) - len(short) <= 3
+
+
+def _names_enclosing(terms: QueryTerms, payload: Mapping[str, Any]) -> bool:
+    enclosing = str(payload.get("enclosing_type") or "")
+    return bool(enclosing) and any(enclosing == i or enclosing.endswith("." + i) for i in terms.identifiers)
 
 
 def rerank(terms: QueryTerms, payloads: Sequence[Mapping[str, Any]]) -> list[int]:
     """Indexes of `payloads` in reranked order: higher tier first, fused order within a tier."""
-    if not terms.identifiers and not terms.routes:
-        return list(range(len(payloads)))
-    tiers = [name_tier(terms, p) for p in payloads]
+    tiers = [tier(terms, p) for p in payloads]
     return sorted(range(len(payloads)), key=lambda i: -tiers[i])

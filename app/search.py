@@ -14,7 +14,7 @@ from typing import Any
 from qdrant_client import models as qm
 
 from app.embeddings import Embedder
-from app.ranking import query_terms, rerank
+from app.ranking import QueryTerms, expand_query, query_terms, rerank
 from app.vectors import DENSE, LEXICAL, VectorStore
 from pipeline.lexical import query_vector
 from pipeline.routes import query_keys, route_matches
@@ -123,12 +123,32 @@ class SearchService:
                 self.store.alias, prefetch=prefetch, query=qm.FusionQuery(fusion=qm.Fusion.RRF), limit=candidates
             )
         hits = [self._hit(p.id, p.score, p.payload or {}) for p in response.points]
-        order = rerank(query_terms(query), [h.payload for h in hits])
+        terms = query_terms(query)
+        hits = await self._with_relations(terms, filters, hits)
+        order = rerank(terms, [h.payload for h in hits])
         return [hits[i] for i in order[:limit]]
+
+    async def _with_relations(self, terms: QueryTerms, filters: Filters, hits: list[Hit]) -> list[Hit]:
+        """Add the exact answers of a relation question (who calls / injects / implements X) to the candidates."""
+        if terms.relation is None:
+            return hits
+        lookup = {
+            "callers": self.callers,
+            "injectors": self.injectors,
+            "implementations": self.implementations,
+        }[terms.relation]
+        seen = {h.id for h in hits}
+        extra: list[Hit] = []
+        for ident in terms.identifiers:
+            for hit in await lookup(ident, filters.repo):
+                if hit.id not in seen and _passes(hit, filters):
+                    seen.add(hit.id)
+                    extra.append(hit)
+        return [*hits, *extra]
 
     async def _prefetch(self, query: str, where: qm.Filter | None, limit: int) -> list[qm.Prefetch]:
         prefetch: list[qm.Prefetch] = []
-        sparse = query_vector(query)
+        sparse = query_vector(expand_query(query))
         if sparse.indices:
             vector = qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
             prefetch.append(qm.Prefetch(query=vector, using=LEXICAL, filter=where, limit=limit))
@@ -247,6 +267,19 @@ class SearchService:
             permalink=link,
             payload=payload,
         )
+
+
+def _passes(hit: Hit, filters: Filters) -> bool:
+    """Whether a hit found by an exact lookup also satisfies the search's other filters."""
+    payload = hit.payload
+    checks = (
+        (filters.path_prefix, lambda v: hit.file_path.startswith(v.strip("/"))),
+        (filters.symbol_type, lambda v: hit.symbol_type == v),
+        (filters.stereotype, lambda v: payload.get("stereotype") == v),
+        (filters.annotation, lambda v: annotation_name(v) in payload.get("annotation_names", [])),
+        (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(payload.get("http_method", [])))),
+    )
+    return all(check(value) for value, check in checks if value)
 
 
 def _eq(key: str, value: str) -> qm.FieldCondition:
