@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+import uvicorn
+
 from app.deps import open_deps
 from app.local_index import LocalRun, Progress, index_directory
 from app.localfs import chunk_local_files, iter_sources
+from app.logs import configure_logging
+from app.migrate import apply_migrations
 from app.search import Filters, Hit
 from app.settings import Settings
+from app.web import create_app
+from app.worker import build_worker
 from pipeline.model import Skipped, SourceContext
 from pipeline.records import chunk_record, skipped_record
 from pipeline.scope import Scope
@@ -57,6 +64,15 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--json", action="store_true", help="one JSON object per result")
     search.set_defaults(command=run_search)
+
+    sub.add_parser("migrate", help="apply the PostgreSQL migrations").set_defaults(command=run_migrate)
+    sub.add_parser("web", help="run the receiver, admin API (and MCP): needs a Qdrant server").set_defaults(
+        command=run_web
+    )
+    sub.add_parser("worker", help="run the arq sync worker: needs a Qdrant server").set_defaults(command=run_worker)
+    sub.add_parser("serve", help="receiver and worker in one process (required for embedded Qdrant)").set_defaults(
+        command=run_serve
+    )
     return parser
 
 
@@ -155,6 +171,76 @@ def _render_hit(rank: int, hit: Hit) -> str:
     return (
         f"{rank:>2}. {hit.qualified_name}  ({kind})  score {hit.score:.3f}\n   {hit.signature}\n   {where}{sha}{link}\n"
     )
+
+
+def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    """Apply pending migrations."""
+    applied = apply_migrations(settings.postgres.dsn.get_secret_value())
+    print(f"javakb migrate: {applied} migrations applied", file=sys.stderr)
+    return 0
+
+
+def _needs_server(settings: Settings, command: str) -> bool:
+    if settings.qdrant.url:
+        return True
+    print(
+        f"javakb {command}: embedded Qdrant can be opened by one process only; set JAVAKB_QDRANT__URL to run "
+        "web and worker apart, or run `javakb serve` (receiver and worker in one process)",
+        file=sys.stderr,
+    )
+    return False
+
+
+def run_web(args: argparse.Namespace, settings: Settings) -> int:
+    """The web application alone (scale it out behind a load balancer)."""
+    if not _needs_server(settings, "web"):
+        return 2
+    configure_logging(settings.log_level)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower())
+    return 0
+
+
+def run_worker(args: argparse.Namespace, settings: Settings) -> int:
+    """The sync worker alone."""
+    if not _needs_server(settings, "worker"):
+        return 2
+    configure_logging(settings.log_level)
+    asyncio.run(_worker(settings))
+    return 0
+
+
+async def _worker(settings: Settings) -> None:
+    async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
+        await deps.store.ensure(await deps.index_model())
+        worker = build_worker(settings, deps)
+        try:
+            await worker.async_run()
+        finally:
+            await worker.close()
+
+
+def run_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Receiver and worker in one process, sharing one Qdrant client (the embedded default)."""
+    configure_logging(settings.log_level)
+    asyncio.run(serve(settings))
+    return 0
+
+
+async def serve(settings: Settings) -> None:
+    """Run uvicorn and the arq worker on one event loop until the server stops."""
+    async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps:
+        await deps.store.ensure(await deps.index_model())
+        config = uvicorn.Config(create_app(settings, deps), host=settings.host, port=settings.port, lifespan="on")
+        server = uvicorn.Server(config)
+        worker = build_worker(settings, deps, handle_signals=False)
+        worker_task = asyncio.create_task(worker.async_run())
+        try:
+            await server.serve()
+        finally:
+            worker_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker_task
+            await worker.close()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,15 +1,28 @@
-"""Runtime resources in one frozen `Deps`, built by an async context manager in the entrypoints."""
+"""Runtime resources in one frozen `Deps`, built by an async context manager in the entrypoints.
+
+The CLI needs only the store and search; the web app adds PostgreSQL and the arq queue; the worker
+adds the GitLab client and a parse executor. `open_deps` opens what it is asked for and closes it
+in reverse order.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 import httpx
+from arq import create_pool
+from arq.connections import ArqRedis, RedisSettings
 
+from app.db import Database
 from app.embeddings import Embedder, build_embedder
+from app.errors import ConfigError
+from app.gitlab_api import GitLabClient
 from app.indexing import Clock, Indexer, utc_now
+from app.migrate import apply_migrations
 from app.search import SearchService
 from app.settings import Settings
 from app.vectors import IndexModel, VectorStore, open_client
@@ -25,6 +38,10 @@ class Deps:
     embedder: Embedder | None
     indexer: Indexer
     search: SearchService
+    db: Database | None = None
+    queue: ArqRedis | None = None
+    gitlab: GitLabClient | None = None
+    executor: Executor | None = None
 
     async def index_model(self) -> IndexModel:
         """The model the configured embedder produces (probing its dimension once if needed)."""
@@ -32,22 +49,82 @@ class Deps:
             return IndexModel(embedding_model=None, dimension=None)
         return IndexModel(embedding_model=self.embedder.model, dimension=await self.embedder.dimension())
 
+    def require_db(self) -> Database:
+        """The database, which this process must have opened."""
+        if self.db is None:
+            raise ConfigError("this process was started without PostgreSQL")
+        return self.db
+
+    def require_queue(self) -> ArqRedis:
+        """The arq queue, which this process must have opened."""
+        if self.queue is None:
+            raise ConfigError("this process was started without Redis")
+        return self.queue
+
+    def require_gitlab(self) -> GitLabClient:
+        """The GitLab client, which this process must have opened."""
+        if self.gitlab is None:
+            raise ConfigError("this process was started without GitLab access")
+        return self.gitlab
+
 
 @asynccontextmanager
-async def open_deps(settings: Settings, *, clock: Clock = utc_now) -> AsyncIterator[Deps]:
-    """Open the HTTP client, the Qdrant client and the services over them; close them on exit."""
-    timeout = httpx.Timeout(settings.embedding.timeout_s)
-    async with httpx.AsyncClient(timeout=timeout) as http:
+async def open_deps(
+    settings: Settings,
+    *,
+    clock: Clock = utc_now,
+    with_db: bool = False,
+    with_queue: bool = False,
+    with_gitlab: bool = False,
+) -> AsyncIterator[Deps]:
+    """Open the clients and services; close them on exit."""
+    async with AsyncExitStack() as stack:
+        http = await stack.enter_async_context(httpx.AsyncClient(timeout=httpx.Timeout(settings.embedding.timeout_s)))
         store = VectorStore(open_client(settings.qdrant), settings.qdrant.collection, server=bool(settings.qdrant.url))
-        try:
-            embedder = build_embedder(settings.embedding, http)
-            yield Deps(
-                settings=settings,
-                http=http,
-                store=store,
-                embedder=embedder,
-                indexer=Indexer(store, embedder, clock),
-                search=SearchService(store, embedder, settings.gitlab_url),
-            )
-        finally:
-            await store.close()
+        stack.push_async_callback(store.close)
+        embedder = build_embedder(settings.embedding, http)
+        db = await _open_db(settings, stack) if with_db else None
+        queue = await _open_queue(settings, stack) if with_queue else None
+        gitlab = _open_gitlab(settings, stack) if with_gitlab else None
+        executor = _open_executor(settings, stack) if with_gitlab else None
+        yield Deps(
+            settings=settings,
+            http=http,
+            store=store,
+            embedder=embedder,
+            indexer=Indexer(store, embedder, clock),
+            search=SearchService(store, embedder, settings.gitlab.url),
+            db=db,
+            queue=queue,
+            gitlab=gitlab,
+            executor=executor,
+        )
+
+
+async def _open_db(settings: Settings, stack: AsyncExitStack) -> Database:
+    dsn = settings.postgres.dsn.get_secret_value()
+    await asyncio.to_thread(apply_migrations, dsn)  # safe on every start: yoyo locks and skips applied ones
+    db = await Database.connect(dsn, min_size=settings.postgres.min_pool, max_size=settings.postgres.max_pool)
+    stack.push_async_callback(db.close)
+    return db
+
+
+async def _open_queue(settings: Settings, stack: AsyncExitStack) -> ArqRedis:
+    pool = await create_pool(RedisSettings.from_dsn(settings.redis.url), default_queue_name=settings.redis.queue)
+    stack.push_async_callback(pool.aclose)
+    return pool
+
+
+def _open_gitlab(settings: Settings, stack: AsyncExitStack) -> GitLabClient:
+    client = GitLabClient(settings.gitlab)
+    stack.callback(client.close)
+    return client
+
+
+def _open_executor(settings: Settings, stack: AsyncExitStack) -> Executor | None:
+    processes = settings.worker.parse_processes
+    if processes <= 0:
+        return None  # the event loop's default thread pool
+    pool = ProcessPoolExecutor(max_workers=processes)
+    stack.callback(pool.shutdown, wait=False, cancel_futures=True)
+    return pool

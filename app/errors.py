@@ -13,6 +13,9 @@ ServiceError
 │   ├── EmbeddingDimensionError vectors of an unexpected size; not retried
 │   └── EmbeddingUnavailableError  429/5xx/timeouts that outlived the retries
 └── GitLabError          the GitLab API
+    ├── GitLabUnavailableError  5xx, 429 or timeouts that outlived python-gitlab's retries
+    ├── GitLabNotFoundError     the project, ref or file does not exist (any more)
+    └── GitLabAuthError         the token was refused
 """
 
 from __future__ import annotations
@@ -68,3 +71,23 @@ class EmbeddingUnavailableError(EmbeddingError):
 
 class GitLabError(UpstreamError):
     """The GitLab API failed."""
+
+
+class GitLabUnavailableError(GitLabError):
+    """GitLab answered 5xx or 429, or timed out, after the client's own retries."""
+
+
+class GitLabNotFoundError(GitLabError):
+    """A project, ref or file that does not exist (any more)."""
+
+
+class GitLabAuthError(GitLabError):
+    """GitLab refused the token."""
+
+
+TRANSIENT_ERRORS: tuple[type[ServiceError], ...] = (
+    StorageError,
+    EmbeddingUnavailableError,
+    GitLabUnavailableError,
+)
+"""Failures worth retrying later: the sync job turns them into arq `Retry`."""

@@ -12,11 +12,12 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from qdrant_client import models as qm
 
 from app.embeddings import Embedder
-from app.vectors import VectorStore, chunk_point, refreshed_payload
+from app.vectors import VectorStore, chunk_point, moved_point, refreshed_payload
 from pipeline.model import Chunk, FileResult
 
 logger = logging.getLogger(__name__)
@@ -29,25 +30,43 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+# A chunk of a renamed file is the same chunk when these match (its id changes with its path).
+MoveKey = tuple[str, tuple[str, ...], int, str]  # qualified_name, parameter_types, part_index, content_hash
+
+
+def move_key(chunk: Chunk) -> MoveKey:
+    """What identifies a chunk across a rename of its file."""
+    return (chunk.qualified_name, chunk.parameter_types, chunk.part_index, chunk.content_hash)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WritePlan:
     """What to do with the chunks of a batch of files."""
 
     embed: tuple[Chunk, ...]
     refresh: tuple[Chunk, ...]
+    move: tuple[Chunk, ...]  # from a renamed file: new id, vectors copied from the old id
     delete: tuple[str, ...]
     per_file: Mapping[str, tuple[int, int, int]]  # file_path -> (embedded, reused, deleted)
 
 
-def plan_writes(results: Sequence[FileResult], stored: Mapping[str, tuple[str, str]]) -> WritePlan:
-    """Decide per chunk: embed (new or changed), refresh (same content hash), and which stored ids die.
+def plan_writes(
+    results: Sequence[FileResult],
+    stored: Mapping[str, tuple[str, str]],
+    movable: Mapping[MoveKey, str] | None = None,
+) -> WritePlan:
+    """Decide per chunk: embed (new or changed), refresh (same content hash), move, and which stored ids die.
 
     Args:
         results: the chunked files; every stored point of these files not among their chunks is stale.
-        stored: point id -> (file_path, content_hash) of what the store holds for these files.
+        stored: point id -> (file_path, content_hash) of what the store holds for these files (and for
+            the old paths of renamed ones, which all die).
+        movable: move key -> old point id of the chunks of renamed files' old paths.
     """
+    movable = movable or {}
     embed: list[Chunk] = []
     refresh: list[Chunk] = []
+    move: list[Chunk] = []
     keep: set[str] = set()
     per_file: dict[str, list[int]] = {r.file_path: [0, 0, 0] for r in results}
     for result in results:
@@ -56,6 +75,9 @@ def plan_writes(results: Sequence[FileResult], stored: Mapping[str, tuple[str, s
             previous = stored.get(chunk.id)
             if previous is not None and previous[1] == chunk.content_hash:
                 refresh.append(chunk)
+                per_file[result.file_path][1] += 1
+            elif move_key(chunk) in movable:
+                move.append(chunk)
                 per_file[result.file_path][1] += 1
             else:
                 embed.append(chunk)
@@ -68,6 +90,7 @@ def plan_writes(results: Sequence[FileResult], stored: Mapping[str, tuple[str, s
     return WritePlan(
         embed=tuple(embed),
         refresh=tuple(refresh),
+        move=tuple(move),
         delete=delete,
         per_file={path: (c[0], c[1], c[2]) for path, c in per_file.items()},
     )
@@ -88,7 +111,7 @@ class RunCounts:
         """Count one applied batch."""
         self.files += len(results)
         self.embedded += len(plan.embed)
-        self.reused += len(plan.refresh)
+        self.reused += len(plan.refresh) + len(plan.move)
         self.deleted += len(plan.delete)
         for result in results:
             for skipped in result.skipped:
@@ -104,21 +127,61 @@ class Indexer:
         self.embedder = embedder
         self.clock = clock
 
-    async def write(self, repo_path: str, results: Sequence[FileResult], *, collection: str | None = None) -> WritePlan:
-        """Write the chunks of some files of one repository; return the plan that was applied."""
-        stored = await self.store.stored_hashes(repo_path, [r.file_path for r in results], collection=collection)
-        plan = plan_writes(results, stored)
+    async def write(
+        self,
+        repo_path: str,
+        results: Sequence[FileResult],
+        *,
+        collection: str | None = None,
+        moved_from: Mapping[str, str] | None = None,
+    ) -> WritePlan:
+        """Write the chunks of some files of one repository; return the plan that was applied.
+
+        `moved_from` maps new paths of renamed files to their old paths: chunks whose code did not
+        change take their vectors from the old points (no re-embedding), and the old points go.
+        """
+        old_paths = sorted(set((moved_from or {}).values()))
+        paths = [r.file_path for r in results] + old_paths
+        stored = await self.store.stored_hashes(repo_path, paths, collection=collection)
+        old_vectors = await self._old_vectors(repo_path, old_paths, collection)
+        plan = plan_writes(results, stored, {key: point_id for key, (point_id, _) in old_vectors.items()})
         indexed_at = self.clock().isoformat()
         vectors: list[list[float]] | list[None] = [None] * len(plan.embed)
         if self.embedder is not None and plan.embed:
             vectors = await self.embedder.embed([c.text for c in plan.embed])
         points = [chunk_point(chunk, vector, indexed_at) for chunk, vector in zip(plan.embed, vectors, strict=True)]
+        points += [moved_point(c, old_vectors[move_key(c)][1], indexed_at) for c in plan.move]
         await self.store.upsert(points, collection=collection)
         await self.store.set_payloads(
             {c.id: refreshed_payload(c, indexed_at) for c in plan.refresh}, collection=collection
         )
         await self.store.delete_ids(plan.delete, collection=collection)  # last: never a file half-missing
         return plan
+
+    async def _old_vectors(
+        self, repo_path: str, old_paths: Sequence[str], collection: str | None
+    ) -> dict[MoveKey, tuple[str, Any]]:
+        """Move key → (old id, vectors) of the points stored under renamed files' old paths."""
+        if not old_paths:
+            return {}
+        where = qm.Filter(
+            must=[
+                qm.FieldCondition(key="repo_path", match=qm.MatchValue(value=repo_path)),
+                qm.FieldCondition(key="file_path", match=qm.MatchAny(any=list(old_paths))),
+            ]
+        )
+        fields = ["qualified_name", "parameter_types", "part_index", "content_hash"]
+        found: dict[MoveKey, tuple[str, Any]] = {}
+        async for record in self.store.scroll(where, fields, collection=collection, with_vectors=True):
+            p = record.payload or {}
+            key = (
+                p.get("qualified_name", ""),
+                tuple(p.get("parameter_types", [])),
+                p.get("part_index", 0),
+                p.get("content_hash", ""),
+            )
+            found[key] = (str(record.id), record.vector)
+        return found
 
     async def delete_files(self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None) -> int:
         """Remove every point of these files; return how many there were."""

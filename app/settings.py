@@ -67,6 +67,45 @@ class QdrantSettings(BaseModel):
     timeout_s: float = Field(default=30.0, gt=0)
 
 
+class PostgresSettings(BaseModel):
+    """Where the sync state lives."""
+
+    dsn: SecretStr = SecretStr("postgresql://root@127.0.0.1:5432/javakb")
+    min_pool: int = Field(default=1, ge=0)
+    max_pool: int = Field(default=10, ge=1)
+
+
+class RedisSettings(BaseModel):
+    """The arq queue."""
+
+    url: str = "redis://127.0.0.1:6379/0"
+    queue: str = Field(default="javakb:queue", description="arq queue name")
+
+
+class GitLabSettings(BaseModel):
+    """The GitLab instance: API access for the sync, and webhook authentication for the receiver."""
+
+    url: str | None = Field(default=None, description="Base URL, e.g. https://gitlab.example.com")
+    token: SecretStr | None = Field(default=None, description="A token with read_api/read_repository on every project")
+    webhook_secret: SecretStr | None = Field(default=None, description="The hook's secret token (X-Gitlab-Token)")
+    signing_token: SecretStr | None = Field(default=None, description="Standard Webhooks signing key (whsec_...)")
+    signature_tolerance_s: int = Field(default=300, ge=1)
+    max_body_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, description="Larger deliveries get 413")
+    timeout_s: float = Field(default=30.0, gt=0)
+    api_concurrency: int = Field(default=8, ge=1, description="GitLab API calls in flight per sync")
+
+
+class WorkerSettings(BaseModel):
+    """The sync worker."""
+
+    max_jobs: int = Field(default=4, ge=1)
+    job_timeout_s: int = Field(default=3600, ge=10)
+    max_tries: int = Field(default=8, ge=1)
+    parse_processes: int = Field(default=0, ge=0, description="0: parse in threads; N: a pool of N processes")
+    files_per_batch: int = Field(default=64, ge=1)
+    reconcile_every_s: int = Field(default=300, ge=10, description="How often stale projects are re-enqueued")
+
+
 class Settings(BaseSettings):
     """Service configuration."""
 
@@ -75,4 +114,11 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
-    gitlab_url: str | None = Field(default=None, description="Base URL of GitLab, used for permalinks.")
+    postgres: PostgresSettings = Field(default_factory=PostgresSettings)
+    redis: RedisSettings = Field(default_factory=RedisSettings)
+    gitlab: GitLabSettings = Field(default_factory=GitLabSettings)
+    worker: WorkerSettings = Field(default_factory=WorkerSettings)
+    admin_tokens: list[SecretStr] = Field(default_factory=list, description="Bearer tokens for /admin")
+    host: str = "127.0.0.1"
+    port: int = 8080
+    log_level: str = "INFO"

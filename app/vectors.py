@@ -10,7 +10,7 @@ Every qdrant-client exception is translated to `StorageError` here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,8 +175,14 @@ class VectorStore:
         return found
 
     async def scroll(
-        self, where: qm.Filter, fields: Sequence[str] | bool, *, collection: str | None = None, page: int = 1024
-    ) -> Any:
+        self,
+        where: qm.Filter,
+        fields: Sequence[str] | bool,
+        *,
+        collection: str | None = None,
+        page: int = 1024,
+        with_vectors: bool = False,
+    ) -> AsyncIterator[qm.Record]:
         """Iterate over every point matching a filter, with the given payload fields."""
         offset: Any = None
         target = collection or self.alias
@@ -184,7 +190,12 @@ class VectorStore:
         while True:
             try:
                 records, offset = await self.client.scroll(
-                    target, scroll_filter=where, limit=page, offset=offset, with_payload=with_payload
+                    target,
+                    scroll_filter=where,
+                    limit=page,
+                    offset=offset,
+                    with_payload=with_payload,
+                    with_vectors=with_vectors,
                 )
             except _QDRANT_ERRORS as exc:
                 raise StorageError(f"Qdrant scroll failed: {exc}") from exc
@@ -236,6 +247,13 @@ class VectorStore:
         except _QDRANT_ERRORS as exc:
             raise StorageError(f"Qdrant delete by filter failed: {exc}") from exc
 
+    async def set_payload_where(self, where: qm.Filter, payload: dict[str, Any]) -> None:
+        """Set payload keys on every point matching a filter (a project rename rewrites repo_path)."""
+        try:
+            await self.client.set_payload(self.alias, payload=payload, points=where, wait=True)
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"Qdrant payload update by filter failed: {exc}") from exc
+
     async def count(self, where: qm.Filter | None = None) -> int:
         """Number of points, optionally matching a filter."""
         try:
@@ -284,6 +302,16 @@ def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str) ->
     if dense is not None:
         vector[DENSE] = list(dense)
     return qm.PointStruct(id=chunk.id, vector=vector, payload=chunk_payload(chunk, indexed_at))
+
+
+def moved_point(chunk: Chunk, vectors: Any, indexed_at: str) -> qm.PointStruct:
+    """A chunk of a renamed file under its new id, carrying the vectors stored under its old id."""
+    return qm.PointStruct(id=chunk.id, vector=vectors, payload=chunk_payload(chunk, indexed_at))
+
+
+def repo_payload(repo_path: str) -> dict[str, Any]:
+    """The payload keys that change when a project is renamed or transferred."""
+    return {"repo_path": repo_path, "repo_prefixes": _prefixes(repo_path)}
 
 
 def refreshed_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:

@@ -1,0 +1,292 @@
+"""PostgreSQL adapter (asyncpg): project sync state, runs, deliveries and the file manifest.
+
+All SQL lives here. asyncpg errors are translated to `StorageError` at this boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from app.errors import StorageError
+
+_LOCK_NAMESPACE = 0x6A6B  # "jk": keeps our advisory lock keys apart from other users of the database
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectRow:
+    """One project's sync state."""
+
+    id: int
+    repo_path: str
+    default_branch: str | None
+    indexed_sha: str | None
+    target_sha: str | None
+    requested_gen: int
+    done_gen: int
+    full_sync: bool
+    status: str
+    last_error: str | None
+    indexed_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunCounts:
+    """What one sync run did, as stored in `index_jobs`."""
+
+    files_changed: int = 0
+    files_parsed: int = 0
+    files_skipped: int = 0
+    files_deleted: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    chunks_deleted: int = 0
+
+
+def _project(row: asyncpg.Record) -> ProjectRow:
+    return ProjectRow(**{name: row[name] for name in ProjectRow.__dataclass_fields__})
+
+
+class Database:
+    """Queries over one asyncpg pool."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    async def connect(cls, dsn: str, *, min_size: int = 1, max_size: int = 10) -> Database:
+        """Open a pool."""
+        try:
+            pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
+        except (OSError, asyncpg.PostgresError) as exc:
+            raise StorageError(f"cannot connect to PostgreSQL: {exc}") from exc
+        return cls(pool)
+
+    async def close(self) -> None:
+        """Close the pool."""
+        await self.pool.close()
+
+    async def record_delivery(
+        self,
+        key: str,
+        event: str,
+        project_id: int | None,
+        ref: str | None,
+        after: str | None,
+        outcome: str,
+        detail: str,
+    ) -> bool:
+        """Record a delivery; False when its idempotency key was seen before (a duplicate)."""
+        inserted = await self._fetchval(
+            """
+            INSERT INTO deliveries (idempotency_key, event, project_id, ref, after_sha, outcome, detail)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (idempotency_key) DO NOTHING
+            RETURNING 1
+            """,
+            key, event, project_id, ref, after, outcome, detail,
+        )  # fmt: skip
+        return inserted is not None
+
+    async def record_sync_delivery(
+        self, key: str, event: str, project_id: int, repo_path: str, default_branch: str | None, ref: str, after: str
+    ) -> int | None:
+        """Record a push delivery and bump the project's requested generation in one round trip.
+
+        Returns the new generation, or None when the idempotency key was seen before (a duplicate:
+        nothing is bumped). The receiver answers in milliseconds because this is its only query.
+        """
+        gen = await self._fetchval(
+            """
+            WITH delivery AS (
+                INSERT INTO deliveries (idempotency_key, event, project_id, ref, after_sha, outcome, detail)
+                VALUES ($1, $2, $3, $6, $7, 'enqueued', '')
+                ON CONFLICT (idempotency_key) DO NOTHING
+                RETURNING 1
+            )
+            INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen)
+            SELECT $3, $4, $5, $7, 1 FROM delivery
+            ON CONFLICT (id) DO UPDATE SET
+                repo_path = EXCLUDED.repo_path,
+                default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
+                target_sha = EXCLUDED.target_sha,
+                requested_gen = projects.requested_gen + 1,
+                updated_at = now()
+            RETURNING requested_gen
+            """,
+            key, event, project_id, repo_path, default_branch, ref, after,
+        )  # fmt: skip
+        return int(gen) if gen is not None else None
+
+    async def delivery_outcome(self, key: str) -> str | None:
+        """The recorded outcome of a delivery."""
+        value = await self._fetchval("SELECT outcome FROM deliveries WHERE idempotency_key = $1", key)
+        return str(value) if value is not None else None
+
+    async def request_sync(
+        self, project_id: int, repo_path: str, default_branch: str | None, target_sha: str | None, *, full: bool = False
+    ) -> int:
+        """Note that a project wants a sync (creating its row on first sight); return the new generation."""
+        gen = await self._fetchval(
+            """
+            INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen, full_sync)
+            VALUES ($1, $2, $3, $4, 1, $5)
+            ON CONFLICT (id) DO UPDATE SET
+                repo_path = EXCLUDED.repo_path,
+                default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
+                target_sha = COALESCE(EXCLUDED.target_sha, projects.target_sha),
+                requested_gen = projects.requested_gen + 1,
+                full_sync = projects.full_sync OR EXCLUDED.full_sync,
+                updated_at = now()
+            RETURNING requested_gen
+            """,
+            project_id, repo_path, default_branch, target_sha, full,
+        )  # fmt: skip
+        return int(gen)
+
+    async def project(self, project_id: int) -> ProjectRow | None:
+        """One project's state."""
+        row = await self._fetchrow("SELECT * FROM projects WHERE id = $1", project_id)
+        return _project(row) if row is not None else None
+
+    async def projects(self) -> list[ProjectRow]:
+        """Every project, by repository path."""
+        return [_project(r) for r in await self._fetch("SELECT * FROM projects ORDER BY repo_path")]
+
+    async def behind(self) -> list[int]:
+        """Projects whose requested generation was not synced yet (for the reconcile sweep)."""
+        rows = await self._fetch("SELECT id FROM projects WHERE requested_gen > done_gen ORDER BY id")
+        return [int(r["id"]) for r in rows]
+
+    async def set_status(self, project_id: int, status: str, error: str | None = None) -> None:
+        """Set a project's status (and its last error, cleared when None)."""
+        await self._execute(
+            "UPDATE projects SET status = $2, last_error = $3, updated_at = now() WHERE id = $1",
+            project_id, status, error,
+        )  # fmt: skip
+
+    async def mark_synced(self, project_id: int, sha: str | None, gen: int, default_branch: str | None) -> None:
+        """The index now equals `sha`: advance indexed_sha and the covered generation."""
+        await self._execute(
+            """
+            UPDATE projects SET indexed_sha = $2, done_gen = GREATEST(done_gen, $3), status = 'ok',
+                last_error = NULL, full_sync = false, indexed_at = now(), updated_at = now(),
+                default_branch = COALESCE($4, default_branch)
+            WHERE id = $1
+            """,
+            project_id, sha, gen, default_branch,
+        )  # fmt: skip
+
+    async def rename_project(self, project_id: int, repo_path: str) -> bool:
+        """Record a new path (rename or transfer); False when the project is unknown."""
+        result = await self._execute(
+            "UPDATE projects SET repo_path = $2, updated_at = now() WHERE id = $1", project_id, repo_path
+        )
+        return result.endswith(" 1")
+
+    async def delete_project(self, project_id: int) -> None:
+        """Forget a project: its state and its manifest (runs and deliveries stay as history)."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("DELETE FROM file_manifest WHERE project_id = $1", project_id)
+            await conn.execute("DELETE FROM projects WHERE id = $1", project_id)
+
+    async def start_run(self, project_id: int, trigger: str, from_sha: str | None) -> int:
+        """Open an `index_jobs` row for a sync run."""
+        run_id = await self._fetchval(
+            """
+            INSERT INTO index_jobs (project_id, trigger, from_sha, status, started_at)
+            VALUES ($1, $2, $3, 'RUNNING', now()) RETURNING id
+            """,
+            project_id, trigger, from_sha,
+        )  # fmt: skip
+        return int(run_id)
+
+    async def finish_run(
+        self, run_id: int, *, status: str, to_sha: str | None, mode: str | None, counts: RunCounts, error: str | None
+    ) -> None:
+        """Close a sync run with its outcome and counts."""
+        await self._execute(
+            """
+            UPDATE index_jobs SET status = $2, to_sha = $3, mode = $4, files_changed = $5, files_parsed = $6,
+                files_skipped = $7, files_deleted = $8, chunks_embedded = $9, chunks_reused = $10,
+                chunks_deleted = $11, error = $12, finished_at = now()
+            WHERE id = $1
+            """,
+            run_id, status, to_sha, mode, counts.files_changed, counts.files_parsed, counts.files_skipped,
+            counts.files_deleted, counts.chunks_embedded, counts.chunks_reused, counts.chunks_deleted, error,
+        )  # fmt: skip
+
+    async def runs(self, project_id: int) -> list[dict[str, Any]]:
+        """Sync runs of a project, newest first."""
+        rows = await self._fetch("SELECT * FROM index_jobs WHERE project_id = $1 ORDER BY id DESC", project_id)
+        return [dict(r) for r in rows]
+
+    async def manifest(self, project_id: int) -> dict[str, str]:
+        """Indexed file path → blob sha."""
+        rows = await self._fetch("SELECT path, blob_sha FROM file_manifest WHERE project_id = $1", project_id)
+        return {str(r["path"]): str(r["blob_sha"]) for r in rows}
+
+    async def update_manifest(
+        self, project_id: int, upserts: Mapping[str, tuple[str, Sequence[str]]], deletes: Sequence[str]
+    ) -> None:
+        """Write blob shas and chunk ids of changed files and forget deleted ones, in one transaction."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            if deletes:
+                await conn.execute(
+                    "DELETE FROM file_manifest WHERE project_id = $1 AND path = ANY($2::text[])",
+                    project_id,
+                    list(deletes),
+                )
+            if upserts:
+                await conn.executemany(
+                    """
+                    INSERT INTO file_manifest (project_id, path, blob_sha, chunk_ids) VALUES ($1, $2, $3, $4)
+                    ON CONFLICT (project_id, path) DO UPDATE SET blob_sha = EXCLUDED.blob_sha,
+                        chunk_ids = EXCLUDED.chunk_ids
+                    """,
+                    [(project_id, path, blob, list(ids)) for path, (blob, ids) in upserts.items()],
+                )
+
+    @asynccontextmanager
+    async def project_lock(self, project_id: int) -> AsyncIterator[bool]:
+        """Hold a session advisory lock for one project while the block runs; yields False when busy.
+
+        The lock lives on one pooled connection, so a killed worker releases it when its
+        connection drops: no stale locks, no TTL to tune.
+        """
+        async with self.pool.acquire() as conn:
+            got = await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", _LOCK_NAMESPACE, project_id)
+            try:
+                yield bool(got)
+            finally:
+                if got:
+                    await conn.execute("SELECT pg_advisory_unlock($1, $2)", _LOCK_NAMESPACE, project_id)
+
+    async def _fetchval(self, query: str, *args: Any) -> Any:
+        try:
+            return await self.pool.fetchval(query, *args)
+        except (OSError, asyncpg.PostgresError) as exc:
+            raise StorageError(f"PostgreSQL query failed: {exc}") from exc
+
+    async def _fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
+        try:
+            return await self.pool.fetchrow(query, *args)
+        except (OSError, asyncpg.PostgresError) as exc:
+            raise StorageError(f"PostgreSQL query failed: {exc}") from exc
+
+    async def _fetch(self, query: str, *args: Any) -> list[asyncpg.Record]:
+        try:
+            return await self.pool.fetch(query, *args)
+        except (OSError, asyncpg.PostgresError) as exc:
+            raise StorageError(f"PostgreSQL query failed: {exc}") from exc
+
+    async def _execute(self, query: str, *args: Any) -> str:
+        try:
+            return str(await self.pool.execute(query, *args))
+        except (OSError, asyncpg.PostgresError) as exc:
+            raise StorageError(f"PostgreSQL query failed: {exc}") from exc

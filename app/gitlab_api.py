@@ -1,0 +1,242 @@
+"""GitLab REST adapter over python-gitlab: the five calls the sync needs, none of them a clone.
+
+python-gitlab is blocking (requests), so every call runs in a worker thread with one `Gitlab`
+client per thread (a requests `Session` is not guaranteed thread-safe). python-gitlab retries 5xx
+and honours 429 `Retry-After` itself (`retry_transient_errors=True`); what still fails is
+translated here into `GitLabUnavailableError`, `GitLabNotFoundError` or `GitLabAuthError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import gitlab
+import gitlab.exceptions
+import requests
+
+from app.errors import GitLabAuthError, GitLabError, GitLabNotFoundError, GitLabUnavailableError
+from app.settings import GitLabSettings
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectInfo:
+    """What the sync needs to know about a project."""
+
+    id: int
+    path_with_namespace: str
+    default_branch: str | None
+    empty: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Diff:
+    """One changed path of a compare (no blob ids: GitLab's compare has none)."""
+
+    old_path: str
+    new_path: str
+    new_file: bool
+    renamed_file: bool
+    deleted_file: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Comparison:
+    """A compare's changed paths; `overflow` when GitLab cut the list (`compare_timeout`)."""
+
+    diffs: tuple[Diff, ...]
+    overflow: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawFile:
+    """A file's bytes and blob id (`X-Gitlab-Blob-Id`); `data` is None when it is over the size cap."""
+
+    data: bytes | None
+    blob_id: str
+    size: int
+
+
+class GitLabClient:
+    """Async facade over python-gitlab with bounded concurrency."""
+
+    def __init__(self, settings: GitLabSettings) -> None:
+        if not settings.url or settings.token is None:
+            raise GitLabError("GitLab URL and token must be configured (JAVAKB_GITLAB__URL, JAVAKB_GITLAB__TOKEN)")
+        self._url = settings.url
+        self._token = settings.token.get_secret_value()
+        self._timeout = settings.timeout_s
+        self._local = threading.local()
+        self._pool = ThreadPoolExecutor(max_workers=settings.api_concurrency, thread_name_prefix="gitlab")
+        self._slots = asyncio.Semaphore(settings.api_concurrency)
+
+    def close(self) -> None:
+        """Stop the worker threads."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _client(self) -> gitlab.Gitlab:
+        client: gitlab.Gitlab | None = getattr(self._local, "client", None)
+        if client is None:
+            client = gitlab.Gitlab(
+                self._url, private_token=self._token, timeout=self._timeout, retry_transient_errors=True, per_page=100
+            )
+            self._local.client = client
+        return client
+
+    async def _call(self, fn: Callable[[gitlab.Gitlab], T]) -> T:
+        async with self._slots:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool, _translated, lambda: fn(self._client()))
+
+    async def project(self, project_id: int) -> ProjectInfo:
+        """GET /projects/:id."""
+
+        def get(gl: gitlab.Gitlab) -> ProjectInfo:
+            attrs = gl.projects.get(project_id).attributes
+            return ProjectInfo(
+                id=int(attrs["id"]),
+                path_with_namespace=str(attrs["path_with_namespace"]),
+                default_branch=attrs.get("default_branch") or None,
+                empty=bool(attrs.get("empty_repo", False)),
+            )
+
+        return await self._call(get)
+
+    async def branch_head(self, project_id: int, branch: str) -> str | None:
+        """The commit a branch points at; None when the branch does not exist (an empty repository)."""
+
+        def get(gl: gitlab.Gitlab) -> str | None:
+            try:
+                branch_obj = gl.projects.get(project_id, lazy=True).branches.get(branch)
+            except gitlab.exceptions.GitlabGetError as exc:
+                if exc.response_code == 404:
+                    return None
+                raise
+            return str(branch_obj.attributes["commit"]["id"])
+
+        return await self._call(get)
+
+    async def compare(self, project_id: int, from_sha: str, to_sha: str) -> Comparison | None:
+        """A direct (`straight=true`) compare; None when `from_sha` is gone (force push, GC)."""
+
+        def get(gl: gitlab.Gitlab) -> Comparison | None:
+            project = gl.projects.get(project_id, lazy=True)
+            try:
+                result: dict[str, Any] = project.repository_compare(from_sha, to_sha, straight=True)  # type: ignore[assignment]
+            except gitlab.exceptions.GitlabError as exc:
+                if exc.response_code == 404:
+                    return None
+                raise
+            return Comparison(
+                diffs=tuple(_diff(d) for d in result.get("diffs", [])),
+                overflow=bool(result.get("compare_timeout")),
+            )
+
+        return await self._call(get)
+
+    async def tree(self, project_id: int, sha: str) -> dict[str, str]:
+        """Every blob at a commit: path → blob id (recursive, keyset pagination)."""
+
+        def get(gl: gitlab.Gitlab) -> dict[str, str]:
+            project = gl.projects.get(project_id, lazy=True)
+            entries: Iterator[dict[str, Any]] = project.repository_tree(  # type: ignore[assignment]
+                ref=sha, recursive=True, iterator=True, pagination="keyset", per_page=100
+            )
+            return {str(e["path"]): str(e["id"]) for e in entries if e.get("type") == "blob"}
+
+        return await self._call(get)
+
+    async def raw_file(self, project_id: int, path: str, ref: str, max_bytes: int) -> RawFile:
+        """A file's bytes at a ref with its blob id; over `max_bytes` only the size is returned."""
+
+        def get(gl: gitlab.Gitlab) -> RawFile:
+            url = f"/projects/{project_id}/repository/files/{quote(path, safe='')}/raw"
+            response: requests.Response = gl.http_request("get", url, query_data={"ref": ref}, streamed=True)
+            return _read_capped(response, max_bytes)
+
+        return await self._call(get)
+
+    async def raw_blob(self, project_id: int, blob_id: str, max_bytes: int) -> RawFile:
+        """A blob's bytes by id (the tree walk knows blob ids)."""
+
+        def get(gl: gitlab.Gitlab) -> RawFile:
+            url = f"/projects/{project_id}/repository/blobs/{blob_id}/raw"
+            response: requests.Response = gl.http_request("get", url, streamed=True)
+            raw = _read_capped(response, max_bytes)
+            return RawFile(data=raw.data, blob_id=blob_id, size=raw.size)
+
+        return await self._call(get)
+
+    async def project_ids(self) -> list[ProjectInfo]:
+        """Every non-archived project the token can see (keyset pagination), for a backfill."""
+
+        def get(gl: gitlab.Gitlab) -> list[ProjectInfo]:
+            found: list[ProjectInfo] = []
+            for p in gl.projects.list(iterator=True, pagination="keyset", order_by="id", sort="asc", archived=False):
+                attrs = p.attributes
+                found.append(
+                    ProjectInfo(
+                        id=int(attrs["id"]),
+                        path_with_namespace=str(attrs["path_with_namespace"]),
+                        default_branch=attrs.get("default_branch") or None,
+                        empty=bool(attrs.get("empty_repo", False)),
+                    )
+                )
+            return found
+
+        return await self._call(get)
+
+
+def _diff(d: dict[str, Any]) -> Diff:
+    return Diff(
+        old_path=str(d["old_path"]),
+        new_path=str(d["new_path"]),
+        new_file=bool(d.get("new_file")),
+        renamed_file=bool(d.get("renamed_file")),
+        deleted_file=bool(d.get("deleted_file")),
+    )
+
+
+def _read_capped(response: requests.Response, max_bytes: int) -> RawFile:
+    """Read a streamed body up to `max_bytes`; past it, stop and report only the size."""
+    blob_id = response.headers.get("X-Gitlab-Blob-Id", "")
+    declared = int(response.headers.get("X-Gitlab-Size") or response.headers.get("Content-Length") or -1)
+    try:
+        if declared > max_bytes:
+            return RawFile(data=None, blob_id=blob_id, size=declared)
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_content(chunk_size=65536):
+            size += len(chunk)
+            if size > max_bytes:
+                return RawFile(data=None, blob_id=blob_id, size=size)
+            chunks.append(chunk)
+        return RawFile(data=b"".join(chunks), blob_id=blob_id, size=size)
+    finally:
+        response.close()
+
+
+def _translated(call: Callable[[], T]) -> T:
+    """Run a python-gitlab call and translate its errors (runs in a worker thread)."""
+    try:
+        return call()
+    except gitlab.exceptions.GitlabAuthenticationError as exc:
+        raise GitLabAuthError(f"GitLab refused the token: {exc}") from exc
+    except gitlab.exceptions.GitlabError as exc:
+        code = exc.response_code or 0
+        if code in (401, 403):
+            raise GitLabAuthError(f"GitLab refused the token (HTTP {code})") from exc
+        if code == 404:
+            raise GitLabNotFoundError(f"not found on GitLab: {exc.error_message}") from exc
+        if code == 429 or code >= 500:
+            raise GitLabUnavailableError(f"GitLab unavailable (HTTP {code}): {exc.error_message}") from exc
+        raise GitLabError(f"GitLab error (HTTP {code}): {exc.error_message}") from exc
+    except (requests.ConnectionError, requests.Timeout) as exc:
+        raise GitLabUnavailableError(f"GitLab unreachable: {exc}") from exc

@@ -1,0 +1,242 @@
+"""One sync run of one project: make the index equal to the default branch's head, per file.
+
+`plan_compare` and `plan_tree` are pure: they turn GitLab's view of what changed into files to
+fetch and paths to drop. `Syncer.sync_once` does the I/O: read the head, plan (compare from the
+indexed commit, or walk the tree against the manifest), fetch only changed blobs, chunk off the
+event loop, write through the `Indexer`, then advance `indexed_sha` last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from qdrant_client import models as qm
+
+from app.db import Database, ProjectRow, RunCounts
+from app.deps import Deps
+from app.gitlab_api import Diff, GitLabClient, ProjectInfo, RawFile
+from app.indexing import WritePlan
+from app.vectors import repo_payload
+from pipeline.chunking import chunk_source
+from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
+from pipeline.scope import Scope
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fetch:
+    """A file to fetch and index; `blob_id` when the tree walk knows it, `moved_from` for a rename."""
+
+    path: str
+    blob_id: str | None = None
+    moved_from: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncPlan:
+    """Files to fetch and paths whose points go."""
+
+    mode: str  # compare | tree
+    fetch: tuple[Fetch, ...]
+    delete: tuple[str, ...]
+
+
+def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
+    """Plan from a `straight=true` compare: added/modified fetch, deleted drop, renames move."""
+    fetch: list[Fetch] = []
+    delete: list[str] = []
+    for d in diffs:
+        old_in, new_in = scope.matches(d.old_path), scope.matches(d.new_path)
+        if d.deleted_file:
+            if old_in:
+                delete.append(d.old_path)
+        elif d.renamed_file:
+            if new_in:
+                fetch.append(Fetch(path=d.new_path, moved_from=d.old_path if old_in else None))
+            elif old_in:
+                delete.append(d.old_path)
+        elif new_in:
+            fetch.append(Fetch(path=d.new_path))
+    return SyncPlan(mode="compare", fetch=tuple(fetch), delete=tuple(delete))
+
+
+def plan_tree(tree: Mapping[str, str], manifest: Mapping[str, str], scope: Scope) -> SyncPlan:
+    """Plan from a full tree walk diffed against the manifest of indexed blobs.
+
+    A path that vanished whose blob reappears under a new path is taken as a rename, so its
+    chunks move instead of being embedded again.
+    """
+    wanted = {path: blob for path, blob in tree.items() if scope.matches(path)}
+    gone = {path: blob for path, blob in manifest.items() if path not in wanted}
+    gone_by_blob = {blob: path for path, blob in gone.items()}
+    fetch: list[Fetch] = []
+    for path, blob in sorted(wanted.items()):
+        if manifest.get(path) == blob:
+            continue
+        moved = gone_by_blob.pop(blob, None) if path not in manifest else None
+        fetch.append(Fetch(path=path, blob_id=blob, moved_from=moved))
+    moved_away = {f.moved_from for f in fetch if f.moved_from}
+    delete = tuple(sorted(p for p in gone if p not in moved_away))
+    return SyncPlan(mode="tree", fetch=tuple(fetch), delete=delete)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncOutcome:
+    """What a run did."""
+
+    project_id: int
+    from_sha: str | None
+    to_sha: str | None
+    mode: str
+    counts: RunCounts
+    seconds: float
+
+
+class Syncer:
+    """Runs sync steps with the service's resources."""
+
+    def __init__(self, deps: Deps, db: Database, gitlab: GitLabClient, executor: Executor | None = None) -> None:
+        self.deps = deps
+        self.db = db
+        self.gitlab = gitlab
+        self.executor = executor
+        self.config: ChunkerConfig = deps.settings.chunking.to_config()
+        self.scope = Scope.from_config(self.config)
+        self.batch = deps.settings.worker.files_per_batch
+
+    async def sync_once(self, row: ProjectRow, trigger: str) -> SyncOutcome:
+        """Bring one project's index to its default branch head (or do nothing when it is there)."""
+        started = time.monotonic()
+        info = await self.gitlab.project(row.id)
+        await self._follow_rename(row, info)
+        head = await self.gitlab.branch_head(row.id, info.default_branch) if info.default_branch else None
+        gen = row.requested_gen
+        if head is None or (head == row.indexed_sha and not row.full_sync):
+            await self.db.mark_synced(row.id, head or row.indexed_sha, gen, info.default_branch)
+            return SyncOutcome(
+                project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode="noop", counts=RunCounts(),
+                seconds=time.monotonic() - started,
+            )  # fmt: skip
+        run_id = await self.db.start_run(row.id, trigger, row.indexed_sha)
+        await self.db.set_status(row.id, "syncing", row.last_error)
+        try:
+            plan = await self._plan(row, head)
+            context = SourceContext(
+                repo_path=info.path_with_namespace,
+                gitlab_project_id=row.id,
+                commit_sha=head,
+                branch=info.default_branch,
+            )
+            counts = await self._apply(row.id, plan, context)
+        except Exception as exc:
+            await self.db.finish_run(
+                run_id, status="FAILED", to_sha=head, mode=None, counts=RunCounts(), error=str(exc)
+            )
+            raise
+        await self.db.mark_synced(row.id, head, gen, info.default_branch)  # last: only after every write
+        await self.db.finish_run(run_id, status="DONE", to_sha=head, mode=plan.mode, counts=counts, error=None)
+        return SyncOutcome(
+            project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode=plan.mode, counts=counts,
+            seconds=time.monotonic() - started,
+        )  # fmt: skip
+
+    async def _follow_rename(self, row: ProjectRow, info: ProjectInfo) -> None:
+        # A rename whose hook was missed: catch up before writing under the new path.
+        if info.path_with_namespace != row.repo_path:
+            await rename_points(self.deps, row.id, info.path_with_namespace)
+            await self.db.rename_project(row.id, info.path_with_namespace)
+
+    async def _plan(self, row: ProjectRow, head: str) -> SyncPlan:
+        if row.indexed_sha and not row.full_sync:
+            comparison = await self.gitlab.compare(row.id, row.indexed_sha, head)
+            if comparison is not None and not comparison.overflow:
+                return plan_compare(comparison.diffs, self.scope)
+            logger.info("project %s: compare %s", row.id, "overflowed" if comparison else "lost its base commit")
+        tree = await self.gitlab.tree(row.id, head)
+        return plan_tree(tree, await self.db.manifest(row.id), self.scope)
+
+    async def _apply(self, project_id: int, plan: SyncPlan, context: SourceContext) -> RunCounts:
+        totals = _Totals(files_changed=len(plan.fetch) + len(plan.delete))
+        for start in range(0, len(plan.fetch), self.batch):
+            batch = plan.fetch[start : start + self.batch]
+            raws = await asyncio.gather(*(self._download(project_id, f, context) for f in batch))
+            results = await asyncio.gather(*(self._chunk(f, raw, context) for f, raw in zip(batch, raws, strict=True)))
+            moved = {f.path: f.moved_from for f in batch if f.moved_from}
+            written = await self.deps.indexer.write(context.repo_path, results, moved_from=moved)
+            totals.add(written, results)
+            upserts = {
+                f.path: (raw.blob_id, [c.id for c in result.chunks])
+                for f, raw, result in zip(batch, raws, results, strict=True)
+            }
+            await self.db.update_manifest(project_id, upserts, list(moved.values()))
+        if plan.delete:
+            totals.chunks_deleted += await self.deps.indexer.delete_files(context.repo_path, plan.delete)
+            await self.db.update_manifest(project_id, {}, plan.delete)
+        totals.files_deleted = len(plan.delete)
+        return totals.frozen()
+
+    async def _download(self, project_id: int, f: Fetch, context: SourceContext) -> RawFile:
+        limit = self.config.max_file_bytes
+        if f.blob_id:
+            return await self.gitlab.raw_blob(project_id, f.blob_id, limit)
+        assert context.commit_sha is not None
+        return await self.gitlab.raw_file(project_id, f.path, context.commit_sha, limit)
+
+    async def _chunk(self, f: Fetch, raw: RawFile, context: SourceContext) -> FileResult:
+        if raw.data is None:
+            detail = f"{raw.size} bytes is above the limit of {self.config.max_file_bytes}"
+            return FileResult(
+                file_path=f.path, skipped=(Skipped(file_path=f.path, reason=SkipReason.TOO_LARGE, detail=detail),)
+            )
+        loop = asyncio.get_running_loop()
+        # Parsing is CPU-bound: never on the event loop.
+        return await loop.run_in_executor(self.executor, chunk_source, raw.data, f.path, context, self.config)
+
+
+@dataclass(slots=True)
+class _Totals:
+    files_changed: int = 0
+    files_parsed: int = 0
+    files_skipped: int = 0
+    files_deleted: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    chunks_deleted: int = 0
+
+    def add(self, plan: WritePlan, results: Sequence[FileResult]) -> None:
+        self.files_parsed += sum(1 for r in results if r.chunks or not r.skipped)
+        self.files_skipped += sum(1 for r in results if r.skipped and not r.chunks)
+        self.chunks_embedded += len(plan.embed)
+        self.chunks_reused += len(plan.refresh) + len(plan.move)
+        self.chunks_deleted += len(plan.delete)
+
+    def frozen(self) -> RunCounts:
+        return RunCounts(
+            files_changed=self.files_changed,
+            files_parsed=self.files_parsed,
+            files_skipped=self.files_skipped,
+            files_deleted=self.files_deleted,
+            chunks_embedded=self.chunks_embedded,
+            chunks_reused=self.chunks_reused,
+            chunks_deleted=self.chunks_deleted,
+        )
+
+
+def _project_filter(project_id: int) -> qm.Filter:
+    return qm.Filter(must=[qm.FieldCondition(key="gitlab_project_id", match=qm.MatchValue(value=project_id))])
+
+
+async def rename_points(deps: Deps, project_id: int, repo_path: str) -> None:
+    """Rewrite repo_path in a project's points (rename or transfer): payload only, no re-embedding."""
+    await deps.store.set_payload_where(_project_filter(project_id), repo_payload(repo_path))
+
+
+async def purge_points(deps: Deps, project_id: int) -> None:
+    """Delete every point of a project."""
+    await deps.store.delete_where(_project_filter(project_id))

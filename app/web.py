@@ -1,0 +1,137 @@
+"""The Starlette application: the GitLab receiver, admin endpoints and health checks.
+
+`create_app(settings)` opens its own `Deps` in the lifespan (PostgreSQL, Redis, Qdrant);
+`create_app(settings, deps=...)` reuses the caller's, which is how `javakb serve` runs the
+receiver and the worker in one process over one embedded Qdrant.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, TypedDict
+
+from redis.exceptions import RedisError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from app.deps import Deps, open_deps
+from app.errors import ServiceError
+from app.queue import BACKFILL, enqueue_once
+from app.settings import Settings
+from hooks.receiver import make_endpoint
+
+logger = logging.getLogger(__name__)
+
+
+class State(TypedDict):
+    """Lifespan state: what every request sees as `request.state`."""
+
+    deps: Deps
+
+
+def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
+    """The web application."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[State]:
+        if deps is not None:
+            yield {"deps": deps}
+            return
+        async with open_deps(settings, with_db=True, with_queue=True) as opened:
+            await opened.store.ensure(await opened.index_model())
+            yield {"deps": opened}
+
+    routes = [
+        Route("/hooks/gitlab", make_endpoint(), methods=["POST"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/admin/reindex", admin_reindex, methods=["POST"]),
+        Route("/admin/projects", admin_projects, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def healthz(request: Request) -> JSONResponse:
+    """Liveness: the process answers."""
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> JSONResponse:
+    """Readiness: PostgreSQL, Redis and Qdrant answer."""
+    deps: Deps = request.state.deps
+    checks: dict[str, str] = {}
+    try:
+        await deps.require_db().pool.fetchval("SELECT 1")
+        checks["postgres"] = "ok"
+    except (ServiceError, OSError) as exc:
+        checks["postgres"] = f"error: {exc}"
+    try:
+        await deps.require_queue().ping()
+        checks["redis"] = "ok"
+    except (ServiceError, RedisError, OSError) as exc:
+        checks["redis"] = f"error: {exc}"
+    try:
+        await deps.store.count()
+        checks["qdrant"] = "ok"
+    except ServiceError as exc:
+        checks["qdrant"] = f"error: {exc}"
+    ready = all(v == "ok" for v in checks.values())
+    return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+
+
+def _admin_ok(request: Request) -> bool:
+    deps: Deps = request.state.deps
+    header = request.headers.get("authorization", "")
+    token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
+    return bool(token) and any(
+        hmac.compare_digest(token.encode(), t.get_secret_value().encode()) for t in deps.settings.admin_tokens
+    )
+
+
+async def admin_reindex(request: Request) -> JSONResponse:
+    """Backfill: `{"projects": [ids]}` or `{"all": true}`, with `"full": true` to walk whole trees."""
+    if not _admin_ok(request):
+        return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+    try:
+        body: Any = await request.json()
+    except ValueError:
+        return JSONResponse({"error": "malformed JSON"}, status_code=400)
+    if not isinstance(body, dict):
+        return JSONResponse({"error": "expected a JSON object"}, status_code=400)
+    projects = body.get("projects")
+    if not body.get("all") and not (isinstance(projects, list) and all(isinstance(p, int) for p in projects)):
+        return JSONResponse({"error": 'give "projects": [ids] or "all": true'}, status_code=400)
+    deps: Deps = request.state.deps
+    ids = None if body.get("all") else list(projects or [])
+    full = bool(body.get("full", False))
+    job_id = f"backfill:{'all' if ids is None else ','.join(map(str, ids))}:{int(full)}"
+    queued = await enqueue_once(deps.require_queue(), BACKFILL, job_id, ids, full)
+    return JSONResponse({"status": "enqueued" if queued else "already queued", "job_id": job_id}, status_code=202)
+
+
+async def admin_projects(request: Request) -> JSONResponse:
+    """Every project's sync state."""
+    if not _admin_ok(request):
+        return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+    deps: Deps = request.state.deps
+    rows = await deps.require_db().projects()
+    return JSONResponse(
+        [
+            {
+                "id": r.id,
+                "repo_path": r.repo_path,
+                "default_branch": r.default_branch,
+                "indexed_sha": r.indexed_sha,
+                "target_sha": r.target_sha,
+                "status": r.status,
+                "last_error": r.last_error,
+                "indexed_at": r.indexed_at.isoformat() if r.indexed_at else None,
+            }
+            for r in rows
+        ]
+    )

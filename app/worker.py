@@ -1,0 +1,185 @@
+"""arq functions and the worker's settings: thin wrappers that call the sync with `Deps`.
+
+Coalescing: every delivery bumps the project's `requested_gen` and enqueues `sync:<id>:<gen>`.
+A job takes the project's advisory lock (so one project never syncs in parallel), then loops:
+read the generation, sync to the *current* head read from the API (so an older push arriving late
+cannot move the index backwards), record the generation as done, and go again if more deliveries
+came in meanwhile. Jobs that find the work done return at once; a job that finds the lock busy
+while work is pending retries shortly, in case the holder already made its last check.
+
+Errors: transient ones (GitLab 5xx/429/timeouts, embedding outage, Qdrant/PostgreSQL) become
+`arq.Retry` with backoff; arq retries nothing else. The project keeps its previous index and shows
+`last_error`. Bad input inside a file never fails a job (the pipeline reports it as skipped).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from arq import Retry, cron
+from arq.worker import Function, Worker, func
+
+from app.deps import Deps
+from app.errors import TRANSIENT_ERRORS, GitLabNotFoundError, ServiceError
+from app.queue import BACKFILL, MOVE, PURGE, REFRESH, SYNC, enqueue_sync
+from app.settings import Settings
+from app.sync import Syncer, SyncOutcome, purge_points, rename_points
+
+logger = logging.getLogger(__name__)
+
+MAX_LOOPS = 5  # syncs per job before it hands over to the next queued job
+BUSY_RETRY_S = 2.0
+
+
+def deps_of(ctx: dict[str, Any]) -> Deps:
+    """The `Deps` the worker put in its context at start."""
+    deps: Deps = ctx["deps"]
+    return deps
+
+
+def backoff_s(job_try: int, cap: float = 300.0) -> float:
+    """Seconds before retry number `job_try` (1, 2, 4, ... capped)."""
+    return float(min(cap, 2 ** max(0, job_try - 1)))
+
+
+async def sync_project(ctx: dict[str, Any], project_id: int, trigger: str = "push") -> str:
+    """Sync one project to its default branch head, coalescing deliveries that arrive meanwhile."""
+    deps = deps_of(ctx)
+    db = deps.require_db()
+    syncer = Syncer(deps, db, deps.require_gitlab(), deps.executor)
+    async with db.project_lock(project_id) as locked:
+        if not locked:
+            row = await db.project(project_id)
+            if row is not None and row.requested_gen > row.done_gen:
+                raise Retry(defer=BUSY_RETRY_S)  # the holder may have made its last check already
+            return "busy: another job covers it"
+        runs = 0
+        while runs < MAX_LOOPS:
+            row = await db.project(project_id)
+            if row is None:
+                return "unknown project"
+            if row.done_gen >= row.requested_gen and not row.full_sync:
+                return f"up to date after {runs} runs"
+            outcome = await _guarded(ctx, db.set_status, project_id, syncer.sync_once(row, trigger))
+            runs += 1
+            c = outcome.counts
+            logger.info(
+                "sync %s %s..%s %s: %d files, %d embedded, %d reused, %d deleted (%.2fs)",
+                project_id, (outcome.from_sha or "-")[:10], (outcome.to_sha or "-")[:10], outcome.mode,
+                c.files_changed, c.chunks_embedded, c.chunks_reused, c.chunks_deleted, outcome.seconds,
+            )  # fmt: skip
+        latest = await db.project(project_id)
+        if latest is not None:
+            await enqueue_sync(deps.require_queue(), project_id, latest.requested_gen, "continue")
+        return f"handed over after {runs} runs"
+
+
+async def _guarded(
+    ctx: dict[str, Any],
+    set_status: Callable[[int, str, str | None], Awaitable[None]],
+    project_id: int,
+    step: Awaitable[SyncOutcome],
+) -> SyncOutcome:
+    """Run a sync step; record failures on the project and turn transient ones into `Retry`."""
+    try:
+        return await step
+    except TRANSIENT_ERRORS as exc:
+        await set_status(project_id, "failed", f"{type(exc).__name__}: {exc} (will retry)")
+        raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
+    except GitLabNotFoundError as exc:
+        await set_status(project_id, "failed", f"{type(exc).__name__}: {exc}")
+        raise
+    except ServiceError as exc:
+        await set_status(project_id, "failed", f"{type(exc).__name__}: {exc}")
+        raise
+
+
+async def purge_project(ctx: dict[str, Any], project_id: int) -> str:
+    """A destroyed project: delete its points, then its state."""
+    deps = deps_of(ctx)
+    db = deps.require_db()
+    async with db.project_lock(project_id):
+        await purge_points(deps, project_id)
+        await db.delete_project(project_id)
+    return f"purged project {project_id}"
+
+
+async def move_project(ctx: dict[str, Any], project_id: int, new_path: str) -> str:
+    """A renamed or transferred project: rewrite repo_path in its points and state (no re-embedding)."""
+    deps = deps_of(ctx)
+    db = deps.require_db()
+    async with db.project_lock(project_id):
+        await rename_points(deps, project_id, new_path)
+        await db.rename_project(project_id, new_path)
+    return f"project {project_id} is now {new_path}"
+
+
+async def refresh_project(ctx: dict[str, Any], project_id: int) -> str:
+    """`project_update`: when the default branch changed, resync the whole tree."""
+    deps = deps_of(ctx)
+    db = deps.require_db()
+    info = await deps.require_gitlab().project(project_id)
+    row = await db.project(project_id)
+    if row is not None and row.default_branch == info.default_branch:
+        return "default branch unchanged"
+    gen = await db.request_sync(project_id, info.path_with_namespace, info.default_branch, None, full=True)
+    await enqueue_sync(deps.require_queue(), project_id, gen, "default_branch_changed")
+    return f"full sync of project {project_id} requested"
+
+
+async def backfill(ctx: dict[str, Any], project_ids: list[int] | None = None, full: bool = False) -> str:
+    """Admin backfill: request a sync of the given projects, or of every project GitLab lists."""
+    deps = deps_of(ctx)
+    db = deps.require_db()
+    gitlab = deps.require_gitlab()
+    infos = await gitlab.project_ids() if project_ids is None else [await gitlab.project(p) for p in project_ids]
+    for info in infos:
+        gen = await db.request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=full)
+        await enqueue_sync(deps.require_queue(), info.id, gen, "backfill")
+    return f"requested {len(infos)} syncs"
+
+
+async def reconcile(ctx: dict[str, Any]) -> str:
+    """Enqueue a sync for every project whose deliveries were not all synced (a lost nudge, a crash)."""
+    deps = deps_of(ctx)
+    db = deps.require_db()
+    behind = await db.behind()
+    for project_id in behind:
+        row = await db.project(project_id)
+        if row is not None:
+            await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, "reconcile")
+    return f"{len(behind)} projects behind"
+
+
+def functions(settings: Settings) -> list[Function]:
+    """The worker's functions with their retry and result policies."""
+    tries = settings.worker.max_tries
+    timeout = settings.worker.job_timeout_s
+    return [
+        func(sync_project, name=SYNC, max_tries=tries, timeout=timeout, keep_result=60),
+        func(purge_project, name=PURGE, max_tries=tries, keep_result=3600),
+        func(move_project, name=MOVE, max_tries=tries, keep_result=3600),
+        func(refresh_project, name=REFRESH, max_tries=tries, keep_result=3600),
+        func(backfill, name=BACKFILL, max_tries=3, keep_result=60),
+    ]
+
+
+def build_worker(settings: Settings, deps: Deps, *, burst: bool = False, handle_signals: bool = True) -> Worker:
+    """An arq worker over the given `Deps` (the caller owns their lifetime)."""
+    every = settings.worker.reconcile_every_s
+    return Worker(
+        functions=functions(settings),
+        cron_jobs=[cron(reconcile, second={0}, minute=set(range(0, 60, max(1, every // 60))), run_at_startup=True)],
+        queue_name=settings.redis.queue,
+        redis_pool=deps.require_queue(),
+        burst=burst,
+        poll_delay=0.1 if burst else 0.5,
+        max_jobs=settings.worker.max_jobs,
+        job_timeout=settings.worker.job_timeout_s,
+        handle_signals=handle_signals,
+        health_check_interval=30,
+        ctx={"deps": deps, "started": time.time()},
+    )

@@ -1,0 +1,173 @@
+"""GitLab hook payloads → the few events the indexer acts on (pure).
+
+Dispatch is on `event_name`, falling back to `object_kind` (project and group hooks send both;
+instance events sent only to system hooks have only `event_name`). Only the default branch
+matters: `ref == refs/heads/<project.default_branch>`, and a null default branch (the first push
+to an empty project) counts as default (`Git::BranchHooksService#default_branch?`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.errors import PayloadError
+
+ZERO_SHA = "0" * 40
+_BRANCH_PREFIX = "refs/heads/"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncRequested:
+    """A push to a project's default branch: sync the index to (at least) `after`."""
+
+    event: str
+    project_id: int
+    repo_path: str
+    default_branch: str | None
+    ref: str
+    after: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectDestroyed:
+    """The project is gone: purge its points and state."""
+
+    event: str
+    project_id: int
+    repo_path: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectMoved:
+    """A rename or a transfer: rewrite repo_path, no re-embedding."""
+
+    event: str
+    project_id: int
+    old_path: str
+    new_path: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectUpdated:
+    """Settings changed; the default branch may have (the payload does not say): check through the API."""
+
+    event: str
+    project_id: int
+    repo_path: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ignored:
+    """A delivery we answer and drop, with the reason."""
+
+    event: str
+    reason: str
+    project_id: int | None = None
+
+
+Event = SyncRequested | ProjectDestroyed | ProjectMoved | ProjectUpdated | Ignored
+
+
+def parse_event(body: Any) -> Event:
+    """Classify a decoded JSON body; malformed bodies raise `PayloadError` with a short reason."""
+    if not isinstance(body, dict):
+        raise PayloadError("the body is not a JSON object")
+    name = body.get("event_name") or body.get("object_kind")
+    if not isinstance(name, str) or not name:
+        raise PayloadError("no event_name or object_kind")
+    if name == "push":
+        return _push(body)
+    if name == "repository_update":
+        return _repository_update(body)
+    if name == "project_destroy":
+        return ProjectDestroyed(
+            event=name, project_id=_int(body, "project_id"), repo_path=_str(body, "path_with_namespace")
+        )
+    if name in ("project_rename", "project_transfer"):
+        return ProjectMoved(
+            event=name,
+            project_id=_int(body, "project_id"),
+            old_path=_str(body, "old_path_with_namespace"),
+            new_path=_str(body, "path_with_namespace"),
+        )
+    if name == "project_update":
+        return ProjectUpdated(
+            event=name, project_id=_int(body, "project_id"), repo_path=_str(body, "path_with_namespace")
+        )
+    return Ignored(event=name, reason=f"event {name} is not used")
+
+
+def _push(body: Mapping[str, Any]) -> Event:
+    project = _obj(body, "project")
+    project_id = _int(body, "project_id")
+    ref, after = _str(body, "ref"), _str(body, "after")
+    default = _default_branch(project)
+    if not _is_default(ref, default):
+        return Ignored(event="push", reason=f"{ref} is not the default branch", project_id=project_id)
+    if after == ZERO_SHA:
+        return Ignored(event="push", reason="the default branch was deleted", project_id=project_id)
+    return SyncRequested(
+        event="push",
+        project_id=project_id,
+        repo_path=_str(project, "path_with_namespace"),
+        default_branch=default,
+        ref=ref,
+        after=after,
+    )
+
+
+def _repository_update(body: Mapping[str, Any]) -> Event:
+    project = _obj(body, "project")
+    project_id = _int(body, "project_id")
+    default = _default_branch(project)
+    changes = body.get("changes")
+    if not isinstance(changes, list):
+        raise PayloadError("changes is missing or not a list")
+    for change in changes:
+        if not isinstance(change, dict):
+            raise PayloadError("a change is not an object")
+        ref, after = _str(change, "ref"), _str(change, "after")
+        if _is_default(ref, default) and after != ZERO_SHA:
+            return SyncRequested(
+                event="repository_update",
+                project_id=project_id,
+                repo_path=_str(project, "path_with_namespace"),
+                default_branch=default,
+                ref=ref,
+                after=after,
+            )
+    return Ignored(event="repository_update", reason="no change to the default branch", project_id=project_id)
+
+
+def _default_branch(project: Mapping[str, Any]) -> str | None:
+    value = project.get("default_branch")
+    return value if isinstance(value, str) and value else None
+
+
+def _is_default(ref: str, default: str | None) -> bool:
+    if not ref.startswith(_BRANCH_PREFIX):
+        return False  # tags and other refs
+    return default is None or ref == _BRANCH_PREFIX + default
+
+
+def _obj(body: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = body.get(key)
+    if not isinstance(value, dict):
+        raise PayloadError(f"{key} is missing or not an object")
+    return value
+
+
+def _str(body: Mapping[str, Any], key: str) -> str:
+    value = body.get(key)
+    if not isinstance(value, str) or not value:
+        raise PayloadError(f"{key} is missing or not a string")
+    return value
+
+
+def _int(body: Mapping[str, Any], key: str) -> int:
+    value = body.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PayloadError(f"{key} is missing or not an integer")
+    return value
