@@ -44,8 +44,11 @@ def apply_migrations(dsn: str, directory: Path = MIGRATIONS_DIR) -> int:
     ensure_database(dsn)
     backend = get_backend(yoyo_url(dsn))
     migrations = read_migrations(str(directory))
-    with backend.lock():
-        pending = backend.to_apply(migrations)
-        backend.apply_migrations(pending)
+    try:
+        with backend.lock():
+            pending = backend.to_apply(migrations)
+            backend.apply_migrations(pending)
+    finally:
+        backend.connection.close()  # yoyo keeps its connection open otherwise
     logger.info("applied %d migrations", len(pending))
     return len(pending)
