@@ -45,6 +45,8 @@ class Modifiers:
 
     def has(self, *names: str) -> bool:
         """True when any annotation has one of these simple names."""
+        if not self.annotations:
+            return False  # most declarations: skip the generator
         return any(a.name in names for a in self.annotations)
 
     def find(self, *names: str) -> Annotation | None:
@@ -63,9 +65,14 @@ def read_modifiers(decl: Node) -> Modifiers:
     keywords: list[str] = []
     annotations: list[Annotation] = []
     for child in mods.children:
-        if child.type in ("annotation", "marker_annotation"):
+        kind = child.type
+        if kind == "annotation" or kind == "marker_annotation":
             annotations.append(read_annotation(child))
-        elif not child.is_named or child.type not in ("line_comment", "block_comment"):
+        elif not child.is_named:
+            # A keyword token's type is its text, and reading it copies no source; a token that
+            # error recovery inserted (missing) has no text.
+            keywords.append("" if child.is_missing else kind)
+        elif kind != "line_comment" and kind != "block_comment":
             keywords.append(text(child))
     return Modifiers(keywords=tuple(keywords), annotations=tuple(annotations))
 

@@ -51,6 +51,7 @@ class FileCalls:
         self._decls = _collect_decls(found)
         self._decl_starts = [d[0] for d in self._decls]
         self._decl_types: dict[int, str] = {}
+        self._resolved: dict[str, str | None] = {}
 
     def calls_in(self, rows: tuple[int, int], body_rows: tuple[int, int], scope: CallScope) -> CallList:
         """Calls on rows `rows` (inclusive) as `Receiver.method`, and their fully qualified forms.
@@ -58,26 +59,31 @@ class FileCalls:
         Local variables are looked up among the declarations on `body_rows`, the whole method,
         so a part of a split method still knows the locals declared in the parts before it.
         """
-        lo, hi = bisect_left(self._call_starts, rows[0]), bisect_left(self._call_starts, rows[1] + 1)
+        starts = self._call_starts
+        lo, hi = bisect_left(starts, rows[0]), bisect_left(starts, rows[1] + 1)
         if lo == hi:
             return (), ()
         d_lo = bisect_left(self._decl_starts, body_rows[0])
         d_hi = bisect_left(self._decl_starts, body_rows[1] + 1)
-        locals_at = {self._decls[i][1]: i for i in range(d_lo, d_hi)}  # a later declaration shadows
-
-        def local_type(variable: str) -> str | None:
-            index = locals_at.get(variable)
-            return None if index is None else self._type_of(index)
-
+        local_type = _Locals(self._decls, d_lo, d_hi, self._type_of).type_of
         calls: dict[str, None] = {}
         fq: dict[str, None] = {}
-        resolve = scope.imports.resolve
+        resolve = self._resolve
         for _, node, name in self._calls[lo:hi]:
             receiver, resolved = _receiver(node, name, local_type, scope)
             calls[f"{receiver}.{name}"] = None
-            if resolved and (target := resolve(receiver)):
+            if resolved and (target := resolve(receiver, scope.imports)):
                 fq[f"{target}.{name}"] = None
         return tuple(calls), tuple(fq)
+
+    def _resolve(self, name: str, imports: Imports) -> str | None:
+        # Every method of a file resolves against the file's one `Imports`, and receivers repeat
+        # (a field or a type is called dozens of times), so answers are kept for the file.
+        try:
+            return self._resolved[name]
+        except KeyError:
+            target = self._resolved[name] = imports.resolve(name)
+            return target
 
     def _type_of(self, index: int) -> str:
         cached = self._decl_types.get(index)
@@ -85,6 +91,29 @@ class FileCalls:
             cached = _declared_type(self._decls[index][2])
             self._decl_types[index] = cached
         return cached
+
+
+class _Locals:
+    """The local declarations of one method, indexed by name on the first lookup.
+
+    A quarter of the methods with calls never look a local up (unqualified calls, `this`, fields),
+    so the name index is only built when a receiver is a plain identifier.
+    """
+
+    __slots__ = ("_decls", "_lo", "_hi", "_typed", "_index")
+
+    def __init__(self, decls: list[_Decl], lo: int, hi: int, typed: Callable[[int], str]) -> None:
+        self._decls, self._lo, self._hi, self._typed = decls, lo, hi, typed
+        self._index: dict[str, int] | None = None
+
+    def type_of(self, variable: str) -> str | None:
+        """Declared simple type of a local variable or parameter of the method, if it has one."""
+        index = self._index
+        if index is None:
+            decls = self._decls
+            index = self._index = {decls[i][1]: i for i in range(self._lo, self._hi)}  # a later one shadows
+        found = index.get(variable)
+        return None if found is None else self._typed(found)
 
 
 def _collect_calls(found: Scan) -> list[_Call]:
@@ -127,6 +156,8 @@ def _receiver(node: Node | None, name: str, local_type: LocalType, scope: CallSc
         if static:
             return static.rsplit(".", 2)[-2], True
         return scope.type_name, True
+    if node.type == "identifier":  # `repo.save(x)`, two receivers in three: skip the chain walk
+        return _variable(text(node), local_type, scope)
     segments: list[str] = []
     while node.type in _CHAIN_LINKS:
         if node.type == "method_invocation":
@@ -161,15 +192,19 @@ def _compact(root: str, segments: list[str]) -> str:
     return rendered if len(rendered) <= _MAX_RAW else rendered[: _MAX_RAW - 1] + "…"
 
 
+def _variable(variable: str, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
+    """A receiver named by an identifier: a typed local or field, else a class when capitalized."""
+    known = local_type(variable) or scope.fields.get(variable)
+    if known:
+        return known, True
+    return variable, variable[:1].isupper()  # a capitalized name is a class: a static call
+
+
 def _root(node: Node, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
     """The start of a receiver expression: a typed variable, `this`, a class name, a literal, or text."""
     kind = node.type
     if kind == "identifier":
-        variable = text(node)
-        known = local_type(variable) or scope.fields.get(variable)
-        if known:
-            return known, True
-        return variable, variable[:1].isupper()  # a capitalized name is a class: a static call
+        return _variable(text(node), local_type, scope)
     if kind == "this":
         return scope.type_name, True
     if kind == "super":

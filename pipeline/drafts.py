@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pipeline._values import value
 from pipeline.calls import FileCalls
 from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
-from pipeline.render import Header, chunk_id, content_hash, embedding_text
+from pipeline.render import chunk_id, compose_text, content_hash
 from pipeline.splitting import LineSpan
 from pipeline.types import Imports
 
@@ -91,21 +91,19 @@ def _chunk(unit: FileUnit, draft: Draft, key: str, part: Part, part_index: int, 
     code = draft.code if draft.code is not None else "\n".join(unit.lines[rows.first : rows.last + 1])
     symbol_type = SymbolType.METHOD_PART if part_count > 1 else draft.symbol_type
     ctx = unit.context
-    text = embedding_text(
-        Header(
-            repo_path=ctx.repo_path,
-            package=unit.package,
-            qualified_name=draft.qualified_name,
-            kind=symbol_type.value,
-            stereotype=draft.stereotype,
-            signature=draft.signature,
-            annotations=draft.annotations,
-            http_method=draft.http_method,
-            http_path=draft.http_path,
-            calls=calls,
-            javadoc_summary=draft.javadoc_summary,
-            part=(part_index, part_count) if part_count > 1 else None,
-        ),
+    text = compose_text(
+        ctx.repo_path,
+        unit.package,
+        draft.qualified_name,
+        symbol_type.value,
+        draft.stereotype,
+        draft.signature,
+        draft.annotations,
+        draft.http_method,
+        draft.http_path,
+        calls,
+        draft.javadoc_summary,
+        (part_index, part_count) if part_count > 1 else None,
         code,
     )
     imports = unit.imports

@@ -28,14 +28,20 @@ def read_signature(node: Node, name: str, info: TypeInfo) -> Signature:
     params = param_nodes(node.child_by_field_name("parameters"))
     if node.type == "compact_constructor_declaration":
         params = param_nodes(info.node.child_by_field_name("parameters"))
-    rendered = [_param(p) for p in params]
+    # One loop and list comprehensions: generator expressions cost a frame each, on 50,000 members.
+    types: list[str] = []
+    rendered: list[str] = []
+    for param in params:
+        param_type, param_name = _param(param)
+        types.append(param_type)
+        rendered.append(f"{param_type} {param_name}")
     type_params = node.child_by_field_name("type_parameters")
     prefix = f"{type_text(type_params)} " if type_params is not None else ""
     returns = node.child_by_field_name("type")
     suffix = f": {type_text(returns)}" if returns is not None else ""
     return Signature(
-        text=f"{prefix}{name}({', '.join(f'{t} {n}' for t, n in rendered)}){suffix}",
-        parameter_types=tuple(t for t, _ in rendered),
+        text=f"{prefix}{name}({', '.join(rendered)}){suffix}",
+        parameter_types=tuple(types),
         parameter_nodes=tuple(params),
     )
 

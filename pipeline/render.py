@@ -58,21 +58,61 @@ def embedding_text(header: Header, code: str) -> str:
     the code's identifiers may not contain. It holds no line numbers or commit, so a chunk whose code
     did not change keeps its text, hash and vector when other code moves around it.
     """
-    kind = header.kind if not header.stereotype else f"{header.kind} ({header.stereotype})"
-    if header.part is not None:
-        kind += f" (part {header.part[0] + 1} of {header.part[1]})"
-    lines = [
-        f"repository: {header.repo_path}",
-        f"package: {header.package}" if header.package else "",
-        f"symbol: {header.qualified_name}",
-        f"kind: {kind}",
-        f"signature: {header.signature}",
-        f"annotations: {' '.join(header.annotations)}" if header.annotations else "",
-        _http_line(header.http_method, header.http_path),
-        _calls_line(header.calls),
-        f"summary: {header.javadoc_summary}" if header.javadoc_summary else "",
-    ]
-    return "\n".join(line for line in lines if line) + "\n---\n" + code
+    return compose_text(
+        header.repo_path,
+        header.package,
+        header.qualified_name,
+        header.kind,
+        header.stereotype,
+        header.signature,
+        header.annotations,
+        header.http_method,
+        header.http_path,
+        header.calls,
+        header.javadoc_summary,
+        header.part,
+        code,
+    )
+
+
+def compose_text(
+    repo_path: str,
+    package: str,
+    qualified_name: str,
+    kind: str,
+    stereotype: str | None,
+    signature: str,
+    annotations: Sequence[str],
+    http_method: Sequence[str],
+    http_path: Sequence[str],
+    calls: Sequence[str],
+    javadoc_summary: str | None,
+    part: tuple[int, int] | None,
+    code: str,
+) -> str:
+    """`embedding_text` from the header's fields, for the pipeline's hot path (no `Header` per chunk)."""
+    if stereotype:
+        kind = f"{kind} ({stereotype})"
+    if part is not None:
+        kind += f" (part {part[0] + 1} of {part[1]})"
+    # Appending only the lines that are present, then one join, is the cheapest form measured.
+    lines = [f"repository: {repo_path}"]
+    if package:
+        lines.append(f"package: {package}")
+    lines.append(f"symbol: {qualified_name}")
+    lines.append(f"kind: {kind}")
+    lines.append(f"signature: {signature}")
+    if annotations:
+        lines.append(f"annotations: {' '.join(annotations)}")
+    if http_path:
+        lines.append(_http_line(http_method, http_path))
+    if calls:
+        lines.append(_calls_line(calls))
+    if javadoc_summary:
+        lines.append(f"summary: {javadoc_summary}")
+    lines.append("---")
+    lines.append(code)
+    return "\n".join(lines)
 
 
 def _http_line(methods: Sequence[str], paths: Sequence[str]) -> str:

@@ -55,7 +55,7 @@ async def clean_db(pg_dsn: str) -> AsyncIterator[str]:
 @pytest_asyncio.fixture
 async def clean_redis() -> AsyncIterator[str]:
     """The test Redis database, flushed before the test."""
-    client = aioredis.from_url(REDIS)
+    client = aioredis.Redis.from_url(REDIS)
     try:
         await client.flushdb()
     finally:
