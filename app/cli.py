@@ -14,6 +14,7 @@ from typing import TextIO
 import uvicorn
 
 from app.deps import open_deps
+from app.errors import ServiceError
 from app.local_index import LocalRun, Progress, index_directory
 from app.localfs import chunk_local_files, iter_sources
 from app.logs import configure_logging
@@ -34,7 +35,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     command: Command = args.command
-    return command(args, Settings())
+    try:
+        return command(args, Settings())
+    except ServiceError as exc:
+        # Typed errors carry a message meant for the operator; a traceback would bury it.
+        print(f"javakb {argv_command(args)}: {exc}", file=sys.stderr)
+        return 1
+
+
+def argv_command(args: argparse.Namespace) -> str:
+    """The subcommand's name, for error messages."""
+    command: Command = args.command
+    return command.__name__.removeprefix("run_")
 
 
 def _parser() -> argparse.ArgumentParser:

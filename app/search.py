@@ -273,13 +273,18 @@ def _passes(hit: Hit, filters: Filters) -> bool:
     """Whether a hit found by an exact lookup also satisfies the search's other filters."""
     payload = hit.payload
     checks = (
-        (filters.path_prefix, lambda v: hit.file_path.startswith(v.strip("/"))),
+        (filters.path_prefix, lambda v: _in_folder(hit.file_path, v.strip("/"))),
         (filters.symbol_type, lambda v: hit.symbol_type == v),
         (filters.stereotype, lambda v: payload.get("stereotype") == v),
         (filters.annotation, lambda v: annotation_name(v) in payload.get("annotation_names", [])),
         (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(payload.get("http_method", [])))),
     )
     return all(check(value) for value, check in checks if value)
+
+
+def _in_folder(file_path: str, prefix: str) -> bool:
+    """The same rule as the `path_prefixes` filter: the file itself, or a whole folder above it."""
+    return file_path == prefix or file_path.startswith(prefix + "/")
 
 
 def _eq(key: str, value: str) -> qm.FieldCondition:

@@ -96,7 +96,7 @@ class VectorStore:
         try:
             current = await self._alias_target()
             if current is None:
-                await self.switch_alias(await self.create_generation(model, generation=1))
+                await self.switch_alias(await self._orphan(model) or await self.create_generation(model))
                 return
             recorded = await self.recorded_model()
         except _QDRANT_ERRORS as exc:
@@ -108,9 +108,25 @@ class VectorStore:
                 f" collection with `{rebuild_hint}` (the alias switches when it is done), or restore the settings."
             )
 
+    async def _orphan(self, model: IndexModel) -> str | None:
+        """A generation left without the alias by an interrupted first start, if it holds this model."""
+        names = sorted(
+            (c.name for c in (await self.client.get_collections()).collections if _generation(c.name, self.alias)),
+            key=lambda n: _generation(n, self.alias),
+        )
+        for name in reversed(names):
+            meta = (await self.client.get_collection(name)).config.metadata or {}
+            if meta.get("embedding_model") == model.embedding_model and meta.get("dimension") == model.dimension:
+                logger.info("adopting collection %s left without its alias", name)
+                return name
+        return None
+
     async def recorded_model(self) -> IndexModel | None:
         """The model recorded in the collection's metadata."""
-        info = await self.client.get_collection(self.alias)
+        try:
+            info = await self.client.get_collection(self.alias)
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"collection {self.alias!r} cannot be read: {exc}") from exc
         meta = info.config.metadata or {}
         if "javakb_schema" not in meta:
             return None
@@ -123,12 +139,15 @@ class VectorStore:
             generation = 1 + max((_generation(n, self.alias) for n in names), default=0)
         name = f"{self.alias}_{generation}"
         vectors = {DENSE: qm.VectorParams(size=model.dimension, distance=qm.Distance.COSINE)} if model.dimension else {}
-        await self.client.create_collection(
-            name,
-            vectors_config=vectors,
-            sparse_vectors_config={LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
-            metadata=model.metadata(),
-        )
+        try:
+            await self.client.create_collection(
+                name,
+                vectors_config=vectors,
+                sparse_vectors_config={LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
+                metadata=model.metadata(),
+            )
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"cannot create collection {name!r}: {exc}") from exc
         if self.server:
             await self._create_indexes(name)
         logger.info("created collection %s for %s", name, model.describe())
@@ -143,7 +162,10 @@ class VectorStore:
         ops.append(
             qm.CreateAliasOperation(create_alias=qm.CreateAlias(collection_name=collection, alias_name=self.alias))
         )
-        await self.client.update_collection_aliases(ops)
+        try:
+            await self.client.update_collection_aliases(ops)
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"cannot point {self.alias!r} at {collection!r}: {exc}") from exc
         return previous
 
     async def drop_collection(self, name: str) -> None:

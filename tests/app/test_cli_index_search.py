@@ -1,0 +1,339 @@
+"""`javakb index PATH` and `javakb search QUERY` end to end, over embedded Qdrant in a temporary folder.
+
+The CLI builds `Settings` from the environment, so the tests set `JAVAKB_*` variables (a process edge).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
+
+from app.cli import main
+from tests.support.fake_embedder import FakeEmbeddingServer
+from tests.support.java_fixtures import SHOP_DIR
+from tests.support.shop import API_SRC, CORE_SRC
+
+REPO = "acme/shop"
+ALIAS = "java_code"
+OWNER_SERVICE = f"{CORE_SRC}/core/service/OwnerService.java"
+PROJECT_FOLDERS = (f"{CORE_SRC}/core/service", f"{CORE_SRC}/core/repository", f"{CORE_SRC}/legacy", f"{API_SRC}/web")
+PROJECT_FILES = 19  # 6 + 5 + 3 + 5; the binary Blob.java and the empty Empty.java are skipped
+PROJECT_CHUNKS = 70
+SUMMARY = re.compile(
+    r"javakb index: (?P<repo>\S+): (?P<files>\d+) files, (?P<embedded>\d+) chunks embedded, (?P<reused>\d+) reused, "
+    r"(?P<deleted>\d+) deleted, (?P<skipped>\d+) skipped, (?P<removed>\d+) vanished files removed"
+)
+CITATION = {
+    "repo_path",
+    "file_path",
+    "line_start",
+    "line_end",
+    "qualified_name",
+    "signature",
+    "commit_sha",
+    "indexed_at",
+    "permalink",
+}
+
+
+@pytest.fixture(autouse=True)
+def qdrant_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Default settings, except that the embedded Qdrant lives in a temporary folder."""
+    for name in list(os.environ):
+        if name.upper().startswith("JAVAKB_"):
+            monkeypatch.delenv(name)
+    path = tmp_path / "qdrant"
+    monkeypatch.setenv("JAVAKB_QDRANT__PATH", str(path))
+    return path
+
+
+@pytest.fixture
+def embedding_server() -> Iterator[FakeEmbeddingServer]:
+    """Point the CLI's embedding settings at a fake server (the settings change after a first index)."""
+    with FakeEmbeddingServer(dim=32) as server:
+        yield server
+
+
+def use_embeddings(monkeypatch: pytest.MonkeyPatch, server: FakeEmbeddingServer) -> None:
+    monkeypatch.setenv("JAVAKB_EMBEDDING__BASE_URL", server.base_url)
+    monkeypatch.setenv("JAVAKB_EMBEDDING__MODEL", "fake-embed")
+    monkeypatch.setenv("JAVAKB_EMBEDDING__DIMENSIONS", "32")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the CLI; a clean failure may come back as a return code or as `SystemExit`."""
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def index(capsys: pytest.CaptureFixture[str], root: Path, *extra: str) -> dict[str, Any]:
+    code, _, err = run(capsys, "index", str(root), "--repo", REPO, *extra)
+    assert code == 0, err
+    found = SUMMARY.search(err)
+    assert found is not None, err
+    return {k: v if k == "repo" else int(v) for k, v in found.groupdict().items()}
+
+
+def search_json(capsys: pytest.CaptureFixture[str], query: str, *extra: str) -> list[dict[str, Any]]:
+    code, out, err = run(capsys, "search", query, "--json", *extra)
+    assert code == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert all(isinstance(r, dict) for r in records)
+    return records
+
+
+def stored(qdrant_path: Path) -> tuple[dict[str, str], set[str], list[dict[str, Any]]]:
+    """Aliases, collections and every payload, read after the CLI has released the folder."""
+    client = QdrantClient(path=str(qdrant_path))
+    try:
+        aliases = {a.alias_name: a.collection_name for a in client.get_aliases().aliases}
+        collections = {c.name for c in client.get_collections().collections}
+        records, _ = client.scroll(ALIAS, limit=10_000, with_payload=True) if ALIAS in aliases else ([], None)
+        return aliases, collections, [r.payload or {} for r in records]
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of part of the `shop` fixture: enough to search, small enough to index in a blink."""
+    root = tmp_path / "shop"
+    for folder in PROJECT_FOLDERS:
+        shutil.copytree(SHOP_DIR / folder, root / folder)
+    return root
+
+
+def test_index_then_reindex_embeds_nothing_the_second_time(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = index(capsys, project)
+    second = index(capsys, project)
+
+    assert first["repo"] == REPO
+    assert first["files"] == second["files"] == PROJECT_FILES
+    assert first["embedded"] == PROJECT_CHUNKS
+    assert first["reused"] == 0
+    assert second["embedded"] == second["deleted"] == second["removed"] == 0
+    assert second["reused"] == first["embedded"]
+    assert first["skipped"] == second["skipped"] == 2
+
+
+def test_index_writes_one_point_per_chunk(project: Path, capsys: pytest.CaptureFixture[str], qdrant_path: Path) -> None:
+    counts = index(capsys, project)
+
+    aliases, collections, payloads = stored(qdrant_path)
+
+    assert aliases == {ALIAS: f"{ALIAS}_1"}
+    assert collections == {f"{ALIAS}_1"}
+    assert len(payloads) == counts["embedded"]
+    assert {p["repo_path"] for p in payloads} == {REPO}
+
+
+def test_repo_defaults_to_the_directory_name(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "index", str(project))
+
+    assert code == 0
+    assert f"javakb index: shop: {PROJECT_FILES} files, {PROJECT_CHUNKS} chunks embedded" in err
+
+
+def test_index_of_a_missing_directory_fails_cleanly(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "index", str(tmp_path / "nowhere"))
+
+    assert code == 2
+    assert "not a directory" in err
+
+
+def test_search_json_lines_carry_citation_score_and_rank(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    index(capsys, project)
+
+    records = search_json(capsys, "OwnerService.find", "--limit", "5")
+
+    assert len(records) == 5
+    assert [r["rank"] for r in records] == [1, 2, 3, 4, 5]
+    for record in records:
+        assert set(record) >= CITATION
+        assert isinstance(record["score"], float)
+        assert record["repo_path"] == REPO
+        assert record["commit_sha"] is None
+        assert record["permalink"] is None
+        assert record["line_start"] <= record["line_end"]
+    assert [r["qualified_name"] for r in records[:3]] == ["com.acme.shop.core.service.OwnerService.find"] * 3
+    assert records[0]["file_path"] == OWNER_SERVICE
+
+
+def test_search_filters_from_the_command_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    index(capsys, project)
+
+    records = search_json(capsys, "owner", "--repo", "acme/", "--type", "interface", "--limit", "20")
+
+    assert records
+    assert {r["symbol_type"] for r in records} == {"interface"}
+
+
+def test_search_prints_readable_results(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    index(capsys, project)
+
+    code, out, _ = run(capsys, "search", "OwnerController.initNewPetForm", "--limit", "1")
+
+    assert code == 0
+    assert out.startswith(" 1. com.acme.shop.api.web.OwnerController.initNewPetForm  (method, rest_controller)")
+    assert "acme/shop:shop-api/src/main/java/com/acme/shop/api/web/OwnerController.java:" in out
+
+
+def test_search_with_no_results(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    index(capsys, project)
+
+    assert search_json(capsys, "owner", "--repo", "nobody/") == []
+    assert run(capsys, "search", "owner", "--repo", "nobody/")[1] == "no results\n"
+
+
+def test_reindex_after_deleting_a_file_removes_its_points(
+    capsys: pytest.CaptureFixture[str], project: Path, qdrant_path: Path
+) -> None:
+    first = index(capsys, project)
+    (project / OWNER_SERVICE).unlink()
+
+    second = index(capsys, project)
+
+    assert second["files"] == PROJECT_FILES - 1
+    assert second["removed"] == 1
+    assert second["embedded"] == 0
+    _, _, payloads = stored(qdrant_path)
+    assert OWNER_SERVICE not in {p["file_path"] for p in payloads}
+    assert len(payloads) == first["embedded"] - 13  # OwnerService.java held 13 chunks
+    records = search_json(capsys, "OwnerService.find", "--limit", "20")
+    assert OWNER_SERVICE not in {r["file_path"] for r in records}
+
+
+def test_reindex_after_editing_a_file_embeds_only_what_changed(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    index(capsys, project)
+    path = project / OWNER_SERVICE
+    path.write_text(path.read_text().replace("lastName.strip();", "lastName.trim();"))
+
+    second = index(capsys, project)
+
+    assert (second["embedded"], second["deleted"], second["removed"]) == (1, 0, 0)
+
+
+def test_reindex_with_other_embedding_settings_fails_with_the_rebuild_command(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    embedding_server: FakeEmbeddingServer,
+) -> None:
+    index(capsys, project)
+    use_embeddings(monkeypatch, embedding_server)
+
+    code, _, err = run(capsys, "index", str(project), "--repo", REPO)
+
+    assert code != 0
+    assert "javakb index PATH --rebuild" in err
+    assert "Traceback" not in err
+
+
+def test_search_with_other_embedding_settings_fails_with_the_rebuild_command(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    embedding_server: FakeEmbeddingServer,
+) -> None:
+    index(capsys, project)
+    use_embeddings(monkeypatch, embedding_server)
+
+    code, out, err = run(capsys, "search", "owner", "--json")
+
+    assert code != 0
+    assert out == ""
+    assert "javakb index PATH --rebuild" in err
+    assert "Traceback" not in err
+
+
+def test_rebuild_switches_the_alias_and_drops_the_old_collection(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    embedding_server: FakeEmbeddingServer,
+    qdrant_path: Path,
+) -> None:
+    lexical = index(capsys, project)
+    use_embeddings(monkeypatch, embedding_server)
+
+    rebuilt = index(capsys, project, "--rebuild")
+
+    assert rebuilt["embedded"] == lexical["embedded"]
+    assert embedding_server.inputs_total == rebuilt["embedded"]
+    aliases, collections, payloads = stored(qdrant_path)
+    assert aliases == {ALIAS: f"{ALIAS}_2"}
+    assert collections == {f"{ALIAS}_2"}
+    assert len(payloads) == rebuilt["embedded"]
+    client = QdrantClient(path=str(qdrant_path))
+    try:
+        info = client.get_collection(f"{ALIAS}_2")
+    finally:
+        client.close()
+    assert info.config.metadata is not None
+    assert info.config.metadata["embedding_model"] == "fake-embed"
+    assert info.config.metadata["dimension"] == 32
+    records = search_json(capsys, "OwnerService.find", "--limit", "3")
+    assert [r["qualified_name"] for r in records] == ["com.acme.shop.core.service.OwnerService.find"] * 3
+
+
+def test_rebuild_of_an_empty_store_creates_the_first_generation(
+    project: Path, capsys: pytest.CaptureFixture[str], qdrant_path: Path
+) -> None:
+    counts = index(capsys, project, "--rebuild")
+
+    aliases, collections, payloads = stored(qdrant_path)
+    assert aliases == {ALIAS: f"{ALIAS}_1"}
+    assert collections == {f"{ALIAS}_1"}
+    assert len(payloads) == counts["embedded"]
+
+
+def test_hybrid_index_then_reindex_embeds_nothing(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    embedding_server: FakeEmbeddingServer,
+) -> None:
+    use_embeddings(monkeypatch, embedding_server)
+    first = index(capsys, project)
+    inputs = embedding_server.inputs_total
+
+    second = index(capsys, project)
+
+    assert inputs == first["embedded"]
+    assert second["embedded"] == 0
+    assert embedding_server.inputs_total == inputs  # the dimension is configured, so not even a probe
+
+
+def test_points_are_filterable_by_repo_after_indexing_two_repos(
+    project: Path, capsys: pytest.CaptureFixture[str], qdrant_path: Path
+) -> None:
+    index(capsys, project)
+    code, _, err = run(capsys, "index", str(project), "--repo", "other/shop")
+    assert code == 0, err
+
+    records = search_json(capsys, "OwnerService.find", "--repo", "other/", "--limit", "5")
+
+    assert {r["repo_path"] for r in records} == {"other/shop"}
+    client = QdrantClient(path=str(qdrant_path))
+    try:
+        where = qm.Filter(must=[qm.FieldCondition(key="repo_path", match=qm.MatchValue(value="other/shop"))])
+        other = client.count(ALIAS, count_filter=where, exact=True).count
+        total = client.count(ALIAS, exact=True).count
+    finally:
+        client.close()
+    assert total == 2 * other

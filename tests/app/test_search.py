@@ -1,0 +1,562 @@
+"""SearchService over the `shop` fixture, indexed once per module in lexical-only and in hybrid mode.
+
+The fixture is indexed twice, as `acme/shop` (with a commit, so hits get permalinks) and as
+`other/shop` (without one), plus a tiny `extra/health` repository holding a route that serves every
+HTTP method. Expected answers come from `tests/fixtures/java/shop/FIXTURE.md`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final, Literal, cast
+
+import httpx
+import pytest
+import pytest_asyncio
+from qdrant_client import AsyncQdrantClient
+
+from app.embeddings import OpenAIEmbedder
+from app.indexing import Indexer
+from app.localfs import chunk_local_files, iter_sources
+from app.search import Filters, Hit, SearchService
+from app.settings import EmbeddingSettings
+from app.vectors import IndexModel, VectorStore
+from pipeline.chunking import chunk_source
+from pipeline.model import Chunk, ChunkerConfig, SourceContext
+from pipeline.scope import Scope
+from tests.support.fake_embedder import FakeEmbeddingServer
+from tests.support.java_fixtures import SHOP_DIR
+from tests.support.shop import API, API_SRC, CORE, CORE_SRC, JOBS, JOBS_SRC, short
+
+Mode = Literal["lexical", "hybrid"]
+
+ACME: Final = "acme/shop"
+OTHER: Final = "other/shop"
+EXTRA: Final = "extra/health"
+SHA: Final = "0123456789abcdef0123456789abcdef01234567"
+GITLAB: Final = "https://gitlab.example.com"
+INDEXED_AT: Final = datetime(2025, 3, 4, 5, 6, 7, tzinfo=UTC)
+DIM: Final = 64
+
+OWNER_SERVICE_PATH: Final = f"{CORE_SRC}/core/service/OwnerService.java"
+HEALTH_PATH: Final = "src/main/java/demo/health/HealthController.java"
+HEALTH = """\
+package demo.health;
+
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+public class HealthController {
+    @RequestMapping("/health/ping")
+    public String ping() {
+        return "pong";
+    }
+}
+"""
+
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")  # every test shares the module's index and event loop
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Indexed:
+    """The indexed fixture in one mode."""
+
+    mode: Mode
+    search: SearchService
+    store: VectorStore
+    server: FakeEmbeddingServer | None
+    chunks: dict[str, Chunk]  # id -> chunk, of every repository
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["lexical", "hybrid"])
+async def indexed(request: pytest.FixtureRequest) -> AsyncIterator[Indexed]:
+    mode = cast(Mode, request.param)
+    config = ChunkerConfig()
+    files = list(iter_sources(SHOP_DIR, Scope.from_config(config)))
+    with ExitStack() as stack:
+        server = stack.enter_context(FakeEmbeddingServer(dim=DIM)) if mode == "hybrid" else None
+        async with httpx.AsyncClient() as http:
+            embedder = None
+            if server is not None:
+                embedder = OpenAIEmbedder(EmbeddingSettings(base_url=server.base_url, dimensions=DIM), http)
+            store = VectorStore(AsyncQdrantClient(location=":memory:"), "java_code")
+            try:
+                dimension = DIM if embedder else None
+                await store.ensure(
+                    IndexModel(embedding_model=embedder.model if embedder else None, dimension=dimension)
+                )
+                indexer = Indexer(store, embedder, lambda: INDEXED_AT)
+                chunks: dict[str, Chunk] = {}
+                for repo, sha in ((ACME, SHA), (OTHER, None)):
+                    results = list(chunk_local_files(files, SourceContext(repo_path=repo, commit_sha=sha), config))
+                    await indexer.write(repo, results)
+                    chunks.update((c.id, c) for r in results for c in r.chunks)
+                health = chunk_source(HEALTH.encode(), HEALTH_PATH, SourceContext(repo_path=EXTRA), config)
+                await indexer.write(EXTRA, [health])
+                chunks.update((c.id, c) for c in health.chunks)
+                search = SearchService(store, embedder, GITLAB + "/")
+                yield Indexed(mode=mode, search=search, store=store, server=server, chunks=chunks)
+            finally:
+                await store.close()
+
+
+@pytest.fixture
+def search(indexed: Indexed) -> SearchService:
+    return indexed.search
+
+
+def names(hits: Sequence[Hit]) -> list[str]:
+    return [short(h.qualified_name) for h in hits]
+
+
+def overloads(hits: Iterable[Hit]) -> list[tuple[str, tuple[str, ...]]]:
+    return [(short(h.qualified_name), tuple(h.payload["parameter_types"])) for h in hits]
+
+
+FIND_OVERLOADS: Final = [
+    ("OwnerService.find", ("Long",)),
+    ("OwnerService.find", ("String",)),
+    ("OwnerService.find", ("String", "int")),
+]
+# --- exact lookups -------------------------------------------------------------------------------------------------
+
+
+async def test_symbol_by_type_and_method_finds_every_overload(search: SearchService) -> None:
+    hits = await search.symbol("OwnerService.find", ACME)
+
+    assert overloads(hits) == FIND_OVERLOADS
+    assert {h.qualified_name for h in hits} == {f"{CORE}.service.OwnerService.find"}
+    assert len({h.id for h in hits}) == 3
+
+
+async def test_symbol_with_parameter_types_picks_one_overload(search: SearchService) -> None:
+    hits = await search.symbol("find(String, int)", ACME)
+
+    assert overloads(hits) == [("OwnerService.find", ("String", "int"))]
+    assert hits[0].line_end == 87
+
+
+async def test_symbol_with_no_parameters_and_with_unknown_ones(search: SearchService) -> None:
+    assert names(await search.symbol("markNoShows()", ACME)) == ["ReminderJob.markNoShows"]
+    assert await search.symbol("find(Boolean)", ACME) == []
+
+
+async def test_symbol_by_fully_qualified_type_name(search: SearchService) -> None:
+    hits = await search.symbol(f"{CORE}.service.OwnerService", ACME)
+
+    assert [(h.qualified_name, h.symbol_type) for h in hits] == [(f"{CORE}.service.OwnerService", "class")]
+    assert hits[0].file_path == OWNER_SERVICE_PATH
+
+
+async def test_symbol_by_fully_qualified_method_name(search: SearchService) -> None:
+    hits = await search.symbol(f"{CORE}.service.OwnerService.find(Long)", ACME)
+
+    assert overloads(hits) == [("OwnerService.find", ("Long",))]
+
+
+async def test_symbol_of_a_nested_type(search: SearchService) -> None:
+    hits = await search.symbol("OwnerEvent.Deleted", ACME)
+
+    assert [(h.qualified_name, h.symbol_type) for h in hits] == [(f"{JOBS}.messaging.OwnerEvent.Deleted", "record")]
+
+
+async def test_symbol_without_repo_finds_it_in_every_repository(search: SearchService) -> None:
+    hits = await search.symbol("OwnerService.find")
+
+    assert sorted({h.repo_path for h in hits}) == [ACME, OTHER]
+    assert len(hits) == 6
+
+
+async def test_symbol_of_an_unknown_name_is_empty(search: SearchService) -> None:
+    assert await search.symbol("NoSuchService.find", ACME) == []
+
+
+async def test_by_annotation_returns_only_annotated_chunks(search: SearchService, indexed: Indexed) -> None:
+    hits = await search.by_annotation("Transactional", ACME)
+
+    assert "ReminderJob.markNoShows" in names(hits)
+    assert overloads(h for h in hits if h.qualified_name.endswith(".OwnerService.find")) == FIND_OVERLOADS
+    expected = {c.id for c in indexed.chunks.values() if c.repo_path == ACME and "Transactional" in c.annotation_names}
+    assert {h.id for h in hits} == expected
+    assert all("Transactional" in h.payload["annotation_names"] for h in hits)
+    assert "ReminderJob.sendVisitReminders" not in names(hits)
+
+
+@pytest.mark.parametrize(
+    "written", ["@Transactional", "@Transactional(readOnly = true)", "org.springframework.transaction.Transactional"]
+)
+async def test_by_annotation_accepts_the_annotation_as_written(search: SearchService, written: str) -> None:
+    assert names(await search.by_annotation(written, ACME)) == names(await search.by_annotation("Transactional", ACME))
+
+
+async def test_by_annotation_respects_the_limit(search: SearchService) -> None:
+    assert len(await search.by_annotation("Transactional", ACME, limit=2)) == 2
+
+
+async def test_callers_of_a_method(search: SearchService) -> None:
+    hits = await search.callers("NotificationService.notifyOwner", ACME)
+
+    assert sorted(names(hits)) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
+
+
+async def test_callers_by_fully_qualified_name(search: SearchService) -> None:
+    hits = await search.callers(f"{CORE}.service.NotificationService.notifyOwner", ACME)
+
+    assert sorted(names(hits)) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
+
+
+async def test_callers_by_bare_method_name(search: SearchService) -> None:
+    hits = await search.callers("notifyOwner", ACME)
+
+    assert sorted(names(hits)) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
+
+
+async def test_callers_of_an_overloaded_method(search: SearchService) -> None:
+    hits = await search.callers("OwnerService.find", ACME)
+
+    assert sorted(names(hits)) == [
+        "LegacyOwnerController.showOwner",
+        "OwnerController.findOwner",
+        "OwnerController.searchOwners",
+        "OwnerService.find",
+    ]
+
+
+async def test_callers_of_an_unknown_method_is_empty(search: SearchService) -> None:
+    assert await search.callers("noSuchMethod", ACME) == []
+
+
+async def test_callees_resolve_to_the_indexed_overloads(search: SearchService) -> None:
+    callees = {call: overloads(hits) for call, hits in await search.callees("OwnerController.findOwner", ACME)}
+
+    assert callees["OwnerService.find"] == FIND_OVERLOADS
+
+
+async def test_callees_of_a_method_calling_outside_the_index(search: SearchService) -> None:
+    callees = dict(await search.callees("StandardPricingPolicy.discountFor", ACME))
+
+    assert names(callees["PricingPolicy.percentOf"]) == ["PricingPolicy.percentOf"]
+    assert callees["List.size"] == []  # the JDK is not indexed
+
+
+async def test_injectors_of_a_type(search: SearchService) -> None:
+    hits = await search.injectors("OwnerRepository", ACME)
+
+    assert [(short(h.qualified_name), h.symbol_type) for h in hits] == [
+        ("NotificationService", "class"),
+        ("OrderService", "class"),
+        ("OwnerService", "class"),
+        ("OwnerService.OwnerService", "constructor"),
+        ("ReportService", "class"),
+        ("ReportService.ReportService", "constructor"),
+    ]
+
+
+async def test_injectors_by_fully_qualified_type(search: SearchService) -> None:
+    by_fq = await search.injectors(f"{CORE}.repository.OwnerRepository", ACME)
+
+    assert names(by_fq) == names(await search.injectors("OwnerRepository", ACME))
+
+
+async def test_implementations_of_an_interface(search: SearchService) -> None:
+    assert names(await search.implementations("PricingPolicy", ACME)) == ["StandardPricingPolicy"]
+    assert names(await search.implementations(f"{CORE}.order.PricingPolicy", ACME)) == ["StandardPricingPolicy"]
+
+
+async def test_implementations_of_a_sealed_interface(search: SearchService) -> None:
+    hits = await search.implementations("OwnerEvent", ACME)
+
+    assert sorted(names(hits)) == ["OwnerEvent.Deleted", "OwnerEvent.Moved", "OwnerEvent.Registered"]
+    assert {h.symbol_type for h in hits} == {"record"}
+
+
+async def test_implementations_include_subclasses(search: SearchService) -> None:
+    assert names(await search.implementations("AuditableEntity", ACME)) == ["Owner", "Pet"]
+
+
+async def test_endpoint_matches_a_concrete_path_against_the_pattern(search: SearchService) -> None:
+    hits = await search.endpoint("/api/owners/42/pets/new", "GET", ACME)
+
+    assert names(hits) == ["OwnerController.initNewPetForm"]
+    assert hits[0].payload["http_path"] == ["/api/owners/{ownerId}/pets/new"]
+
+
+async def test_endpoint_of_a_jax_rs_resource(search: SearchService) -> None:
+    assert names(await search.endpoint("/v2/visits/7", "DELETE", ACME)) == ["VisitResource.cancelVisit"]
+    assert names(await search.endpoint("/v2/visits/7", "GET", ACME)) == ["VisitResource.getVisit"]
+
+
+async def test_endpoint_with_another_method_is_empty(search: SearchService) -> None:
+    assert await search.endpoint("/v2/visits/7", "POST", ACME) == []
+    assert await search.endpoint("/api/owners/42/pets/new", "DELETE", ACME) == []
+
+
+async def test_endpoint_without_a_method_finds_every_verb(search: SearchService) -> None:
+    hits = await search.endpoint("/api/owners/42", repo=ACME)
+
+    assert names(hits) == ["OwnerController.findOwner", "OwnerController.updateOwner", "OwnerController.deleteOwner"]
+
+
+async def test_endpoint_method_is_case_insensitive(search: SearchService) -> None:
+    assert names(await search.endpoint("/v2/visits/7", "delete", ACME)) == ["VisitResource.cancelVisit"]
+
+
+async def test_endpoint_of_a_route_serving_any_method(search: SearchService) -> None:
+    for method in ("GET", "DELETE", None):
+        assert names(await search.endpoint("/health/ping", method, EXTRA)) == ["HealthController.ping"]
+
+
+async def test_endpoint_of_an_unknown_path_is_empty(search: SearchService) -> None:
+    assert await search.endpoint("/api/nothing/here", "GET", ACME) == []
+
+
+async def test_outline_lists_a_file_in_line_order(search: SearchService, indexed: Indexed) -> None:
+    hits = await search.outline(ACME, OWNER_SERVICE_PATH)
+
+    assert [h.line_start for h in hits] == sorted(h.line_start for h in hits)
+    assert names(hits) == [
+        "OwnerService",
+        "OwnerService.OwnerService",
+        "OwnerService.find",
+        "OwnerService.find",
+        "OwnerService.find",
+        "OwnerService.create",
+        "OwnerService.update",
+        "OwnerService.delete",
+        "OwnerService.saveAll",
+        "OwnerService.findPetNames",
+        "OwnerService.sortedByName",
+        "OwnerService.upsert",
+        "OwnerService.normalize",
+    ]
+    expected = {c.id for c in indexed.chunks.values() if c.repo_path == ACME and c.file_path == OWNER_SERVICE_PATH}
+    assert {h.id for h in hits} == expected
+
+
+async def test_outline_accepts_a_leading_slash_and_keeps_split_parts_in_order(search: SearchService) -> None:
+    hits = await search.outline(ACME, f"/{CORE_SRC}/core/service/ReportService.java")
+
+    parts = [h.payload["part_index"] for h in hits if h.symbol_type == "method_part"]
+    assert len(parts) >= 3
+    assert parts == sorted(parts)
+    assert [h.line_start for h in hits] == sorted(h.line_start for h in hits)
+
+
+# --- citations -----------------------------------------------------------------------------------------------------
+
+
+async def test_every_hit_cites_its_stored_payload(search: SearchService, indexed: Indexed) -> None:
+    hits = await search.search("find owner by id", Filters(repo=ACME), limit=20)
+
+    assert hits
+    for hit in hits:
+        chunk = indexed.chunks[hit.id]
+        assert hit.citation() == {
+            "repo_path": ACME,
+            "file_path": chunk.file_path,
+            "line_start": chunk.line_start,
+            "line_end": chunk.line_end,
+            "qualified_name": chunk.qualified_name,
+            "signature": chunk.signature,
+            "commit_sha": SHA,
+            "indexed_at": INDEXED_AT.isoformat(),
+            "permalink": f"{GITLAB}/{ACME}/-/blob/{SHA}/{chunk.file_path}#L{chunk.line_start}-{chunk.line_end}",
+        }
+        assert hit.code == chunk.code
+        assert hit.symbol_type == chunk.symbol_type.value
+
+
+async def test_permalink_of_a_known_method(search: SearchService) -> None:
+    (hit,) = await search.symbol("find(String, int)", ACME)
+
+    assert hit.permalink == (
+        "https://gitlab.example.com/acme/shop/-/blob/0123456789abcdef0123456789abcdef01234567/"
+        "shop-core/src/main/java/com/acme/shop/core/service/OwnerService.java#L74-87"
+    )
+
+
+async def test_no_permalink_without_a_commit(search: SearchService) -> None:
+    hits = await search.symbol("find(String, int)", OTHER)
+
+    assert [(h.repo_path, h.commit_sha, h.permalink) for h in hits] == [(OTHER, None, None)]
+    assert hits[0].citation()["permalink"] is None
+
+
+async def test_no_permalink_without_a_gitlab_url(indexed: Indexed) -> None:
+    plain = SearchService(indexed.store, indexed.search.embedder, None)
+
+    (hit,) = await plain.symbol("find(String, int)", ACME)
+
+    assert hit.commit_sha == SHA
+    assert hit.permalink is None
+
+
+# --- search and its filters ----------------------------------------------------------------------------------------
+
+
+async def test_search_ranks_the_named_method_first(search: SearchService) -> None:
+    hits = await search.search("OwnerController.initNewPetForm", Filters(repo=ACME))
+
+    assert names(hits)[0] == "OwnerController.initNewPetForm"
+
+
+async def test_search_answers_a_relation_question_with_the_exact_callers(search: SearchService) -> None:
+    hits = await search.search("who calls NotificationService.notifyOwner", Filters(repo=ACME), limit=5)
+
+    assert sorted(names(hits)[:2]) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
+
+
+async def test_search_respects_the_limit(search: SearchService) -> None:
+    assert len(await search.search("owner", Filters(repo=ACME), limit=3)) == 3
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+async def test_empty_query_returns_nothing(search: SearchService, indexed: Indexed, query: str) -> None:
+    calls = indexed.server.calls if indexed.server else 0
+
+    assert await search.search(query) == []
+    assert (indexed.server.calls if indexed.server else 0) == calls  # nothing to embed
+
+
+async def test_lexical_only_search_needs_no_embedder(indexed: Indexed) -> None:
+    lexical = SearchService(indexed.store, None)
+
+    hits = await lexical.search("OwnerService.find", Filters(repo=ACME))
+
+    assert names(hits)[:3] == ["OwnerService.find"] * 3
+
+
+async def test_only_hybrid_search_embeds_the_query(indexed: Indexed) -> None:
+    seen = len(indexed.server.requests) if indexed.server else 0
+
+    hits = await indexed.search.search("schedule a visit for a pet", Filters(repo=ACME))
+
+    assert hits
+    if indexed.server is None:
+        assert indexed.search.embedder is None
+    else:
+        assert [r.inputs for r in indexed.server.requests[seen:]] == [["schedule a visit for a pet"]]
+
+
+@pytest.mark.parametrize(
+    ("repo", "expected"), [(ACME, {ACME}), (OTHER, {OTHER}), ("acme/", {ACME}), ("other/", {OTHER})]
+)
+async def test_repo_filter_exact_and_group_prefix(search: SearchService, repo: str, expected: set[str]) -> None:
+    hits = await search.search("owner service find", Filters(repo=repo), limit=30)
+
+    assert hits
+    assert {h.repo_path for h in hits} == expected
+
+
+async def test_repo_filter_is_not_a_partial_name(search: SearchService) -> None:
+    assert await search.search("owner service find", Filters(repo="acme")) == []
+    assert await search.search("owner service find", Filters(repo="acme/sh/")) == []
+
+
+async def test_no_repo_filter_searches_every_repository(search: SearchService) -> None:
+    hits = await search.search("OwnerService.find", limit=40)
+
+    assert {ACME, OTHER} <= {h.repo_path for h in hits}
+
+
+@pytest.mark.parametrize(
+    "prefix", [f"{JOBS_SRC}/messaging", f"{JOBS_SRC}/messaging/", f"/{JOBS_SRC}/messaging/", "shop-jobs"]
+)
+async def test_path_prefix_filter_is_a_folder(search: SearchService, prefix: str) -> None:
+    hits = await search.search("owner event", Filters(repo=ACME, path_prefix=prefix), limit=30)
+
+    folder = prefix.strip("/") + "/"
+    assert hits
+    assert all(h.file_path.startswith(folder) for h in hits)
+
+
+async def test_path_prefix_filter_can_be_one_file(search: SearchService) -> None:
+    hits = await search.search("find owner", Filters(repo=ACME, path_prefix=OWNER_SERVICE_PATH), limit=50)
+
+    assert hits
+    assert {h.file_path for h in hits} == {OWNER_SERVICE_PATH}
+
+
+async def test_path_prefix_filter_does_not_match_part_of_a_folder_name(search: SearchService) -> None:
+    assert await search.search("owner event", Filters(repo=ACME, path_prefix=f"{JOBS_SRC}/mess")) == []
+
+
+async def test_path_prefix_filter_also_applies_to_relation_answers(search: SearchService) -> None:
+    # The exact callers added to a relation question must pass the same folder filter as the fused candidates.
+    hits = await search.search(
+        "who calls NotificationService.notifyOwner", Filters(repo=ACME, path_prefix=f"{JOBS_SRC}/mess")
+    )
+
+    assert hits == []
+
+
+async def test_relation_answers_respect_the_path_prefix(search: SearchService) -> None:
+    filters = Filters(repo=ACME, path_prefix=f"{JOBS_SRC}/scheduling")
+
+    hits = await search.search("who calls NotificationService.notifyOwner", filters, limit=5)
+
+    assert names(hits)[0] == "ReminderJob.sendVisitReminders"
+    assert all(h.file_path.startswith(f"{JOBS_SRC}/scheduling/") for h in hits)
+
+
+@pytest.mark.parametrize("symbol_type", ["interface", "constructor", "record", "method_part"])
+async def test_symbol_type_filter(search: SearchService, symbol_type: str) -> None:
+    hits = await search.search("owner report visit", Filters(repo=ACME, symbol_type=symbol_type), limit=30)
+
+    assert hits
+    assert {h.symbol_type for h in hits} == {symbol_type}
+
+
+@pytest.mark.parametrize("stereotype", ["service", "rest_controller", "repository", "component"])
+async def test_stereotype_filter(search: SearchService, stereotype: str) -> None:
+    hits = await search.search("owner visit find", Filters(repo=ACME, stereotype=stereotype), limit=30)
+
+    assert hits
+    assert {h.payload["stereotype"] for h in hits} == {stereotype}
+
+
+async def test_annotation_filter(search: SearchService) -> None:
+    hits = await search.search("owner", Filters(repo=ACME, annotation="@Transactional(readOnly = true)"), limit=30)
+
+    assert hits
+    assert all("Transactional" in h.payload["annotation_names"] for h in hits)
+    assert "OwnerService.find" in names(hits)
+
+
+async def test_http_method_filter(search: SearchService) -> None:
+    hits = await search.search("owner", Filters(repo=ACME, http_method="delete"), limit=30)
+
+    # The only DELETE routes of the fixture; the dense candidates of hybrid mode may bring either.
+    assert set(names(hits)) <= {"OwnerController.deleteOwner", "VisitResource.cancelVisit"}
+    assert "OwnerController.deleteOwner" in names(hits)
+
+
+async def test_http_method_filter_keeps_routes_serving_any_method(search: SearchService) -> None:
+    for method in ("GET", "post"):
+        hits = await search.search("health ping", Filters(repo=EXTRA, http_method=method))
+        assert names(hits) == ["HealthController.ping"]
+
+
+async def test_http_method_get_finds_only_get_or_any_routes(search: SearchService) -> None:
+    hits = await search.search("owner pets visits", Filters(http_method="GET"), limit=40)
+
+    assert hits
+    assert all({"GET", "ANY"} & set(h.payload["http_method"]) for h in hits)
+    assert "OwnerController.initNewPetForm" in names(hits)
+
+
+async def test_filters_combine(search: SearchService) -> None:
+    filters = Filters(
+        repo="acme/", path_prefix=API_SRC, symbol_type="method", stereotype="rest_controller", http_method="GET"
+    )
+
+    hits = await search.search("owner", filters, limit=30)
+
+    assert hits
+    assert {short(h.qualified_name).split(".")[0] for h in hits} <= {"OwnerController", "InvoiceController"}
+    assert all(h.qualified_name.startswith(f"{API}.web.") for h in hits)

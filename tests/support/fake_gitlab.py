@@ -1,0 +1,410 @@
+"""A fake GitLab REST API over real HTTP, whose data comes from real git repositories.
+
+`FakeGitLab` runs a `ThreadingHTTPServer` on 127.0.0.1 in a background thread and serves the handful of
+`/api/v4` endpoints the sync job uses (projects, branches, compare, tree, raw files and blobs) with the
+JSON shapes, headers, pagination and error bodies of GitLab itself, so python-gitlab (or httpx) works
+against it unchanged. Each project is a git repository made with the git CLI under the test's tmp dir;
+tests change it through `FakeProject` (commit, rename, force-reset, branch) and the fake reads git again
+on every request. The endpoint logic lives in `tests/support/fake_gitlab_api.py`.
+
+    with FakeGitLab(tmp_path) as gl:
+        project = gl.create_project("acme/shop")
+        sha = project.commit({"src/main/java/A.java": "class A {}"}, "add A")
+        client = gitlab.Gitlab(gl.url, private_token=gl.token)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from socket import SHUT_RDWR, socket
+from types import TracebackType
+from typing import Any
+from urllib.parse import unquote
+
+from tests.support.fake_gitlab_api import GitLabApi, Response
+from tests.support.git_repo import GitError, GitRepo
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(eq=False)
+class FakeProject:
+    """A project of the fake: identity (changed through `FakeGitLab`) plus a real git repository."""
+
+    id: int
+    path_with_namespace: str
+    default_branch: str
+    repo: GitRepo
+    created_at: str
+
+    @property
+    def repo_dir(self) -> Path:
+        return self.repo.path
+
+    @property
+    def path(self) -> str:
+        return self.path_with_namespace.rsplit("/", 1)[-1]
+
+    @property
+    def namespace(self) -> str:
+        return self.path_with_namespace.rsplit("/", 1)[0]
+
+    def commit(self, files: Mapping[str, str | bytes | None], message: str, branch: str | None = None) -> str:
+        """Write (str/bytes) or delete (None) files and commit them; returns the new sha.
+
+        A branch that does not exist yet starts at the head of the default branch.
+        """
+        return self.repo.commit_files(branch or self.default_branch, files, message, base=self.default_branch)
+
+    def rename(self, old: str, new: str, message: str, branch: str | None = None) -> str:
+        """`git mv old new` and commit; returns the new sha."""
+        self.repo.checkout(branch or self.default_branch, self.default_branch)
+        target = self.repo_dir / new
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.repo.run("mv", "--", old, new)
+        return self.repo.commit_index(message)
+
+    def head(self, branch: str | None = None) -> str:
+        name = branch or self.default_branch
+        sha = self.repo.branch_head(name)
+        if sha is None:
+            raise LookupError(f"{self.path_with_namespace}: no branch {name!r}")
+        return sha
+
+    def force_reset(self, branch: str, sha: str) -> None:
+        """Point `branch` at `sha`, as a force push would (the working tree follows if it is checked out)."""
+        self.repo.run("update-ref", f"refs/heads/{branch}", sha)
+        if self.repo.current_branch() == branch:
+            self.repo.run("reset", "-q", "--hard", sha)
+
+    def create_branch(self, name: str, from_sha: str) -> None:
+        self.repo.run("branch", "--", name, from_sha)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Namespace:
+    id: int
+    full_path: str
+    parent_id: int | None
+
+    @property
+    def path(self) -> str:
+        return self.full_path.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectSnapshot:
+    """A consistent copy of a project's identity, taken under the lock, for one request."""
+
+    id: int
+    path_with_namespace: str
+    default_branch: str
+    repo: GitRepo
+    created_at: str
+    namespace: Namespace
+
+    @property
+    def path(self) -> str:
+        return self.path_with_namespace.rsplit("/", 1)[-1]
+
+
+@dataclass(slots=True, kw_only=True)
+class _Fault:
+    remaining: int
+    status: int
+    retry_after: str | None
+    path_contains: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fault:
+    status: int
+    retry_after: str | None
+
+
+@dataclass
+class _State:
+    projects: dict[int, FakeProject] = field(default_factory=dict)
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    faults: list[_Fault] = field(default_factory=list)
+    next_id: int = 1
+
+
+class FakeGitLab:
+    """The fake GitLab server and its test-side controls. Use it as a context manager."""
+
+    def __init__(self, root: Path, token: str = "glpat-test") -> None:
+        self.root = root / "fake-gitlab"
+        self.token = token
+        self.lock = threading.Lock()
+        self.calls: list[tuple[str, str]] = []
+        """(method, path) of every request, the path as sent (percent-encoded, without the query)."""
+        self.server_errors: list[str] = []
+        """Unexpected exceptions inside the fake (each also answered with a 500); should stay empty."""
+        self.max_diff_files = 1000
+        """GitLab's `diff_max_files`: compare keeps this many diffs and sets `compare_timeout` past it."""
+        self.safe_max_diff_files = 100
+        """GitLab's safe limit (`DiffCollection::DEFAULT_LIMITS[:max_files]`): later diffs come back collapsed."""
+        self.max_patch_bytes = 200 * 1024
+        """GitLab's `diff_max_patch_bytes`: a longer patch comes back `too_large` with an empty diff."""
+        self._state = _State()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    def __enter__(self) -> FakeGitLab:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._server = _Server(("127.0.0.1", 0), GitLabApi(self))
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
+        self._thread.daemon = True
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._server is None or self._thread is None:
+            return
+        self._server.shutdown()
+        self._server.close_connections()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+        self._server = None
+
+    @property
+    def url(self) -> str:
+        """The base URL to give python-gitlab, e.g. `http://127.0.0.1:40123`."""
+        if self._server is None:
+            raise RuntimeError("FakeGitLab is not running; use it as a context manager")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    # -- projects ---------------------------------------------------------------------------------
+
+    def create_project(self, path_with_namespace: str, default_branch: str = "main") -> FakeProject:
+        """A new project with an empty git repository whose unborn HEAD is `default_branch`."""
+        _check_full_path(path_with_namespace)
+        with self.lock:
+            if self._find_locked(path_with_namespace) is not None:
+                raise ValueError(f"{path_with_namespace!r} has already been taken")
+            project_id = self._state.next_id
+            self._state.next_id += 1
+            self._namespace_locked(path_with_namespace.rsplit("/", 1)[0])
+        repo = GitRepo.init(self.root / f"project-{project_id}", default_branch)
+        created = datetime.now(tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        project = FakeProject(project_id, path_with_namespace, default_branch, repo, created)
+        with self.lock:
+            self._state.projects[project_id] = project
+        return project
+
+    def project(self, project_id: int) -> FakeProject:
+        with self.lock:
+            return self._state.projects[project_id]
+
+    def rename_project(self, project_id: int, new_path: str) -> None:
+        """Change the project's own path (its last segment), keeping the namespace."""
+        if "/" in new_path:
+            raise ValueError("rename_project takes the new project path only; use transfer_project for namespaces")
+        self._move(project_id, f"{self.project(project_id).namespace}/{new_path}")
+
+    def transfer_project(self, project_id: int, new_namespace: str) -> None:
+        """Move the project to another namespace (group path), keeping its own path."""
+        self._move(project_id, f"{new_namespace.strip('/')}/{self.project(project_id).path}")
+
+    def set_default_branch(self, project_id: int, branch: str) -> None:
+        project = self.project(project_id)
+        if not project.repo.is_empty() and project.repo.branch_head(branch) is None:
+            raise ValueError(f"branch {branch!r} does not exist")
+        with self.lock:
+            project.default_branch = branch
+
+    def delete_project(self, project_id: int) -> None:
+        with self.lock:
+            del self._state.projects[project_id]
+
+    def _move(self, project_id: int, new_full_path: str) -> None:
+        _check_full_path(new_full_path)
+        with self.lock:
+            project = self._state.projects[project_id]
+            other = self._find_locked(new_full_path)
+            if other is not None and other is not project:
+                raise ValueError(f"{new_full_path!r} has already been taken")
+            self._namespace_locked(new_full_path.rsplit("/", 1)[0])
+            project.path_with_namespace = new_full_path
+
+    # -- faults and accounting --------------------------------------------------------------------
+
+    def fail_next(
+        self, n: int, status: int = 500, retry_after: str | None = None, path_contains: str | None = None
+    ) -> None:
+        """Answer the next `n` requests (whose path contains `path_contains`, if given) with `status`.
+
+        A 429 looks like GitLab's Rack::Attack throttle (text body, `RateLimit-*` headers); `retry_after`
+        adds a `Retry-After` header to any status. Several calls queue up, first matching rule first.
+        """
+        with self.lock:
+            self._state.faults.append(
+                _Fault(remaining=n, status=status, retry_after=retry_after, path_contains=path_contains)
+            )
+
+    def call_count(self, path_contains: str) -> int:
+        """How many requests had a path containing `path_contains` (matched encoded or decoded)."""
+        with self.lock:
+            return sum(1 for _, path in self.calls if _path_matches(path, path_contains))
+
+    # -- used by the API --------------------------------------------------------------------------
+
+    def record_call(self, method: str, path: str) -> Fault | None:
+        """Log a request and return the fault it must answer with, if one is armed."""
+        with self.lock:
+            self.calls.append((method, path))
+            for fault in self._state.faults:
+                if fault.remaining > 0 and (fault.path_contains is None or _path_matches(path, fault.path_contains)):
+                    fault.remaining -= 1
+                    return Fault(status=fault.status, retry_after=fault.retry_after)
+        return None
+
+    def snapshot(self, id_or_path: str) -> ProjectSnapshot | None:
+        """The project with this id or full path (case-insensitive, as GitLab's routes), if any."""
+        with self.lock:
+            project = self._find_locked(id_or_path)
+            return None if project is None else self._snapshot_locked(project)
+
+    def snapshots(self) -> list[ProjectSnapshot]:
+        with self.lock:
+            return [self._snapshot_locked(p) for p in sorted(self._state.projects.values(), key=lambda p: p.id)]
+
+    def _find_locked(self, id_or_path: str) -> FakeProject | None:
+        if id_or_path.isdigit():
+            return self._state.projects.get(int(id_or_path))
+        wanted = id_or_path.lower()
+        return next((p for p in self._state.projects.values() if p.path_with_namespace.lower() == wanted), None)
+
+    def _snapshot_locked(self, project: FakeProject) -> ProjectSnapshot:
+        return ProjectSnapshot(
+            id=project.id,
+            path_with_namespace=project.path_with_namespace,
+            default_branch=project.default_branch,
+            repo=project.repo,
+            created_at=project.created_at,
+            namespace=self._namespace_locked(project.namespace),
+        )
+
+    def _namespace_locked(self, full_path: str) -> Namespace:
+        known = self._state.namespaces.get(full_path)
+        if known is not None:
+            return known
+        parent = self._namespace_locked(full_path.rsplit("/", 1)[0]) if "/" in full_path else None
+        namespace = Namespace(
+            id=len(self._state.namespaces) + 1, full_path=full_path, parent_id=parent.id if parent else None
+        )
+        self._state.namespaces[full_path] = namespace
+        return namespace
+
+
+def _check_full_path(path_with_namespace: str) -> None:
+    parts = path_with_namespace.split("/")
+    if len(parts) < 2 or not all(parts):
+        raise ValueError(f"expected 'namespace/project', got {path_with_namespace!r}")
+
+
+def _path_matches(path: str, needle: str) -> bool:
+    return needle in path or needle in unquote(path)
+
+
+# -- HTTP plumbing --------------------------------------------------------------------------------
+
+
+class _Server(ThreadingHTTPServer):
+    """Keeps track of open keep-alive connections so that shutting down does not hang on them."""
+
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, address: tuple[str, int], api: GitLabApi) -> None:
+        super().__init__(address, _Handler)
+        self.api = api
+        self._connections: set[socket] = set()
+        self._connections_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._connections_lock:
+            self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._connections_lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        """Wake every handler blocked reading the next request on a kept-alive connection."""
+        with self._connections_lock:
+            open_now = list(self._connections)
+        for conn in open_now:
+            with contextlib.suppress(OSError):  # already closed by the client
+                conn.shutdown(SHUT_RDWR)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as GitLab; every response carries Content-Length
+    server: _Server
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_HEAD(self) -> None:
+        self._serve("HEAD")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def _serve(self, method: str) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        response = self._respond(method)
+        self.send_response(response.status)
+        for name, value in response.headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(response.body)))
+        self.end_headers()
+        if method != "HEAD":
+            self.wfile.write(response.body)
+
+    def _respond(self, method: str) -> Response:
+        api = self.server.api
+        try:
+            return api.handle(method, self.path, _token(self.headers.get("PRIVATE-TOKEN"), self.headers))
+        except Exception as exc:  # the edge of a request: answer 500 and keep serving
+            logger.exception("fake GitLab failed on %s %s", method, self.path)
+            api.gl.server_errors.append(f"{method} {self.path}: {exc!r}")
+            return api.internal_error()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # the test log would be full of access lines
+
+
+def _token(private_token: str | None, headers: Any) -> str | None:
+    if private_token:
+        return private_token
+    authorization = str(headers.get("Authorization") or "")
+    scheme, _, value = authorization.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+__all__ = ["FakeGitLab", "FakeProject", "GitError", "ProjectSnapshot"]

@@ -1,0 +1,558 @@
+"""The endpoints of the fake GitLab: request in, GitLab-shaped response out, data read from git.
+
+Shapes and behaviour follow gitlabhq (paths relative to its repository):
+- errors: `not_found!("Branch")` renders `{"message": "404 Branch Not Found"}`; Grape's own errors and the
+  catch-all route (`lib/api/api.rb`) render `{"error": "..."}`.
+- projects: `lib/api/entities/{project_identity,basic_project_details,project,namespace_basic}.rb`; keyset
+  pagination needs `order_by=id` (`lib/gitlab/pagination/keyset.rb`, else 405) and always links to
+  `id_after`/`id_before` of the last row (`keyset/pager.rb`, `keyset/request_context.rb`).
+- compare: `lib/api/repositories.rb`, `app/services/compare_service.rb` (unknown ref → 404 Ref Not Found),
+  `lib/gitlab/git/compare.rb` (same commit → no commits, no diffs), `app/models/compare.rb` (web_url),
+  `lib/api/entities/{compare,diff,commit}.rb`.
+- tree: `lib/gitlab/pagination/gitaly_keyset_pager.rb` (Link only while entries remain), Gitaly
+  `internal/gitaly/service/commit/tree_entries.go` (trees first; page token = base64 JSON `{"file_name"}`).
+- files and blobs: `lib/api/files.rb` (`X-Gitlab-*` headers from `blob_data`), `lib/api/repositories.rb`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import formatdate
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import parse_qsl, quote, unquote, urlencode
+
+from tests.support.git_repo import EMPTY_TREE, CommitInfo, FileChange, TreeEntry
+
+if TYPE_CHECKING:
+    from tests.support.fake_gitlab import FakeGitLab, Fault, ProjectSnapshot
+
+T = TypeVar("T")
+Json = dict[str, Any]
+
+DEFAULT_PER_PAGE = 20
+MAX_PER_PAGE = 100
+_HEX_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
+_TRUE = {"true", "1", "yes", "t"}
+_FALSE = {"false", "0", "no", "f"}
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...]
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, payload: Json) -> None:
+        super().__init__(status, payload)
+        self.status = status
+        self.payload = payload
+
+
+def not_found(what: str | None = None) -> ApiError:
+    return ApiError(404, {"message": f"404 {what} Not Found" if what else "404 Not Found"})
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, {"error": message})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Request:
+    method: str
+    path: str  # as sent, percent-encoded
+    query: dict[str, str]
+    params: dict[str, str]  # route placeholders, decoded
+    base_url: str
+
+
+Handler = Callable[[Request], Response]
+
+
+class GitLabApi:
+    """Routes `/api/v4` requests to handlers; faults and auth come first, as GitLab's middleware does."""
+
+    def __init__(self, gl: FakeGitLab) -> None:
+        self.gl = gl
+        self.routes: tuple[tuple[str, tuple[str, ...], Handler], ...] = (
+            ("GET", ("projects",), self.list_projects),
+            ("GET", ("projects", ":id"), self.get_project),
+            ("GET", ("projects", ":id", "repository", "branches", ":branch"), self.get_branch),
+            ("GET", ("projects", ":id", "repository", "compare"), self.compare),
+            ("GET", ("projects", ":id", "repository", "tree"), self.tree),
+            ("GET", ("projects", ":id", "repository", "files", ":file_path", "raw"), self.raw_file),
+            ("HEAD", ("projects", ":id", "repository", "files", ":file_path"), self.file_metadata),
+            ("GET", ("projects", ":id", "repository", "blobs", ":sha", "raw"), self.raw_blob),
+        )
+
+    def handle(self, method: str, target: str, token: str | None) -> Response:
+        path, _, query_string = target.partition("?")
+        fault = self.gl.record_call(method, path)
+        if fault is not None:
+            return _fault_response(fault)
+        if token != self.gl.token:
+            return json_response(401, {"message": "401 Unauthorized"})
+        try:
+            handler, params = self._match(method, path)
+            query = dict(parse_qsl(query_string, keep_blank_values=True))
+            return handler(Request(method=method, path=path, query=query, params=params, base_url=self.gl.url))
+        except ApiError as err:
+            return json_response(err.status, err.payload)
+
+    def internal_error(self) -> Response:
+        return json_response(500, {"message": "500 Internal Server Error"})
+
+    def _match(self, method: str, path: str) -> tuple[Handler, dict[str, str]]:
+        segments = path.split("/")
+        if segments[:3] == ["", "api", "v4"]:
+            for route_method, pattern, handler in self.routes:
+                params = _match_segments(pattern, segments[3:])
+                # Rack answers HEAD on every GET route (without a body).
+                if params is not None and (route_method == method or (method == "HEAD" and route_method == "GET")):
+                    return handler, params
+        raise ApiError(404, {"error": "404 Not Found"})
+
+    def _project(self, req: Request) -> ProjectSnapshot:
+        project = self.gl.snapshot(req.params["id"])
+        if project is None:
+            raise not_found("Project")
+        return project
+
+    # -- projects ---------------------------------------------------------------------------------
+
+    def get_project(self, req: Request) -> Response:
+        return json_response(200, self._project_entity(self._project(req), req.base_url, simple=False))
+
+    def list_projects(self, req: Request) -> Response:
+        q = req.query
+        order_by, sort = q.get("order_by", "created_at"), q.get("sort", "desc")
+        if order_by not in {"id", "name", "path", "created_at", "updated_at", "last_activity_at"}:
+            raise bad_request("order_by does not have a valid value")
+        if sort not in {"asc", "desc"}:
+            raise bad_request("sort does not have a valid value")
+        projects = [] if bool_param(q, "archived", default=False) else self.gl.snapshots()
+        projects = _filter_ids(projects, q)
+        projects.sort(key=lambda p: (_project_sort_key(p, order_by), p.id), reverse=sort == "desc")
+        simple = bool_param(q, "simple", default=False)
+        if q.get("pagination") == "keyset":
+            if order_by != "id":
+                raise ApiError(405, {"error": "Keyset pagination is not yet available for this type of request"})
+            page = projects[: per_page_param(q)]
+            bound = "id_after" if sort == "asc" else "id_before"
+            headers = [("Link", next_link(req, [(bound, str(page[-1].id))]))] if page else []
+        else:
+            page, headers = offset_page(projects, req)
+        body = [self._project_entity(p, req.base_url, simple=simple) for p in page]
+        return json_response(200, body, headers)
+
+    def _project_entity(self, project: ProjectSnapshot, base_url: str, *, simple: bool) -> Json:
+        web_url = f"{base_url}/{project.path_with_namespace}"
+        namespace = project.namespace
+        entity: Json = {
+            "id": project.id,
+            "description": None,
+            "name": project.path,
+            "name_with_namespace": " / ".join(project.path_with_namespace.split("/")),
+            "path": project.path,
+            "path_with_namespace": project.path_with_namespace,
+            "created_at": project.created_at,
+            # `default_branch_or_main`: an empty repository still reports the configured default branch.
+            "default_branch": project.default_branch,
+            "tag_list": [],
+            "topics": [],
+            "ssh_url_to_repo": f"git@127.0.0.1:{project.path_with_namespace}.git",
+            "http_url_to_repo": f"{web_url}.git",
+            "web_url": web_url,
+            "readme_url": None,
+            "forks_count": 0,
+            "avatar_url": None,
+            "star_count": 0,
+            "last_activity_at": project.created_at,
+            "namespace": {
+                "id": namespace.id,
+                "name": namespace.path,
+                "path": namespace.path,
+                "kind": "group",
+                "full_path": namespace.full_path,
+                "parent_id": namespace.parent_id,
+                "avatar_url": None,
+                "web_url": f"{base_url}/groups/{namespace.full_path}",
+            },
+        }
+        if simple:
+            return entity
+        api_self = f"{base_url}/api/v4/projects/{project.id}"
+        return entity | {
+            "_links": {"self": api_self, "repo_branches": f"{api_self}/repository/branches"},
+            "empty_repo": project.repo.is_empty(),
+            "archived": False,
+            "visibility": "private",
+        }
+
+    # -- branches and commits ---------------------------------------------------------------------
+
+    def get_branch(self, req: Request) -> Response:
+        project = self._project(req)
+        name = req.params["branch"]
+        sha = project.repo.branch_head(name)
+        if sha is None:
+            raise not_found("Branch")
+        web_url = f"{req.base_url}/{project.path_with_namespace}"
+        is_default = name == project.default_branch
+        return json_response(
+            200,
+            {
+                "name": name,
+                "commit": commit_entity(project.repo.commit_info(sha), web_url),
+                "merged": False,
+                "protected": is_default,
+                "developers_can_push": False,
+                "developers_can_merge": False,
+                "can_push": True,
+                "default": is_default,
+                "web_url": f"{web_url}/-/tree/{quote(name)}",
+            },
+        )
+
+    def compare(self, req: Request) -> Response:
+        project = self._project(req)
+        missing = [name for name in ("from", "to") if name not in req.query]
+        if missing:
+            raise bad_request(", ".join(f"{name} is missing" for name in missing))
+        straight = bool_param(req.query, "straight", default=False)
+        repo = project.repo
+        base = repo.resolve_commit(req.query["from"])
+        head = repo.resolve_commit(req.query["to"])
+        if base is None or head is None:
+            raise not_found("Ref")
+        web_url = f"{req.base_url}/{project.path_with_namespace}"
+        same = base == head
+        commits = [] if same else repo.commits(f"{base}..{head}")
+        merge_base = None if straight else repo.merge_base(base, head)
+        # `Gitlab::Git::Diff.between`: straight diffs from..to, otherwise merge-base(from, to)..to.
+        changes = [] if same else repo.diff(base if straight else merge_base or EMPTY_TREE, head)
+        overflow = len(changes) > self.gl.max_diff_files
+        kept = changes[: self.gl.max_diff_files]
+        body = {
+            "commit": commit_entity(commits[-1], web_url) if commits else None,
+            "commits": [commit_entity(c, web_url) for c in commits],
+            "diffs": [self._diff_entity(change, index) for index, change in enumerate(kept)],
+            "compare_timeout": overflow,
+            "compare_same_ref": same,
+            "web_url": f"{web_url}/-/compare/{base if straight else merge_base or base}...{head}",
+        }
+        return json_response(200, body)
+
+    def _diff_entity(self, change: FileChange, index: int) -> Json:
+        too_large = len(change.patch.encode()) > self.gl.max_patch_bytes
+        collapsed = not too_large and index >= min(self.gl.safe_max_diff_files, self.gl.max_diff_files)
+        return {
+            "diff": "" if too_large or collapsed else change.patch,
+            "collapsed": collapsed,
+            "too_large": too_large,
+            "new_path": change.new_path,
+            "old_path": change.old_path,
+            "a_mode": change.old_mode,
+            "b_mode": change.new_mode,
+            "new_file": change.status == "A",
+            "renamed_file": change.status == "R",
+            "deleted_file": change.status == "D",
+            "generated_file": False,
+        }
+
+    # -- tree -------------------------------------------------------------------------------------
+
+    def tree(self, req: Request) -> Response:
+        project = self._project(req)
+        q = req.query
+        recursive = bool_param(q, "recursive", default=False)
+        pagination = q.get("pagination", "legacy")
+        if pagination not in {"legacy", "keyset", "none"}:
+            raise bad_request("pagination does not have a valid value")
+        if pagination == "none" and not recursive:
+            raise bad_request('pagination cannot be "none" unless "recursive" is true')
+        entries = self._tree_entries(project, q.get("ref") or project.default_branch, q.get("path", ""), recursive)
+        headers: list[HeaderPair] = []
+        if pagination == "none":
+            page = entries
+        elif pagination == "keyset":
+            page, headers = self._tree_keyset_page(entries, req)
+        else:
+            page, headers = offset_page(entries, req)
+        body = [
+            {"id": e.sha, "name": e.name, "type": e.type, "path": e.path, "mode": e.mode.rjust(6, "0")} for e in page
+        ]
+        return json_response(200, body, headers)
+
+    def _tree_entries(self, project: ProjectSnapshot, ref: str, path: str, recursive: bool) -> list[TreeEntry]:
+        repo = project.repo
+        commit = None if repo.is_empty() else repo.resolve_commit(ref)
+        if commit is None:
+            raise not_found("Tree")
+        path = path.strip("/")
+        treeish = f"{commit}:{path}" if path else commit
+        if path and repo.object_type(treeish) != "tree":
+            raise not_found("Tree")
+        entries = repo.ls_tree(treeish, recursive=recursive)
+        if path:
+            entries = [TreeEntry(mode=e.mode, type=e.type, sha=e.sha, path=f"{path}/{e.path}") for e in entries]
+        # Gitaly sorts TREES_FIRST (stable) when paginating, and `Tree#sorted_entries` orders
+        # trees, then blobs, then submodules.
+        rank = {"tree": 0, "blob": 1, "commit": 2}
+        return sorted(entries, key=lambda e: rank.get(e.type, 3))
+
+    def _tree_keyset_page(self, entries: list[TreeEntry], req: Request) -> tuple[list[TreeEntry], list[HeaderPair]]:
+        per_page = per_page_param(req.query)
+        token = req.query.get("page_token")
+        start = 0
+        if token:
+            file_name, by_path = _decode_page_token(token)
+            keys = [e.path if by_path else e.sha for e in entries]
+            if file_name not in keys:
+                # Gitaly: "could not find starting OID", an unhandled error that GitLab turns into a 500.
+                raise ApiError(500, {"message": "500 Internal Server Error"})
+            start = keys.index(file_name) + 1
+        page = entries[start : start + per_page]
+        if start + per_page >= len(entries):
+            return page, []
+        cursor = base64.b64encode(json.dumps({"file_name": page[-1].path}, separators=(",", ":")).encode()).decode()
+        return page, [("Link", next_link(req, [("page_token", cursor)]))]
+
+    # -- files and blobs --------------------------------------------------------------------------
+
+    def raw_file(self, req: Request) -> Response:
+        headers, data = self._file(req, ref_required=False)
+        return Response(200, data, (*headers, *_raw_headers(req.params["file_path"].rsplit("/", 1)[-1])))
+
+    def file_metadata(self, req: Request) -> Response:
+        headers, _data = self._file(req, ref_required=True)
+        return Response(200, b"", (("Content-Type", "application/json"), *headers))
+
+    def _file(self, req: Request, *, ref_required: bool) -> tuple[list[HeaderPair], bytes]:
+        project = self._project(req)
+        ref = req.query.get("ref")
+        if ref is None and ref_required:
+            raise bad_request("ref is missing")
+        if ref == "":
+            raise bad_request("ref is empty")
+        repo = project.repo
+        commit = None if repo.is_empty() else repo.resolve_commit(ref or project.default_branch)
+        if commit is None:
+            raise not_found("Commit")
+        path = req.params["file_path"]
+        blob = repo.blob_at(commit, path)
+        if blob is None:
+            raise not_found("File")
+        data = repo.read_blob(blob.sha)
+        blob_data = {
+            "File-Name": blob.name,
+            "File-Path": blob.path,
+            "Size": str(len(data)),
+            "Encoding": "base64",
+            "Content-Sha256": hashlib.sha256(data).hexdigest(),
+            "Ref": ref or "",
+            "Blob-Id": blob.sha,
+            "Commit-Id": commit,
+            "Last-Commit-Id": repo.last_commit_for_path(commit, path),
+            "Execute-Filemode": "true" if blob.mode == "100755" else "false",
+        }
+        return [(f"X-Gitlab-{name}", value) for name, value in blob_data.items()], data
+
+    def raw_blob(self, req: Request) -> Response:
+        project = self._project(req)
+        sha = req.params["sha"]
+        if not _HEX_SHA.fullmatch(sha) or project.repo.object_type(sha) != "blob":
+            raise not_found("Blob")
+        return Response(200, project.repo.read_blob(sha), tuple(_raw_headers(None)))
+
+
+HeaderPair = tuple[str, str]
+
+
+# -- entities -------------------------------------------------------------------------------------
+
+
+def commit_entity(commit: CommitInfo, project_web_url: str) -> Json:
+    extended: dict[str, list[str]] = {}
+    for key, value in commit.trailers:
+        extended.setdefault(key, []).append(value)
+    return {
+        "id": commit.sha,
+        "short_id": commit.sha[:8],
+        "created_at": _api_time(commit.committed_date),
+        "parent_ids": list(commit.parent_ids),
+        "title": commit.message.split("\n", 1)[0].rstrip("\r"),
+        "message": commit.message,
+        "author_name": commit.author_name,
+        "author_email": commit.author_email,
+        "authored_date": _api_time(commit.authored_date),
+        "committer_name": commit.committer_name,
+        "committer_email": commit.committer_email,
+        "committed_date": _api_time(commit.committed_date),
+        "trailers": {key: values[-1] for key, values in extended.items()},
+        "extended_trailers": extended,
+        "web_url": f"{project_web_url}/-/commit/{commit.sha}",
+    }
+
+
+def _api_time(git_iso: str) -> str:
+    """Git's strict ISO date as Rails renders times in the API: with milliseconds and the commit's offset."""
+    return datetime.fromisoformat(git_iso).isoformat(timespec="milliseconds")
+
+
+# -- params and pagination ------------------------------------------------------------------------
+
+
+def bool_param(query: dict[str, str], name: str, *, default: bool) -> bool:
+    """Grape's Boolean coercion: python-gitlab sends `True`, curl users send `true`."""
+    raw = query.get(name)
+    if raw is None:
+        return default
+    if raw.lower() in _TRUE:
+        return True
+    if raw.lower() in _FALSE:
+        return False
+    raise bad_request(f"{name} is invalid")
+
+
+def int_param(query: dict[str, str], name: str, default: int) -> int:
+    raw = query.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise bad_request(f"{name} is invalid") from None
+
+
+def per_page_param(query: dict[str, str]) -> int:
+    per_page = int_param(query, "per_page", DEFAULT_PER_PAGE)
+    return DEFAULT_PER_PAGE if per_page <= 0 else min(per_page, MAX_PER_PAGE)
+
+
+def offset_page(items: Sequence[T], req: Request) -> tuple[list[T], list[HeaderPair]]:
+    """Kaminari-style page plus GitLab's `OffsetHeaderBuilder` headers."""
+    per_page = per_page_param(req.query)
+    page = max(int_param(req.query, "page", 1), 1)
+    total_pages = max(math.ceil(len(items) / per_page), 1)
+    next_page = page + 1 if page < total_pages else None
+    prev_page = page - 1 if page > 1 else None
+    links = [f'<{page_url(req, [("page", str(prev_page))])}>; rel="prev"'] if prev_page else []
+    links += [f'<{page_url(req, [("page", str(next_page))])}>; rel="next"'] if next_page else []
+    links += [f'<{page_url(req, [("page", "1")])}>; rel="first"']
+    links += [f'<{page_url(req, [("page", str(total_pages))])}>; rel="last"']
+    headers = [
+        ("X-Per-Page", str(per_page)),
+        ("X-Page", str(page)),
+        ("X-Next-Page", str(next_page or "")),
+        ("X-Prev-Page", str(prev_page or "")),
+        ("Link", ", ".join(links)),
+        ("X-Total", str(len(items))),
+        ("X-Total-Pages", str(total_pages)),
+    ]
+    return list(items[(page - 1) * per_page : page * per_page]), headers
+
+
+def page_url(req: Request, updates: list[HeaderPair]) -> str:
+    """The request's URL on GitLab's configured host with some params replaced (Rails `to_query`: sorted)."""
+    params = dict(req.query) | dict(updates)
+    return f"{req.base_url}{req.path}?{urlencode(sorted(params.items()))}"
+
+
+def next_link(req: Request, updates: list[HeaderPair]) -> str:
+    return f'<{page_url(req, updates)}>; rel="next"'
+
+
+def _filter_ids(projects: list[ProjectSnapshot], query: dict[str, str]) -> list[ProjectSnapshot]:
+    after = int_param(query, "id_after", 0)
+    before = int_param(query, "id_before", 0)
+    return [p for p in projects if p.id > after and (before == 0 or p.id < before)]
+
+
+def _project_sort_key(project: ProjectSnapshot, order_by: str) -> Any:
+    if order_by in {"name", "path"}:
+        return project.path.lower()
+    return project.id  # created_at, updated_at, last_activity_at: ids grow with creation time here
+
+
+def _decode_page_token(token: str) -> tuple[str, bool]:
+    """Gitaly's `decodePageToken`: base64 JSON `{"file_name": path}`, else an old-style object id."""
+    try:
+        decoded = json.loads(base64.b64decode(token, validate=True))
+    except (binascii.Error, ValueError):
+        return token, False
+    if isinstance(decoded, dict) and isinstance(decoded.get("file_name"), str):
+        return decoded["file_name"], True
+    return token, False
+
+
+def _match_segments(pattern: tuple[str, ...], segments: list[str]) -> dict[str, str] | None:
+    # Placeholders match one segment (GitLab's NO_SLASH_URL_PART_REGEX); "%2F" inside decodes to "/".
+    if len(pattern) != len(segments):
+        return None
+    params: dict[str, str] = {}
+    for want, got in zip(pattern, segments, strict=True):
+        if want.startswith(":") and got:
+            params[want[1:]] = unquote(got)
+        elif want != got:
+            return None
+    return params
+
+
+# -- responses ------------------------------------------------------------------------------------
+
+
+def json_response(status: int, body: Any, headers: Sequence[HeaderPair] = ()) -> Response:
+    data = json.dumps(body, separators=(",", ":")).encode()
+    return Response(status, data, (("Content-Type", "application/json"), *_COMMON_HEADERS, *headers))
+
+
+_COMMON_HEADERS: tuple[HeaderPair, ...] = (
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "SAMEORIGIN"),
+    ("Cache-Control", "max-age=0, private, must-revalidate"),
+)
+
+
+def _raw_headers(file_name: str | None) -> list[HeaderPair]:
+    # `send_git_blob` + `no_cache_headers`; Workhorse streams the bytes.
+    disposition = "inline"
+    if file_name:
+        disposition = f"inline; filename=\"{quote(file_name)}\"; filename*=UTF-8''{quote(file_name)}"
+    return [
+        ("Content-Type", "text/plain; charset=utf-8"),
+        ("Content-Disposition", disposition),
+        ("Cache-Control", "no-cache, no-store"),
+        ("Pragma", "no-cache"),
+        ("Expires", "Fri, 01 Jan 1990 00:00:00 GMT"),
+        ("X-Content-Type-Options", "nosniff"),
+    ]
+
+
+def _fault_response(fault: Fault) -> Response:
+    extra = [("Retry-After", fault.retry_after)] if fault.retry_after is not None else []
+    if fault.status != 429:
+        phrase = HTTPStatus(fault.status).phrase
+        return json_response(fault.status, {"message": f"{fault.status} {phrase}"}, extra)
+    # Rack::Attack's throttled response: plain text plus RateLimit-* headers.
+    headers = [
+        ("Content-Type", "text/plain"),
+        ("RateLimit-Name", "throttle_authenticated_api"),
+        ("RateLimit-Limit", "7200"),
+        ("RateLimit-Observed", "7201"),
+        ("RateLimit-Remaining", "0"),
+    ]
+    if fault.retry_after is not None and fault.retry_after.isdigit():
+        reset = int(datetime.now(tz=UTC).timestamp()) + int(fault.retry_after)
+        headers += [("RateLimit-Reset", str(reset)), ("RateLimit-ResetTime", formatdate(reset, usegmt=True))]
+    return Response(429, b"Retry later\n", (*headers, *extra))
