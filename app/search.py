@@ -214,6 +214,10 @@ class SearchService:
         )
         return [h for h in candidates if any(route_matches(p, path) for p in h.payload.get("http_path", []))]
 
+    async def repositories(self) -> dict[str, int]:
+        """Indexed repositories and their chunk counts."""
+        return await self.store.counts_by("repo_path")
+
     async def outline(self, repo: str, file_path: str) -> list[Hit]:
         """Every chunk of one file in line order."""
         return await self._lookup(Filters(repo=repo), _eq("file_path", file_path.strip("/")))

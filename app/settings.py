@@ -119,6 +119,7 @@ class Settings(BaseSettings):
     gitlab: GitLabSettings = Field(default_factory=GitLabSettings)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     admin_tokens: list[SecretStr] = Field(default_factory=list, description="Bearer tokens for /admin")
+    api_tokens: list[SecretStr] = Field(default_factory=list, description="Bearer tokens for MCP and /api/v1")
     host: str = "127.0.0.1"
     port: int = 8080
     log_level: str = "INFO"

@@ -276,6 +276,14 @@ class VectorStore:
         except _QDRANT_ERRORS as exc:
             raise StorageError(f"Qdrant payload update by filter failed: {exc}") from exc
 
+    async def counts_by(self, key: str, limit: int = 100_000) -> dict[str, int]:
+        """Number of points per value of a keyword field (exact facet counts)."""
+        try:
+            response = await self.client.facet(self.alias, key, limit=limit, exact=True)
+        except _QDRANT_ERRORS as exc:
+            raise StorageError(f"Qdrant facet on {key} failed: {exc}") from exc
+        return {str(hit.value): hit.count for hit in response.hits}
+
     async def count(self, where: qm.Filter | None = None) -> int:
         """Number of points, optionally matching a filter."""
         try:

@@ -1,8 +1,10 @@
-"""The Starlette application: the GitLab receiver, admin endpoints and health checks.
+"""The Starlette application: the GitLab receiver, the MCP server at /mcp, REST search, admin, health.
 
 `create_app(settings)` opens its own `Deps` in the lifespan (PostgreSQL, Redis, Qdrant);
 `create_app(settings, deps=...)` reuses the caller's, which is how `javakb serve` runs the
-receiver and the worker in one process over one embedded Qdrant.
+receiver and the worker in one process over one embedded Qdrant. The MCP app is mounted at the
+root, last, so its endpoint is exactly `/mcp` (no 307 to `/mcp/`), and its lifespan runs inside ours
+(without it FastMCP's session manager never starts).
 """
 
 from __future__ import annotations
@@ -13,17 +15,21 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, TypedDict
 
+from fastmcp.utilities.lifespan import combine_lifespans
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 
+from app.api import api_search
 from app.deps import Deps, open_deps
 from app.errors import ServiceError
 from app.queue import BACKFILL, enqueue_once
 from app.settings import Settings
 from hooks.receiver import make_endpoint
+from mcp_server.auth import StaticTokens
+from mcp_server.server import create_server
 
 logger = logging.getLogger(__name__)
 
@@ -36,24 +42,31 @@ class State(TypedDict):
 
 def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
     """The web application."""
+    current: dict[str, Deps] = {}
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[State]:
         if deps is not None:
+            current["deps"] = deps
             yield {"deps": deps}
             return
         async with open_deps(settings, with_db=True, with_queue=True) as opened:
             await opened.store.ensure(await opened.index_model())
+            current["deps"] = opened
             yield {"deps": opened}
 
-    routes = [
+    mcp = create_server(lambda: current["deps"], auth=StaticTokens(settings.api_tokens))
+    mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
+    routes: list[BaseRoute] = [
         Route("/hooks/gitlab", make_endpoint(), methods=["POST"]),
+        Route("/api/v1/search", api_search, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/admin/reindex", admin_reindex, methods=["POST"]),
         Route("/admin/projects", admin_projects, methods=["GET"]),
+        Mount("/", app=mcp_app),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
 
 
 async def healthz(request: Request) -> JSONResponse:

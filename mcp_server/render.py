@@ -1,0 +1,98 @@
+"""Agent-facing rendering of hits: compact text within a character budget, plus structured data.
+
+The budget cuts whole results, never mid-line, and says how many were left out, so an agent can
+ask again with a larger budget or narrower filters instead of reading a truncated method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.search import Hit
+
+DEFAULT_BUDGET = 12_000
+DEFAULT_EXCERPT_LINES = 30
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rendered:
+    """Text for the model, the same results as data, and how many results the budget left out."""
+
+    text: str
+    items: list[dict[str, Any]]
+    omitted: int
+
+
+def hit_item(hit: Hit, *, code: str | None = None) -> dict[str, Any]:
+    """The structured form of one hit: citation, kind and metadata an agent filters on."""
+    p = hit.payload
+    item: dict[str, Any] = {
+        **hit.citation(),
+        "symbol_type": hit.symbol_type,
+        "stereotype": p.get("stereotype"),
+        "annotations": p.get("annotations", []),
+        "http": _routes(p),
+        "score": round(hit.score, 4),
+    }
+    if p.get("part_count", 1) > 1:
+        item["part"] = f"{p.get('part_index', 0) + 1}/{p['part_count']}"
+    if code is not None:
+        item["code"] = code
+    return item
+
+
+def excerpt(code: str, lines: int) -> str:
+    """The first `lines` lines of a chunk's code, with a marker when more follow."""
+    all_lines = code.splitlines()
+    if len(all_lines) <= lines:
+        return code
+    return "\n".join(all_lines[:lines]) + f"\n    // ... {len(all_lines) - lines} more lines"
+
+
+def render_hits(
+    hits: Sequence[Hit], *, budget: int = DEFAULT_BUDGET, excerpt_lines: int | None = DEFAULT_EXCERPT_LINES,
+    header: str = "",
+) -> Rendered:  # fmt: skip
+    """Render hits until the budget is spent; `excerpt_lines=None` shows whole code."""
+    blocks: list[str] = [header] if header else []
+    items: list[dict[str, Any]] = []
+    used = len(header)
+    for rank, hit in enumerate(hits, 1):
+        code = hit.code if excerpt_lines is None else excerpt(hit.code, excerpt_lines)
+        block = _block(rank, hit, code)
+        if items and used + len(block) > budget:
+            break
+        blocks.append(block)
+        items.append(hit_item(hit, code=code))
+        used += len(block)
+    omitted = len(hits) - len(items)
+    if omitted:
+        blocks.append(f"[{omitted} more results left out by the output budget: raise max_chars or narrow the filters]")
+    if not hits:
+        blocks.append("No results.")
+    return Rendered(text="\n\n".join(blocks), items=items, omitted=omitted)
+
+
+def _block(rank: int, hit: Hit, code: str) -> str:
+    p = hit.payload
+    kind = hit.symbol_type + (f", {p['stereotype']}" if p.get("stereotype") else "")
+    routes = _routes(p)
+    lines = [
+        f"{rank}. {hit.qualified_name} ({kind})",
+        f"   {hit.signature}",
+        f"   {hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
+        + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else ""),
+    ]
+    if routes:
+        lines.append(f"   http: {', '.join(routes)}")
+    if hit.permalink:
+        lines.append(f"   {hit.permalink}")
+    lines.append("```java\n" + code + "\n```")
+    return "\n".join(lines)
+
+
+def _routes(payload: dict[str, Any]) -> list[str]:
+    methods = payload.get("http_method") or []
+    return [f"{'|'.join(methods)} {path}" for path in payload.get("http_path") or []]
