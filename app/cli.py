@@ -62,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("path", type=Path, help="the checkout's root directory")
     index.add_argument("--repo", help="repository path to record (default: the directory name)")
     index.add_argument("--rebuild", action="store_true", help="build a new collection and switch the alias to it")
+    index.add_argument(
+        "--drop-other-repos", action="store_true", help="with --rebuild: allow other repositories to be left out"
+    )
     index.add_argument("--jobs", type=int, default=1, help="parse with this many processes (default 1)")
     index.set_defaults(command=run_index)
 
@@ -121,7 +124,7 @@ def run_index(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     repo = args.repo or path.resolve().name
     progress = _progress_bar if sys.stderr.isatty() else None
-    run = asyncio.run(_index(settings, path, repo, args.rebuild, args.jobs, progress))
+    run = asyncio.run(_index(settings, path, repo, args, progress))
     c = run.counts
     print(
         f"javakb index: {repo}: {c.files} files, {c.embedded} chunks embedded, {c.reused} reused, "
@@ -132,10 +135,12 @@ def run_index(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _index(
-    settings: Settings, path: Path, repo: str, rebuild: bool, jobs: int, progress: Progress | None
+    settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
 ) -> LocalRun:
     async with open_deps(settings) as deps:
-        return await index_directory(deps, path, repo, rebuild=rebuild, jobs=jobs, progress=progress)
+        return await index_directory(
+            deps, path, repo, rebuild=args.rebuild, drop_others=args.drop_other_repos, jobs=args.jobs, progress=progress
+        )
 
 
 def _progress_bar(done: int, total: int) -> None:

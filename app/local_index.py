@@ -10,6 +10,7 @@ from pathlib import Path
 from qdrant_client import models as qm
 
 from app.deps import Deps
+from app.errors import ConfigError, StorageError
 from app.indexing import RunCounts
 from app.localfs import chunk_local_files, iter_sources
 from pipeline.model import FileResult, SourceContext
@@ -37,12 +38,19 @@ async def index_directory(
     repo_path: str,
     *,
     rebuild: bool = False,
+    drop_others: bool = False,
     jobs: int = 1,
     progress: Progress | None = None,
 ) -> LocalRun:
-    """Index every in-scope file under `root` as repository `repo_path`, incrementally by content hash."""
+    """Index every in-scope file under `root` as repository `repo_path`, incrementally by content hash.
+
+    A rebuild writes a new collection from this checkout alone, so it refuses while the current
+    collection holds other repositories, unless `drop_others` says they may go.
+    """
     config = deps.settings.chunking.to_config()
     files = list(iter_sources(root, Scope.from_config(config)))
+    if rebuild and not drop_others:
+        await _refuse_losing_others(deps, repo_path)
     model = await deps.index_model()
     target = await deps.store.create_generation(model) if rebuild else None
     if target is None:
@@ -62,6 +70,19 @@ async def index_directory(
         if previous is not None and previous != target:
             await deps.store.drop_collection(previous)
     return LocalRun(repo_path=repo_path, counts=counts, removed_files=removed, collection=target)
+
+
+async def _refuse_losing_others(deps: Deps, repo_path: str) -> None:
+    try:
+        others = sorted(r for r in await deps.search.repositories() if r != repo_path)
+    except StorageError:
+        return  # no collection yet: nothing to lose
+    if others:
+        raise ConfigError(
+            f"--rebuild builds the new collection from this checkout only, and the current one also holds "
+            f"{', '.join(others[:10])}{' ...' if len(others) > 10 else ''}; rebuild those too afterwards and pass "
+            "--drop-other-repos to accept that they are missing until then"
+        )
 
 
 def _batches(results: Iterable[FileResult], size: int) -> Iterable[tuple[int, list[FileResult]]]:

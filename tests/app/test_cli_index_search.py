@@ -337,3 +337,14 @@ def test_points_are_filterable_by_repo_after_indexing_two_repos(
     finally:
         client.close()
     assert total == 2 * other
+
+
+def test_rebuild_refuses_to_drop_other_repositories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JAVAKB_QDRANT__PATH", str(tmp_path / "kb"))
+    source = tmp_path / "one"
+    (source / "src/main/java/a").mkdir(parents=True)
+    (source / "src/main/java/a/A.java").write_text("package a; class A { void m() {} }")
+    assert main(["index", str(source), "--repo", "g/one"]) == 0
+    assert main(["index", str(source), "--repo", "g/two"]) == 0
+    assert main(["index", str(source), "--repo", "g/one", "--rebuild"]) == 1
+    assert main(["index", str(source), "--repo", "g/one", "--rebuild", "--drop-other-repos"]) == 0
