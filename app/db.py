@@ -195,6 +195,21 @@ class Database:
             await conn.execute("DELETE FROM file_manifest WHERE project_id = $1", project_id)
             await conn.execute("DELETE FROM projects WHERE id = $1", project_id)
 
+    async def close_abandoned_runs(self, project_id: int) -> int:
+        """Close runs left RUNNING by a process that died (SIGKILL, OOM); call it holding the project's lock.
+
+        Holding the lock proves no other process is executing a run of this project.
+        """
+        result = await self._execute(
+            """
+            UPDATE index_jobs SET status = 'FAILED', finished_at = now(),
+                error = 'abandoned: the worker running it stopped'
+            WHERE project_id = $1 AND status = 'RUNNING'
+            """,
+            project_id,
+        )
+        return int(result.rsplit(" ", 1)[-1])
+
     async def start_run(self, project_id: int, trigger: str, from_sha: str | None) -> int:
         """Open an `index_jobs` row for a sync run."""
         run_id = await self._fetchval(

@@ -17,7 +17,7 @@ from app.embeddings import Embedder
 from app.ranking import QueryTerms, expand_query, query_terms, rerank
 from app.vectors import DENSE, LEXICAL, VectorStore
 from pipeline.lexical import query_vector
-from pipeline.routes import query_keys, route_matches
+from pipeline.routes import query_keys, route_matches, specificity
 from pipeline.spring import ANY_METHOD
 
 _TYPE_SYMBOLS = ("class", "interface", "enum", "record", "annotation")
@@ -212,7 +212,14 @@ class SearchService:
         candidates = await self._lookup(
             Filters(repo=repo, http_method=http_method), _any("http_keys", query_keys(path))
         )
-        return [h for h in candidates if any(route_matches(p, path) for p in h.payload.get("http_path", []))]
+        scored = []
+        for hit in candidates:
+            matching = [p for p in hit.payload.get("http_path", []) if route_matches(p, path)]
+            if matching:
+                scored.append((min(specificity(p) for p in matching), hit))
+        # The handler Spring dispatches to (the most specific pattern) comes first; stable otherwise.
+        scored.sort(key=lambda pair: pair[0])
+        return [hit for _, hit in scored]
 
     async def repositories(self) -> dict[str, int]:
         """Indexed repositories and their chunk counts."""

@@ -123,8 +123,8 @@ class Syncer:
                 project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode="noop", counts=RunCounts(),
                 seconds=time.monotonic() - started,
             )  # fmt: skip
-        run_id = await self.db.start_run(row.id, trigger, row.indexed_sha)
         await self.db.set_status(row.id, "syncing", row.last_error)
+        run_id = await self.db.start_run(row.id, trigger, row.indexed_sha)
         try:
             plan = await self._plan(row, head)
             context = SourceContext(
@@ -134,10 +134,12 @@ class Syncer:
                 branch=info.default_branch,
             )
             counts = await self._apply(row.id, plan, context)
-        except Exception as exc:
-            await self.db.finish_run(
-                run_id, status="FAILED", to_sha=head, mode=None, counts=RunCounts(), error=str(exc)
-            )
+        except (Exception, asyncio.CancelledError) as exc:
+            # Cancellation is how arq stops a job (shutdown, job_timeout): close the run all the same.
+            error = str(exc) or type(exc).__name__
+            if isinstance(exc, asyncio.CancelledError):
+                error = "cancelled (worker stopped or job timed out)"
+            await asyncio.shield(self._record_failure(run_id, row.id, head, error))
             raise
         await self.db.mark_synced(row.id, head, gen, info.default_branch)  # last: only after every write
         await self.db.finish_run(run_id, status="DONE", to_sha=head, mode=plan.mode, counts=counts, error=None)
@@ -145,6 +147,10 @@ class Syncer:
             project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode=plan.mode, counts=counts,
             seconds=time.monotonic() - started,
         )  # fmt: skip
+
+    async def _record_failure(self, run_id: int, project_id: int, head: str, error: str) -> None:
+        await self.db.finish_run(run_id, status="FAILED", to_sha=head, mode=None, counts=RunCounts(), error=error)
+        await self.db.set_status(project_id, "failed", error)
 
     async def _follow_rename(self, row: ProjectRow, info: ProjectInfo) -> None:
         # A rename whose hook was missed: catch up before writing under the new path.

@@ -56,6 +56,7 @@ async def sync_project(ctx: dict[str, Any], project_id: int, trigger: str = "pus
             if row is not None and row.requested_gen > row.done_gen:
                 raise Retry(defer=BUSY_RETRY_S)  # the holder may have made its last check already
             return "busy: another job covers it"
+        await db.close_abandoned_runs(project_id)
         runs = 0
         while runs < MAX_LOOPS:
             row = await db.project(project_id)

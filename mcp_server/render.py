@@ -55,24 +55,42 @@ def render_hits(
     hits: Sequence[Hit], *, budget: int = DEFAULT_BUDGET, excerpt_lines: int | None = DEFAULT_EXCERPT_LINES,
     header: str = "",
 ) -> Rendered:  # fmt: skip
-    """Render hits until the budget is spent; `excerpt_lines=None` shows whole code."""
+    """Render hits until the budget is spent; `excerpt_lines=None` shows whole code.
+
+    A result goes in only if it fits together with the note that would follow it, so the text stays
+    within the budget. The one exception is the first result: an answer beats an empty reply, so it
+    is shown whole even when it alone is over budget, followed by the shortest note.
+    """
     blocks: list[str] = [header] if header else []
     items: list[dict[str, Any]] = []
     used = len(header)
+    short = False
     for rank, hit in enumerate(hits, 1):
         code = hit.code if excerpt_lines is None else excerpt(hit.code, excerpt_lines)
         block = _block(rank, hit, code)
-        if items and used + len(block) > budget:
+        cost = len(block) + (len(_SEPARATOR) if blocks else 0)
+        remaining = len(hits) - rank
+        reserve = len(_SEPARATOR) + len(_omitted_note(remaining)) if remaining else 0
+        if used + cost + reserve > budget and items:
             break
+        if used + cost + reserve > budget:
+            short = True
         blocks.append(block)
         items.append(hit_item(hit, code=code))
-        used += len(block)
+        used += cost
     omitted = len(hits) - len(items)
     if omitted:
-        blocks.append(f"[{omitted} more results left out by the output budget: raise max_chars or narrow the filters]")
+        blocks.append(f"[+{omitted} more]" if short else _omitted_note(omitted))
     if not hits:
         blocks.append("No results.")
-    return Rendered(text="\n\n".join(blocks), items=items, omitted=omitted)
+    return Rendered(text=_SEPARATOR.join(blocks), items=items, omitted=omitted)
+
+
+_SEPARATOR = "\n\n"
+
+
+def _omitted_note(count: int) -> str:
+    return f"[{count} more results left out by the output budget: raise max_chars or narrow the filters]"
 
 
 def _block(rank: int, hit: Hit, code: str) -> str:

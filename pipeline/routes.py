@@ -39,6 +39,18 @@ def query_keys(path: str) -> list[str]:
     return [f"{len(segments)}:{segments[0]}", f"{len(segments)}:*", ANY_KEY]
 
 
+def specificity(pattern: str) -> tuple[int, int, int]:
+    """Sort key of a route pattern, most specific first, the way Spring picks among matches.
+
+    Fewer wildcards, then fewer variables, then more literal segments: `/owners/search` before
+    `/owners/{id}`.
+    """
+    segments = _segments(pattern)
+    wildcards = sum(1 for s in segments if s == "**" or s.startswith("{*"))
+    variables = sum(1 for s in segments if _is_variable(s))
+    return (wildcards, variables, -(len(segments) - variables - wildcards))
+
+
 def route_matches(pattern: str, path: str) -> bool:
     """Whether a concrete path (or the same pattern) is served by a route pattern."""
     return _compiled(pattern).match("/" + "/".join(_segments(path))) is not None

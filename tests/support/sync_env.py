@@ -17,6 +17,7 @@ from qdrant_client import models as qm
 
 from app.deps import Deps, open_deps
 from app.settings import (
+    ChunkingSettings,
     EmbeddingSettings,
     GitLabSettings,
     PostgresSettings,
@@ -150,17 +151,30 @@ def expected_chunks(repo: GitRepo, sha: str, project: FakeProject, settings: Set
 
 @asynccontextmanager
 async def sync_env(
-    tmp_path: Path, pg_dsn: str, redis_url: str, *, embedding_url: str | None = None
+    tmp_path: Path,
+    pg_dsn: str,
+    redis_url: str,
+    *,
+    embedding_url: str | None = None,
+    chunking: ChunkingSettings | None = None,
+    worker: WorkerSettings | None = None,
+    gitlab_token: str | None = None,
 ) -> AsyncIterator[SyncEnv]:
-    """The whole stack, torn down on exit."""
+    """The whole stack, torn down on exit.
+
+    `chunking` and `worker` replace those settings; `gitlab_token` is the token the service sends
+    (the fake only accepts its own, so any other one is refused with 401).
+    """
     with FakeGitLab(tmp_path) as gitlab:
+        token = gitlab.token if gitlab_token is None else gitlab_token
         settings = Settings(
             postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
             redis=RedisSettings(url=redis_url, queue=f"javakb:test:{uuid.uuid4().hex[:8]}"),
             qdrant=QdrantSettings(path=":memory:"),
-            gitlab=GitLabSettings(url=gitlab.url, token=SecretStr(gitlab.token), webhook_secret=SecretStr("x")),
+            gitlab=GitLabSettings(url=gitlab.url, token=SecretStr(token), webhook_secret=SecretStr("x")),
             embedding=EmbeddingSettings(base_url=embedding_url, model="fake", max_retries=1, max_backoff_s=0.05),
-            worker=WorkerSettings(max_jobs=4, files_per_batch=8),
+            chunking=chunking or ChunkingSettings(),
+            worker=worker or WorkerSettings(max_jobs=4, files_per_batch=8),
         )
         async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
             await deps.store.ensure(await deps.index_model())

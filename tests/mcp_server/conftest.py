@@ -1,0 +1,53 @@
+"""The whole app on a loopback port, once per module, with the `shop` fixture indexed.
+
+Its PostgreSQL and Redis are the suite's real ones. The tables are emptied and the Redis database
+flushed when the module's server starts (what `clean_db` and `clean_redis` do per test): the tests
+here only read, so one server per module serves them all and keeps each test well under a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Final
+
+import asyncpg
+import pytest
+import redis
+from pydantic import SecretStr
+
+from app.settings import PostgresSettings, QdrantSettings, RedisSettings, Settings
+from tests.conftest import REDIS, TABLES
+from tests.support.java_fixtures import SHOP_DIR
+from tests.support.live_app import LiveApp, serve_app
+
+TOKEN: Final = "t0k"
+
+
+async def _truncate(dsn: str) -> None:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY")
+    finally:
+        await conn.close()
+
+
+def live_settings(dsn: str) -> Settings:
+    return Settings(
+        api_tokens=[SecretStr(TOKEN)],
+        postgres=PostgresSettings(dsn=SecretStr(dsn)),
+        redis=RedisSettings(url=REDIS, queue="javakb:test-mcp"),
+        qdrant=QdrantSettings(path=":memory:"),
+    )
+
+
+@pytest.fixture(scope="module")
+def live_app(pg_dsn: str) -> Iterator[LiveApp]:
+    asyncio.run(_truncate(pg_dsn))
+    client = redis.Redis.from_url(REDIS)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+    with serve_app(live_settings(pg_dsn), checkout=SHOP_DIR) as app:
+        yield app

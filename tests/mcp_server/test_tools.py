@@ -1,0 +1,570 @@
+"""Every MCP tool over the in-memory transport, on the `shop` fixture indexed lexical-only.
+
+The fixture is indexed once per module with `index_directory` (what `javakb index` runs) into an
+embedded in-memory Qdrant; each test opens `fastmcp.Client(create_server(...))` on it. Expected
+answers come from `tests/fixtures/java/shop/FIXTURE.md`. Chunk spans include the Javadoc
+(docs/decisions.md), so cited lines start there, not at the declaration FIXTURE.md lists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any, Final
+
+import pytest
+import pytest_asyncio
+from fastmcp import Client
+from fastmcp.client.client import CallToolResult
+from fastmcp.exceptions import ToolError
+from mcp.types import TextContent
+
+from app.deps import Deps, open_deps
+from app.local_index import index_directory
+from app.localfs import chunk_local_files
+from app.settings import GitLabSettings, QdrantSettings, Settings
+from mcp_server.server import create_server
+from pipeline.model import SourceContext
+from tests.support.java_fixtures import SHOP_DIR
+from tests.support.shop import API_SRC, CORE_SRC, JOBS_SRC, chunk_shop, short
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")  # every test shares the module's index and event loop
+
+REPO: Final = "acme/shop"
+OWNER_SERVICE: Final = f"{CORE_SRC}/core/service/OwnerService.java"
+TOOLS: Final = (
+    "semantic_search",
+    "get_symbol",
+    "list_repos",
+    "find_by_annotation",
+    "get_callers",
+    "get_callees",
+    "find_endpoint",
+    "find_injections",
+    "find_implementations",
+    "get_file_outline",
+)
+CITATION: Final = frozenset(
+    {
+        "repo_path",
+        "file_path",
+        "line_start",
+        "line_end",
+        "qualified_name",
+        "signature",
+        "commit_sha",
+        "indexed_at",
+        "permalink",
+    }
+)
+TYPE_KINDS: Final = frozenset({"class", "interface", "enum", "record", "annotation"})
+# One call per tool that needs an argument, each with a real answer on the fixture.
+CALLS: Final[dict[str, dict[str, Any]]] = {
+    "semantic_search": {"query": "who reminds owners about tomorrow's visits"},
+    "get_symbol": {"name": "OwnerService.find"},
+    "find_by_annotation": {"annotation": "Scheduled"},
+    "get_callers": {"name": "NotificationService.notifyOwner"},
+    "get_callees": {"name": "OwnerController.findOwner"},
+    "find_endpoint": {"path": "/api/owners/42/pets/new", "http_method": "GET"},
+    "find_injections": {"type": "OwnerRepository"},
+    "find_implementations": {"type": "PricingPolicy"},
+    "get_file_outline": {"repo": REPO, "path": OWNER_SERVICE},
+}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def deps() -> AsyncIterator[Deps]:
+    async with open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as opened:
+        await index_directory(opened, SHOP_DIR, REPO)
+        yield opened
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def client(deps: Deps) -> AsyncIterator[Client[Any]]:
+    async with Client(create_server(lambda: deps)) as c:
+        yield c
+
+
+async def call(client: Client[Any], tool: str, **arguments: Any) -> CallToolResult:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, text(result)
+    return result
+
+
+def text(result: CallToolResult) -> str:
+    [content] = result.content
+    assert isinstance(content, TextContent)
+    return content.text
+
+
+def data(result: CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def names(items: list[dict[str, Any]]) -> list[str]:
+    return [short(str(item["qualified_name"])) for item in items]
+
+
+def owner_type(item: dict[str, Any]) -> str:
+    """The type a result belongs to: itself for a type, else the enclosing type of a member."""
+    name = short(item["qualified_name"])
+    return name if item["symbol_type"] in TYPE_KINDS else name.rsplit(".", 1)[0]
+
+
+def cited_lines(citation: dict[str, Any]) -> list[str]:
+    lines = (SHOP_DIR / str(citation["file_path"])).read_text(encoding="utf-8").splitlines()
+    start, end = int(citation["line_start"]), int(citation["line_end"])
+    assert 1 <= start <= end <= len(lines), citation
+    return lines[start - 1 : end]
+
+
+EXCERPT_MARK = re.compile(r"\n    // \.\.\. (\d+) more lines$")
+
+
+def assert_cites_its_source(citation: dict[str, Any]) -> None:
+    """The cited span holds what the result shows: its code (or excerpt), else at least its name."""
+    lines = cited_lines(citation)
+    code: str | None = citation.get("code")
+    if code is None:  # outlines and callees cite without code
+        member = citation["qualified_name"].rsplit(".", 1)[-1]
+        assert any(member in line for line in lines), citation
+        return
+    cut = EXCERPT_MARK.search(code)
+    shown = code[: cut.start()].splitlines() if cut else code.splitlines()
+    if citation["symbol_type"] in TYPE_KINDS:  # a type chunk is a skeleton: member bodies are elided
+        assert shown[0] == lines[0], citation
+        return
+    assert shown == lines[: len(shown)], citation
+    # The excerpt's count of left-out lines is taken the way `str.splitlines` counts (no trailing blank line).
+    assert len(shown) + (int(cut.group(1)) if cut else 0) == len("\n".join(lines).splitlines()), citation
+
+
+def citations(tool: str, structured: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every citation a tool's structured answer carries, wherever the tool puts them."""
+    if tool == "get_callees":
+        return [target for item in structured["calls"] for target in item["targets"]]
+    key = {"find_injections": "injected_into", "get_file_outline": "outline"}.get(tool, "results")
+    items: list[dict[str, Any]] = structured[key]
+    return items
+
+
+def assert_tool_error(result: CallToolResult, message: str) -> None:
+    """A tool error the model can read: the message is there, a traceback is not."""
+    assert result.is_error
+    assert message in text(result)
+    assert "Traceback" not in text(result)
+    assert 'File "' not in text(result)
+
+
+# --- the tool list -------------------------------------------------------------------------------------------------
+
+
+async def test_the_tool_list_is_stable(client: Client[Any]) -> None:
+    assert [tool.name for tool in await client.list_tools()] == list(TOOLS)
+
+
+async def test_every_tool_is_read_only_and_described_with_an_example_of_itself(client: Client[Any]) -> None:
+    for tool in await client.list_tools():
+        summary, _, example = (tool.description or "").partition("Example:")
+        assert summary.strip(), tool.name
+        assert f"{tool.name}(" in example, tool.name
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is True
+
+
+# --- citations -----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", list(CALLS))
+async def test_every_result_cites_the_lines_it_came_from(client: Client[Any], tool: str) -> None:
+    found = citations(tool, data(await call(client, tool, **CALLS[tool])))
+    assert found
+    for citation in found:
+        assert citation.keys() >= CITATION
+        assert citation["repo_path"] == REPO
+        assert citation["signature"]
+        datetime.fromisoformat(citation["indexed_at"])
+        # A local checkout has no commit, so there is nothing to link to (the permalink test covers that).
+        assert (citation["commit_sha"], citation["permalink"]) == (None, None)
+        assert_cites_its_source(citation)
+
+
+async def test_a_synced_commit_gives_a_permalink_in_text_and_data() -> None:
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    settings = Settings(qdrant=QdrantSettings(path=":memory:"), gitlab=GitLabSettings(url="https://gitlab.example.com"))
+    source = SHOP_DIR / OWNER_SERVICE
+    async with open_deps(settings) as deps:
+        await deps.store.ensure(await deps.index_model())
+        [result] = chunk_local_files(
+            [(OWNER_SERVICE, source)], SourceContext(repo_path=REPO, commit_sha=sha), settings.chunking.to_config()
+        )
+        await deps.indexer.write(REPO, [result])
+        async with Client(create_server(lambda: deps)) as client:
+            answer = await call(client, "get_symbol", name="OwnerService.find(Long)")
+    [item] = data(answer)["results"]
+    link = f"https://gitlab.example.com/{REPO}/-/blob/{sha}/{OWNER_SERVICE}#L{item['line_start']}-{item['line_end']}"
+    assert (item["commit_sha"], item["permalink"]) == (sha, link)
+    assert f"@ {sha[:12]}" in text(answer)
+    assert link in text(answer)
+
+
+# --- one tool at a time --------------------------------------------------------------------------------------------
+
+
+async def test_get_symbol_returns_every_overload_with_its_whole_code(client: Client[Any]) -> None:
+    answer = await call(client, "get_symbol", name="OwnerService.find")
+    items = data(answer)["results"]
+    assert [item["signature"] for item in items] == [
+        "find(Long id): Optional<OwnerDto>",
+        "find(String lastName): List<OwnerDto>",
+        "find(String lastName, int page): List<OwnerDto>",
+    ]
+    assert [(item["line_start"], item["line_end"]) for item in items] == [(51, 61), (63, 72), (74, 87)]
+    for item in items:
+        assert item["code"] == "\n".join(cited_lines(item))
+        assert item["code"] in text(answer)
+    assert "more lines" not in text(answer)
+    assert data(answer)["omitted"] == 0
+
+
+async def test_get_symbol_picks_one_overload_by_parameter_types(client: Client[Any]) -> None:
+    items = data(await call(client, "get_symbol", name="OwnerService.find(String, int)"))["results"]
+    assert [item["signature"] for item in items] == ["find(String lastName, int page): List<OwnerDto>"]
+
+
+async def test_get_symbol_finds_a_type_by_its_qualified_name(client: Client[Any]) -> None:
+    items = data(await call(client, "get_symbol", name="com.acme.shop.core.service.OwnerService"))["results"]
+    assert [(item["qualified_name"], item["symbol_type"], item["stereotype"]) for item in items] == [
+        ("com.acme.shop.core.service.OwnerService", "class", "service")
+    ]
+
+
+async def test_list_repos_shows_the_repository_with_its_chunk_count(client: Client[Any]) -> None:
+    chunks = len(chunk_shop().chunks)
+    answer = await call(client, "list_repos")
+    [repo] = data(answer)["repos"]
+    assert (repo["repo"], repo["chunks"], repo["status"], repo["last_error"]) == (REPO, chunks, "ok", None)
+    assert text(answer) == f"{REPO}  branch=None sha=- chunks={chunks} status=ok"
+
+
+async def test_find_by_annotation_finds_both_scheduled_jobs(client: Client[Any]) -> None:
+    answer = await call(client, "find_by_annotation", annotation="Scheduled")
+    items = data(answer)["results"]
+    assert names(items) == ["ReminderJob.sendVisitReminders", "ReminderJob.markNoShows"]
+    assert items[0]["annotations"] == ['@Scheduled(cron = "0 0 * * * *")']
+    assert text(answer).startswith("Carrying Scheduled:\n")
+
+
+@pytest.mark.parametrize("spelling", ["@Scheduled", '@Scheduled(cron = "0 0 * * * *")', "Scheduled"])
+async def test_find_by_annotation_accepts_any_spelling_of_the_annotation(client: Client[Any], spelling: str) -> None:
+    items = data(await call(client, "find_by_annotation", annotation=spelling))["results"]
+    assert names(items) == ["ReminderJob.sendVisitReminders", "ReminderJob.markNoShows"]
+
+
+@pytest.mark.parametrize(
+    ("name", "callers"),
+    [
+        ("NotificationService.notifyOwner", {"ReminderJob.sendVisitReminders", "OwnerEventListener.onOwnerEvent"}),
+        ("notifyOwner", {"ReminderJob.sendVisitReminders", "OwnerEventListener.onOwnerEvent"}),
+        (
+            "com.acme.shop.core.service.OwnerService.find",
+            {
+                "OwnerController.findOwner",
+                "OwnerController.searchOwners",
+                "LegacyOwnerController.showOwner",
+                "OwnerService.find",  # find(String) calls its own overload
+            },
+        ),
+        (
+            "OwnerService.create",
+            {
+                "OwnerController.createOwner",
+                "LegacyOwnerController.processCreationForm",
+                "OwnerEventListener.onOwnerEvent",
+                "OwnerService.upsert",
+            },
+        ),
+        ("OwnerService.delete", {"OwnerController.deleteOwner", "OwnerEventListener.onOwnerEvent"}),
+    ],
+)
+async def test_get_callers_finds_exactly_the_callers_in_scope(
+    client: Client[Any], name: str, callers: set[str]
+) -> None:
+    answer = await call(client, "get_callers", name=name)
+    items = data(answer)["results"]
+    assert sorted(names(items)) == sorted(callers)
+    assert text(answer).startswith(f"Callers of {name}:\n")
+
+
+async def test_get_callees_resolves_the_service_call_of_a_controller(client: Client[Any]) -> None:
+    answer = await call(client, "get_callees", name="OwnerController.findOwner")
+    calls = {item["call"]: item["targets"] for item in data(answer)["calls"]}
+    assert list(calls) == ["OwnerService.find", "OwnerService.find().orElseThrow"]
+    # The receiver's declared type is known; the overload is not, so every `find` is offered.
+    assert [target["signature"] for target in calls["OwnerService.find"]] == [
+        "find(Long id): Optional<OwnerDto>",
+        "find(String lastName): List<OwnerDto>",
+        "find(String lastName, int page): List<OwnerDto>",
+    ]
+    assert calls["OwnerService.find().orElseThrow"] == []
+    first, second = text(answer).splitlines()
+    assert first.startswith("OwnerService.find -> com.acme.shop.core.service.OwnerService.find (acme/shop:")
+    assert second == "OwnerService.find().orElseThrow -> (not indexed)"
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "handler", "route"),
+    [
+        ("/api/owners/42/pets/new", "GET", "OwnerController.initNewPetForm", "GET /api/owners/{ownerId}/pets/new"),
+        ("/v2/visits/7", "DELETE", "VisitResource.cancelVisit", "DELETE /v2/visits/{visitId}"),
+        ("/api/owners/by-id/5", "DELETE", "OwnerController.deleteOwner", "DELETE /api/owners/by-id/{ownerId}"),
+        ("/old/owners/7", "GET", "LegacyOwnerController.showOwner", "GET /old/owners/{ownerId}"),
+    ],
+)
+async def test_find_endpoint_matches_a_concrete_path_to_its_handler(
+    client: Client[Any], path: str, method: str, handler: str, route: str
+) -> None:
+    answer = await call(client, "find_endpoint", path=path, http_method=method)
+    [item] = data(answer)["results"]
+    assert short(item["qualified_name"]) == handler
+    assert route in item["http"]
+    assert text(answer).startswith(f"Handlers of {method} {path}:\n\n1. {item['qualified_name']} (method, ")
+
+
+async def test_find_endpoint_with_another_method_finds_nothing(client: Client[Any]) -> None:
+    answer = await call(client, "find_endpoint", path="/v2/visits/7", http_method="PUT")
+    assert data(answer) == {"results": [], "omitted": 0}
+    assert text(answer) == "Handlers of PUT /v2/visits/7:\n\nNo results."
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "handler"),
+    [
+        ("/api/owners/search", "GET", "OwnerController.searchOwners"),  # not findOwner's /{ownerId}
+        ("/api/owners/bulk", "PUT", "OwnerController.bulkUpsert"),  # not updateOwner's /{ownerId}
+        ("/legacy/owners/new", "GET", "LegacyOwnerController.initCreationForm"),  # not showOwner's /{ownerId}
+    ],
+)
+async def test_find_endpoint_lists_the_handler_spring_dispatches_to_first(
+    client: Client[Any], path: str, method: str, handler: str
+) -> None:
+    # Spring MVC prefers the more specific pattern: a literal segment beats a URI variable.
+    items = data(await call(client, "find_endpoint", path=path, http_method=method))["results"]
+    assert names(items)[0] == handler, names(items)
+
+
+async def test_find_injections_lists_the_types_that_receive_a_repository(client: Client[Any]) -> None:
+    answer = await call(client, "find_injections", type="OwnerRepository")
+    structured = data(answer)
+    assert structured["depends_on"] == []
+    assert {owner_type(item) for item in structured["injected_into"]} == {
+        "OwnerService",
+        "OrderService",
+        "NotificationService",
+        "ReportService",
+    }
+    assert structured["omitted"] == 0
+    assert text(answer).startswith("OwnerRepository depends on: nothing injected\nInjected into:\n")
+
+
+async def test_find_injections_also_says_what_a_service_depends_on(client: Client[Any]) -> None:
+    structured = data(await call(client, "find_injections", type="com.acme.shop.core.service.NotificationService"))
+    assert structured["depends_on"] == ["MailGateway", "OwnerRepository", "TemplateRenderer"]
+    assert {owner_type(item) for item in structured["injected_into"]} == {"ReminderJob", "OwnerEventListener"}
+
+
+@pytest.mark.parametrize(
+    ("type_name", "implementations"),
+    [
+        ("PricingPolicy", ["StandardPricingPolicy"]),
+        ("com.acme.shop.core.order.PricingPolicy", ["StandardPricingPolicy"]),
+        ("OwnerSearchRepository", ["OwnerRepository", "OwnerSearchRepositoryImpl"]),
+        ("OwnerEvent", ["OwnerEvent.Registered", "OwnerEvent.Moved", "OwnerEvent.Deleted"]),
+    ],
+)
+async def test_find_implementations_finds_exactly_the_subtypes(
+    client: Client[Any], type_name: str, implementations: list[str]
+) -> None:
+    assert names(data(await call(client, "find_implementations", type=type_name))["results"]) == implementations
+
+
+async def test_get_file_outline_lists_owner_service_in_line_order(client: Client[Any]) -> None:
+    answer = await call(client, "get_file_outline", repo=REPO, path=OWNER_SERVICE)
+    items = data(answer)["outline"]
+    assert [(short(item["qualified_name"]), item["symbol_type"]) for item in items] == [
+        ("OwnerService", "class"),
+        ("OwnerService.OwnerService", "constructor"),
+        ("OwnerService.find", "method"),
+        ("OwnerService.find", "method"),
+        ("OwnerService.find", "method"),
+        ("OwnerService.create", "method"),
+        ("OwnerService.update", "method"),
+        ("OwnerService.delete", "method"),
+        ("OwnerService.saveAll", "method"),
+        ("OwnerService.findPetNames", "method"),
+        ("OwnerService.sortedByName", "method"),
+        ("OwnerService.upsert", "method"),
+        ("OwnerService.normalize", "method"),
+    ]
+    starts = [item["line_start"] for item in items]
+    assert starts == sorted(starts)
+    assert (items[0]["line_start"], items[0]["line_end"]) == (27, 192)
+    lines = text(answer).splitlines()
+    assert len(lines) == len(items)
+    assert lines[2] == "   51-61    method      find(Long id): Optional<OwnerDto>"
+
+
+async def test_semantic_search_finds_the_reminder_job_from_a_question(client: Client[Any]) -> None:
+    answer = await call(client, "semantic_search", query="who reminds owners about tomorrow's visits")
+    top3 = names(data(answer)["results"])[:3]
+    assert "ReminderJob.sendVisitReminders" in top3
+    assert text(answer).startswith('Results for "who reminds owners about tomorrow\'s visits":\n')
+
+
+async def test_semantic_search_applies_its_filters(client: Client[Any]) -> None:
+    items = data(
+        await call(
+            client,
+            "semantic_search",
+            query="visits",
+            path_prefix=JOBS_SRC,
+            symbol_type="method",
+            stereotype="component",
+            annotation="Scheduled",
+        )
+    )["results"]
+    assert set(names(items)) == {"ReminderJob.sendVisitReminders", "ReminderJob.markNoShows"}
+
+
+async def test_semantic_search_within_a_folder_stays_there(client: Client[Any]) -> None:
+    answer = await call(client, "semantic_search", query="owner", path_prefix=f"{API_SRC}/web", limit=50)
+    items = data(answer)["results"]
+    assert items
+    assert all(item["file_path"].startswith(f"{API_SRC}/web/") for item in items)
+
+
+# --- the output budget ---------------------------------------------------------------------------------------------
+
+BLOCK_START = re.compile(r"\n\n(?=\d+\. )")  # blocks are joined by a blank line; each starts with its rank
+
+
+def blocks(answer: CallToolResult) -> list[str]:
+    """The header, then one block per result (a trailing note on left-out results stays on the last block)."""
+    return BLOCK_START.split(text(answer))
+
+
+async def test_a_small_budget_cuts_whole_results_and_says_how_many(client: Client[Any]) -> None:
+    everything = data(await call(client, "semantic_search", query="owner", limit=20, max_chars=100_000))
+    assert everything["omitted"] == 0
+    answer = await call(client, "semantic_search", query="owner", limit=20, max_chars=1500)
+    shown, omitted = data(answer)["results"], data(answer)["omitted"]
+    assert omitted > 0
+    assert len(shown) + omitted == len(everything["results"])
+    assert names(shown) == names(everything["results"])[: len(shown)]
+    body = text(answer)
+    assert body.endswith(
+        f"\n\n[{omitted} more results left out by the output budget: raise max_chars or narrow the filters]"
+    )
+    assert len(blocks(answer)) == 1 + len(shown)
+    for item in shown:  # every shown result is whole: its code and its closing fence are all there
+        assert f"```java\n{item['code']}\n```" in body
+
+
+async def test_the_first_result_is_shown_whole_even_over_the_budget(client: Client[Any]) -> None:
+    answer = await call(client, "get_symbol", name="OwnerService.find", max_chars=500)
+    [item] = data(answer)["results"]
+    assert data(answer)["omitted"] == 2
+    assert item["code"] == "\n".join(cited_lines(item))
+    assert f"```java\n{item['code']}\n```" in text(answer)
+
+
+async def test_find_injections_reports_what_the_budget_left_out(client: Client[Any]) -> None:
+    structured = data(await call(client, "find_injections", type="OwnerRepository", max_chars=500))
+    assert len(structured["injected_into"]) == 1
+    assert structured["omitted"] == 5
+
+
+async def test_the_text_never_exceeds_the_budget_once_a_result_fits(client: Client[Any]) -> None:
+    # Ask for exactly the room the header and the first two results take: the separators and the
+    # note on left-out results must fit in max_chars too, or an agent's budget is overdrawn.
+    full = await call(client, "semantic_search", query="owner", limit=20, max_chars=100_000)
+    header, first, second, *_ = blocks(full)
+    budget = len(header) + len(first) + len(second)
+    answer = await call(client, "semantic_search", query="owner", limit=20, max_chars=budget)
+    assert len(text(answer)) <= budget, f"{len(text(answer))} characters for max_chars={budget}"
+
+
+# --- errors --------------------------------------------------------------------------------------------------------
+
+TOOLS_WITH_REPO: Final = [tool for tool in CALLS if tool != "get_file_outline"]
+
+
+@pytest.mark.parametrize("tool", TOOLS_WITH_REPO)
+async def test_an_unknown_repository_is_a_tool_error_naming_the_indexed_ones(client: Client[Any], tool: str) -> None:
+    result = await client.call_tool(tool, {**CALLS[tool], "repo": "nope/nope"}, raise_on_error=False)
+    assert_tool_error(result, "Unknown repository 'nope/nope'. Indexed: acme/shop")
+
+
+async def test_an_unknown_repository_in_an_outline_is_a_tool_error(client: Client[Any]) -> None:
+    result = await client.call_tool(
+        "get_file_outline", {"repo": "nope/nope", "path": OWNER_SERVICE}, raise_on_error=False
+    )
+    assert_tool_error(result, "Unknown repository 'nope/nope'")
+
+
+async def test_a_tool_error_raises_tool_error_in_the_client_with_the_message(client: Client[Any]) -> None:
+    with pytest.raises(ToolError, match=r"^Unknown repository 'nope/nope'\. Indexed: acme/shop$"):
+        await client.call_tool("get_symbol", {"name": "OwnerService.find", "repo": "nope/nope"})
+
+
+async def test_a_bad_symbol_type_is_a_tool_error_listing_the_good_ones(client: Client[Any]) -> None:
+    result = await client.call_tool(
+        "semantic_search", {"query": "owner", "symbol_type": "banana"}, raise_on_error=False
+    )
+    assert_tool_error(
+        result,
+        "Bad symbol_type 'banana'; use one of annotation, class, constructor, enum, interface, method, method_part, "
+        "record.",
+    )
+
+
+async def test_a_budget_below_the_minimum_is_rejected_with_the_reason(client: Client[Any]) -> None:
+    result = await client.call_tool("semantic_search", {"query": "owner", "max_chars": 10}, raise_on_error=False)
+    assert_tool_error(result, "max_chars")
+    assert "greater than or equal to 500" in text(result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("get_symbol", {"name": "NoSuchThing"}, "No symbol named 'NoSuchThing'."),
+        ("get_callees", {"name": "NoSuch.method"}, "No method named 'NoSuch.method', or it calls nothing."),
+        ("get_file_outline", {"repo": REPO, "path": "nope.java"}, "No indexed file 'nope.java' in 'acme/shop'."),
+    ],
+)
+async def test_a_name_that_is_not_indexed_is_a_tool_error(
+    client: Client[Any], tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    assert_tool_error(await client.call_tool(tool, arguments, raise_on_error=False), message)
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+async def test_with_nothing_indexed_every_tool_says_so(tool: str) -> None:
+    async with open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as empty:
+        await empty.store.ensure(await empty.index_model())  # what the app's lifespan does: a store, no points
+        async with Client(create_server(lambda: empty)) as client:
+            result = await client.call_tool(tool, CALLS.get(tool, {}), raise_on_error=False)
+    assert_tool_error(result, "Nothing is indexed yet: no repository has been synced.")
+
+
+async def test_an_unexpected_failure_reaches_the_client_without_details() -> None:
+    # A store whose collection was never created fails inside qdrant-client; the server masks it.
+    async with (
+        open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as broken,
+        Client(create_server(lambda: broken)) as client,
+    ):
+        result = await client.call_tool("list_repos", {}, raise_on_error=False)
+    assert result.is_error
+    assert text(result) == "Error calling tool 'list_repos'"
