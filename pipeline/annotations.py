@@ -14,7 +14,7 @@ from types import MappingProxyType
 from tree_sitter import Node
 
 from pipeline._values import value
-from pipeline.syntax import squash, text
+from pipeline.syntax import slice_text, squash, text
 
 _EMPTY: Mapping[str, tuple[Node, ...]] = MappingProxyType({})
 
@@ -57,8 +57,8 @@ class Modifiers:
 NO_MODIFIERS = Modifiers()
 
 
-def read_modifiers(decl: Node) -> Modifiers:
-    """Modifiers of a declaration node (class, method, field, parameter...)."""
+def read_modifiers(decl: Node, data: bytes) -> Modifiers:
+    """Modifiers of a declaration node (class, method, field, parameter...) of the tree parsed from `data`."""
     mods = decl.named_child(0)  # the grammar puts `modifiers` first when present
     if mods is None or mods.type != "modifiers":
         return NO_MODIFIERS
@@ -67,22 +67,22 @@ def read_modifiers(decl: Node) -> Modifiers:
     for child in mods.children:
         kind = child.type
         if kind == "annotation" or kind == "marker_annotation":
-            annotations.append(read_annotation(child))
+            annotations.append(read_annotation(child, data))
         elif not child.is_named:
             # A keyword token's type is its text, and reading it copies no source; a token that
             # error recovery inserted (missing) has no text.
             keywords.append("" if child.is_missing else kind)
         elif kind != "line_comment" and kind != "block_comment":
-            keywords.append(text(child))
+            keywords.append(slice_text(data, child))
     return Modifiers(keywords=tuple(keywords), annotations=tuple(annotations))
 
 
-def read_annotation(node: Node) -> Annotation:
-    """One `annotation` or `marker_annotation` node."""
-    name = text(node.child_by_field_name("name")).rsplit(".", 1)[-1]
+def read_annotation(node: Node, data: bytes) -> Annotation:
+    """One `annotation` or `marker_annotation` node of the tree parsed from `data`."""
+    name = slice_text(data, node.child_by_field_name("name")).rsplit(".", 1)[-1]
     args_node = node.child_by_field_name("arguments")
     if args_node is None:
-        return Annotation(text=squash(text(node)), name=name)
+        return Annotation(text=squash(slice_text(data, node)), name=name)
     args: dict[str, tuple[Node, ...]] = {}
     for arg in args_node.named_children:
         if arg.type == "element_value_pair":
@@ -90,7 +90,7 @@ def read_annotation(node: Node) -> Annotation:
             args[key] = _flatten(arg.child_by_field_name("value"))
         elif arg.type not in ("line_comment", "block_comment"):
             args["value"] = _flatten(arg)
-    return Annotation(text=squash(text(node)), name=name, args=MappingProxyType(args))
+    return Annotation(text=squash(slice_text(data, node)), name=name, args=MappingProxyType(args))
 
 
 def _flatten(value: Node | None) -> tuple[Node, ...]:

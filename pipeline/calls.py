@@ -16,7 +16,7 @@ from tree_sitter import Node
 
 from pipeline._values import value
 from pipeline.scan import Scan
-from pipeline.syntax import squash, text
+from pipeline.syntax import slice_text, squash, text
 from pipeline.types import Imports, simple_type
 
 _MAX_RAW = 80
@@ -45,10 +45,11 @@ class CallScope:
 class FileCalls:
     """Calls and declarations of one file, indexed by position."""
 
-    def __init__(self, found: Scan) -> None:
-        self._calls = _collect_calls(found)
+    def __init__(self, found: Scan, data: bytes) -> None:
+        self._data = data  # the parsed bytes: node texts are sliced from it
+        self._calls = _collect_calls(found, data)
         self._call_starts = [c[0] for c in self._calls]
-        self._decls = _collect_decls(found)
+        self._decls = _collect_decls(found, data)
         self._decl_starts = [d[0] for d in self._decls]
         self._decl_types: dict[int, str] = {}
         self._resolved: dict[str, str | None] = {}
@@ -68,9 +69,9 @@ class FileCalls:
         local_type = _Locals(self._decls, d_lo, d_hi, self._type_of).type_of
         calls: dict[str, None] = {}
         fq: dict[str, None] = {}
-        resolve = self._resolve
+        resolve, data = self._resolve, self._data
         for _, node, name in self._calls[lo:hi]:
-            receiver, resolved = _receiver(node, name, local_type, scope)
+            receiver, resolved = _receiver(data, node, name, local_type, scope)
             calls[f"{receiver}.{name}"] = None
             if resolved and (target := resolve(receiver, scope.imports)):
                 fq[f"{target}.{name}"] = None
@@ -96,11 +97,11 @@ class FileCalls:
 class _Locals:
     """The local declarations of one method, indexed by name on the first lookup.
 
-    A quarter of the methods with calls never look a local up (unqualified calls, `this`, fields),
-    so the name index is only built when a receiver is a plain identifier.
+    A method whose calls are all unqualified or on `this` or `super` never looks a local up, so
+    the name index is only built when a receiver is a plain identifier.
     """
 
-    __slots__ = ("_decls", "_lo", "_hi", "_typed", "_index")
+    __slots__ = ("_decls", "_hi", "_index", "_lo", "_typed")
 
     def __init__(self, decls: list[_Decl], lo: int, hi: int, typed: Callable[[int], str]) -> None:
         self._decls, self._lo, self._hi, self._typed = decls, lo, hi, typed
@@ -116,19 +117,21 @@ class _Locals:
         return None if found is None else self._typed(found)
 
 
-def _collect_calls(found: Scan) -> list[_Call]:
+def _collect_calls(found: Scan, data: bytes) -> list[_Call]:
     # The name's row, not the call's: in a chain split over lines, `.save(x)` sits on its own line.
-    calls: list[_Call] = [(name.start_point.row, receiver, text(name)) for receiver, name in found.calls]
+    calls: list[_Call] = [(name.start_point.row, receiver, slice_text(data, name)) for receiver, name in found.calls]
     for ref in found.references:
         children = ref.children
         if len(children) >= 3:
-            calls.append((children[-1].start_point.row, children[0], text(children[-1])))
+            calls.append((children[-1].start_point.row, children[0], slice_text(data, children[-1])))
     calls.sort(key=_row)
     return calls
 
 
-def _collect_decls(found: Scan) -> list[_Decl]:
-    decls: list[_Decl] = [(name.start_point.row, text(name), type_node) for type_node, name in found.variables]
+def _collect_decls(found: Scan, data: bytes) -> list[_Decl]:
+    decls: list[_Decl] = [
+        (name.start_point.row, slice_text(data, name), type_node) for type_node, name in found.variables
+    ]
     decls.sort(key=_row)
     return decls
 
@@ -145,7 +148,7 @@ def _declared_type(type_node: Node) -> str:
     return ""
 
 
-def _receiver(node: Node | None, name: str, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
+def _receiver(data: bytes, node: Node | None, name: str, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
     """The receiver's declared type (and True), or a compact form of it as written (and False).
 
     The compact form of a chain keeps its shape and drops arguments, with the chain's root resolved
@@ -157,7 +160,7 @@ def _receiver(node: Node | None, name: str, local_type: LocalType, scope: CallSc
             return static.rsplit(".", 2)[-2], True
         return scope.type_name, True
     if node.type == "identifier":  # `repo.save(x)`, two receivers in three: skip the chain walk
-        return _variable(text(node), local_type, scope)
+        return _variable(slice_text(data, node), local_type, scope)
     segments: list[str] = []
     while node.type in _CHAIN_LINKS:
         if node.type == "method_invocation":
@@ -170,7 +173,7 @@ def _receiver(node: Node | None, name: str, local_type: LocalType, scope: CallSc
         if inner is None:
             return _compact(scope.type_name, segments), False
         node = inner
-    root, resolved = _root(node, local_type, scope)
+    root, resolved = _root(data, node, local_type, scope)
     if not segments:
         return root, resolved
     return _compact(root, segments), False
@@ -200,11 +203,11 @@ def _variable(variable: str, local_type: LocalType, scope: CallScope) -> tuple[s
     return variable, variable[:1].isupper()  # a capitalized name is a class: a static call
 
 
-def _root(node: Node, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
+def _root(data: bytes, node: Node, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
     """The start of a receiver expression: a typed variable, `this`, a class name, a literal, or text."""
     kind = node.type
     if kind == "identifier":
-        return _variable(text(node), local_type, scope)
+        return _variable(slice_text(data, node), local_type, scope)
     if kind == "this":
         return scope.type_name, True
     if kind == "super":
@@ -219,5 +222,5 @@ def _root(node: Node, local_type: LocalType, scope: CallScope) -> tuple[str, boo
     if kind in ("type_identifier", "scoped_type_identifier", "generic_type", "array_type"):
         return simple_type(node), True
     if kind == "parenthesized_expression" and node.named_child_count == 1:
-        return _root(node.named_children[0], local_type, scope)
+        return _root(data, node.named_children[0], local_type, scope)
     return _compact(squash(text(node)), []), False

@@ -21,7 +21,7 @@ from pipeline.scan import scan
 from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
-from pipeline.syntax import parse, text
+from pipeline.syntax import parse, slice_text, text
 from pipeline.types import read_imports
 
 _NO_METHOD_FILES = ("package-info.java", "module-info.java")
@@ -36,7 +36,7 @@ def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: Chu
     root = parse(decoded.data).root_node
     package = package_of(root)
     found = scan(root)
-    types = list(find_types(found.types))
+    types = list(find_types(found.types, decoded.data))
     unit = FileUnit(
         context=context,
         file_path=file_path,
@@ -44,14 +44,14 @@ def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: Chu
         imports=read_imports(root, declared_types(types, package), package),
         data=decoded.data,
         lines=decoded.data.decode("utf-8").split("\n"),
-        calls=FileCalls(found),
+        calls=FileCalls(found, decoded.data),
         config=config,
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
     drafts: list[Draft] = []
     enclosing = {info.node.id: info for info in types}
     for info in types:
-        members = read_members(info)
+        members = read_members(info, unit.data)
         drafts.append(type_chunk(unit, info, _outer(info, enclosing), members))
         if with_methods:
             drafts.extend(_member_drafts(unit, info, members, _scope(unit, info, enclosing)))
@@ -116,7 +116,7 @@ def _callable_draft(unit: FileUnit, info: TypeInfo, member: Member, scope: CallS
         http_method=member.http_method,
         http_path=member.http_path,
         injects=member.injects,
-        javadoc_summary=summarize(text(doc)) if doc is not None else None,
+        javadoc_summary=summarize(slice_text(unit.data, doc)) if doc is not None else None,
         has_error=node.has_error,
         parts=tuple(
             Part(span, *unit.calls.calls_in((span.first, span.last), (rows.first, rows.last), scope))

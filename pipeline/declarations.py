@@ -13,7 +13,7 @@ from pipeline._values import value
 from pipeline.annotations import Modifiers, read_modifiers
 from pipeline.model import SymbolType
 from pipeline.spring import BEAN_STEREOTYPES, injected_type, route_prefixes, stereotype_of
-from pipeline.syntax import text
+from pipeline.syntax import slice_text, text
 from pipeline.types import simple_type
 
 TYPE_KINDS: Mapping[str, SymbolType] = {
@@ -27,13 +27,27 @@ TYPE_KINDS: Mapping[str, SymbolType] = {
 
 @value
 class FieldInfo:
-    """A field as injection and receiver resolution need it."""
+    """A field as injection and receiver resolution need it.
+
+    Only receiver resolution needs every field's `type`; the injection facts are derived on demand,
+    as few types are beans (java.base declares some 20,000 fields and no bean).
+    """
 
     name: str
     type: str
-    injected_type: str  # List<Handler> asks for Handler beans
+    type_node: Node | None
     modifiers: Modifiers
-    has_initializer: bool
+    declarator: Node | None  # None for a record component, which has no initializer
+
+    @property
+    def injected_type(self) -> str:
+        """The bean type an injection into this field asks for: `List<Handler>` asks for `Handler`."""
+        return injected_type(self.type_node)
+
+    @property
+    def has_initializer(self) -> bool:
+        """Whether the declaration assigns a value (`= ...`)."""
+        return self.declarator is not None and self.declarator.child_by_field_name("value") is not None
 
 
 @value
@@ -72,18 +86,21 @@ def package_of(root: Node) -> str:
     return ""
 
 
-def find_types(nodes: list[Node]) -> Iterator[TypeInfo]:
-    """Every named type among the scanned type nodes (outer before inner, local classes included)."""
+def find_types(nodes: list[Node], data: bytes) -> Iterator[TypeInfo]:
+    """Every named type among the scanned type nodes (outer before inner, local classes included).
+
+    `data` holds the bytes the nodes were parsed from.
+    """
     for node in nodes:
-        name = text(node.child_by_field_name("name"))
+        name = slice_text(data, node.child_by_field_name("name"))
         if name:
-            yield read_type(node, name)
+            yield read_type(node, name, data)
 
 
-def read_type(node: Node, name: str) -> TypeInfo:
-    """Read one type declaration node."""
+def read_type(node: Node, name: str, data: bytes) -> TypeInfo:
+    """Read one type declaration node of the tree parsed from `data`."""
     kind = TYPE_KINDS[node.type]
-    modifiers = read_modifiers(node)
+    modifiers = read_modifiers(node, data)
     extends, implements = _supertypes(node)
     body = node.child_by_field_name("body")
     return TypeInfo(
@@ -96,7 +113,7 @@ def read_type(node: Node, name: str) -> TypeInfo:
         route_prefixes=route_prefixes(modifiers),
         extends=extends,
         implements=implements,
-        fields=(*_record_fields(node), *(_fields(body) if body is not None else ())),
+        fields=(*_record_fields(node, data), *(_fields(body, data) if body is not None else ())),
         body=body,
     )
 
@@ -131,7 +148,7 @@ def _type_list(node: Node | None) -> tuple[str, ...]:
     return tuple(simple_type(c) for c in lst.named_children) if lst is not None else ()
 
 
-def _fields(body: Node) -> Iterator[FieldInfo]:
+def _fields(body: Node, data: bytes) -> Iterator[FieldInfo]:
     members = body.named_children
     if body.type == "enum_body":
         decls = next((c for c in members if c.type == "enum_body_declarations"), None)
@@ -139,21 +156,20 @@ def _fields(body: Node) -> Iterator[FieldInfo]:
     for member in members:
         if member.type not in ("field_declaration", "constant_declaration"):
             continue
-        modifiers = read_modifiers(member)
+        modifiers = read_modifiers(member, data)
         type_node = member.child_by_field_name("type")
         field_type = simple_type(type_node)
-        injected = injected_type(type_node)
         for declarator in member.children_by_field_name("declarator"):
             yield FieldInfo(
-                name=text(declarator.child_by_field_name("name")),
+                name=slice_text(data, declarator.child_by_field_name("name")),
                 type=field_type,
-                injected_type=injected,
+                type_node=type_node,
                 modifiers=modifiers,
-                has_initializer=declarator.child_by_field_name("value") is not None,
+                declarator=declarator,
             )
 
 
-def _record_fields(node: Node) -> Iterator[FieldInfo]:
+def _record_fields(node: Node, data: bytes) -> Iterator[FieldInfo]:
     # Record components are private final fields of the record (JLS 8.10.3).
     if node.type != "record_declaration":
         return
@@ -162,11 +178,11 @@ def _record_fields(node: Node) -> Iterator[FieldInfo]:
         if param.type == "formal_parameter":
             type_node = param.child_by_field_name("type")
             yield FieldInfo(
-                name=text(param.child_by_field_name("name")),
+                name=slice_text(data, param.child_by_field_name("name")),
                 type=simple_type(type_node),
-                injected_type=injected_type(type_node),
-                modifiers=read_modifiers(param),
-                has_initializer=False,
+                type_node=type_node,
+                modifiers=read_modifiers(param, data),
+                declarator=None,
             )
 
 

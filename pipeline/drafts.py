@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pipeline._values import value
 from pipeline.calls import FileCalls
 from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
-from pipeline.render import chunk_id, compose_text, content_hash
+from pipeline.render import chunk_id, compose_text, content_hash, repo_key
 from pipeline.splitting import LineSpan
 from pipeline.types import Imports
 
@@ -58,9 +58,8 @@ class Draft:
     parts: tuple[Part, ...] = ()  # a method's parts (one when it fits); none for a type, which makes no calls
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One piece of a split method: its rows and the calls made on them."""
+class Part(NamedTuple):
+    """One piece of a split method: its rows and the calls made on them (a named tuple: one per method)."""
 
     rows: LineSpan
     calls: tuple[str, ...]
@@ -108,7 +107,7 @@ def _chunk(unit: FileUnit, draft: Draft, key: str, part: Part, part_index: int, 
     )
     imports = unit.imports
     return Chunk(
-        id=chunk_id(ctx.repo_path, unit.file_path, key, part_index),
+        id=chunk_id(repo_key(ctx.repo_path, ctx.gitlab_project_id), unit.file_path, key, part_index),
         repo_path=ctx.repo_path,
         gitlab_project_id=ctx.gitlab_project_id,
         commit_sha=ctx.commit_sha,

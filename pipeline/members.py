@@ -10,7 +10,7 @@ from pipeline._values import value
 from pipeline.annotations import Modifiers, read_modifiers
 from pipeline.declarations import TypeInfo
 from pipeline.spring import injected_type, is_injected_member, method_routes, param_nodes
-from pipeline.syntax import text
+from pipeline.syntax import slice_text, squash, text
 from pipeline.types import type_text
 
 
@@ -23,22 +23,25 @@ class Signature:
     parameter_nodes: tuple[Node, ...]
 
 
-def read_signature(node: Node, name: str, info: TypeInfo) -> Signature:
-    """`findById(Long id): Optional<UserDto>` for methods, `Owner(String name)` for constructors."""
+def read_signature(data: bytes, node: Node, kind: str, name: str, info: TypeInfo) -> Signature:
+    """`findById(Long id): Optional<UserDto>` for methods, `Owner(String name)` for constructors.
+
+    `data` holds the parsed bytes and `kind` the node's type (each `Node.type` read is a binding call).
+    """
     params = param_nodes(node.child_by_field_name("parameters"))
-    if node.type == "compact_constructor_declaration":
+    if kind == "compact_constructor_declaration":
         params = param_nodes(info.node.child_by_field_name("parameters"))
     # One loop and list comprehensions: generator expressions cost a frame each, on 50,000 members.
     types: list[str] = []
     rendered: list[str] = []
     for param in params:
-        param_type, param_name = _param(param)
+        param_type, param_name = _param(data, param)
         types.append(param_type)
         rendered.append(f"{param_type} {param_name}")
     type_params = node.child_by_field_name("type_parameters")
-    prefix = f"{type_text(type_params)} " if type_params is not None else ""
+    prefix = f"{squash(slice_text(data, type_params))} " if type_params is not None else ""
     returns = node.child_by_field_name("type")
-    suffix = f": {type_text(returns)}" if returns is not None else ""
+    suffix = f": {squash(slice_text(data, returns))}" if returns is not None else ""
     return Signature(
         text=f"{prefix}{name}({', '.join(rendered)}){suffix}",
         parameter_types=tuple(types),
@@ -46,13 +49,14 @@ def read_signature(node: Node, name: str, info: TypeInfo) -> Signature:
     )
 
 
-def _param(node: Node) -> tuple[str, str]:
+def _param(data: bytes, node: Node) -> tuple[str, str]:
     if node.type == "spread_parameter":
         kinds = [c for c in node.named_children if c.type not in ("modifiers", "variable_declarator")]
         declarator = next((c for c in node.named_children if c.type == "variable_declarator"), None)
         name = text(declarator.child_by_field_name("name")) if declarator is not None else ""
         return (type_text(kinds[0]) if kinds else "") + "...", name
-    return type_text(node.child_by_field_name("type")), text(node.child_by_field_name("name"))
+    param_type = squash(slice_text(data, node.child_by_field_name("type")))
+    return param_type, slice_text(data, node.child_by_field_name("name"))
 
 
 def param_injections(sig: Signature) -> tuple[str, ...]:
@@ -71,10 +75,10 @@ def _is_value_param(param: Node) -> bool:
 
 
 def member_injections(
-    node: Node, modifiers: Modifiers, sig: Signature, info: TypeInfo, sole_ctor: bool
+    kind: str, modifiers: Modifiers, sig: Signature, info: TypeInfo, sole_ctor: bool
 ) -> tuple[str, ...]:
-    """Bean types this member receives by injection, per Spring's rules for constructors, setters and `@Bean`."""
-    if node.type in CONSTRUCTOR_KINDS:
+    """Bean types a member (of node type `kind`) receives by injection: constructors, setters and `@Bean`."""
+    if kind in CONSTRUCTOR_KINDS:
         explicit = modifiers.has("Autowired", "Inject")
         return param_injections(sig) if info.is_bean and (explicit or sole_ctor) else ()
     if is_injected_member(modifiers) or modifiers.has("Bean"):
@@ -87,6 +91,7 @@ class Member:
     """A method, constructor or static initializer of a type, read once for every chunk that needs it."""
 
     node: Node
+    kind: str  # the node's type
     owner: str  # nested name of the declaring type: Outer.Inner, or Enum.CONSTANT for constant bodies
     name: str
     modifiers: Modifiers
@@ -99,7 +104,7 @@ class Member:
     @property
     def is_constructor(self) -> bool:
         """Constructors and compact record constructors."""
-        return self.node.type in CONSTRUCTOR_KINDS
+        return self.kind in CONSTRUCTOR_KINDS
 
 
 CONSTRUCTOR_KINDS = frozenset({"constructor_declaration", "compact_constructor_declaration"})
@@ -107,41 +112,47 @@ _METHOD_KINDS = frozenset({"method_declaration", *CONSTRUCTOR_KINDS})
 _STATIC_INIT = Signature(text="static {}", parameter_types=(), parameter_nodes=())
 
 
-def read_members(info: TypeInfo) -> list[Member]:
-    """Methods, constructors and static initializers of a type, plus methods in enum constant bodies."""
+def read_members(info: TypeInfo, data: bytes) -> list[Member]:
+    """Methods, constructors and static initializers of a type, plus methods in enum constant bodies.
+
+    `data` holds the bytes the type's tree was parsed from.
+    """
     if info.body is None:
         return []
-    nodes = list(body_members(info.body))
-    sole_ctor = sum(1 for n in nodes if n.type in CONSTRUCTOR_KINDS) == 1
+    nodes = [(node, node.type) for node in body_members(info.body)]  # each `.type` read is a binding call
+    sole_ctor = sum(1 for _, kind in nodes if kind in CONSTRUCTOR_KINDS) == 1
     members: list[Member] = []
-    for node in nodes:
-        if node.type in _METHOD_KINDS or node.type == "static_initializer":
-            members.append(_read_member(node, info, info.nested_name, sole_ctor))
-        elif node.type == "enum_constant" and (body := node.child_by_field_name("body")) is not None:
+    for node, kind in nodes:
+        if kind in _METHOD_KINDS or kind == "static_initializer":
+            members.append(_read_member(data, node, kind, info, info.nested_name, sole_ctor))
+        elif kind == "enum_constant" and (body := node.child_by_field_name("body")) is not None:
             owner = f"{info.nested_name}.{text(node.child_by_field_name('name'))}"
-            members.extend(_read_member(n, info, owner, False) for n in body_members(body) if n.type in _METHOD_KINDS)
+            for inner in body_members(body):
+                if (inner_kind := inner.type) in _METHOD_KINDS:
+                    members.append(_read_member(data, inner, inner_kind, info, owner, False))
     return members
 
 
-def _read_member(node: Node, info: TypeInfo, owner: str, sole_ctor: bool) -> Member:
-    modifiers = read_modifiers(node)
-    if node.type == "static_initializer":
+def _read_member(data: bytes, node: Node, kind: str, info: TypeInfo, owner: str, sole_ctor: bool) -> Member:
+    modifiers = read_modifiers(node, data)
+    if kind == "static_initializer":
         body = node.named_children[-1] if node.named_child_count else None
         return Member(
-            node=node, owner=owner, name="<clinit>", modifiers=modifiers, signature=_STATIC_INIT, body=body,
-            injects=(), http_method=(), http_path=(),
+            node=node, kind=kind, owner=owner, name="<clinit>", modifiers=modifiers, signature=_STATIC_INIT,
+            body=body, injects=(), http_method=(), http_path=(),
         )  # fmt: skip
-    name = text(node.child_by_field_name("name"))
-    sig = read_signature(node, name, info)
+    name = slice_text(data, node.child_by_field_name("name"))
+    sig = read_signature(data, node, kind, name, info)
     http_method, http_path = method_routes(modifiers, info.route_prefixes) if modifiers.annotations else ((), ())
     return Member(
         node=node,
+        kind=kind,
         owner=owner,
         name=name,
         modifiers=modifiers,
         signature=sig,
         body=node.child_by_field_name("body"),
-        injects=member_injections(node, modifiers, sig, info, sole_ctor),
+        injects=member_injections(kind, modifiers, sig, info, sole_ctor),
         http_method=http_method,
         http_path=http_path,
     )

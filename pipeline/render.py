@@ -11,16 +11,17 @@ from pipeline._values import value
 # Fixed forever: changing it changes every point id in every collection.
 ID_NAMESPACE = uuid.UUID("6f1d3c2a-8a4e-5b7f-9c0d-1e2f3a4b5c6d")
 _NAMESPACE_BYTES = ID_NAMESPACE.bytes
+_REPO_LABEL = "repository: "
 _MAX_CALLS_IN_HEADER = 24
 
 
-def chunk_id(repo_path: str, file_path: str, key: str, part_index: int) -> str:
-    """Deterministic point id from where the symbol lives and its overload-proof key.
+def chunk_id(repo: str, file_path: str, key: str, part_index: int) -> str:
+    """Deterministic point id from where the symbol lives (see `repo_key`) and its overload-proof key.
 
     Equal to `str(uuid.uuid5(ID_NAMESPACE, name))` (RFC 4122 §4.3), built without `uuid.UUID`,
     which is half of this function's cost at 50,000 chunks a second.
     """
-    name = f"{repo_path}\n{file_path}\n{key}\n{part_index}"
+    name = f"{repo}\n{file_path}\n{key}\n{part_index}"
     raw = bytearray(hashlib.sha1(_NAMESPACE_BYTES + name.encode("utf-8")).digest()[:16])
     raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
     raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
@@ -29,8 +30,18 @@ def chunk_id(repo_path: str, file_path: str, key: str, part_index: int) -> str:
 
 
 def content_hash(text: str) -> str:
-    """sha256 of the embedding text: equal hashes mean an equal vector can be reused."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """sha256 of the embedding text without its `repository:` line: equal hashes mean a vector can be reused.
+
+    The repository line is left out so that a project rename or transfer, which rewrites only the
+    payload, leaves every hash (and so every stored vector) valid.
+    """
+    body = text.split("\n", 1)[1] if text.startswith(_REPO_LABEL) else text
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def repo_key(repo_path: str, gitlab_project_id: int | None) -> str:
+    """The repository part of a chunk id: the GitLab project id when known (a path changes on rename)."""
+    return f"gitlab:{gitlab_project_id}" if gitlab_project_id is not None else repo_path
 
 
 @value
@@ -96,7 +107,7 @@ def compose_text(
     if part is not None:
         kind += f" (part {part[0] + 1} of {part[1]})"
     # Appending only the lines that are present, then one join, is the cheapest form measured.
-    lines = [f"repository: {repo_path}"]
+    lines = [f"{_REPO_LABEL}{repo_path}"]
     if package:
         lines.append(f"package: {package}")
     lines.append(f"symbol: {qualified_name}")

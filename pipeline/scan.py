@@ -35,6 +35,9 @@ _SCAN = query(
     """
 )
 
+_CALL = len(TYPE_NODE_KINDS)  # pattern indexes: the types, then calls, references, variables
+_REFERENCE = _CALL + 1
+
 
 @dataclass(slots=True)
 class Scan:
@@ -49,13 +52,15 @@ class Scan:
 def scan(root: Node) -> Scan:
     """Run the combined query once over a file."""
     found = Scan()
-    for _, caps in QueryCursor(_SCAN).matches(root):
-        if "name" in caps:
+    calls, variables = found.calls, found.variables
+    # Dispatch on the pattern's index, not on capture names: 270,000 matches on java.base.
+    for pattern, caps in QueryCursor(_SCAN).matches(root):
+        if pattern == _CALL:
             receiver = caps.get("object")
-            found.calls.append((receiver[0] if receiver else None, caps["name"][0]))
-        elif "vtype" in caps:
-            found.variables.append((caps["vtype"][0], caps["vname"][0]))
-        elif "ref" in caps:
+            calls.append((receiver[0] if receiver else None, caps["name"][0]))
+        elif pattern > _REFERENCE:
+            variables.append((caps["vtype"][0], caps["vname"][0]))
+        elif pattern == _REFERENCE:
             found.references.append(caps["ref"][0])
         else:
             found.types.append(caps["type"][0])

@@ -17,7 +17,7 @@ from pipeline.javadoc import javadoc_of, summarize
 from pipeline.members import Member, body_members
 from pipeline.splitting import LineSpan
 from pipeline.spring import lombok_constructor_fields
-from pipeline.syntax import squash, text
+from pipeline.syntax import slice_text, squash
 
 _ELIDED = " { ... }"
 _MAX_MEMBER_CHARS = 240
@@ -37,6 +37,7 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
     doc = javadoc_of(node)
     qualified = f"{unit.package}.{info.nested_name}" if unit.package else info.nested_name
     http_method, http_path = _bodiless_routes(members)
+    javadoc = slice_text(unit.data, doc)
     return Draft(
         key=f"type:{info.nested_name}",
         symbol_type=info.kind,
@@ -54,9 +55,9 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         extends=info.extends,
         implements=info.implements,
         injects=_type_injections(info, members),
-        javadoc_summary=summarize(text(doc)) if doc is not None else None,
+        javadoc_summary=summarize(javadoc) if doc is not None else None,
         has_error=node.has_error,
-        code=_render(unit, info, text(doc) if doc is not None else ""),
+        code=_render(unit, info, javadoc),
     )
 
 
@@ -118,17 +119,18 @@ def _member_lines(unit: FileUnit, info: TypeInfo) -> Iterator[str]:
         if constants:
             yield ", ".join(constants) + ";"
             constants = []
-        line = _member_line(unit, member)
+        if kind == "block_comment" or kind == "line_comment":
+            continue  # as many as members in javadoc'd code, and never a line
+        line = _member_line(unit, member, kind)
         if line:
             yield line
     if constants:
         yield ", ".join(constants) + ";"
 
 
-def _member_line(unit: FileUnit, member: Node) -> str | None:
-    kind = member.type
+def _member_line(unit: FileUnit, member: Node, kind: str) -> str | None:
     if kind in ("field_declaration", "constant_declaration"):
-        return _shorten(squash(text(member)))
+        return _shorten(squash(slice_text(unit.data, member)))
     if kind == "static_initializer":
         return "static" + _ELIDED
     if kind in ("method_declaration", "constructor_declaration", "compact_constructor_declaration"):
@@ -136,11 +138,11 @@ def _member_line(unit: FileUnit, member: Node) -> str | None:
         if body is not None:
             return _elide(unit, member, body)
         doc = javadoc_of(member)
-        summary = summarize(text(doc)) if doc is not None else None
-        line = squash(text(member))
+        summary = summarize(slice_text(unit.data, doc)) if doc is not None else None
+        line = squash(slice_text(unit.data, member))
         return f"/** {summary} */ {line}" if summary else line
     if kind in ("annotation_type_element_declaration",):
-        return squash(text(member))
+        return squash(slice_text(unit.data, member))
     if kind in (
         "class_declaration",
         "interface_declaration",
@@ -149,12 +151,12 @@ def _member_line(unit: FileUnit, member: Node) -> str | None:
         "annotation_type_declaration",
     ):
         return _elide(unit, member, member.child_by_field_name("body"))
-    return None  # comments, blocks, ERROR nodes
+    return None  # blocks, ERROR nodes
 
 
 def _elide(unit: FileUnit, member: Node, body: Node | None) -> str:
     if body is None:
-        return squash(text(member))
+        return squash(slice_text(unit.data, member))
     return squash(unit.between(member.start_byte, body.start_byte)) + _ELIDED
 
 

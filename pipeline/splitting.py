@@ -10,8 +10,8 @@ the method belongs to exactly one part, so the parts' line spans tile the method
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import accumulate
+from typing import NamedTuple
 
 from tree_sitter import Node
 
@@ -24,9 +24,12 @@ def estimate_tokens(code: str) -> int:
     return (len(code) - blank + 2) // 3
 
 
-@dataclass(frozen=True, slots=True)
-class LineSpan:
-    """Zero-based, inclusive row range of one part."""
+class LineSpan(NamedTuple):
+    """Zero-based, inclusive row range of one part.
+
+    A named tuple, not a frozen dataclass: one or two are made per method, and a frozen dataclass
+    sets each field through `object.__setattr__` (twice the cost).
+    """
 
     first: int
     last: int

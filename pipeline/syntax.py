@@ -34,6 +34,15 @@ def text(node: Node | None) -> str:
     return (node.text or b"").decode() if node is not None else ""
 
 
+def slice_text(data: bytes, node: Node | None) -> str:
+    """`text(node)` for a node of the tree parsed from `data`, sliced from the file's bytes ("" for None).
+
+    `Node.text` builds a memoryview, a slice and two bytes objects on every read; slicing the bytes
+    by the node's offsets costs a third of that (callgrind), and the hot paths read ~500,000 texts on java.base.
+    """
+    return data[node.start_byte : node.end_byte].decode() if node is not None else ""
+
+
 def squash(value: str) -> str:
     """Collapse runs of white space to one space, as a signature or type is shown to a reader."""
     if "\n" not in value and "  " not in value and "\t" not in value:
