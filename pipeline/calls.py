@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
+from dataclasses import field
 from operator import itemgetter
 
 from tree_sitter import Node
@@ -40,6 +41,7 @@ class CallScope:
     superclass: str | None
     fields: Mapping[str, str]
     imports: Imports
+    known_fq: Mapping[str, str] = field(default_factory=dict)  # e.g. Lombok's generated `log` type
 
 
 class FileCalls:
@@ -71,9 +73,16 @@ class FileCalls:
         fq: dict[str, None] = {}
         resolve, data = self._resolve, self._data
         for _, node, name in self._calls[lo:hi]:
+            explicit = _qualified_receiver(data, node, name, local_type, scope)
+            if explicit is not None:
+                receiver, target = explicit
+                calls[f"{receiver}.{name}"] = None
+                if target:
+                    fq[f"{target}.{name}"] = None
+                continue
             receiver, resolved = _receiver(data, node, name, local_type, scope)
             calls[f"{receiver}.{name}"] = None
-            if resolved and (target := resolve(receiver, scope.imports)):
+            if resolved and (target := scope.known_fq.get(receiver) or resolve(receiver, scope.imports)):
                 fq[f"{target}.{name}"] = None
         return tuple(calls), tuple(fq)
 
@@ -141,11 +150,61 @@ def _declared_type(type_node: Node) -> str:
     if type_name != "var":
         return type_name
     # `var x = new Foo<>()` is the only initializer whose type the file states outright.
-    declarator = type_node.next_named_sibling
-    value = declarator.child_by_field_name("value") if declarator is not None else None
+    parent = type_node.parent
+    if parent is not None and parent.type == "resource":  # try (var in = new FileInputStream(f))
+        value = parent.child_by_field_name("value")
+    else:
+        declarator = type_node.next_named_sibling
+        value = declarator.child_by_field_name("value") if declarator is not None else None
     if value is not None and value.type == "object_creation_expression":
         return simple_type(value.child_by_field_name("type"))
     return ""
+
+
+def _qualified_receiver(
+    data: bytes, node: Node | None, name: str, local_type: LocalType, scope: CallScope
+) -> tuple[str, str | None] | None:
+    """Receivers that name a type with dots: a static import, `java.util.Objects`, `Map.Entry`.
+
+    Returns (receiver as written in `calls`, its fully qualified type or None), or None when the
+    receiver is something else.
+    """
+    if node is None:
+        static = scope.imports.static_members.get(name)
+        if not static:
+            return None
+        owner = static.rsplit(".", 1)[0]  # `import static java.util.Objects.requireNonNull`
+        return owner.rsplit(".", 1)[-1], owner
+    dotted = _dotted(data, node)
+    if dotted is None or "." not in dotted:
+        return None
+    parts = dotted.split(".")
+    if local_type(parts[0]) or parts[0] in scope.fields:
+        return None  # `repo.items.size()`: a field of a variable
+    if parts[0][:1].islower():
+        first_type = next((i for i, p in enumerate(parts) if p[:1].isupper()), None)
+        if first_type is None or first_type == 0:
+            return None
+        return ".".join(parts[first_type:]), dotted  # `java.util.Objects.requireNonNull(x)`
+    if all(p[:1].isupper() for p in parts):
+        return dotted, scope.imports.resolve(dotted)  # a nested type: `Map.Entry.comparingByKey()`
+    return None
+
+
+def _dotted(data: bytes, node: Node) -> str | None:
+    """`a.b.C` for a chain of plain identifiers (field accesses), else None."""
+    names: list[str] = []
+    while node.type == "field_access":
+        field_node = node.child_by_field_name("field")
+        inner = node.child_by_field_name("object")
+        if field_node is None or inner is None:
+            return None
+        names.append(slice_text(data, field_node))
+        node = inner
+    if node.type != "identifier":
+        return None
+    names.append(slice_text(data, node))
+    return ".".join(reversed(names))
 
 
 def _receiver(data: bytes, node: Node | None, name: str, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
@@ -155,10 +214,7 @@ def _receiver(data: bytes, node: Node | None, name: str, local_type: LocalType, 
     when the file declares it: `repo.findById(id).map` → `OwnerRepository.findById().map`.
     """
     if node is None:
-        static = scope.imports.static_members.get(name)
-        if static:
-            return static.rsplit(".", 2)[-2], True
-        return scope.type_name, True
+        return scope.type_name, True  # unqualified (static imports were handled before)
     if node.type == "identifier":  # `repo.save(x)`, two receivers in three: skip the chain walk
         return _variable(slice_text(data, node), local_type, scope)
     segments: list[str] = []
@@ -205,6 +261,8 @@ def _variable(variable: str, local_type: LocalType, scope: CallScope) -> tuple[s
 
 def _root(data: bytes, node: Node, local_type: LocalType, scope: CallScope) -> tuple[str, bool]:
     """The start of a receiver expression: a typed variable, `this`, a class name, a literal, or text."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]  # a loop, not recursion: `((((x))))` may nest a thousand deep
     kind = node.type
     if kind == "identifier":
         return _variable(slice_text(data, node), local_type, scope)
@@ -221,6 +279,4 @@ def _root(data: bytes, node: Node, local_type: LocalType, scope: CallScope) -> t
         return _LITERAL_TYPES[kind], True
     if kind in ("type_identifier", "scoped_type_identifier", "generic_type", "array_type"):
         return simple_type(node), True
-    if kind == "parenthesized_expression" and node.named_child_count == 1:
-        return _root(data, node.named_children[0], local_type, scope)
     return _compact(squash(text(node)), []), False

@@ -25,7 +25,17 @@ from pipeline.syntax import parse, slice_text, text
 from pipeline.types import read_imports
 
 _NO_METHOD_FILES = ("package-info.java", "module-info.java")
-_LOMBOK_LOGGERS = ("Slf4j", "XSlf4j", "Log4j", "Log4j2", "CommonsLog", "Log", "JBossLog", "Flogger", "CustomLog")
+# Lombok's logger annotations and the type of the `log` field each generates (Lombok docs, @Log).
+_LOMBOK_LOGGERS = {
+    "Slf4j": ("Logger", "org.slf4j.Logger"),
+    "XSlf4j": ("XLogger", "org.slf4j.ext.XLogger"),
+    "Log4j": ("Logger", "org.apache.log4j.Logger"),
+    "Log4j2": ("Logger", "org.apache.logging.log4j.Logger"),
+    "CommonsLog": ("Log", "org.apache.commons.logging.Log"),
+    "Log": ("Logger", "java.util.logging.Logger"),
+    "JBossLog": ("Logger", "org.jboss.logging.Logger"),
+    "Flogger": ("FluentLogger", "com.google.common.flogger.FluentLogger"),
+}
 
 
 def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: ChunkerConfig) -> FileResult:
@@ -79,12 +89,14 @@ def _scope(unit: FileUnit, info: TypeInfo, enclosing: dict[int, TypeInfo]) -> Ca
     while (outer := _outer(chain[-1], enclosing)) is not None:
         chain.append(outer)
     fields: dict[str, str] = {}
+    known_fq: dict[str, str] = {}
     for each in reversed(chain):
-        if each.modifiers.has(*_LOMBOK_LOGGERS):
-            fields["log"] = "Logger"  # the field Lombok's @Slf4j (and kin) generate
+        logger = next((_LOMBOK_LOGGERS[a.name] for a in each.modifiers.annotations if a.name in _LOMBOK_LOGGERS), None)
+        if logger is not None:  # the `log` field Lombok generates
+            fields["log"], known_fq[logger[0]] = logger
         fields.update(each.field_types)
     superclass = info.extends[0] if info.extends and info.kind is SymbolType.CLASS else None
-    return CallScope(type_name=info.name, superclass=superclass, fields=fields, imports=unit.imports)
+    return CallScope(type_name=info.name, superclass=superclass, fields=fields, imports=unit.imports, known_fq=known_fq)
 
 
 def _member_drafts(unit: FileUnit, info: TypeInfo, members: list[Member], scope: CallScope) -> Iterator[Draft]:

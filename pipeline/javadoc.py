@@ -100,11 +100,27 @@ def _append_plain(out: list[str], plain: str) -> bool:
 
 def _render_inline(tag: str, body: str) -> str:
     if tag in ("link", "linkplain", "see"):
-        ref, _, label = body.partition(" ")
-        if label.strip():
-            return label.strip()
+        ref, label = _split_reference(body)
+        if label:
+            return label
         return ref.lstrip("#").replace("#", ".")
     return body  # code, literal, value, ...
+
+
+def _split_reference(body: str) -> tuple[str, str]:
+    """Split `A#b(X, Y) the label` into (`A#b(X, Y)`, `the label`).
+
+    The reference ends at the first space outside its parameter list.
+    """
+    depth = 0
+    for i, char in enumerate(body):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char.isspace() and depth == 0:
+            return body[:i], body[i:].strip()
+    return body, ""
 
 
 def _finish(out: list[str]) -> str | None:

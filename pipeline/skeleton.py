@@ -56,9 +56,30 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         implements=info.implements,
         injects=_type_injections(info, members),
         javadoc_summary=summarize(javadoc) if doc is not None else None,
-        has_error=node.has_error,
+        has_error=_skeleton_has_error(info),
         code=_render(unit, info, javadoc),
     )
+
+
+def _skeleton_has_error(info: TypeInfo) -> bool:
+    """Whether what the type chunk shows (declaration, fields, signatures) holds an error.
+
+    An error inside a method body is elided from the skeleton and flagged on that method's chunk.
+    """
+    node, body = info.node, info.body
+    if not node.has_error:
+        return False
+    if any(child.has_error for child in node.children if body is None or child.id != body.id):
+        return True
+    for member in _members(info):
+        if not member.has_error:
+            continue
+        member_body = member.child_by_field_name("body")
+        if member_body is None or not member_body.has_error:
+            return True
+        if any(c.has_error for c in member.children if c.id != member_body.id):
+            return True
+    return False
 
 
 def _declaration_line(unit: FileUnit, info: TypeInfo) -> str:

@@ -25,7 +25,7 @@ def decode_source(raw: bytes, file_path: str, config: ChunkerConfig) -> Decoded 
             reason=SkipReason.TOO_LARGE,
             detail=f"{len(raw)} bytes is above the limit of {config.max_file_bytes}",
         )
-    if not raw.strip():
+    if not raw.removeprefix(_BOM).strip():
         return Skipped(file_path=file_path, reason=SkipReason.EMPTY, detail="no content")
     if b"\x00" in raw[:_SNIFF_BYTES]:
         return Skipped(file_path=file_path, reason=SkipReason.BINARY, detail="NUL byte in the first 8 KiB")

@@ -46,5 +46,5 @@ def slice_text(data: bytes, node: Node | None) -> str:
 def squash(value: str) -> str:
     """Collapse runs of white space to one space, as a signature or type is shown to a reader."""
     if "\n" not in value and "  " not in value and "\t" not in value:
-        return value  # the common case, and ten times cheaper than split/join
+        return value.strip()  # the common case, and ten times cheaper than split/join
     return " ".join(value.split())

@@ -115,6 +115,9 @@ class Imports:
         """Fully qualified name for a simple or dotted type name, when the file makes it knowable."""
         if not name:
             return None
+        if name.endswith("[]"):  # `Predicate[]::new`: the element type decides
+            element = self.resolve(name[:-2])
+            return f"{element}[]" if element else None
         head, _, rest = name.partition(".")
         if head[:1].islower():
             return name if rest else None  # already qualified (com.acme.X) or a primitive
@@ -124,11 +127,18 @@ class Imports:
                 return f"{fq}.{rest}" if rest else fq
         if head in JAVA_LANG and not rest:
             return f"java.lang.{head}"
+        if _looks_like_type_variable(head):
+            return None  # `T`, `E`, `K2`: a type parameter, not a class of the package
         if self.has_wildcards:
             return None  # could come from any of the wildcard imports
         # Not imported and not declared here: javac would look in the file's own package.
         qualified = f"{self.package}.{name}" if self.package else name
         return qualified
+
+
+def _looks_like_type_variable(name: str) -> bool:
+    # Java's naming convention for type parameters (JLS 6.1): one capital letter, maybe digits.
+    return name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
 
 
 def read_imports(root: Node, declared: Mapping[str, str], package: str) -> Imports:

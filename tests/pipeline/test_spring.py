@@ -1,0 +1,240 @@
+"""Spring and JAX-RS semantics: route joining, HTTP methods and paths, injection points."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.spring import join_path
+from tests.support.java import chunk_java, only
+
+
+@pytest.mark.parametrize(
+    ("prefix", "path", "joined"),
+    [
+        ("/api/owners", "/{ownerId}", "/api/owners/{ownerId}"),
+        ("/api/owners", "", "/api/owners"),
+        ("", "/api/invoices/{id}", "/api/invoices/{id}"),
+        ("/v2/visits", "{visitId}", "/v2/visits/{visitId}"),  # no leading slash on the method path
+        ("/a/", "/b/", "/a/b"),  # one slash between, none trailing
+        ("//a//", "b//", "/a/b"),
+        ("a", "b", "/a/b"),
+        ("", "", "/"),
+    ],
+)
+def test_join_path(prefix: str, path: str, joined: str) -> None:
+    assert join_path(prefix, path) == joined
+
+
+CONTROLLER = """package demo;
+
+import org.springframework.web.bind.annotation.*;
+import static org.springframework.web.bind.annotation.RequestMethod.PATCH;
+
+@RestController
+@RequestMapping("/x")
+class Api {
+    @RequestMapping("/any") void any() {}
+    @RequestMapping void bare() {}
+    @RequestMapping(value = "/del", method = RequestMethod.DELETE) void del() {}
+    @RequestMapping(path = "/patch", method = PATCH) void patch() {}
+    @GetMapping({"/a", "/b"}) void two() {}
+    @PostMapping(path = "/p") void post() {}
+    @PatchMapping("/q") void q() {}
+    void helper() {}
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "http_method", "http_path"),
+    [
+        ("any", ("ANY",), ("/x/any",)),  # @RequestMapping without method serves every verb
+        ("bare", ("ANY",), ("/x",)),
+        ("del", ("DELETE",), ("/x/del",)),
+        ("patch", ("PATCH",), ("/x/patch",)),  # statically imported verb
+        ("two", ("GET",), ("/x/a", "/x/b")),
+        ("post", ("POST",), ("/x/p",)),
+        ("q", ("PATCH",), ("/x/q",)),
+        ("helper", (), ()),
+    ],
+)
+def test_spring_route(method: str, http_method: tuple[str, ...], http_path: tuple[str, ...]) -> None:
+    chunk = only(chunk_java(CONTROLLER), f"demo.Api.{method}")
+    assert (chunk.http_method, chunk.http_path) == (http_method, http_path)
+
+
+RESOURCE = """package demo;
+
+import jakarta.ws.rs.*;
+
+@Path("/r")
+public class Resource {
+    @GET public String list() { return ""; }
+    @PUT @Path("{id}") public void put() {}
+    @Path("/sub") public Sub sub() { return null; }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "http_method", "http_path"),
+    [
+        ("list", ("GET",), ("/r",)),
+        ("put", ("PUT",), ("/r/{id}",)),
+        ("sub", ("ANY",), ("/r/sub",)),  # a sub-resource locator: @Path without a verb
+    ],
+)
+def test_jaxrs_route(method: str, http_method: tuple[str, ...], http_path: tuple[str, ...]) -> None:
+    chunk = only(chunk_java(RESOURCE), f"demo.Resource.{method}")
+    assert (chunk.http_method, chunk.http_path) == (http_method, http_path)
+
+
+def test_feign_client_routes_go_on_its_type_chunk() -> None:
+    source = """package demo;
+@FeignClient(name = "stock", path = "/stock/")
+interface StockClient {
+    @GetMapping("/items/{sku}") Item item(@PathVariable String sku);
+    @DeleteMapping("/items/{sku}") void drop(@PathVariable String sku);
+    @GetMapping("/items") List<Item> all();
+}
+"""
+    result = chunk_java(source)
+    chunk = only(result, "demo.StockClient")
+    assert [c.qualified_name for c in result.chunks] == ["demo.StockClient"]
+    assert (chunk.http_method, chunk.http_path) == (("GET", "DELETE"), ("/stock/items/{sku}", "/stock/items"))
+
+
+def test_exception_handler_is_not_a_route() -> None:
+    source = """package demo;
+@RestControllerAdvice
+class Errors {
+    @ExceptionHandler(IllegalStateException.class) String handle(IllegalStateException e) { return ""; }
+}
+"""
+    chunk = only(chunk_java(source), "demo.Errors.handle")
+    assert (chunk.http_method, chunk.http_path) == ((), ())
+
+
+# --------------------------------------------------------------------------------------------------
+# Injection points
+# --------------------------------------------------------------------------------------------------
+
+
+def _type_injects(source: str, name: str = "demo.A") -> tuple[str, ...]:
+    return only(chunk_java(source), name).injects
+
+
+def test_single_constructor_of_a_bean_injects_its_parameters() -> None:
+    source = "package demo;\n@Service class A { A(Repo repo, Clock clock) {} }"
+    assert _type_injects(source) == ("Repo", "Clock")
+
+
+def test_single_constructor_of_a_plain_class_injects_nothing() -> None:
+    source = "package demo;\nclass A { A(Repo repo) {} }"
+    assert _type_injects(source) == ()
+
+
+def test_two_constructors_without_autowired_inject_nothing() -> None:
+    source = "package demo;\n@Service class A { A(Repo repo) {} A() {} }"
+    assert _type_injects(source) == ()
+
+
+def test_autowired_constructor_among_several_injects() -> None:
+    source = "package demo;\n@Component class A { @Autowired A(Repo repo) {} A() {} }"
+    assert _type_injects(source) == ("Repo",)
+
+
+def test_inject_constructor_of_a_cdi_bean_injects() -> None:
+    source = "package demo;\n@ApplicationScoped class A { @Inject A(Repo repo) {} A() {} }"
+    assert _type_injects(source) == ("Repo",)
+
+
+def test_collection_and_provider_parameters_inject_their_element_type() -> None:
+    source = "package demo;\n@Service class A { A(List<Handler> hs, ObjectProvider<Clock> clock, Map<String, X> m) {} }"
+    assert _type_injects(source) == ("Handler", "Clock", "Map")
+
+
+def test_value_parameters_are_configuration_not_beans() -> None:
+    source = 'package demo;\n@Service class A { A(Repo repo, @Value("${a.b}") String ab) {} }'
+    assert _type_injects(source) == ("Repo",)
+
+
+def test_required_args_constructor_injects_final_and_non_null_fields() -> None:
+    source = """package demo;
+@Service
+@RequiredArgsConstructor
+class A {
+    private static final Logger LOG = null;
+    private final Repo repo;
+    @NonNull private Clock clock;
+    private Cache cache;
+    private final int limit = 3;
+}
+"""
+    assert _type_injects(source) == ("Repo", "Clock")
+
+
+def test_all_args_constructor_injects_every_instance_field_but_initialized_finals() -> None:
+    source = """package demo;
+@Component
+@AllArgsConstructor
+class A {
+    private static Cache shared;
+    private final Repo repo;
+    private Clock clock;
+    private final int limit = 3;
+}
+"""
+    assert _type_injects(source) == ("Repo", "Clock")
+
+
+def test_lombok_constructor_is_ignored_when_a_constructor_is_written() -> None:
+    source = (
+        "package demo;\n@Service\n@RequiredArgsConstructor\nclass A { private final Repo repo; A() { repo = null; } }"
+    )
+    assert _type_injects(source) == ()
+
+
+def test_annotated_fields_are_injected() -> None:
+    source = """package demo;
+@Service
+class A {
+    @Autowired private Repo repo;
+    @Inject private Clock clock;
+    @Resource(name = "x") private Cache cache;
+    private Other other;
+}
+"""
+    assert sorted(_type_injects(source)) == ["Cache", "Clock", "Repo"]
+
+
+def test_autowired_setter_injects_and_carries_its_injects() -> None:
+    source = "package demo;\n@Service class A { @Autowired void setRepo(Repo repo) {} void setOther(Other o) {} }"
+    result = chunk_java(source)
+    assert (only(result, "demo.A").injects, only(result, "demo.A.setRepo").injects) == (("Repo",), ("Repo",))
+    assert only(result, "demo.A.setOther").injects == ()
+
+
+def test_bean_method_parameters_are_injected() -> None:
+    source = "package demo;\n@Configuration class A { @Bean Client client(Props props, Clock clock) { return null; } }"
+    result = chunk_java(source)
+    assert (only(result, "demo.A").injects, only(result, "demo.A.client").injects) == (
+        ("Props", "Clock"),
+        ("Props", "Clock"),
+    )
+
+
+def test_fully_qualified_annotations_are_recognised() -> None:
+    source = """package demo;
+@org.springframework.stereotype.Service
+class A {
+    @org.springframework.beans.factory.annotation.Autowired private Repo repo;
+}
+"""
+    chunk = only(chunk_java(source), "demo.A")
+    assert (chunk.stereotype, chunk.injects, chunk.annotation_names) == ("service", ("Repo",), ("Service",))
+
+
+def test_injects_fq_resolve_through_imports() -> None:
+    source = "package demo;\nimport java.time.Clock;\n@Service class A { A(Clock clock, Repo repo) {} }"
+    assert only(chunk_java(source), "demo.A").injects_fq == ("java.time.Clock", "demo.Repo")
