@@ -35,9 +35,9 @@ class ProjectRow:
     indexed_at: datetime | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class RunCounts:
-    """What one sync run did, as stored in `index_jobs`."""
+    """What one sync run did, as stored in `index_jobs` (accumulated batch by batch while it runs)."""
 
     files_changed: int = 0
     files_parsed: int = 0

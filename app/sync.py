@@ -168,14 +168,14 @@ class Syncer:
         return plan_tree(tree, await self.db.manifest(row.id), self.scope)
 
     async def _apply(self, project_id: int, plan: SyncPlan, context: SourceContext) -> RunCounts:
-        totals = _Totals(files_changed=len(plan.fetch) + len(plan.delete))
+        totals = RunCounts(files_changed=len(plan.fetch) + len(plan.delete))
         for start in range(0, len(plan.fetch), self.batch):
             batch = plan.fetch[start : start + self.batch]
             raws = await asyncio.gather(*(self._download(project_id, f, context) for f in batch))
             results = await asyncio.gather(*(self._chunk(f, raw, context) for f, raw in zip(batch, raws, strict=True)))
             moved = {f.path: f.moved_from for f in batch if f.moved_from}
             written = await self.deps.indexer.write(context.repo_path, results, moved_from=moved)
-            totals.add(written, results)
+            add_batch(totals, written, results)
             upserts = {
                 f.path: (raw.blob_id, [c.id for c in result.chunks])
                 for f, raw, result in zip(batch, raws, results, strict=True)
@@ -185,7 +185,7 @@ class Syncer:
             totals.chunks_deleted += await self.deps.indexer.delete_files(context.repo_path, plan.delete)
             await self.db.update_manifest(project_id, {}, plan.delete)
         totals.files_deleted = len(plan.delete)
-        return totals.frozen()
+        return totals
 
     async def _download(self, project_id: int, f: Fetch, context: SourceContext) -> RawFile:
         limit = self.config.max_file_bytes
@@ -205,33 +205,13 @@ class Syncer:
         return await loop.run_in_executor(self.executor, chunk_source, raw.data, f.path, context, self.config)
 
 
-@dataclass(slots=True)
-class _Totals:
-    files_changed: int = 0
-    files_parsed: int = 0
-    files_skipped: int = 0
-    files_deleted: int = 0
-    chunks_embedded: int = 0
-    chunks_reused: int = 0
-    chunks_deleted: int = 0
-
-    def add(self, plan: WritePlan, results: Sequence[FileResult]) -> None:
-        self.files_parsed += sum(1 for r in results if r.chunks or not r.skipped)
-        self.files_skipped += sum(1 for r in results if r.skipped and not r.chunks)
-        self.chunks_embedded += len(plan.embed)
-        self.chunks_reused += len(plan.refresh) + len(plan.move)
-        self.chunks_deleted += len(plan.delete)
-
-    def frozen(self) -> RunCounts:
-        return RunCounts(
-            files_changed=self.files_changed,
-            files_parsed=self.files_parsed,
-            files_skipped=self.files_skipped,
-            files_deleted=self.files_deleted,
-            chunks_embedded=self.chunks_embedded,
-            chunks_reused=self.chunks_reused,
-            chunks_deleted=self.chunks_deleted,
-        )
+def add_batch(counts: RunCounts, plan: WritePlan, results: Sequence[FileResult]) -> None:
+    """Add one written batch to a run's counts."""
+    counts.files_parsed += sum(1 for r in results if r.chunks or not r.skipped)
+    counts.files_skipped += sum(1 for r in results if r.skipped and not r.chunks)
+    counts.chunks_embedded += len(plan.embed)
+    counts.chunks_reused += len(plan.refresh) + len(plan.move)
+    counts.chunks_deleted += len(plan.delete)
 
 
 def _project_filter(project_id: int) -> qm.Filter:
