@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse
 
 from app.deps import Deps
 from app.errors import PayloadError, SignatureError
-from app.queue import MOVE, PURGE, REFRESH, enqueue_once, enqueue_sync
+from app.queue import MOVE, PURGE, REFRESH, enqueue_once, push_sync
 from app.settings import GitLabSettings
 from hooks.auth import check_signature, check_token, signing_key
 from hooks.events import Event, Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested, parse_event
@@ -111,7 +111,7 @@ async def handle(deps: Deps, event: Event, key: str) -> tuple[str, str]:
         )
         if gen is None:
             return "duplicate", "delivery seen before"
-        await _nudge(enqueue_sync(deps.require_queue(), event.project_id, gen, event.event))
+        await _nudge(push_sync(deps.require_queue(), event.project_id, gen, event.event))
         return "enqueued", f"sync of project {event.project_id} (generation {gen})"
     if isinstance(event, Ignored):
         fresh = await db.record_delivery(key, event.event, event.project_id, None, None, "ignored", event.reason)
@@ -134,7 +134,7 @@ def _lifecycle_job(
     return f"refresh:{event.project_id}:{key}", REFRESH, (event.project_id,)
 
 
-async def _nudge(enqueue: Awaitable[bool]) -> None:
+async def _nudge(enqueue: Awaitable[object]) -> None:
     try:
         await enqueue
     except (RedisError, OSError) as exc:
