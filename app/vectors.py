@@ -9,6 +9,8 @@ Every qdrant-client exception is translated to `StorageError` here.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -187,14 +189,24 @@ class VectorStore:
         self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
     ) -> dict[str, tuple[str, str]]:
         """Point id → (file_path, content_hash) of every point stored for these files."""
+        return (await self.stored_state(repo_path, file_paths, collection=collection))[0]
+
+    async def stored_state(
+        self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
+    ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+        """For every point stored for these files: id → (file_path, content_hash), and id → payload hash."""
+        hashes: dict[str, tuple[str, str]] = {}
+        payloads: dict[str, str] = {}
         if not file_paths:
-            return {}
+            return hashes, payloads
         where = qm.Filter(must=[_match("repo_path", repo_path), _match_any("file_path", file_paths)])
-        found: dict[str, tuple[str, str]] = {}
-        async for record in self.scroll(where, ["file_path", "content_hash"], collection=collection):
+        fields = ["file_path", "content_hash", "payload_hash"]
+        async for record in self.scroll(where, fields, collection=collection):
             payload = record.payload or {}
-            found[str(record.id)] = (payload.get("file_path", ""), payload.get("content_hash", ""))
-        return found
+            point_id = str(record.id)
+            hashes[point_id] = (payload.get("file_path", ""), payload.get("content_hash", ""))
+            payloads[point_id] = payload.get("payload_hash", "")
+        return hashes, payloads
 
     async def scroll(
         self,
@@ -318,11 +330,24 @@ def chunk_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
     """
     payload = chunk_record(chunk)
     del payload["text"]
+    payload["payload_hash"] = payload_hash(payload)
     payload["indexed_at"] = indexed_at
     payload["repo_prefixes"] = _prefixes(chunk.repo_path)
     payload["path_prefixes"] = _prefixes(chunk.file_path)
     payload["http_keys"] = sorted({key for path in chunk.http_path for key in route_keys(path)})
     return payload
+
+
+def payload_hash(record: Mapping[str, Any]) -> str:
+    """A digest of a chunk's stored metadata: equal digests mean its payload need not be rewritten."""
+    return hashlib.sha1(json.dumps(record, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def chunk_hash_of(chunk: Chunk) -> str:
+    """The payload hash a chunk would be stored with."""
+    record = chunk_record(chunk)
+    del record["text"]
+    return payload_hash(record)
 
 
 def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str) -> qm.PointStruct:
