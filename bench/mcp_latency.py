@@ -92,6 +92,7 @@ HTTP_REPEATS: Final = 30
 HTTP_TOOL_REPEATS: Final = 8
 PROFILE_TOP: Final = 14
 MASKED_ERROR: Final = "Error calling tool"  # an exception other than ToolError, masked by the server
+SLOW_SHOWN_MS: Final = 5_000.0  # slowest calls listed in the text report
 PROFILE_MAX_S: Final = 15.0  # a call slower than this is not profiled again (cProfile roughly doubles it)
 
 # The order modules are added in until --min-chunks is reached; then any other module, by name.
@@ -713,7 +714,13 @@ def run_report(run: Run, planned: Counter[str]) -> dict[str, Any]:
             kinds.setdefault(s.call.kind, []).append(s)
         row["by_kind"] = {k: summarize(v) for k, v in sorted(kinds.items())}
         row["slowest"] = [
-            {"ms": s.seconds * 1000, "args": s.call.args, "kind": s.call.kind, "chars": s.chars}
+            {
+                "ms": s.seconds * 1000,
+                "args": s.call.args,
+                "kind": s.call.kind,
+                "chars": s.chars,
+                "store": {op: {"calls": int(v[0]), "ms": v[1] * 1000} for op, v in s.store.items()},
+            }
             for s in sorted(samples, key=lambda s: -s.seconds)[:3]
         ]
         row["error_messages"] = sorted({s.message.split("\n")[0][:120] for s in samples if s.is_error})[:5]
@@ -854,14 +861,20 @@ async def profile_call(client: Any, call: Call) -> dict[str, Any]:
     return {"call": call.to_json(), "wall_s_under_profile": wall, **profile_rows(profile, call.tool)}
 
 
-async def profile_slow(client: Any, run: Run, report: dict[str, Any], slow_ms: float) -> dict[str, Any]:
-    """cProfile the median and the slowest call of every tool whose p99 exceeds slow_ms."""
+async def profile_slow(
+    client: Any, run: Run, report: dict[str, Any], slow_ms: float, *, slowest: bool = True
+) -> dict[str, Any]:
+    """cProfile the median and the slowest call of every tool whose p99 exceeds slow_ms.
+
+    A call slower than PROFILE_MAX_S is not profiled: its Qdrant calls (per-sample `store` in the report's
+    `slowest`) already say where its time went, and cProfile would about double it.
+    """
     out: dict[str, Any] = {}
     for tool, row in report["tools"].items():
         if row["p99_ms"] <= slow_ms:
             continue
         samples = sorted((s for s in run.samples if s.call.tool == tool), key=lambda s: s.seconds)
-        picks = {"median": samples[len(samples) // 2], "slowest": samples[-1]}
+        picks = {"median": samples[len(samples) // 2], **({"slowest": samples[-1]} if slowest else {})}
         profiles: dict[str, Any] = {}
         for label, sample in picks.items():
             if sample.seconds > PROFILE_MAX_S or (label == "slowest" and sample is picks["median"]):
@@ -1015,7 +1028,9 @@ async def dense_run(deps: Any, opts: Options, calls: Sequence[Call]) -> dict[str
             probe = StoreProbe()
             probe.wrap(store.client)
             run = await measure(client, semantic, opts.budget_s, "dense", probe)
-    report = run_report(run, Counter(c.tool for c in semantic))
+            report = run_report(run, Counter(c.tool for c in semantic))
+            if opts.profile:
+                report["profiles"] = await profile_slow(client, run, report, opts.slow_ms, slowest=False)
     return {
         "build": record,
         **report,
@@ -1075,6 +1090,13 @@ def print_table(title: str, run: dict[str, Any]) -> None:
             for kind, sub in row["by_kind"].items():
                 print(_row(f"  {kind}", sub))
     print(_row("overall", run["overall"]))
+    slowest = [(tool, slow) for tool, row in run["tools"].items() for slow in row["slowest"][:2]]
+    if any(slow["ms"] >= SLOW_SHOWN_MS for _, slow in slowest):
+        print(f"\n  calls over {SLOW_SHOWN_MS / 1000:.0f} s (Qdrant local-mode calls made: n x, ms)")
+    for tool, slow in slowest:
+        if slow["ms"] >= SLOW_SHOWN_MS:
+            ops = ", ".join(f"{op} {v['calls']}x {v['ms']:.0f}" for op, v in slow["store"].items())
+            print(f"  {tool:<20}{slow['ms']:>9.0f} ms  {json.dumps(slow['args'])[:70]:<72}{ops}")
     print(
         f"\n  where it goes (mean per call)    {'mean ms':>9}  {'Qdrant local-mode calls: n x, ms':<58}{'rest ms':>9}"
     )
@@ -1127,11 +1149,17 @@ def print_report(report: dict[str, Any]) -> None:
         print("\nHTTP constant (p50 ms)        in-memory     HTTP    added")
         for op, added in h["added_by_http_p50_ms"].items():
             print(f"  {op:<26}{h['in_memory'][op]['p50_ms']:>10.1f}{h['http'][op]['p50_ms']:>9.1f}{added:>9.1f}")
-    for tool, profiles in r.get("profiles", {}).items():
+    print_profiles(r.get("profiles", {}), "")
+    if "dense" in r:
+        print_profiles(r["dense"].get("profiles", {}), " (hybrid)")
+
+
+def print_profiles(by_tool: dict[str, Any], suffix: str) -> None:
+    for tool, profiles in by_tool.items():
         for label, prof in profiles.items():
             print(
-                f"\nprofile {tool} ({label}: {prof['unprofiled_ms']:.0f} ms, {prof['wall_s_under_profile']:.1f} s "
-                f"under cProfile) {json.dumps(prof['call']['args'])}"
+                f"\nprofile {tool}{suffix} ({label}: {prof['unprofiled_ms']:.0f} ms, "
+                f"{prof['wall_s_under_profile']:.1f} s under cProfile) {json.dumps(prof['call']['args'])}"
             )
             for step in prof["hot_path"]:
                 if any(w in step["function"] for w in _THIN_FRAMES) and not step["also"]:
