@@ -24,16 +24,23 @@ FIXTURE_ROOT: Final = Path(__file__).resolve().parents[1] / "fixtures" / "java" 
 REPO_PATH: Final = "shop"
 
 
-def quality_settings(embedding_url: str | None) -> Settings:
+def quality_settings(embedding_url: str | None, model: str | None = None) -> Settings:
     """In-memory Qdrant; dense vectors only when an embedding endpoint is given."""
-    return Settings(qdrant=QdrantSettings(path=":memory:"), embedding=EmbeddingSettings(base_url=embedding_url))
+    embedding = EmbeddingSettings(base_url=embedding_url)
+    if model:
+        embedding = embedding.model_copy(update={"model": model})
+    return Settings(qdrant=QdrantSettings(path=":memory:"), embedding=embedding)
 
 
 @asynccontextmanager
-async def indexed_search(mode: Mode) -> AsyncIterator[SearchService]:
-    """Index the `shop` fixture once and yield the search service over it."""
+async def indexed_search(
+    mode: Mode, *, embedding_url: str | None = None, model: str | None = None
+) -> AsyncIterator[SearchService]:
+    """Index the `shop` fixture once and yield the search service over it (a real endpoint if given)."""
     with ExitStack() as stack:
-        url = stack.enter_context(FakeEmbeddingServer()).base_url if mode == "hybrid" else None
-        async with open_deps(quality_settings(url)) as deps:
+        url = embedding_url
+        if url is None and mode == "hybrid":
+            url = stack.enter_context(FakeEmbeddingServer()).base_url
+        async with open_deps(quality_settings(url, model)) as deps:
             await index_directory(deps, FIXTURE_ROOT, REPO_PATH)
             yield deps.search
