@@ -18,6 +18,7 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
 from app.cli import main
+from tests.support.contract import CITATION_FIELDS
 from tests.support.fake_embedder import FakeEmbeddingServer
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import API_SRC, CORE_SRC
@@ -32,17 +33,7 @@ SUMMARY = re.compile(
     r"javakb index: (?P<repo>\S+): (?P<files>\d+) files, (?P<embedded>\d+) chunks embedded, (?P<reused>\d+) reused, "
     r"(?P<deleted>\d+) deleted, (?P<skipped>\d+) skipped, (?P<removed>\d+) vanished files removed"
 )
-CITATION = {
-    "repo_path",
-    "file_path",
-    "line_start",
-    "line_end",
-    "qualified_name",
-    "signature",
-    "commit_sha",
-    "indexed_at",
-    "permalink",
-}
+CITATION = CITATION_FIELDS
 
 
 @pytest.fixture(autouse=True)

@@ -18,31 +18,11 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
 
 from tests.mcp_server.conftest import TOKEN
+from tests.support.contract import CITATION_FIELDS, TOOL_NAMES
 from tests.support.live_app import LiveApp
 
-TOOLS: Final = [
-    "semantic_search",
-    "get_symbol",
-    "list_repos",
-    "find_by_annotation",
-    "get_callers",
-    "get_callees",
-    "find_endpoint",
-    "find_injections",
-    "find_implementations",
-    "get_file_outline",
-]
-CITATION: Final = {
-    "repo_path",
-    "file_path",
-    "line_start",
-    "line_end",
-    "qualified_name",
-    "signature",
-    "commit_sha",
-    "indexed_at",
-    "permalink",
-}
+TOOLS: Final = list(TOOL_NAMES)
+CITATION: Final = CITATION_FIELDS
 FIND_SIGNATURES: Final = [
     "find(Long id): Optional<OwnerDto>",
     "find(String lastName): List<OwnerDto>",

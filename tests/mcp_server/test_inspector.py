@@ -18,6 +18,7 @@ from typing import Any, Final
 import pytest
 
 from tests.mcp_server.conftest import TOKEN
+from tests.support.contract import TOOL_NAMES
 from tests.support.live_app import LiveApp
 
 pytestmark = pytest.mark.integration
@@ -25,18 +26,7 @@ pytestmark = pytest.mark.integration
 ROOT: Final = Path(__file__).resolve().parents[2]
 INSPECTOR: Final = ROOT / "tools" / "inspector"
 BIN: Final = INSPECTOR / "node_modules" / ".bin" / "mcp-inspector"
-TOOLS: Final = [
-    "semantic_search",
-    "get_symbol",
-    "list_repos",
-    "find_by_annotation",
-    "get_callers",
-    "get_callees",
-    "find_endpoint",
-    "find_injections",
-    "find_implementations",
-    "get_file_outline",
-]
+TOOLS: Final = list(TOOL_NAMES)
 EXIT_TOOL_ERROR: Final = 5  # the inspector's exit code when a tool answers isError: true
 
 

@@ -26,6 +26,7 @@ from app.localfs import chunk_local_files
 from app.settings import GitLabSettings, QdrantSettings, Settings
 from mcp_server.server import create_server
 from pipeline.model import SourceContext
+from tests.support.contract import CITATION_FIELDS, TOOL_NAMES
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import API_SRC, CORE_SRC, JOBS_SRC, chunk_shop, short
 
@@ -33,31 +34,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")  # every test shares the m
 
 REPO: Final = "acme/shop"
 OWNER_SERVICE: Final = f"{CORE_SRC}/core/service/OwnerService.java"
-TOOLS: Final = (
-    "semantic_search",
-    "get_symbol",
-    "list_repos",
-    "find_by_annotation",
-    "get_callers",
-    "get_callees",
-    "find_endpoint",
-    "find_injections",
-    "find_implementations",
-    "get_file_outline",
-)
-CITATION: Final = frozenset(
-    {
-        "repo_path",
-        "file_path",
-        "line_start",
-        "line_end",
-        "qualified_name",
-        "signature",
-        "commit_sha",
-        "indexed_at",
-        "permalink",
-    }
-)
+TOOLS: Final = TOOL_NAMES
+CITATION: Final = CITATION_FIELDS
 TYPE_KINDS: Final = frozenset({"class", "interface", "enum", "record", "annotation"})
 # One call per tool that needs an argument, each with a real answer on the fixture.
 CALLS: Final[dict[str, dict[str, Any]]] = {
