@@ -24,6 +24,9 @@ from app.errors import GitLabAuthError, GitLabError, GitLabNotFoundError, GitLab
 from app.settings import GitLabSettings
 
 T = TypeVar("T")
+# python-gitlab retries transient errors 10 times by default (0.1 s doubling: ~100 s in a thread that
+# cannot be cancelled). File downloads retry less; the sync job's own retry (arq Retry) takes over.
+_FILE_RETRIES = 4
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,7 +161,9 @@ class GitLabClient:
 
         def get(gl: gitlab.Gitlab) -> RawFile:
             url = f"/projects/{project_id}/repository/files/{quote(path, safe='')}/raw"
-            response: requests.Response = gl.http_request("get", url, query_data={"ref": ref}, streamed=True)
+            response: requests.Response = gl.http_request(
+                "get", url, query_data={"ref": ref}, streamed=True, max_retries=_FILE_RETRIES
+            )
             return _read_capped(response, max_bytes)
 
         return await self._call(get)
@@ -168,7 +173,7 @@ class GitLabClient:
 
         def get(gl: gitlab.Gitlab) -> RawFile:
             url = f"/projects/{project_id}/repository/blobs/{blob_id}/raw"
-            response: requests.Response = gl.http_request("get", url, streamed=True)
+            response: requests.Response = gl.http_request("get", url, streamed=True, max_retries=_FILE_RETRIES)
             raw = _read_capped(response, max_bytes)
             return RawFile(data=raw.data, blob_id=blob_id, size=raw.size)
 
