@@ -18,9 +18,15 @@ folder (local mode), with every `.java` file of the module in scope:
 
 Modes: `lexical` has no embedder (BM25 over the sparse vectors only). `stub-http` points
 `EmbeddingSettings.base_url` at `tests.support.fake_embedder.FakeEmbeddingServer` (384 dimensions, like
-MiniLM) running in a separate process, so our client's batching, JSON and loopback HTTP are measured but the
-stub's own hashing is not on our CPU. `stub-inproc` hands the indexer an in-process `Embedder` computing the
-same `fake_vector`s; the time spent inside it is reported so it can be subtracted.
+MiniLM) running in a separate process with TCP_NODELAY (as real servers do; with Nagle each request waits
+~40 ms for a delayed ACK), so our client's batching, JSON and loopback HTTP are measured but the stub's own
+hashing is not on our CPU. `stub-inproc` (`--stub inproc|both`) hands the indexer an in-process `Embedder`
+computing the same `fake_vector`s; the time spent inside it is reported so it can be subtracted.
+
+Where the index time goes is measured by wrapping, in the mode's process only, the store's calls, the
+embedder, `Indexer.write` (per batch) and the module globals `iter_sources`, `chunk_local_files`,
+`chunk_point` and `_remove_vanished`; a timed call inside another one counts toward the outer one. The JSON
+records a digest of app/ and pipeline/ at the start and the end, since the numbers belong to one code version.
 
 Qdrant embedded (local) mode keeps every point in memory and answers by brute force (no HNSW, payload
 indexes ignored); it warns above 20,000 points (suppressed here, mentioned once in the output). The numbers
@@ -94,6 +100,7 @@ class Probe:
     stats: dict[str, Stat] = field(default_factory=dict)
     batches: list[dict[str, float]] = field(default_factory=list)
     in_write: bool = False
+    depth: int = 0  # timed calls under way: a call inside another timed one counts toward the outer one only
 
     def add(self, name: str, seconds: float, items: int = 0) -> None:
         stat = self.stats.setdefault(name, Stat())
@@ -368,6 +375,15 @@ def make_lookup_names(methods: Sequence[Method], count: int, seed: int) -> list[
     return [m.dotted for m in rng.sample(list(methods), min(count, len(methods)))]
 
 
+def code_digest() -> str:
+    """A short sha256 over the sources of app/ and pipeline/, to tie the numbers to a code version."""
+    top = Path(__file__).resolve().parents[1]
+    sha = hashlib.sha256()
+    for path in sorted([*top.glob("app/*.py"), *top.glob("pipeline/*.py")]):
+        sha.update(path.relative_to(top).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return sha.hexdigest()[:16]
+
+
 def digest(items: Sequence[Any]) -> str:
     return hashlib.sha256(json.dumps(items, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -394,12 +410,16 @@ def _timed_async(
     """`fn`, adding its time to `probe`; `sized_arg` is the positional argument whose len() counts as items."""
 
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        outer = probe.depth == 0
+        probe.depth += 1
         t0 = time.perf_counter()
         try:
             return await fn(*args, **kwargs)
         finally:
-            items = len(args[sized_arg]) if sized_arg is not None and len(args) > sized_arg else 0
-            probe.add(name, time.perf_counter() - t0, items)
+            probe.depth -= 1
+            if outer:
+                items = len(args[sized_arg]) if sized_arg is not None and len(args) > sized_arg else 0
+                probe.add(name, time.perf_counter() - t0, items)
 
     return wrapper
 
@@ -448,9 +468,11 @@ def instrument_modules(probe: Probe) -> None:
 def instrument_deps(deps: Any, probe: Probe) -> None:
     """Time the store calls, the embedder and each indexer batch (instance attributes of this Deps only)."""
     store = deps.store
-    sized = {"ensure": None, "stored_hashes": 1, "upsert": 0, "set_payloads": 0, "delete_ids": 0}
+    # Whichever of these the store has (stored_state replaced stored_hashes in the write path).
+    sized = {"ensure": None, "stored_state": 1, "stored_hashes": 1, "upsert": 0, "set_payloads": 0, "delete_ids": 0}
     for name, sized_arg in sized.items():
-        setattr(store, name, _timed_async(probe, f"qdrant {name}", getattr(store, name), sized_arg))
+        if hasattr(store, name):
+            setattr(store, name, _timed_async(probe, f"qdrant {name}", getattr(store, name), sized_arg))
     if deps.embedder is not None:
         embed = deps.embedder.embed
 
@@ -762,8 +784,10 @@ def print_report(report: dict[str, Any]) -> None:
     print(
         f"python {env['python']}, qdrant-client {env['qdrant_client']}, httpx {env['httpx']}, "
         f"{env['cpu_count']} cpus, load avg {env['load_average_start'][0]:.2f} at start, "
-        f"{env['load_average_end'][0]:.2f} at end (1-min)"
+        f"{env['load_average_end'][0]:.2f} at end (1-min); app+pipeline digest {env['code_digest_start']}"
     )
+    if env["code_digest_end"] != env["code_digest_start"]:
+        print(f"WARNING: app/ or pipeline/ changed during the run (digest now {env['code_digest_end']})")
     print(f"note: {report['notes']['qdrant']}")
     modes = [m for m in report["modes"] if "error" not in m]
     if modes:
@@ -893,11 +917,14 @@ def selected_modes(args: argparse.Namespace) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     load_start = os.getloadavg()
+    code_at_start = code_digest()
     ensure_extracted(args.src_zip, args.cache_dir)
     module_root = args.cache_dir / args.module
     if not module_root.is_dir():
         raise SystemExit(f"error: no module {args.module!r} in {args.cache_dir}")
     with contextlib.ExitStack() as stack:
+        if args.qdrant_path is not None:
+            args.qdrant_path.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix="javakb-bench-index-", dir=args.qdrant_path))
         if not args.keep:
             stack.callback(shutil.rmtree, work, True)
@@ -941,6 +968,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "load_average_end": os.getloadavg(),
             "platform": f"{uname.sysname} {uname.release} {uname.machine}",
             "javakb_env": sorted(k for k in os.environ if k.startswith("JAVAKB_")),
+            "code_digest_start": code_at_start,
+            "code_digest_end": code_digest(),
         },
         "notes": {
             "qdrant": (
