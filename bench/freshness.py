@@ -42,7 +42,6 @@ import collections
 import contextlib
 import json
 import math
-import multiprocessing
 import os
 import platform
 import random
@@ -57,7 +56,6 @@ import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Final
 
@@ -76,11 +74,12 @@ from app.settings import (
     Settings,
 )
 from app.worker import build_worker
+from bench.stub_embedder import StubServer
 from hooks.events import parse_event
 from hooks.receiver import handle
 from pipeline.chunking import chunk_source
 from pipeline.model import SourceContext
-from tests.support import fake_embedder, fake_gitlab
+from tests.support import fake_gitlab
 from tests.support.fake_gitlab import FakeGitLab, FakeProject
 from tests.support.sync_env import SyncEnv, push_payload
 
@@ -621,47 +620,6 @@ async def open_stack(args: argparse.Namespace, dsn: str, tmp: Path) -> AsyncIter
         with contextlib.suppress(Exception):
             await redis.flushdb()
         await redis.aclose()
-
-
-def _serve_stub(conn: Connection, dim: int, nodelay: bool) -> None:
-    """Child process: FakeEmbeddingServer until told to stop; answers 'stats' with counts since the last."""
-    fake_embedder._Handler.disable_nagle_algorithm = nodelay
-    with fake_embedder.FakeEmbeddingServer(dim=dim) as server:
-        conn.send(server.base_url)
-        while conn.recv() == "stats":
-            requests = list(server.requests)
-            server.requests.clear()
-            conn.send({"requests": len(requests), "inputs": sum(len(r.inputs) for r in requests)})
-
-
-class StubServer:
-    """The stub embedder in a spawned process, so its hashing and JSON do not share our GIL."""
-
-    def __init__(self, dim: int, nodelay: bool) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(target=_serve_stub, args=(child, dim, nodelay), name="stub-embedder", daemon=True)
-        self._process.start()
-        child.close()
-        if not self._conn.poll(60):
-            self._process.kill()
-            raise RuntimeError("the stub embedding server did not start within 60 s")
-        self.base_url: str = self._conn.recv()
-
-    def stats(self) -> dict[str, int]:
-        """Requests and inputs since the last call."""
-        self._conn.send("stats")
-        result: dict[str, int] = self._conn.recv()
-        return result
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._conn.send("stop")
-        self._process.join(10)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
-        self._conn.close()
 
 
 @contextlib.asynccontextmanager

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from bench.chunk_jdk import DEFAULT_CACHE_DIR, DEFAULT_MODULE, DEFAULT_SRC_ZIP, ensure_extracted
+from bench.stub_embedder import StubServer
 
 MB: Final = 1_000_000
 STUB_DIM: Final = 384  # all-MiniLM-L6-v2's size
@@ -233,64 +234,6 @@ class InProcessStub:
 
     async def dimension(self) -> int:
         return self.dim
-
-
-def _serve_stub(conn: Connection, dim: int) -> None:
-    """Child process: run FakeEmbeddingServer until told to stop; answer 'stats' with counts since the last."""
-    from tests.support import fake_embedder
-
-    # The stub's handler writes the headers and the body in two send() calls (wbufsize 0): with Nagle on, the
-    # body waits for the client's delayed ACK, about 40 ms per request on loopback. Real servers set TCP_NODELAY.
-    fake_embedder._Handler.disable_nagle_algorithm = True
-    with fake_embedder.FakeEmbeddingServer(dim=dim) as server:
-        conn.send(server.base_url)
-        cpu0 = cpu_seconds()
-        while True:
-            command = conn.recv()
-            if command == "stats":
-                requests = list(server.requests)
-                server.requests.clear()  # between phases nothing is in flight; keeps the stub's memory flat
-                cpu = cpu_seconds()
-                conn.send(
-                    {
-                        "requests": len(requests),
-                        "inputs": sum(len(r.inputs) for r in requests),
-                        "cpu_seconds": cpu - cpu0,
-                        "peak_rss_mb": kb_to_mb(status_kb("VmHWM")),
-                    }
-                )
-                cpu0 = cpu
-            else:
-                break
-
-
-class StubServer:
-    """FakeEmbeddingServer in a spawned process (its hashing and JSON must not share our GIL)."""
-
-    def __init__(self, dim: int) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(target=_serve_stub, args=(child, dim), name="fake-embedder", daemon=True)
-        self._process.start()
-        child.close()
-        if not self._conn.poll(60):
-            self._process.kill()
-            raise RuntimeError("the stub embedding server did not start within 60 s")
-        self.base_url: str = self._conn.recv()
-
-    def stats(self) -> dict[str, Any]:
-        self._conn.send("stats")
-        result: dict[str, Any] = self._conn.recv()
-        return result
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._conn.send("stop")
-        self._process.join(10)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
-        self._conn.close()
 
 
 # --------------------------------------------------------------------------------------------------- queries
