@@ -7,21 +7,17 @@ from starlette.responses import JSONResponse
 
 from app.deps import Deps
 from app.search import Filters
-from mcp_server.auth import token_matches
+from mcp_server.auth import bearer_matches
 from mcp_server.render import hit_item
-from pipeline.model import SymbolType
+from pipeline.model import SYMBOL_TYPES
 
-_SYMBOL_TYPES = frozenset(t.value for t in SymbolType)
 MAX_LIMIT = 50
 
 
 def bearer_ok(request: Request) -> bool:
     """Whether the request carries one of the configured API tokens."""
     deps: Deps = request.state.deps
-    header = request.headers.get("authorization", "")
-    return header.startswith("Bearer ") and token_matches(
-        header.removeprefix("Bearer ").strip(), deps.settings.api_tokens
-    )
+    return bearer_matches(request.headers.get("authorization"), deps.settings.api_tokens)
 
 
 async def api_search(request: Request) -> JSONResponse:
@@ -33,8 +29,8 @@ async def api_search(request: Request) -> JSONResponse:
     if not query:
         return JSONResponse({"error": "q is required"}, status_code=400)
     symbol_type = params.get("symbol_type")
-    if symbol_type and symbol_type not in _SYMBOL_TYPES:
-        return JSONResponse({"error": f"symbol_type must be one of {sorted(_SYMBOL_TYPES)}"}, status_code=400)
+    if symbol_type and symbol_type not in SYMBOL_TYPES:
+        return JSONResponse({"error": f"symbol_type must be one of {sorted(SYMBOL_TYPES)}"}, status_code=400)
     try:
         limit = min(MAX_LIMIT, max(1, int(params.get("limit", "10"))))
     except ValueError:

@@ -9,7 +9,6 @@ root, last, so its endpoint is exactly `/mcp` (no 307 to `/mcp/`), and its lifes
 
 from __future__ import annotations
 
-import hmac
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,7 +27,7 @@ from app.errors import ServiceError
 from app.queue import BACKFILL, enqueue_once
 from app.settings import Settings
 from hooks.receiver import make_endpoint
-from mcp_server.auth import StaticTokens
+from mcp_server.auth import StaticTokens, bearer_matches
 from mcp_server.server import create_server
 
 logger = logging.getLogger(__name__)
@@ -99,11 +98,7 @@ async def readyz(request: Request) -> JSONResponse:
 
 def _admin_ok(request: Request) -> bool:
     deps: Deps = request.state.deps
-    header = request.headers.get("authorization", "")
-    token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
-    return bool(token) and any(
-        hmac.compare_digest(token.encode(), t.get_secret_value().encode()) for t in deps.settings.admin_tokens
-    )
+    return bearer_matches(request.headers.get("authorization"), deps.settings.admin_tokens)
 
 
 async def admin_reindex(request: Request) -> JSONResponse:

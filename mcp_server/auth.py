@@ -22,6 +22,13 @@ def token_matches(token: str, tokens: Sequence[SecretStr]) -> bool:
     return matched and bool(token)
 
 
+def bearer_matches(authorization: str | None, tokens: Sequence[SecretStr]) -> bool:
+    """Whether an `Authorization` header carries `Bearer <one of the tokens>`."""
+    if not authorization or not authorization.startswith("Bearer "):
+        return False
+    return token_matches(authorization.removeprefix("Bearer ").strip(), tokens)
+
+
 class StaticTokens(TokenVerifier):
     """Accepts the configured bearer tokens."""
 

@@ -20,7 +20,7 @@ from pydantic import Field
 from app.deps import Deps
 from app.search import Filters, Hit, SearchService
 from mcp_server.render import DEFAULT_BUDGET, Rendered, render_hits
-from pipeline.model import SymbolType
+from pipeline.model import SYMBOL_TYPES
 
 INSTRUCTIONS = """\
 Exact, fresh knowledge of the organization's Java code (every GitLab project's default branch),
@@ -32,7 +32,6 @@ commit; quote them when you use the code.
 
 Budget = Annotated[int, Field(ge=500, le=100_000, description="Output budget in characters; whole results are cut.")]
 Repo = Annotated[str | None, Field(description="Repository path (group/project), or a group prefix ending in '/'.")]
-_SYMBOL_TYPES = frozenset(t.value for t in SymbolType)
 
 
 def create_server(get_deps: Callable[[], Deps], auth: AuthProvider | None = None) -> FastMCP:
@@ -85,8 +84,8 @@ class KnowledgeTools:
 
         Example: semantic_search(query="where are owners reminded about upcoming visits", stereotype="component")
         """
-        if symbol_type and symbol_type not in _SYMBOL_TYPES:
-            raise ToolError(f"Bad symbol_type {symbol_type!r}; use one of {', '.join(sorted(_SYMBOL_TYPES))}.")
+        if symbol_type and symbol_type not in SYMBOL_TYPES:
+            raise ToolError(f"Bad symbol_type {symbol_type!r}; use one of {', '.join(sorted(SYMBOL_TYPES))}.")
         search = await self._search(repo)
         filters = Filters(
             repo=repo, path_prefix=path_prefix, symbol_type=symbol_type, stereotype=stereotype, annotation=annotation

@@ -26,6 +26,9 @@ class SymbolType(enum.StrEnum):
     ANNOTATION = "annotation"
 
 
+SYMBOL_TYPES = frozenset(t.value for t in SymbolType)
+"""The values a `symbol_type` filter may take."""
+
 TYPE_SYMBOLS = frozenset(
     {SymbolType.CLASS, SymbolType.INTERFACE, SymbolType.ENUM, SymbolType.RECORD, SymbolType.ANNOTATION}
 )
