@@ -17,7 +17,7 @@ from typing import Any
 from qdrant_client import models as qm
 
 from app.embeddings import Embedder
-from app.vectors import VectorStore, chunk_hash_of, chunk_point, moved_point, refreshed_payload
+from app.vectors import VectorStore, chunk_payload, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
 
 logger = logging.getLogger(__name__)
@@ -154,8 +154,9 @@ class Indexer:
         await self.store.upsert(points, collection=collection)
         # Only chunks whose metadata moved (lines, commit, imports...) are rewritten: an unchanged
         # re-run writes nothing (embedded Qdrant spent 600 s rewriting java.base's 52k payloads).
-        changed = [c for c in plan.refresh if stored_payloads.get(c.id) != chunk_hash_of(c)]
-        await self.store.set_payloads({c.id: refreshed_payload(c, indexed_at) for c in changed}, collection=collection)
+        payloads = {c.id: chunk_payload(c, indexed_at) for c in plan.refresh}
+        changed = {pid: p for pid, p in payloads.items() if stored_payloads.get(pid) != p["payload_hash"]}
+        await self.store.set_payloads(changed, collection=collection)
         await self.store.delete_ids(plan.delete, collection=collection)  # last: never a file half-missing
         return plan
 

@@ -343,13 +343,6 @@ def payload_hash(record: Mapping[str, Any]) -> str:
     return hashlib.sha1(json.dumps(record, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def chunk_hash_of(chunk: Chunk) -> str:
-    """The payload hash a chunk would be stored with."""
-    record = chunk_record(chunk)
-    del record["text"]
-    return payload_hash(record)
-
-
 def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str) -> qm.PointStruct:
     """A point with the chunk's dense vector (when embeddings are on) and its lexical vector."""
     sparse = document_vector(chunk.text)
@@ -367,11 +360,6 @@ def moved_point(chunk: Chunk, vectors: Any, indexed_at: str) -> qm.PointStruct:
 def repo_payload(repo_path: str) -> dict[str, Any]:
     """The payload keys that change when a project is renamed or transferred."""
     return {"repo_path": repo_path, "repo_prefixes": _prefixes(repo_path)}
-
-
-def refreshed_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
-    """The payload written over a reused point: everything but the vectors may have moved."""
-    return chunk_payload(chunk, indexed_at)
 
 
 def _prefixes(path: str) -> list[str]:
