@@ -48,6 +48,19 @@ class RunCounts:
     chunks_deleted: int = 0
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PushDelivery:
+    """A push to a project's default branch, as the receiver records it."""
+
+    key: str
+    event: str
+    project_id: int
+    repo_path: str
+    default_branch: str | None
+    ref: str
+    after: str
+
+
 def _project(row: asyncpg.Record) -> ProjectRow:
     return ProjectRow(**{name: row[name] for name in ProjectRow.__dataclass_fields__})
 
@@ -93,35 +106,68 @@ class Database:
         )  # fmt: skip
         return inserted is not None
 
-    async def record_sync_delivery(
-        self, key: str, event: str, project_id: int, repo_path: str, default_branch: str | None, ref: str, after: str
-    ) -> int | None:
-        """Record a push delivery and bump the project's requested generation in one round trip.
+    async def record_sync_deliveries(self, deliveries: Sequence[PushDelivery]) -> list[int | None]:
+        """Record push deliveries and bump their projects' requested generations in one round trip.
 
-        Returns the new generation, or None when the idempotency key was seen before (a duplicate:
-        nothing is bumped). The receiver answers in milliseconds because this is its only query.
+        Returns, per delivery and in order, its generation, or None when its idempotency key was seen
+        before (a duplicate: nothing is bumped). Deliveries for one project get consecutive generations
+        in the order given, and the last one sets `target_sha`, exactly as if they had come one by one.
+        The receiver groups concurrent deliveries into one call (`hooks.group_commit`): this is its
+        only query. Keys must be distinct within one call.
         """
-        gen = await self._fetchval(
+        rows = await self._fetch(
             """
-            WITH delivery AS (
+            WITH input AS (
+                SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[],
+                                     $7::text[])
+                    WITH ORDINALITY AS t(key, event, project_id, repo_path, default_branch, ref, after_sha, ord)
+            ),
+            fresh AS (
                 INSERT INTO deliveries (idempotency_key, event, project_id, ref, after_sha, outcome, detail)
-                VALUES ($1, $2, $3, $6, $7, 'enqueued', '')
+                SELECT key, event, project_id, ref, after_sha, 'enqueued', '' FROM input ORDER BY ord
                 ON CONFLICT (idempotency_key) DO NOTHING
-                RETURNING 1
+                RETURNING idempotency_key
+            ),
+            arrived AS (
+                SELECT input.*,
+                       row_number() OVER (PARTITION BY project_id ORDER BY ord) AS nth,
+                       count(*) OVER (PARTITION BY project_id) AS n,
+                       last_value(default_branch) OVER (
+                           PARTITION BY project_id ORDER BY (default_branch IS NOT NULL), ord
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+                       ) AS known_branch
+                FROM input JOIN fresh ON fresh.idempotency_key = input.key
+            ),
+            latest AS (
+                SELECT DISTINCT ON (project_id) project_id, repo_path, known_branch, after_sha, n
+                FROM arrived ORDER BY project_id, ord DESC
+            ),
+            bumped AS (
+                INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen)
+                SELECT project_id, repo_path, known_branch, after_sha, n FROM latest
+                ON CONFLICT (id) DO UPDATE SET
+                    repo_path = EXCLUDED.repo_path,
+                    default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
+                    target_sha = EXCLUDED.target_sha,
+                    requested_gen = projects.requested_gen + EXCLUDED.requested_gen,
+                    updated_at = now()
+                RETURNING id, requested_gen
             )
-            INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen)
-            SELECT $3, $4, $5, $7, 1 FROM delivery
-            ON CONFLICT (id) DO UPDATE SET
-                repo_path = EXCLUDED.repo_path,
-                default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
-                target_sha = EXCLUDED.target_sha,
-                requested_gen = projects.requested_gen + 1,
-                updated_at = now()
-            RETURNING requested_gen
+            SELECT arrived.ord, bumped.requested_gen - arrived.n + arrived.nth AS gen
+            FROM arrived JOIN bumped ON bumped.id = arrived.project_id
             """,
-            key, event, project_id, repo_path, default_branch, ref, after,
-        )  # fmt: skip
-        return int(gen) if gen is not None else None
+            [d.key for d in deliveries],
+            [d.event for d in deliveries],
+            [d.project_id for d in deliveries],
+            [d.repo_path for d in deliveries],
+            [d.default_branch for d in deliveries],
+            [d.ref for d in deliveries],
+            [d.after for d in deliveries],
+        )
+        generations: list[int | None] = [None] * len(deliveries)
+        for row in rows:
+            generations[row["ord"] - 1] = int(row["gen"])
+        return generations
 
     async def delivery_outcome(self, key: str) -> str | None:
         """The recorded outcome of a delivery."""

@@ -7,6 +7,8 @@ also blocks an id while its result is kept), and runs that find the work already
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from arq.connections import ArqRedis
 from arq.constants import job_key_prefix
 from arq.jobs import serialize_job
@@ -25,21 +27,24 @@ async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: str)
     return job is not None
 
 
-async def push_sync(queue: ArqRedis, project_id: int, gen: int, trigger: str) -> None:
-    """The receiver's enqueue: one Redis round trip instead of arq's three.
+async def push_syncs(queue: ArqRedis, jobs: Sequence[tuple[int, int, str]]) -> None:
+    """The receiver's enqueue of (project, generation, trigger) jobs: one Redis round trip for all.
 
     arq's `enqueue_job` WATCHes the job key and checks it exists before a MULTI, so that a job id is
-    only ever queued once. A sync job id carries a generation that PostgreSQL handed out exactly
-    once, so that check can never fire here; writing the job and its queue entry in one MULTI is
-    enough. Were it ever queued twice, arq skips a job already in progress and the sync itself
-    returns at once when its generation is done.
+    only ever queued once: three round trips per job. A sync job id carries a generation that
+    PostgreSQL handed out exactly once, so that check can never fire here; writing each job and its
+    queue entry in one MULTI is enough. Were one ever queued twice, arq skips a job already in
+    progress and the sync itself returns at once when its generation is done.
     """
-    job_id = f"sync:{project_id}:{gen}"
+    if not jobs:
+        return
     now = timestamp_ms()
-    job = serialize_job(SYNC, (project_id, trigger), {}, None, now, serializer=queue.job_serializer)
     async with queue.pipeline(transaction=True) as pipe:
-        pipe.psetex(job_key_prefix + job_id, queue.expires_extra_ms, job)
-        pipe.zadd(queue.default_queue_name, {job_id: now})
+        for project_id, gen, trigger in jobs:
+            job_id = f"sync:{project_id}:{gen}"
+            job = serialize_job(SYNC, (project_id, trigger), {}, None, now, serializer=queue.job_serializer)
+            pipe.psetex(job_key_prefix + job_id, queue.expires_extra_ms, job)
+            pipe.zadd(queue.default_queue_name, {job_id: now})
         await pipe.execute()
 
 

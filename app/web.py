@@ -26,7 +26,7 @@ from app.deps import Deps, open_deps
 from app.errors import ServiceError
 from app.queue import BACKFILL, enqueue_once
 from app.settings import Settings
-from hooks.receiver import make_endpoint
+from hooks.receiver import Receiver, make_endpoint
 from mcp_server.auth import StaticTokens, bearer_matches
 from mcp_server.server import create_server
 
@@ -37,6 +37,7 @@ class State(TypedDict):
     """Lifespan state: what every request sees as `request.state`."""
 
     deps: Deps
+    receiver: Receiver
 
 
 def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
@@ -47,12 +48,12 @@ def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[State]:
         if deps is not None:
             current["deps"] = deps
-            yield {"deps": deps}
+            yield {"deps": deps, "receiver": Receiver(deps)}
             return
         async with open_deps(settings, with_db=True, with_queue=True) as opened:
             await opened.store.ensure(await opened.index_model())
             current["deps"] = opened
-            yield {"deps": opened}
+            yield {"deps": opened, "receiver": Receiver(opened)}
 
     mcp = create_server(lambda: current["deps"], auth=StaticTokens(settings.api_tokens))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)

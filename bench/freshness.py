@@ -76,7 +76,7 @@ from app.settings import (
 from app.worker import build_worker
 from bench.stub_embedder import StubServer
 from hooks.events import parse_event
-from hooks.receiver import handle
+from hooks.receiver import Receiver
 from pipeline.chunking import chunk_source
 from pipeline.model import SourceContext
 from tests.support import fake_gitlab
@@ -640,7 +640,8 @@ async def running_worker(stack: Stack, poll_delay: float) -> AsyncIterator[None]
 async def deliver(stack: Stack, project: FakeProject, before: str, after: str) -> float:
     """What POST /hooks/gitlab does after authentication; returns the seconds it took."""
     t0 = time.perf_counter()
-    outcome, _ = await handle(stack.deps, parse_event(push_payload(project, after, before=before)), uuid.uuid4().hex)
+    event = parse_event(push_payload(project, after, before=before))
+    outcome, _ = await Receiver(stack.deps).handle(event, uuid.uuid4().hex)
     if outcome != "enqueued":
         raise RuntimeError(f"the delivery was {outcome}")
     return time.perf_counter() - t0

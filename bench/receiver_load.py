@@ -856,8 +856,9 @@ async def profile(bench: Bench, folder: Path) -> dict[str, Any]:
 
 
 STEPS: Final = (  # (label, function, file) of the receiver's own steps; the deepest one on a stack wins
-    ("enqueue: arq + redis-py (app/queue.enqueue_sync)", "enqueue_sync", "app/queue.py"),
-    ("record: asyncpg query (app/db.record_sync_delivery)", "record_sync_delivery", "app/db.py"),
+    ("enqueue: one MULTI per batch (app/queue.push_syncs)", "push_syncs", "app/queue.py"),
+    ("record: one asyncpg query per batch (app/db.record_sync_deliveries)", "record_sync_deliveries", "app/db.py"),
+    ("group commit (hooks/group_commit)", "_run", "hooks/group_commit.py"),
     ("read body (hooks/receiver.read_body)", "read_body", "hooks/receiver.py"),
     ("authenticate (X-Gitlab-Token)", "authenticate", "hooks/receiver.py"),
     ("decode JSON (json.loads)", "_decode", "hooks/receiver.py"),

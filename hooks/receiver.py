@@ -2,9 +2,11 @@
 
 Order matters: the body is read with a size cap, authenticated (signature or token) before it is
 parsed, then deduplicated on `Idempotency-Key` (fallback `X-Gitlab-Webhook-UUID`) in the same
-PostgreSQL round trip that records the delivery and bumps the project's generation. The queue is
-only a nudge: if Redis is down the delivery is still recorded, and the worker's reconcile sweep
-picks the project up.
+PostgreSQL round trip that records the delivery and bumps the project's generation. Pushes that
+arrive together share that round trip and one Redis round trip (`GroupCommit`): each is answered
+only once it is recorded. The queue is only a nudge: if Redis is down the delivery is still
+recorded, and the worker's reconcile sweep picks the project up. If PostgreSQL is down nothing is
+recorded and the answer is 503, so GitLab delivers again.
 """
 
 from __future__ import annotations
@@ -13,18 +15,20 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from app.db import PushDelivery
 from app.deps import Deps
-from app.errors import PayloadError, SignatureError
-from app.queue import MOVE, PURGE, REFRESH, enqueue_once, push_sync
+from app.errors import PayloadError, SignatureError, StorageError
+from app.queue import MOVE, PURGE, REFRESH, enqueue_once, push_syncs
 from app.settings import GitLabSettings
 from hooks.auth import check_signature, check_token, signing_key
 from hooks.events import Event, Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested, parse_event
+from hooks.group_commit import GroupCommit
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +78,8 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
     """The Starlette endpoint (the clock is injected for signature timestamps)."""
 
     async def gitlab_hook(request: Request) -> JSONResponse:
-        deps: Deps = request.state.deps
+        receiver: Receiver = request.state.receiver
+        deps = receiver.deps
         started = time.perf_counter()
         try:
             body = await read_body(request, deps.settings.gitlab.max_body_bytes)
@@ -88,7 +93,11 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
         except PayloadError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
         key = delivery_key(request, body)
-        status, detail = await handle(deps, event, key)
+        try:
+            status, detail = await receiver.handle(event, key)
+        except StorageError as exc:
+            logger.error("delivery %s not recorded: %s", key, exc)
+            return JSONResponse({"error": "delivery not recorded, try again"}, status_code=503)
         logger.info("delivery %s %s -> %s (%.1f ms)", key, event.event, status, (time.perf_counter() - started) * 1e3)
         return JSONResponse({"status": status, "detail": detail}, status_code=202 if status == "enqueued" else 200)
 
@@ -102,26 +111,53 @@ def _decode(body: bytes) -> object:
         raise PayloadError(f"malformed JSON: {exc}") from exc
 
 
-async def handle(deps: Deps, event: Event, key: str) -> tuple[str, str]:
-    """Record the delivery and enqueue what it asks for; return (outcome, detail)."""
-    db = deps.require_db()
-    if isinstance(event, SyncRequested):
-        gen = await db.record_sync_delivery(
-            key, event.event, event.project_id, event.repo_path, event.default_branch, event.ref, event.after
-        )
-        if gen is None:
+class Receiver:
+    """Records deliveries and enqueues their jobs; concurrent pushes share their round trips."""
+
+    def __init__(self, deps: Deps, *, max_batch: int = 256) -> None:
+        self.deps = deps
+        self._pushes: GroupCommit[PushDelivery, int | None] = GroupCommit(self._record_pushes, max_batch=max_batch)
+
+    async def handle(self, event: Event, key: str) -> tuple[str, str]:
+        """Record the delivery and enqueue what it asks for; return (outcome, detail)."""
+        if isinstance(event, SyncRequested):
+            gen = await self._pushes.submit(_push(event, key))
+            if gen is None:
+                return "duplicate", "delivery seen before"
+            return "enqueued", f"sync of project {event.project_id} (generation {gen})"
+        db = self.deps.require_db()
+        if isinstance(event, Ignored):
+            fresh = await db.record_delivery(key, event.event, event.project_id, None, None, "ignored", event.reason)
+            return ("ignored" if fresh else "duplicate"), event.reason
+        job_id, function, args = _lifecycle_job(event, key)
+        fresh = await db.record_delivery(key, event.event, event.project_id, None, None, "enqueued", function)
+        if not fresh:
             return "duplicate", "delivery seen before"
-        await _nudge(push_sync(deps.require_queue(), event.project_id, gen, event.event))
-        return "enqueued", f"sync of project {event.project_id} (generation {gen})"
-    if isinstance(event, Ignored):
-        fresh = await db.record_delivery(key, event.event, event.project_id, None, None, "ignored", event.reason)
-        return ("ignored" if fresh else "duplicate"), event.reason
-    job_id, function, args = _lifecycle_job(event, key)
-    fresh = await db.record_delivery(key, event.event, event.project_id, None, None, "enqueued", function)
-    if not fresh:
-        return "duplicate", "delivery seen before"
-    await _nudge(enqueue_once(deps.require_queue(), function, job_id, *args))
-    return "enqueued", f"{function} of project {event.project_id}"
+        await _nudge(enqueue_once(self.deps.require_queue(), function, job_id, *args))
+        return "enqueued", f"{function} of project {event.project_id}"
+
+    async def _record_pushes(self, pushes: Sequence[PushDelivery]) -> list[int | None]:
+        # One key twice in a batch (a resend racing its original) is the second one's duplicate.
+        first: dict[str, int] = {}
+        for i, push in enumerate(pushes):
+            first.setdefault(push.key, i)
+        distinct = [pushes[i] for i in first.values()]
+        recorded = dict(zip(first, await self.deps.require_db().record_sync_deliveries(distinct), strict=True))
+        jobs = [(p.project_id, gen, p.event) for p in distinct if (gen := recorded[p.key]) is not None]
+        await _nudge(push_syncs(self.deps.require_queue(), jobs))
+        return [recorded[p.key] if first[p.key] == i else None for i, p in enumerate(pushes)]
+
+
+def _push(event: SyncRequested, key: str) -> PushDelivery:
+    return PushDelivery(
+        key=key,
+        event=event.event,
+        project_id=event.project_id,
+        repo_path=event.repo_path,
+        default_branch=event.default_branch,
+        ref=event.ref,
+        after=event.after,
+    )
 
 
 def _lifecycle_job(

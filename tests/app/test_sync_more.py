@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest_asyncio
 
+from app.db import PushDelivery
 from app.queue import BACKFILL
 from app.settings import ChunkingSettings, WorkerSettings
 from app.worker import build_worker
@@ -351,10 +352,16 @@ async def test_two_workers_never_sync_one_project_in_parallel(tmp_path: Path, cl
 async def test_the_reconcile_sweep_syncs_a_delivery_whose_nudge_was_lost(env: SyncEnv) -> None:
     project = env.gitlab.create_project("acme/shop")
     sha = project.commit({SRC + "A.java": service("A")}, "a")
-    gen = await env.deps.require_db().record_sync_delivery(
-        "lost-nudge", "push", project.id, project.path_with_namespace, "main", "refs/heads/main", sha
+    delivery = PushDelivery(
+        key="lost-nudge",
+        event="push",
+        project_id=project.id,
+        repo_path=project.path_with_namespace,
+        default_branch="main",
+        ref="refs/heads/main",
+        after=sha,
     )
-    assert gen == 1
+    assert await env.deps.require_db().record_sync_deliveries([delivery]) == [1]
     assert await env.deps.require_queue().zcard(env.settings.redis.queue) == 0  # nothing was enqueued
     await env.work()  # the reconcile cron runs at the worker's start
     await env.audit(project)

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +14,14 @@ import redis
 from pydantic import SecretStr
 from starlette.testclient import TestClient
 
+from app.db import PushDelivery
+from app.deps import open_deps
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings
 from app.web import create_app
 from hooks.auth import sign, signing_key
+from hooks.events import SyncRequested
+from hooks.receiver import Receiver
+from tests.conftest import SERVER
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "gitlab"
 SECRET = "s3cret-token"
@@ -49,17 +56,16 @@ def post(client: TestClient, body: Any, key: str = "key-1", token: str | None = 
     return client.post("/hooks/gitlab", content=json.dumps(body), headers=headers)
 
 
+async def afetch(dsn: str, query: str) -> list[dict[str, Any]]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        return [dict(r) for r in await conn.fetch(query)]
+    finally:
+        await conn.close()
+
+
 def fetch(dsn: str, query: str) -> list[dict[str, Any]]:
-    import asyncio
-
-    async def run() -> list[dict[str, Any]]:
-        conn = await asyncpg.connect(dsn)
-        try:
-            return [dict(r) for r in await conn.fetch(query)]
-        finally:
-            await conn.close()
-
-    return asyncio.run(run())
+    return asyncio.run(afetch(dsn, query))
 
 
 def queued_jobs(redis_url: str) -> set[str]:
@@ -193,3 +199,108 @@ def test_admin_endpoints_need_a_token(clean_db: str, clean_redis: str) -> None:
         assert client.post("/admin/reindex", json={"x": 1}, headers={"Authorization": "Bearer adm"}).status_code == 400
         assert client.get("/admin/projects", headers={"Authorization": "Bearer adm"}).json() == []
     assert queued_jobs(clean_redis) == {"backfill:all:0"}
+
+
+async def test_concurrent_pushes_share_round_trips_and_keep_every_generation(
+    clean_db: str, clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 60 pushes over 3 projects, all in flight at once, with a resend racing its original and a
+    # key recorded earlier: each project gets generations 1..n in arrival order, one job each.
+    async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True) as deps:
+        receiver = Receiver(deps, max_batch=16)
+        assert (await receiver.handle(push_event(1, "sha-early"), "early"))[0] == "enqueued"
+        db = deps.require_db()
+        record = db.record_sync_deliveries
+        batch_sizes: list[int] = []
+
+        async def counted(pushes: Sequence[PushDelivery]) -> list[int | None]:
+            batch_sizes.append(len(pushes))
+            return await record(pushes)
+
+        monkeypatch.setattr(db, "record_sync_deliveries", counted)
+        keys = [f"k{i}" for i in range(60)]
+        events = [push_event(1 + i % 3, f"sha-{i}") for i in range(60)]
+        calls = [receiver.handle(e, k) for e, k in zip(events, keys, strict=True)]
+        calls.insert(6, receiver.handle(events[5], "k5"))  # a resend in the same batch as its original
+        calls.append(receiver.handle(push_event(1, "sha-late"), "early"))  # seen before
+        outcomes = await asyncio.gather(*calls)
+    duplicates = [outcomes.pop(6), outcomes.pop()]
+    assert [o[0] for o in duplicates] == ["duplicate", "duplicate"]
+    assert [o[0] for o in outcomes] == ["enqueued"] * 60
+    assert batch_sizes == [15, 16, 16, 14]  # 62 deliveries, 4 round trips; the resend is not sent
+    gens = [int(o[1].split("generation ")[1].rstrip(")")) for o in outcomes[:60]]
+    assert gens[0::3] == list(range(2, 22))  # project 1 had generation 1 already
+    assert gens[1::3] == list(range(1, 21))
+    assert gens[2::3] == list(range(1, 21))
+    projects = await afetch(clean_db, "SELECT id, requested_gen, target_sha FROM projects ORDER BY id")
+    assert projects == [
+        {"id": 1, "requested_gen": 21, "target_sha": "sha-57"},
+        {"id": 2, "requested_gen": 20, "target_sha": "sha-58"},
+        {"id": 3, "requested_gen": 20, "target_sha": "sha-59"},
+    ]
+    assert await afetch(clean_db, "SELECT count(*) AS n FROM deliveries") == [{"n": 61}]
+    expected = {f"sync:1:{g}" for g in range(1, 22)} | {f"sync:{p}:{g}" for p in (2, 3) for g in range(1, 21)}
+    assert queued_jobs(clean_redis) == expected
+
+
+async def test_a_batch_keeps_the_last_default_branch_it_names(clean_db: str, clean_redis: str) -> None:
+    # As one by one: a push without a default branch (a first push) does not erase the known one.
+    async with open_deps(make_settings(clean_db, clean_redis), with_db=True) as deps:
+        db = deps.require_db()
+        branches = ["main", None, "develop", None]
+        pushes = [
+            PushDelivery(
+                key=f"b{i}", event="push", project_id=9, repo_path="acme/x", default_branch=b, ref="r", after=f"s{i}"
+            )
+            for i, b in enumerate(branches)
+        ]
+        assert await db.record_sync_deliveries(pushes) == [1, 2, 3, 4]
+        assert await db.record_sync_deliveries([replace(pushes[0], key="b9", default_branch=None)]) == [5]
+        [row] = await afetch(clean_db, "SELECT default_branch, target_sha, requested_gen FROM projects")
+    assert row == {"default_branch": "develop", "target_sha": "s0", "requested_gen": 5}
+
+
+def test_with_postgresql_down_a_push_is_503_and_its_redelivery_is_recorded(
+    client: TestClient, clean_db: str, clean_redis: str
+) -> None:
+    name = clean_db.rsplit("/", 1)[1]
+    outage(name, down=True)
+    try:
+        refused = post(client, sample("system_hook_push.json"), key="during-outage")
+    finally:
+        outage(name, down=False)
+    assert refused.status_code == 503
+    assert refused.json() == {"error": "delivery not recorded, try again"}
+    assert queued_jobs(clean_redis) == set()  # nothing half-done
+    again = post(client, sample("system_hook_push.json"), key="during-outage")  # GitLab delivers again
+    assert again.status_code == 202
+    assert fetch(clean_db, "SELECT requested_gen FROM projects") == [{"requested_gen": 1}]
+    assert queued_jobs(clean_redis) == {"sync:15:1"}
+
+
+def push_event(project_id: int, after: str) -> SyncRequested:
+    return SyncRequested(
+        event="push",
+        project_id=project_id,
+        repo_path=f"acme/p{project_id}",
+        default_branch="main",
+        ref="refs/heads/main",
+        after=after,
+    )
+
+
+def outage(database: str, *, down: bool) -> None:
+    """Refuse (or allow again) connections to the test database, closing the open ones."""
+
+    async def run() -> None:
+        conn = await asyncpg.connect(f"{SERVER}/postgres")
+        try:
+            await conn.execute(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS {"false" if down else "true"}')
+            if down:
+                await conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", database
+                )
+        finally:
+            await conn.close()
+
+    asyncio.run(run())

@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from app.settings import (
 )
 from app.worker import build_worker
 from hooks.events import parse_event
-from hooks.receiver import handle
+from hooks.receiver import Receiver
 from pipeline.chunking import chunk_source
 from pipeline.model import SourceContext
 from pipeline.scope import Scope
@@ -59,10 +59,14 @@ class SyncEnv:
     deps: Deps
     settings: Settings
     gitlab: FakeGitLab
+    receiver: Receiver = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.receiver = Receiver(self.deps)
 
     async def deliver(self, body: dict[str, Any], key: str | None = None) -> str:
         """Handle one delivery exactly as the receiver does after authentication; return its outcome."""
-        outcome, _ = await handle(self.deps, parse_event(body), key or uuid.uuid4().hex)
+        outcome, _ = await self.receiver.handle(parse_event(body), key or uuid.uuid4().hex)
         return outcome
 
     async def push(self, project: FakeProject, files: dict[str, str | bytes | None], message: str = "change") -> str:
