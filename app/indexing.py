@@ -17,7 +17,7 @@ from typing import Any
 from qdrant_client import models as qm
 
 from app.embeddings import Embedder
-from app.vectors import VectorStore, chunk_payload, chunk_point, moved_point
+from app.vectors import StoredState, VectorStore, chunk_payload, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
 
 logger = logging.getLogger(__name__)
@@ -134,15 +134,22 @@ class Indexer:
         *,
         collection: str | None = None,
         moved_from: Mapping[str, str] | None = None,
+        known: StoredState | None = None,
     ) -> WritePlan:
         """Write the chunks of some files of one repository; return the plan that was applied.
 
         `moved_from` maps new paths of renamed files to their old paths: chunks whose code did not
         change take their vectors from the old points (no re-embedding), and the old points go.
+        `known` is the repository's stored state read once before a run that writes each file once
+        (a local index): the store is then not asked again for every batch.
         """
         old_paths = sorted(set((moved_from or {}).values()))
         paths = [r.file_path for r in results] + old_paths
-        stored, stored_payloads = await self.store.stored_state(repo_path, paths, collection=collection)
+        if known is not None:
+            state = known.of_files(paths)
+        else:
+            state = await self.store.stored_state(repo_path, paths, collection=collection)
+        stored, stored_payloads = state.hashes, state.payloads
         old_vectors = await self._old_vectors(repo_path, old_paths, collection)
         plan = plan_writes(results, stored, {key: point_id for key, (point_id, _) in old_vectors.items()})
         indexed_at = self.clock().isoformat()

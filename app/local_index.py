@@ -7,12 +7,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from qdrant_client import models as qm
-
 from app.deps import Deps
 from app.errors import ConfigError, StorageError
 from app.indexing import RunCounts
 from app.localfs import chunk_local_files, iter_sources
+from app.vectors import StoredState
 from pipeline.model import FileResult, SourceContext
 from pipeline.scope import Scope
 
@@ -55,16 +54,19 @@ async def index_directory(
     target = await deps.store.create_generation(model) if rebuild else None
     if target is None:
         await deps.store.ensure(model)
+    # What is stored is read once (a new generation holds nothing yet), not once per batch: on
+    # embedded Qdrant every filtered read scans the whole collection.
+    known = await deps.store.stored_state(repo_path, None) if target is None else StoredState()
     counts = RunCounts()
     results = chunk_local_files(files, SourceContext(repo_path=repo_path), config, jobs)
     for done, batch in _batches(results, BATCH_FILES):
-        plan = await deps.indexer.write(repo_path, batch, collection=target)
+        plan = await deps.indexer.write(repo_path, batch, collection=target, known=known)
         counts.add(plan, batch)
         if progress is not None:
             progress(done, len(files))
     removed = 0
     if target is None:
-        removed = await _remove_vanished(deps, repo_path, {rel for rel, _ in files})
+        removed = await _remove_vanished(deps, repo_path, known, {rel for rel, _ in files})
     else:
         previous = await deps.store.switch_alias(target)
         if previous is not None and previous != target:
@@ -98,11 +100,9 @@ def _batches(results: Iterable[FileResult], size: int) -> Iterable[tuple[int, li
         yield done, batch
 
 
-async def _remove_vanished(deps: Deps, repo_path: str, present: set[str]) -> int:
+async def _remove_vanished(deps: Deps, repo_path: str, known: StoredState, present: set[str]) -> int:
     """Delete the points of files that were indexed before but are gone (or out of scope) now."""
-    where = qm.Filter(must=[qm.FieldCondition(key="repo_path", match=qm.MatchValue(value=repo_path))])
-    stored = {str((r.payload or {}).get("file_path", "")) async for r in deps.store.scroll(where, ["file_path"])}
-    vanished = sorted(stored - present)
-    if vanished:
-        await deps.indexer.delete_files(repo_path, vanished)
+    vanished = sorted(set(known.by_file) - present)
+    stale = [point_id for path in vanished for point_id in known.by_file[path]]
+    await deps.store.delete_ids(stale)
     return len(vanished)

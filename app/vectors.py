@@ -13,7 +13,7 @@ import hashlib
 import json
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from qdrant_client import AsyncQdrantClient
@@ -189,24 +189,23 @@ class VectorStore:
         self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
     ) -> dict[str, tuple[str, str]]:
         """Point id → (file_path, content_hash) of every point stored for these files."""
-        return (await self.stored_state(repo_path, file_paths, collection=collection))[0]
+        return (await self.stored_state(repo_path, file_paths, collection=collection)).hashes
 
     async def stored_state(
-        self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
-    ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
-        """For every point stored for these files: id → (file_path, content_hash), and id → payload hash."""
-        hashes: dict[str, tuple[str, str]] = {}
-        payloads: dict[str, str] = {}
-        if not file_paths:
-            return hashes, payloads
-        where = qm.Filter(must=[_match("repo_path", repo_path), _match_any("file_path", file_paths)])
+        self, repo_path: str, file_paths: Sequence[str] | None, *, collection: str | None = None
+    ) -> StoredState:
+        """What is stored for these files of a repository (None: all of its files), in one scroll."""
+        state = StoredState()
+        if file_paths is not None and not file_paths:
+            return state
+        conditions: list[qm.Condition] = [_match("repo_path", repo_path)]
+        if file_paths is not None:
+            conditions.append(_match_any("file_path", file_paths))
         fields = ["file_path", "content_hash", "payload_hash"]
-        async for record in self.scroll(where, fields, collection=collection):
-            payload = record.payload or {}
-            point_id = str(record.id)
-            hashes[point_id] = (payload.get("file_path", ""), payload.get("content_hash", ""))
-            payloads[point_id] = payload.get("payload_hash", "")
-        return hashes, payloads
+        async for record in self.scroll(qm.Filter(must=conditions), fields, collection=collection):
+            p = record.payload or {}
+            state.add(str(record.id), p.get("file_path", ""), p.get("content_hash", ""), p.get("payload_hash", ""))
+        return state
 
     async def scroll(
         self,
@@ -311,6 +310,29 @@ class VectorStore:
 def _generation(name: str, alias: str) -> int:
     suffix = name.removeprefix(f"{alias}_")
     return int(suffix) if suffix != name and suffix.isdigit() else 0
+
+
+@dataclass(slots=True)
+class StoredState:
+    """What the store holds for some files: id → (file_path, content_hash), and id → payload hash."""
+
+    hashes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    payloads: dict[str, str] = field(default_factory=dict)
+    by_file: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, point_id: str, file_path: str, content_hash: str, payload_hash: str) -> None:
+        """Note one stored point."""
+        self.hashes[point_id] = (file_path, content_hash)
+        self.payloads[point_id] = payload_hash
+        self.by_file.setdefault(file_path, []).append(point_id)
+
+    def of_files(self, file_paths: Iterable[str]) -> StoredState:
+        """The part of this state that belongs to these files."""
+        part = StoredState()
+        for path in dict.fromkeys(file_paths):
+            for point_id in self.by_file.get(path, ()):
+                part.add(point_id, path, self.hashes[point_id][1], self.payloads[point_id])
+        return part
 
 
 def _match(key: str, value: str | int) -> qm.FieldCondition:

@@ -9,7 +9,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,9 @@ import pytest
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
+from app import local_index
 from app.cli import main
+from app.vectors import StoredState, VectorStore
 from tests.support.contract import CITATION_FIELDS
 from tests.support.fake_embedder import FakeEmbeddingServer
 from tests.support.java_fixtures import SHOP_DIR
@@ -118,6 +120,28 @@ def test_index_then_reindex_embeds_nothing_the_second_time(project: Path, capsys
     assert second["embedded"] == second["deleted"] == second["removed"] == 0
     assert second["reused"] == first["embedded"]
     assert first["skipped"] == second["skipped"] == 2
+
+
+def test_a_reindex_reads_the_stored_state_once_not_per_batch(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On embedded Qdrant each filtered read scans the whole collection: one per batch made an idle
+    # re-run of java.base take 160 s. The run reads the repository's state once and plans from it.
+    monkeypatch.setattr(local_index, "BATCH_FILES", 2)
+    index(capsys, project)
+    (project / OWNER_SERVICE).unlink()
+    reads: list[Sequence[str] | None] = []
+    original = VectorStore.stored_state
+
+    async def counted(self: VectorStore, repo_path: str, file_paths: Sequence[str] | None, **kw: Any) -> StoredState:
+        reads.append(file_paths)
+        return await original(self, repo_path, file_paths, **kw)
+
+    monkeypatch.setattr(VectorStore, "stored_state", counted)
+    second = index(capsys, project)
+    assert reads == [None]  # the whole repository, once, for 9 batches
+    assert (second["embedded"], second["deleted"], second["removed"]) == (0, 0, 1)
+    assert second["reused"] == PROJECT_CHUNKS - 13
 
 
 def test_index_writes_one_point_per_chunk(project: Path, capsys: pytest.CaptureFixture[str], qdrant_path: Path) -> None:

@@ -9,7 +9,16 @@ from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 
 from app.errors import IndexMismatchError, StorageError
-from app.vectors import DENSE, LEXICAL, SCHEMA_VERSION, IndexModel, VectorStore, chunk_payload, chunk_point
+from app.vectors import (
+    DENSE,
+    LEXICAL,
+    SCHEMA_VERSION,
+    IndexModel,
+    StoredState,
+    VectorStore,
+    chunk_payload,
+    chunk_point,
+)
 from tests.support.java import REPO, chunk_java, only
 
 ALIAS = "code"
@@ -368,3 +377,15 @@ def test_point_carries_the_lexical_vector_and_the_dense_one_when_given() -> None
 def test_index_model_describes_itself() -> None:
     assert SMALL.describe() == "fake-embed (8 dimensions)"
     assert LEXICAL_ONLY.describe() == "lexical-only"
+
+
+def test_a_stored_state_splits_by_file() -> None:
+    state = StoredState()
+    state.add("p1", "A.java", "h1", "ph1")
+    state.add("p2", "B.java", "h2", "ph2")
+    state.add("p3", "A.java", "h3", "ph3")
+    part = state.of_files(["A.java", "C.java", "A.java"])
+    assert part.hashes == {"p1": ("A.java", "h1"), "p3": ("A.java", "h3")}
+    assert part.payloads == {"p1": "ph1", "p3": "ph3"}
+    assert part.by_file == {"A.java": ["p1", "p3"]}
+    assert state.of_files([]).hashes == {}
