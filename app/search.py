@@ -202,14 +202,38 @@ class SearchService:
         return await self._lookup(Filters(repo=repo), qm.Filter(should=conditions))
 
     async def callees(self, name: str, repo: str | None = None) -> list[tuple[str, list[Hit]]]:
-        """What the named method calls: each call as written, with the indexed symbols it resolves to."""
-        out: list[tuple[str, list[Hit]]] = []
+        """What the named method calls: each call as written, with the indexed symbols it resolves to.
+
+        Every call is resolved from two lookups in all (by qualified name where the caller's imports
+        made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
+        """
+        calls: list[tuple[str, list[str]]] = []  # (call as written, exact qualified names it may be)
         for hit in await self.symbol(name, repo):
-            calls: Sequence[str] = hit.payload.get("calls", [])
             fq: set[str] = set(hit.payload.get("calls_fq", []))
-            for call in calls:
-                targets = await self._call_targets(call, fq, repo)
-                out.append((call, targets))
+            calls += [(call, sorted(f for f in fq if f.endswith("." + call))) for call in hit.payload.get("calls", [])]
+        resolvable = [(call, exact) for call, exact in calls if _call_owner(call)]
+        exact_names = sorted({f for _, exact in resolvable for f in exact})
+        methods = sorted({call.rpartition(".")[2] for call, exact in resolvable if not exact})
+        by_fq = await self._lookup(Filters(repo=repo), _any("qualified_name", exact_names)) if exact_names else []
+        by_name = await self._lookup(Filters(repo=repo), _any("name", methods)) if methods else []
+        out: list[tuple[str, list[Hit]]] = []
+        for call, exact in calls:
+            if not _call_owner(call):
+                out.append((call, []))
+            elif exact:
+                out.append((call, [h for h in by_fq if h.qualified_name in exact]))
+            else:
+                method = call.rpartition(".")[2]
+                out.append(
+                    (
+                        call,
+                        [
+                            h
+                            for h in by_name
+                            if h.payload.get("name") == method and h.qualified_name.endswith("." + call)
+                        ],
+                    )
+                )
         return out
 
     async def injectors(self, type_name: str, repo: str | None = None) -> list[Hit]:
@@ -276,15 +300,6 @@ class SearchService:
         keys = sorted({f"{owner.rsplit('.', 1)[-1]}.{base}" for owner in owners if owner})
         return keys_fq, keys
 
-    async def _call_targets(self, call: str, fq: set[str], repo: str | None) -> list[Hit]:
-        owner, _, method = call.rpartition(".")
-        if not owner or "(" in owner:
-            return []
-        matches = [f for f in fq if f.endswith("." + call)]
-        if matches:
-            return await self._lookup(Filters(repo=repo), _any("qualified_name", matches))
-        return [h for h in await self.symbol(method, repo) if h.qualified_name.endswith("." + call)]
-
     def _hit(self, point_id: Any, score: float, payload: dict[str, Any]) -> Hit:
         sha = payload.get("commit_sha")
         repo = str(payload.get("repo_path", ""))
@@ -319,6 +334,12 @@ def _passes(hit: Hit, filters: Filters) -> bool:
         (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(payload.get("http_method", [])))),
     )
     return all(check(value) for value, check in checks if value)
+
+
+def _call_owner(call: str) -> str:
+    """The receiver part of `Type.method` ("" for an unqualified or chained call, which resolves to nothing)."""
+    owner = call.rpartition(".")[0]
+    return "" if "(" in owner else owner
 
 
 def _in_folder(file_path: str, prefix: str) -> bool:

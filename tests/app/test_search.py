@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final, Literal, cast
+from typing import Any, Final, Literal, cast
 
 import httpx
 import pytest
@@ -242,6 +242,24 @@ async def test_callees_of_a_method_calling_outside_the_index(search: SearchServi
 
     assert names(callees["PricingPolicy.percentOf"]) == ["PricingPolicy.percentOf"]
     assert callees["List.size"] == []  # the JDK is not indexed
+
+
+async def test_callees_take_three_lookups_however_many_calls(
+    search: SearchService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One for the method itself, one by exact qualified names, one by method names: each lookup is a
+    # full scan in embedded Qdrant, so one per call made a 29-call method take 44 s at JDK size.
+    scrolls: list[object] = []
+    scroll = search.store.scroll
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        scrolls.append(args[0])
+        return scroll(*args, **kwargs)
+
+    monkeypatch.setattr(search.store, "scroll", counted)
+    callees = await search.callees("StandardPricingPolicy.discountFor", ACME)
+    assert len(callees) >= 3
+    assert len(scrolls) <= 3
 
 
 async def test_injectors_of_a_type(search: SearchService) -> None:
