@@ -19,6 +19,7 @@ PURGE = "purge_project"
 MOVE = "move_project"
 REFRESH = "refresh_project"
 BACKFILL = "backfill"
+REPLAY = "replay_delivery"
 
 
 async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: str) -> bool:

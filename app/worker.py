@@ -23,13 +23,16 @@ from arq import Retry, cron
 from arq.worker import Function, Worker, func
 
 from app.deps import Deps
-from app.errors import TRANSIENT_ERRORS, GitLabNotFoundError, ServiceError
-from app.queue import BACKFILL, MOVE, PURGE, REFRESH, SYNC, enqueue_sync
+from app.errors import TRANSIENT_ERRORS, GitLabNotFoundError, ServiceError, StorageError
+from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
 from app.settings import Settings
 from app.sync import Syncer, SyncOutcome, purge_points, rename_points
+from hooks.events import Event
+from hooks.receiver import Receiver
 
 logger = logging.getLogger(__name__)
 
+REPLAY_TRIES = 40
 MAX_LOOPS = 5  # syncs per job before it hands over to the next queued job
 BUSY_RETRY_S = 2.0
 
@@ -143,6 +146,15 @@ async def backfill(ctx: dict[str, Any], project_ids: list[int] | None = None, fu
     return f"requested {len(infos)} syncs"
 
 
+async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:
+    """A delivery the receiver could not record (PostgreSQL was down): handle it now, as it would have."""
+    try:
+        outcome, detail = await Receiver(deps_of(ctx)).handle(event, key)
+    except StorageError as exc:
+        raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
+    return f"{outcome}: {detail}"
+
+
 async def reconcile(ctx: dict[str, Any]) -> str:
     """Enqueue a sync for every project whose deliveries were not all synced (a lost nudge, a crash)."""
     deps = deps_of(ctx)
@@ -165,6 +177,8 @@ def functions(settings: Settings) -> list[Function]:
         func(move_project, name=MOVE, max_tries=tries, keep_result=3600),
         func(refresh_project, name=REFRESH, max_tries=tries, keep_result=3600),
         func(backfill, name=BACKFILL, max_tries=3, keep_result=60),
+        # PostgreSQL may be down for a while: 40 tries back off to 5 minutes apart, about 3 hours.
+        func(replay_delivery, name=REPLAY, max_tries=REPLAY_TRIES, keep_result=3600),
     ]
 
 

@@ -5,8 +5,10 @@ parsed, then deduplicated on `Idempotency-Key` (fallback `X-Gitlab-Webhook-UUID`
 PostgreSQL round trip that records the delivery and bumps the project's generation. Pushes that
 arrive together share that round trip and one Redis round trip (`GroupCommit`): each is answered
 only once it is recorded. The queue is only a nudge: if Redis is down the delivery is still
-recorded, and the worker's reconcile sweep picks the project up. If PostgreSQL is down nothing is
-recorded and the answer is 503, so GitLab delivers again.
+recorded, and the worker's reconcile sweep picks the project up. GitLab never resends a failed
+delivery on its own, so if PostgreSQL is down the event is queued whole on Redis (`replay:<key>`)
+and the worker records it once PostgreSQL is back (answer 202 "deferred"); only with both down is
+the answer 503.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from starlette.responses import JSONResponse
 from app.db import PushDelivery
 from app.deps import Deps
 from app.errors import PayloadError, SignatureError, StorageError
-from app.queue import MOVE, PURGE, REFRESH, enqueue_once, push_syncs
+from app.queue import MOVE, PURGE, REFRESH, REPLAY, enqueue_once, push_syncs
 from app.settings import GitLabSettings
 from hooks.auth import check_signature, check_token, signing_key
 from hooks.events import Event, Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested, parse_event
@@ -94,12 +96,13 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
             return JSONResponse({"error": str(exc)}, status_code=400)
         key = delivery_key(request, body)
         try:
-            status, detail = await receiver.handle(event, key)
+            status, detail = await receiver.handle_or_defer(event, key)
         except StorageError as exc:
-            logger.error("delivery %s not recorded: %s", key, exc)
+            logger.error("delivery %s (%s) lost: %s", key, event, exc)
             return JSONResponse({"error": "delivery not recorded, try again"}, status_code=503)
         logger.info("delivery %s %s -> %s (%.1f ms)", key, event.event, status, (time.perf_counter() - started) * 1e3)
-        return JSONResponse({"status": status, "detail": detail}, status_code=202 if status == "enqueued" else 200)
+        accepted = status in ("enqueued", "deferred")
+        return JSONResponse({"status": status, "detail": detail}, status_code=202 if accepted else 200)
 
     return gitlab_hook
 
@@ -117,6 +120,21 @@ class Receiver:
     def __init__(self, deps: Deps, *, max_batch: int = 256) -> None:
         self.deps = deps
         self._pushes: GroupCommit[PushDelivery, int | None] = GroupCommit(self._record_pushes, max_batch=max_batch)
+
+    async def handle_or_defer(self, event: Event, key: str) -> tuple[str, str]:
+        """`handle`, or with PostgreSQL down, queue the event for the worker to replay (`replay_delivery`).
+
+        Raises `StorageError` only when Redis cannot take it either.
+        """
+        try:
+            return await self.handle(event, key)
+        except StorageError as exc:
+            logger.warning("PostgreSQL unavailable, delivery %s deferred to the worker: %s", key, exc)
+            try:
+                await enqueue_once(self.deps.require_queue(), REPLAY, f"replay:{key}", event, key)
+            except (RedisError, OSError) as queue_exc:
+                raise StorageError(f"{exc}; and the queue is unavailable: {queue_exc}") from queue_exc
+            return "deferred", "PostgreSQL is unavailable: the worker records this delivery when it is back"
 
     async def handle(self, event: Event, key: str) -> tuple[str, str]:
         """Record the delivery and enqueue what it asks for; return (outcome, detail)."""

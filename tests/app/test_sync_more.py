@@ -14,13 +14,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_asyncio
+from arq import Retry
 
 from app.db import PushDelivery
 from app.queue import BACKFILL
 from app.settings import ChunkingSettings, WorkerSettings
-from app.worker import build_worker
+from app.worker import build_worker, replay_delivery
+from hooks.events import parse_event
 from tests.support.fake_gitlab import FakeProject
+from tests.support.pg_outage import postgres_down
 from tests.support.sync_env import SyncEnv, push_payload, sync_env
 
 SRC = "src/main/java/com/acme/"
@@ -347,6 +351,25 @@ async def test_two_workers_never_sync_one_project_in_parallel(tmp_path: Path, cl
 
 
 # -- reconcile, auth, backfill --------------------------------------------------------------------
+
+
+async def test_a_push_during_a_postgresql_outage_is_replayed_by_the_worker(env: SyncEnv, clean_db: str) -> None:
+    # GitLab never resends: the receiver queues the event whole, and the worker records it (retrying
+    # while PostgreSQL is still down) and syncs, as if it had arrived when PostgreSQL was up.
+    project = env.gitlab.create_project("acme/shop")
+    sha = project.commit({SRC + "A.java": service("A")}, "a")
+    event = parse_event(push_payload(project, sha))
+    async with postgres_down(clean_db):
+        assert (await env.receiver.handle_or_defer(event, "k-outage"))[0] == "deferred"
+        ctx = {"deps": env.deps, "job_try": 3}
+        with pytest.raises(Retry):  # still down when the worker first tries
+            await replay_delivery(ctx, event, "k-outage")
+    await env.work()
+    await env.audit(project)
+    run = await last_run(env, project)
+    assert (run["trigger"], run["status"], run["to_sha"]) == ("push", "DONE", sha)
+    assert await env.deps.require_db().delivery_outcome("k-outage") == "enqueued"
+    assert (await env.receiver.handle(event, "k-outage"))[0] == "duplicate"  # a manual resend changes nothing
 
 
 async def test_the_reconcile_sweep_syncs_a_delivery_whose_nudge_was_lost(env: SyncEnv) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import pickle
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -11,22 +12,25 @@ from typing import Any
 import asyncpg
 import pytest
 import redis
+from arq.connections import ArqRedis
 from pydantic import SecretStr
 from starlette.testclient import TestClient
 
 from app.db import PushDelivery
 from app.deps import open_deps
+from app.errors import StorageError
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings
 from app.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
 from hooks.receiver import Receiver
-from tests.conftest import SERVER
+from tests.support.pg_outage import postgres_down, set_outage
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "gitlab"
 SECRET = "s3cret-token"
 SIGNING = "whsec_" + base64.b64encode(b"signing-key-32-bytes-long-000000").decode()
 QUEUE = "javakb:test"
+UNUSED_PORT = 1  # nothing listens there: a Redis that is down
 
 
 def sample(name: str) -> dict[str, Any]:
@@ -260,22 +264,35 @@ async def test_a_batch_keeps_the_last_default_branch_it_names(clean_db: str, cle
     assert row == {"default_branch": "develop", "target_sha": "s0", "requested_gen": 5}
 
 
-def test_with_postgresql_down_a_push_is_503_and_its_redelivery_is_recorded(
+def test_with_postgresql_down_a_push_is_deferred_to_the_worker_whole(
     client: TestClient, clean_db: str, clean_redis: str
 ) -> None:
-    name = clean_db.rsplit("/", 1)[1]
-    outage(name, down=True)
+    # GitLab never resends on its own: a 503 would lose the push. It is queued for the worker.
+    asyncio.run(set_outage(clean_db, down=True))
     try:
-        refused = post(client, sample("system_hook_push.json"), key="during-outage")
+        deferred = post(client, sample("system_hook_push.json"), key="during-outage")
     finally:
-        outage(name, down=False)
-    assert refused.status_code == 503
-    assert refused.json() == {"error": "delivery not recorded, try again"}
-    assert queued_jobs(clean_redis) == set()  # nothing half-done
-    again = post(client, sample("system_hook_push.json"), key="during-outage")  # GitLab delivers again
-    assert again.status_code == 202
-    assert fetch(clean_db, "SELECT requested_gen FROM projects") == [{"requested_gen": 1}]
-    assert queued_jobs(clean_redis) == {"sync:15:1"}
+        asyncio.run(set_outage(clean_db, down=False))
+    assert deferred.status_code == 202
+    assert deferred.json()["status"] == "deferred"
+    assert queued_jobs(clean_redis) == {"replay:during-outage"}
+    assert fetch(clean_db, "SELECT * FROM deliveries") == []
+    job = replay_job(clean_redis, "replay:during-outage")
+    assert job["f"] == "replay_delivery"
+    event, key = job["a"]
+    assert (event.project_id, event.after, key) == (15, "da1560886d4f094c3e6c9ef40349f7d38b5d27d7", "during-outage")
+
+
+async def test_with_postgresql_and_redis_down_the_delivery_is_refused(clean_db: str, clean_redis: str) -> None:
+    async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True) as deps:
+        no_redis = replace(deps, queue=ArqRedis(host="127.0.0.1", port=UNUSED_PORT))
+        async with postgres_down(clean_db):
+            with pytest.raises(StorageError, match="queue is unavailable"):
+                await Receiver(no_redis).handle_or_defer(push_event(1, "sha"), "k")
+        assert await Receiver(deps).handle_or_defer(push_event(1, "sha"), "k") == (
+            "enqueued",
+            "sync of project 1 (generation 1)",
+        )
 
 
 def push_event(project_id: int, after: str) -> SyncRequested:
@@ -289,18 +306,12 @@ def push_event(project_id: int, after: str) -> SyncRequested:
     )
 
 
-def outage(database: str, *, down: bool) -> None:
-    """Refuse (or allow again) connections to the test database, closing the open ones."""
-
-    async def run() -> None:
-        conn = await asyncpg.connect(f"{SERVER}/postgres")
-        try:
-            await conn.execute(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS {"false" if down else "true"}')
-            if down:
-                await conn.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", database
-                )
-        finally:
-            await conn.close()
-
-    asyncio.run(run())
+def replay_job(redis_url: str, job_id: str) -> dict[str, Any]:
+    r = redis.Redis.from_url(redis_url)
+    try:
+        raw = r.get(f"arq:job:{job_id}")
+    finally:
+        r.close()
+    assert isinstance(raw, bytes)
+    job: dict[str, Any] = pickle.loads(raw)
+    return job
