@@ -56,6 +56,7 @@ KEYWORD_INDEXES = (
     "enclosing_type",
 )
 INTEGER_INDEXES = ("gitlab_project_id",)
+STATE_PAGE = 10_000
 _QDRANT_ERRORS = (ApiException, UnexpectedResponse, ValueError, RuntimeError, OSError)
 
 
@@ -202,7 +203,8 @@ class VectorStore:
         if file_paths is not None:
             conditions.append(_match_any("file_path", file_paths))
         fields = ["file_path", "content_hash", "payload_hash"]
-        async for record in self.scroll(qm.Filter(must=conditions), fields, collection=collection):
+        # Large pages of three short fields: embedded Qdrant scans the whole collection for every page.
+        async for record in self.scroll(qm.Filter(must=conditions), fields, collection=collection, page=STATE_PAGE):
             p = record.payload or {}
             state.add(str(record.id), p.get("file_path", ""), p.get("content_hash", ""), p.get("payload_hash", ""))
         return state

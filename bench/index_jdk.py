@@ -361,7 +361,8 @@ def _timed_async(
         finally:
             probe.depth -= 1
             if outer:
-                items = len(args[sized_arg]) if sized_arg is not None and len(args) > sized_arg else 0
+                sized = args[sized_arg] if sized_arg is not None and len(args) > sized_arg else None
+                items = len(sized) if sized is not None else 0  # None: a whole repository
                 probe.add(name, time.perf_counter() - t0, items)
 
     return wrapper
