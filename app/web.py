@@ -5,10 +5,15 @@
 receiver and the worker in one process over one embedded Qdrant. The MCP app is mounted at the
 root, last, so its endpoint is exactly `/mcp` (no 307 to `/mcp/`), and its lifespan runs inside ours
 (without it FastMCP's session manager never starts).
+
+Once started, the heap built so far (imports, FastMCP, clients: about 200,000 objects) is moved out
+of the garbage collector's reach with `gc.freeze()`: a full collection over it took 75-150 ms,
+stalling every request in flight, and none of it is garbage.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -48,11 +53,13 @@ def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[State]:
         if deps is not None:
             current["deps"] = deps
+            _freeze_heap()
             yield {"deps": deps, "receiver": Receiver(deps)}
             return
         async with open_deps(settings, with_db=True, with_queue=True) as opened:
             await opened.store.ensure(await opened.index_model())
             current["deps"] = opened
+            _freeze_heap()
             yield {"deps": opened, "receiver": Receiver(opened)}
 
     mcp = create_server(lambda: current["deps"], auth=StaticTokens(settings.api_tokens))
@@ -67,6 +74,12 @@ def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
         Mount("/", app=mcp_app),
     ]
     return Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
+
+
+def _freeze_heap() -> None:
+    """Collect what is garbage now, then keep the garbage collector off everything that remains."""
+    gc.collect()
+    gc.freeze()
 
 
 async def healthz(request: Request) -> JSONResponse:
