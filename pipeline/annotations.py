@@ -1,4 +1,4 @@
-"""Annotations and modifiers of a declaration, read from its `modifiers` node.
+"""Annotations and modifiers of a declaration, read from its `modifiers` node (the Python reader).
 
 An annotation keeps its text as written (`@Transactional(readOnly = true)`), its simple name
 for filtering (`Transactional`, also for `@org.springframework...Transactional`) and its
@@ -7,54 +7,14 @@ arguments by element name, with the single unnamed argument under `value` (JLS 9
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import field
 from types import MappingProxyType
 
 from tree_sitter import Node
 
-from pipeline._values import value
+from pipeline.outline import EMPTY_ARGS, NO_MODIFIERS, Annotation, AnnotationValue, Modifiers
 from pipeline.syntax import slice_text, squash, text
 
-_EMPTY: Mapping[str, tuple[Node, ...]] = MappingProxyType({})
-
-
-@value
-class Annotation:
-    """One annotation use."""
-
-    text: str
-    name: str
-    args: Mapping[str, tuple[Node, ...]] = field(default_factory=lambda: _EMPTY)
-
-    def values(self, *keys: str) -> tuple[Node, ...]:
-        """Argument value nodes for the first key present, with arrays flattened."""
-        for key in keys:
-            nodes = self.args.get(key)
-            if nodes:
-                return nodes
-        return ()
-
-
-@value
-class Modifiers:
-    """Keywords and annotations of a declaration."""
-
-    keywords: tuple[str, ...] = ()
-    annotations: tuple[Annotation, ...] = ()
-
-    def has(self, *names: str) -> bool:
-        """True when any annotation has one of these simple names."""
-        if not self.annotations:
-            return False  # most declarations: skip the generator
-        return any(a.name in names for a in self.annotations)
-
-    def find(self, *names: str) -> Annotation | None:
-        """The first annotation with one of these simple names."""
-        return next((a for a in self.annotations if a.name in names), None)
-
-
-NO_MODIFIERS = Modifiers()
+_COMMENTS = ("line_comment", "block_comment")
 
 
 def read_modifiers(decl: Node, data: bytes) -> Modifiers:
@@ -82,23 +42,27 @@ def read_annotation(node: Node, data: bytes) -> Annotation:
     name = slice_text(data, node.child_by_field_name("name")).rsplit(".", 1)[-1]
     args_node = node.child_by_field_name("arguments")
     if args_node is None:
-        return Annotation(text=squash(slice_text(data, node)), name=name)
-    args: dict[str, tuple[Node, ...]] = {}
+        return Annotation(text=squash(slice_text(data, node)), name=name, args=EMPTY_ARGS)
+    args: dict[str, tuple[AnnotationValue, ...]] = {}
     for arg in args_node.named_children:
         if arg.type == "element_value_pair":
             key = text(arg.child_by_field_name("key"))
             args[key] = _flatten(arg.child_by_field_name("value"))
-        elif arg.type not in ("line_comment", "block_comment"):
+        elif arg.type not in _COMMENTS:
             args["value"] = _flatten(arg)
     return Annotation(text=squash(slice_text(data, node)), name=name, args=MappingProxyType(args))
 
 
-def _flatten(value: Node | None) -> tuple[Node, ...]:
+def _flatten(value: Node | None) -> tuple[AnnotationValue, ...]:
     if value is None:
         return ()
     if value.type == "element_value_array_initializer":
-        return tuple(c for c in value.named_children if c.type not in ("line_comment", "block_comment"))
-    return (value,)
+        return tuple(_value(c) for c in value.named_children if c.type not in _COMMENTS)
+    return (_value(value),)
+
+
+def _value(node: Node) -> AnnotationValue:
+    return AnnotationValue(text=text(node), string=string_value(node))
 
 
 def string_value(node: Node) -> str:

@@ -12,16 +12,17 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from pipeline.calls import CallScope, FileCalls
-from pipeline.declarations import TYPE_KINDS, TypeInfo, declared_types, find_types, package_of
+from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
-from pipeline.javadoc import javadoc_of, summarize
+from pipeline.javadoc import summarize
 from pipeline.members import Member, read_members
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
-from pipeline.scan import scan
+from pipeline.outline import MemberDecl
+from pipeline.reader import OutlineReader, read_outline
 from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
-from pipeline.syntax import parse, slice_text, text
+from pipeline.syntax import node_at, parse, text
 from pipeline.types import read_imports
 
 _NO_METHOD_FILES = ("package-info.java", "module-info.java")
@@ -38,33 +39,39 @@ _LOMBOK_LOGGERS = {
 }
 
 
-def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: ChunkerConfig) -> FileResult:
-    """Chunk one Java file. Bad input comes back as `Skipped` entries, never as an exception."""
+def chunk_source(
+    raw: bytes, file_path: str, context: SourceContext, config: ChunkerConfig, *, reader: OutlineReader = read_outline
+) -> FileResult:
+    """Chunk one Java file. Bad input comes back as `Skipped` entries, never as an exception.
+
+    `reader` reads the tree (pipeline.reader): the C reader when it is built, else the Python one.
+    """
     decoded = decode_source(raw, file_path, config)
     if isinstance(decoded, Skipped):
         return FileResult(file_path=file_path, skipped=(decoded,))
-    root = parse(decoded.data).root_node
-    package = package_of(root)
-    found = scan(root)
-    types = list(find_types(found.types, decoded.data))
+    tree = parse(decoded.data)
+    outline = reader(tree, decoded.data)
+    package = outline.package
+    types = list(find_types(outline.types))
     unit = FileUnit(
         context=context,
         file_path=file_path,
         package=package,
-        imports=read_imports(root, declared_types(types, package), package),
+        imports=read_imports(outline.imports, declared_types(types, package), package),
         data=decoded.data,
         lines=decoded.data.decode("utf-8").split("\n"),
-        calls=FileCalls(found, decoded.data),
+        calls=FileCalls(outline.calls, outline.decls),
         config=config,
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
     drafts: list[Draft] = []
-    enclosing = {info.node.id: info for info in types}
     for info in types:
-        members = read_members(info, unit.data)
-        drafts.append(type_chunk(unit, info, _outer(info, enclosing), members))
+        members = read_members(info)
+        outer = types[info.decl.outer] if info.decl.outer >= 0 else None
+        drafts.append(type_chunk(unit, info, outer, members))
         if with_methods:
-            drafts.extend(_member_drafts(unit, info, members, _scope(unit, info, enclosing)))
+            drafts.extend(_member_drafts(unit, tree.root_node, info, members, _scope(unit, info, types)))
+    root = tree.root_node
     return FileResult(
         file_path=file_path,
         chunks=finish(unit, drafts),
@@ -74,20 +81,11 @@ def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: Chu
     )
 
 
-def _outer(info: TypeInfo, enclosing: dict[int, TypeInfo]) -> TypeInfo | None:
-    parent = info.node.parent
-    while parent is not None:
-        if parent.type in TYPE_KINDS:
-            return enclosing.get(parent.id)
-        parent = parent.parent
-    return None
-
-
-def _scope(unit: FileUnit, info: TypeInfo, enclosing: dict[int, TypeInfo]) -> CallScope:
+def _scope(unit: FileUnit, info: TypeInfo, types: list[TypeInfo]) -> CallScope:
     # An inner class sees the fields of its enclosing classes; its own fields shadow theirs.
     chain = [info]
-    while (outer := _outer(chain[-1], enclosing)) is not None:
-        chain.append(outer)
+    while (outer := chain[-1].decl.outer) >= 0:
+        chain.append(types[outer])
     fields: dict[str, str] = {}
     known_fq: dict[str, str] = {}
     for each in reversed(chain):
@@ -99,53 +97,57 @@ def _scope(unit: FileUnit, info: TypeInfo, enclosing: dict[int, TypeInfo]) -> Ca
     return CallScope(type_name=info.name, superclass=superclass, fields=fields, imports=unit.imports, known_fq=known_fq)
 
 
-def _member_drafts(unit: FileUnit, info: TypeInfo, members: list[Member], scope: CallScope) -> Iterator[Draft]:
+def _member_drafts(
+    unit: FileUnit, root: Node, info: TypeInfo, members: list[Member], scope: CallScope
+) -> Iterator[Draft]:
     for member in members:
-        if member.body is not None:
-            yield _callable_draft(unit, info, member, scope)
+        if member.has_body:
+            yield _callable_draft(unit, root, info, member, scope)
 
 
-def _callable_draft(unit: FileUnit, info: TypeInfo, member: Member, scope: CallScope) -> Draft:
-    node = member.node
-    doc = javadoc_of(node)
-    rows = LineSpan(doc.start_point.row if doc is not None else node.start_point.row, node.end_point.row)
-    owner = f"{unit.package}.{member.owner}" if unit.package else member.owner
-    sig = member.signature
-    annotations = member.modifiers.annotations
+def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, scope: CallScope) -> Draft:
+    decl = member.decl
+    has_doc = decl.doc_start >= 0
+    rows = LineSpan(decl.doc_row if has_doc else decl.start_row, decl.end_row)
+    owner = f"{unit.package}.{decl.owner}" if unit.package else decl.owner
+    annotations = decl.modifiers.annotations
     return Draft(
-        key=f"{member.owner}.{member.name}({','.join(sig.parameter_types)})",
+        key=f"{decl.owner}.{decl.name}({','.join(decl.parameter_types)})",
         symbol_type=SymbolType.CONSTRUCTOR if member.is_constructor else SymbolType.METHOD,
-        name=member.name,
-        qualified_name=f"{owner}.{member.name}",
+        name=decl.name,
+        qualified_name=f"{owner}.{decl.name}",
         enclosing_type=owner,
-        signature=sig.text,
+        signature=decl.signature,
         rows=rows,
-        parameter_types=sig.parameter_types,
-        modifiers=member.modifiers.keywords,
+        parameter_types=decl.parameter_types,
+        modifiers=decl.modifiers.keywords,
         annotations=tuple(a.text for a in annotations),
         annotation_names=tuple(a.name for a in annotations),
         stereotype=info.stereotype,
         http_method=member.http_method,
         http_path=member.http_path,
         injects=member.injects,
-        javadoc_summary=summarize(slice_text(unit.data, doc)) if doc is not None else None,
-        has_error=node.has_error,
+        javadoc_summary=summarize(unit.between(decl.doc_start, decl.doc_end)) if has_doc else None,
+        has_error=decl.has_error,
         parts=tuple(
             Part(span, *unit.calls.calls_in((span.first, span.last), (rows.first, rows.last), scope))
-            for span in _part_rows(unit, rows, member.body, node.end_byte - (doc or node).start_byte)
+            for span in _part_rows(unit, root, rows, decl, decl.end - (decl.doc_start if has_doc else decl.start))
         ),
     )
 
 
-def _part_rows(unit: FileUnit, rows: LineSpan, body: Node | None, size: int) -> list[LineSpan]:
+def _part_rows(unit: FileUnit, root: Node, rows: LineSpan, decl: MemberDecl, size: int) -> list[LineSpan]:
     """Rows of each part: one part when the method fits the budget, else the splitter's parts."""
     budget = unit.config.max_chunk_tokens
     # `size` bytes can never hold more than size/3 estimated tokens: most methods stop here.
-    if body is None or (size + 2) // 3 <= budget:
+    if (size + 2) // 3 <= budget:
         return [rows]
     if estimate_tokens("\n".join(unit.lines[rows.first : rows.last + 1])) <= budget:
         return [rows]
-    return split_rows(rows, body, unit.lines, budget)
+    node = node_at(root, decl.start, decl.end, decl.kind)
+    # A static initializer's block is its last named child; everything else has a `body` field.
+    body = node.named_children[-1] if decl.kind == "static_initializer" else node.child_by_field_name("body")
+    return split_rows(rows, body, unit.lines, budget) if body is not None else [rows]
 
 
 def _syntax_gaps(root: Node, types: list[TypeInfo], file_path: str) -> Iterator[Skipped]:
@@ -159,10 +161,12 @@ def _syntax_gaps(root: Node, types: list[TypeInfo], file_path: str) -> Iterator[
             line_end=root.end_point.row + 1,
         )
         return
-    containers = [root, *(info.body for info in types if info.body is not None)]
+    containers = [root] if root.has_error else []
+    for info in types:
+        if info.decl.body_error:
+            body = node_at(root, info.decl.start, info.decl.end, info.decl.kind).child_by_field_name("body")
+            containers.extend(() if body is None else (body,))
     for container in containers:
-        if not container.has_error:
-            continue
         for child in container.named_children:
             if child.type == "ERROR":
                 snippet = " ".join(text(child).split())[:60]

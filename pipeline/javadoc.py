@@ -1,4 +1,4 @@
-"""Javadoc: find the comment that documents a declaration and take its first sentence.
+"""Javadoc: the first sentence of the comment that documents a declaration (the readers find the comment).
 
 The first sentence ends, as in the javadoc tool, at the first period followed by white space
 outside inline tags, at a paragraph tag such as `<p>`, or where the block tags begin. Inline tags
@@ -10,25 +10,12 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node
-
 _INLINE_TAG = re.compile(r"\{@(\w+)\s*([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
 _PARAGRAPH = re.compile(r"<(?:p|P|pre|ul|ol|table|h\d)\b[^>]*>")
 _HTML_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _SENTENCE_END = re.compile(r"\.(?=\s|$)")
 _MAX_SUMMARY = 300
 _HEAD_LINES = 3  # lines read before the whole comment: 2 in 3 summaries are decided by them
-
-
-def javadoc_of(decl: Node) -> Node | None:
-    """The `/** ... */` comment node right before a declaration, if there is one."""
-    prev = decl.prev_named_sibling
-    while prev is not None and prev.type == "line_comment":
-        prev = prev.prev_named_sibling
-    if prev is None or prev.type != "block_comment":
-        return None
-    raw = prev.text  # each read copies the whole comment, so it is read once
-    return prev if raw is not None and raw.startswith(b"/**") and raw != b"/**/" else None
 
 
 def summarize(raw: str) -> str | None:

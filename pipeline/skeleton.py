@@ -9,35 +9,36 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tree_sitter import Node
-
 from pipeline.declarations import TypeInfo
 from pipeline.drafts import Draft, FileUnit
-from pipeline.javadoc import javadoc_of, summarize
-from pipeline.members import Member, body_members
+from pipeline.javadoc import summarize
+from pipeline.members import Member
+from pipeline.outline import MemberDecl
 from pipeline.splitting import LineSpan
-from pipeline.spring import lombok_constructor_fields
-from pipeline.syntax import slice_text, squash
+from pipeline.spring import injected_type, lombok_constructor_fields
+from pipeline.syntax import squash
 
 _ELIDED = " { ... }"
 _MAX_MEMBER_CHARS = 240
 _INDENT = "    "
-_KIND_WORDS = {
-    "class": "class",
-    "interface": "interface",
-    "enum": "enum",
-    "record": "record",
-    "annotation": "@interface",
-}
+_CALLABLE_KINDS = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"})
+_TYPE_KINDS = frozenset(
+    {
+        "class_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "annotation_type_declaration",
+    }
+)
 
 
 def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: list[Member]) -> Draft:
     """The draft of a type's own chunk."""
-    node = info.node
-    doc = javadoc_of(node)
+    decl = info.decl
     qualified = f"{unit.package}.{info.nested_name}" if unit.package else info.nested_name
     http_method, http_path = _bodiless_routes(members)
-    javadoc = slice_text(unit.data, doc)
+    javadoc = unit.between(decl.doc_start, decl.doc_end) if decl.doc_start >= 0 else ""
     return Draft(
         key=f"type:{info.nested_name}",
         symbol_type=info.kind,
@@ -45,7 +46,7 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         qualified_name=qualified,
         enclosing_type=qualified.rsplit(".", 1)[0] if outer is not None else None,
         signature=_declaration_line(unit, info),
-        rows=LineSpan(doc.start_point.row if doc is not None else node.start_point.row, node.end_point.row),
+        rows=LineSpan(decl.doc_row if decl.doc_start >= 0 else decl.start_row, decl.end_row),
         modifiers=info.modifiers.keywords,
         annotations=tuple(a.text for a in info.modifiers.annotations),
         annotation_names=tuple(a.name for a in info.modifiers.annotations),
@@ -55,40 +56,17 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         extends=info.extends,
         implements=info.implements,
         injects=_type_injections(info, members),
-        javadoc_summary=summarize(javadoc) if doc is not None else None,
-        has_error=_skeleton_has_error(info),
+        javadoc_summary=summarize(javadoc) if decl.doc_start >= 0 else None,
+        has_error=decl.has_error and (decl.head_error or any(m.outside_error for m in decl.members)),
         code=_render(unit, info, javadoc),
     )
 
 
-def _skeleton_has_error(info: TypeInfo) -> bool:
-    """Whether what the type chunk shows (declaration, fields, signatures) holds an error.
-
-    An error inside a method body is elided from the skeleton and flagged on that method's chunk.
-    """
-    node, body = info.node, info.body
-    if not node.has_error:
-        return False
-    if any(child.has_error for child in node.children if body is None or child.id != body.id):
-        return True
-    for member in _members(info):
-        if not member.has_error:
-            continue
-        member_body = member.child_by_field_name("body")
-        if member_body is None or not member_body.has_error:
-            return True
-        if any(c.has_error for c in member.children if c.id != member_body.id):
-            return True
-    return False
-
-
 def _declaration_line(unit: FileUnit, info: TypeInfo) -> str:
     """`public class OwnerController extends Base implements Api`: keywords, no annotations, no body."""
-    node, body = info.node, info.body
-    end = body.start_byte if body is not None else node.end_byte
-    mods = node.named_child(0)
-    start = mods.end_byte if mods is not None and mods.type == "modifiers" else node.start_byte
-    return squash(" ".join([*info.modifiers.keywords, unit.between(start, end)]))
+    decl = info.decl
+    end = decl.body_start if decl.body_start >= 0 else decl.end
+    return squash(" ".join([*info.modifiers.keywords, unit.between(decl.head_start, end)]))
 
 
 def _bodiless_routes(members: list[Member]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -96,7 +74,7 @@ def _bodiless_routes(members: list[Member]) -> tuple[tuple[str, ...], tuple[str,
     methods: dict[str, None] = {}
     paths: dict[str, None] = {}
     for member in members:
-        if member.body is None:
+        if not member.has_body:
             methods.update(dict.fromkeys(member.http_method))
             paths.update(dict.fromkeys(member.http_path))
     return tuple(methods), tuple(paths)
@@ -108,34 +86,30 @@ def _type_injections(info: TypeInfo, members: list[Member]) -> tuple[str, ...]:
         injects.update(dict.fromkeys(member.injects))
     for field in info.fields:
         if field.modifiers.has("Autowired", "Inject", "Resource"):
-            injects[field.injected_type] = None
+            injects[injected_type(field.type, field.type_arg)] = None
     if info.is_bean and not any(m.is_constructor for m in members):
         picked = lombok_constructor_fields(info.modifiers, [(f.modifiers, f.has_initializer) for f in info.fields])
-        injects.update(dict.fromkeys(info.fields[i].injected_type for i in picked))
+        injects.update(dict.fromkeys(injected_type(info.fields[i].type, info.fields[i].type_arg) for i in picked))
     return tuple(t for t in injects if t)
 
 
-def _members(info: TypeInfo) -> Iterator[Node]:
-    return body_members(info.body) if info.body is not None else iter(())
-
-
 def _render(unit: FileUnit, info: TypeInfo, javadoc: str) -> str:
-    node, body = info.node, info.body
-    head_end = body.start_byte if body is not None else node.end_byte
-    head = "\n".join(line.strip() for line in unit.between(node.start_byte, head_end).strip().splitlines())
+    decl = info.decl
+    head_end = decl.body_start if decl.body_start >= 0 else decl.end
+    head = "\n".join(line.strip() for line in unit.between(decl.start, head_end).strip().splitlines())
     lines = [javadoc.strip()] if javadoc else []
     lines.append(head + " {")
-    lines.extend(_INDENT + line for line in _member_lines(unit, info))
+    lines.extend(_INDENT + line for line in _member_lines(unit, decl.members))
     lines.append("}")
     return "\n".join(lines)
 
 
-def _member_lines(unit: FileUnit, info: TypeInfo) -> Iterator[str]:
+def _member_lines(unit: FileUnit, members: tuple[MemberDecl, ...]) -> Iterator[str]:
     constants: list[str] = []
-    for member in _members(info):
-        kind = member.type
+    for member in members:
+        kind = member.kind
         if kind == "enum_constant":
-            constants.append(_elide(unit, member, member.child_by_field_name("body")))
+            constants.append(_elide(member))
             continue
         if constants:
             yield ", ".join(constants) + ";"
@@ -149,36 +123,25 @@ def _member_lines(unit: FileUnit, info: TypeInfo) -> Iterator[str]:
         yield ", ".join(constants) + ";"
 
 
-def _member_line(unit: FileUnit, member: Node, kind: str) -> str | None:
-    if kind in ("field_declaration", "constant_declaration"):
-        return _shorten(squash(slice_text(unit.data, member)))
+def _member_line(unit: FileUnit, member: MemberDecl, kind: str) -> str | None:
+    if kind == "field_declaration" or kind == "constant_declaration":
+        return _shorten(member.head)
     if kind == "static_initializer":
         return "static" + _ELIDED
-    if kind in ("method_declaration", "constructor_declaration", "compact_constructor_declaration"):
-        body = member.child_by_field_name("body")
-        if body is not None:
-            return _elide(unit, member, body)
-        doc = javadoc_of(member)
-        summary = summarize(slice_text(unit.data, doc)) if doc is not None else None
-        line = squash(slice_text(unit.data, member))
-        return f"/** {summary} */ {line}" if summary else line
-    if kind in ("annotation_type_element_declaration",):
-        return squash(slice_text(unit.data, member))
-    if kind in (
-        "class_declaration",
-        "interface_declaration",
-        "enum_declaration",
-        "record_declaration",
-        "annotation_type_declaration",
-    ):
-        return _elide(unit, member, member.child_by_field_name("body"))
+    if kind in _CALLABLE_KINDS:
+        if member.body_start >= 0:
+            return member.head + _ELIDED
+        summary = summarize(unit.between(member.doc_start, member.doc_end)) if member.doc_start >= 0 else None
+        return f"/** {summary} */ {member.head}" if summary else member.head
+    if kind == "annotation_type_element_declaration":
+        return member.head
+    if kind in _TYPE_KINDS:
+        return _elide(member)
     return None  # blocks, ERROR nodes
 
 
-def _elide(unit: FileUnit, member: Node, body: Node | None) -> str:
-    if body is None:
-        return squash(slice_text(unit.data, member))
-    return squash(unit.between(member.start_byte, body.start_byte)) + _ELIDED
+def _elide(member: MemberDecl) -> str:
+    return member.head + _ELIDED if member.body_start >= 0 else member.head
 
 
 def _shorten(line: str) -> str:

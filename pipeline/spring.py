@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from tree_sitter import Node
-
-from pipeline.annotations import Annotation, Modifiers, string_value
-from pipeline.syntax import text
-from pipeline.types import simple_type
+from pipeline.outline import Annotation, Modifiers
 
 # Most specific first: a class carrying several takes the first that matches.
 STEREOTYPES: tuple[tuple[str, str], ...] = (
@@ -110,9 +106,9 @@ def route_prefixes(modifiers: Modifiers) -> tuple[str, ...]:
         if ann.name == "RequestMapping":
             paths.extend(_paths(ann))
         elif ann.name == "FeignClient":
-            paths.extend(string_value(n) for n in ann.values("path"))
+            paths.extend(v.string for v in ann.values("path"))
         elif ann.name == "Path":
-            paths.extend(string_value(n) for n in ann.values("value"))
+            paths.extend(v.string for v in ann.values("value"))
     return tuple(paths)
 
 
@@ -131,7 +127,7 @@ def method_routes(modifiers: Modifiers, prefixes: Sequence[str]) -> tuple[tuple[
             verbs.append(ann.name)
             paths = paths or []
         elif ann.name == "Path":
-            paths = [*(paths or []), *(string_value(n) for n in ann.values("value"))]
+            paths = [*(paths or []), *(v.string for v in ann.values("value"))]
             verbs = verbs or []
     if paths is None:
         return (), ()
@@ -148,12 +144,12 @@ def join_path(prefix: str, path: str) -> str:
 
 
 def _paths(ann: Annotation) -> list[str]:
-    return [string_value(n) for n in ann.values("value", "path")]
+    return [v.string for v in ann.values("value", "path")]
 
 
 def _request_methods(ann: Annotation) -> list[str]:
     # method = RequestMethod.GET, or {RequestMethod.POST, RequestMethod.PUT}, or a static import GET.
-    return [text(n).rsplit(".", 1)[-1] for n in ann.values("method")]
+    return [v.text.rsplit(".", 1)[-1] for v in ann.values("method")]
 
 
 def is_injected_member(modifiers: Modifiers) -> bool:
@@ -182,19 +178,11 @@ def lombok_constructor_fields(modifiers: Modifiers, fields: Sequence[tuple[Modif
     return picked
 
 
-def param_nodes(params: Node | None) -> list[Node]:
-    """Formal and varargs parameters of a `formal_parameters` node."""
-    if params is None:
-        return []
-    return [c for c in params.named_children if c.type in ("formal_parameter", "spread_parameter")]
+def injected_type(simple: str, type_arg: str | None) -> str:
+    """The bean type an injection point asks for: `List<Handler>` → `Handler`, `OwnerRepository` as is.
 
-
-def injected_type(type_node: Node | None) -> str:
-    """The bean type an injection point asks for: `List<Handler>` → `Handler`, `OwnerRepository` as is."""
-    if type_node is None:
-        return ""
-    if type_node.type == "generic_type" and simple_type(type_node) in _INJECTION_WRAPPERS:
-        args = next((c for c in type_node.named_children if c.type == "type_arguments"), None)
-        if args is not None and args.named_child_count == 1:
-            return simple_type(args.named_children[0])
-    return simple_type(type_node)
+    `simple` is the declared type's simple name, `type_arg` that of its sole type argument (if generic).
+    """
+    if type_arg is not None and simple in _INJECTION_WRAPPERS:
+        return type_arg
+    return simple

@@ -48,3 +48,18 @@ def squash(value: str) -> str:
     if "\n" not in value and "  " not in value and "\t" not in value:
         return value.strip()  # the common case, and ten times cheaper than split/join
     return " ".join(value.split())
+
+
+def node_at(root: Node, start: int, end: int, kind: str) -> Node:
+    """The node of type `kind` spanning bytes `start` to `end`, found from the root (outline records keep offsets).
+
+    Only rare paths need a node again (splitting a long method, listing syntax errors), so a
+    descent from the root, one level at a time, is cheap enough.
+    """
+    node = root
+    while not (node.start_byte == start and node.end_byte == end and node.type == kind):
+        inner = next((c for c in node.children if c.start_byte <= start and end <= c.end_byte), None)
+        if inner is None:
+            raise LookupError(f"no {kind} node at bytes {start}-{end}")
+        node = inner
+    return node

@@ -7,13 +7,14 @@ Wildcard imports make a name ambiguous, so it stays unresolved rather than guess
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import field
 from types import MappingProxyType
 
 from tree_sitter import Node
 
 from pipeline._values import value
+from pipeline.outline import Import
 from pipeline.syntax import squash, text
 
 JAVA_LANG = frozenset(
@@ -84,11 +85,7 @@ def simple_type(node: Node | None) -> str:
     if kind == "generic_type":
         return simple_type(node.named_children[0])
     if kind == "scoped_type_identifier":
-        # Keep the enclosing type of a nested one (`Map.Entry`), drop a package (`java.util.`).
-        parts = [p.strip() for p in text(node).split(".")]
-        while len(parts) > 1 and parts[0][:1].islower():
-            parts.pop(0)
-        return ".".join(parts)
+        return scoped_name(text(node))
     if kind == "array_type":
         return simple_type(node.child_by_field_name("element")) + "[]"
     if kind == "annotated_type":
@@ -96,9 +93,12 @@ def simple_type(node: Node | None) -> str:
     return squash(text(node))
 
 
-def type_text(node: Node | None) -> str:
-    """A type as written, white space collapsed: `Optional<UserDto>`."""
-    return squash(text(node)) if node is not None else ""
+def scoped_name(written: str) -> str:
+    """`java.util.Map.Entry` → `Map.Entry`: keep the enclosing type of a nested one, drop a package."""
+    parts = [p.strip() for p in written.split(".")]
+    while len(parts) > 1 and parts[0][:1].islower():
+        parts.pop(0)
+    return ".".join(parts)
 
 
 @value
@@ -141,25 +141,18 @@ def _looks_like_type_variable(name: str) -> bool:
     return name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
 
 
-def read_imports(root: Node, declared: Mapping[str, str], package: str) -> Imports:
+def read_imports(imports: Iterable[Import], declared: Mapping[str, str], package: str) -> Imports:
     """Collect the package's single-type and static imports of a compilation unit."""
     explicit: dict[str, str] = {}
     static_members: dict[str, str] = {}
     wildcards = False
-    for child in root.named_children:
-        if child.type != "import_declaration":
-            continue
-        names = [c for c in child.named_children if c.type in ("scoped_identifier", "identifier")]
-        if not names:
-            continue
-        dotted = text(names[0])
-        is_static = any(c.type == "static" for c in child.children)
-        if any(c.type == "asterisk" for c in child.children):
+    for each in imports:
+        if each.wildcard:
             wildcards = True
-        elif is_static:
-            static_members[dotted.rsplit(".", 1)[-1]] = dotted
+        elif each.static:
+            static_members[each.name.rsplit(".", 1)[-1]] = each.name
         else:
-            explicit[dotted.rsplit(".", 1)[-1]] = dotted
+            explicit[each.name.rsplit(".", 1)[-1]] = each.name
     return Imports(
         package=package,
         explicit=MappingProxyType(explicit),

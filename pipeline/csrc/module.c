@@ -1,0 +1,266 @@
+/* pipeline._native: the module, its grammar tables and the record classes it builds. */
+#include <string.h>
+
+#include "outline.h"
+
+#ifndef JAVAKB_TREE_SITTER_VERSION
+#error "build with -DJAVAKB_TREE_SITTER_VERSION=\"...\" (scripts/build_native does)"
+#endif
+
+/* py-tree-sitter's Tree object (tree_sitter/binding/types.h of the pinned release). */
+typedef struct {
+    PyObject_HEAD TSTree *tree;
+    PyObject *source;
+    PyObject *language;
+} PyTree;
+
+static const char *const KIND_NAMES[K_COUNT] = {
+    [K_OTHER] = "",
+    [K_CLASS_DECLARATION] = "class_declaration",
+    [K_INTERFACE_DECLARATION] = "interface_declaration",
+    [K_ENUM_DECLARATION] = "enum_declaration",
+    [K_RECORD_DECLARATION] = "record_declaration",
+    [K_ANNOTATION_TYPE_DECLARATION] = "annotation_type_declaration",
+    [K_ENUM_CONSTANT] = "enum_constant",
+    [K_METHOD_INVOCATION] = "method_invocation",
+    [K_METHOD_REFERENCE] = "method_reference",
+    [K_IDENTIFIER] = "identifier",
+    [K_FORMAL_PARAMETER] = "formal_parameter",
+    [K_SPREAD_PARAMETER] = "spread_parameter",
+    [K_RESOURCE] = "resource",
+    [K_ENHANCED_FOR_STATEMENT] = "enhanced_for_statement",
+    [K_INSTANCEOF_EXPRESSION] = "instanceof_expression",
+    [K_VARIABLE_DECLARATOR] = "variable_declarator",
+    [K_LOCAL_VARIABLE_DECLARATION] = "local_variable_declaration",
+    [K_CATCH_FORMAL_PARAMETER] = "catch_formal_parameter",
+    [K_CATCH_TYPE] = "catch_type",
+    [K_TYPE_PATTERN] = "type_pattern",
+    [K_FIELD_ACCESS] = "field_access",
+    [K_THIS] = "this",
+    [K_SUPER] = "super",
+    [K_PARENTHESIZED_EXPRESSION] = "parenthesized_expression",
+    [K_OBJECT_CREATION_EXPRESSION] = "object_creation_expression",
+    [K_CAST_EXPRESSION] = "cast_expression",
+    [K_STRING_LITERAL] = "string_literal",
+    [K_TEXT_BLOCK] = "text_block",
+    [K_CHARACTER_LITERAL] = "character_literal",
+    [K_TYPE_IDENTIFIER] = "type_identifier",
+    [K_SCOPED_TYPE_IDENTIFIER] = "scoped_type_identifier",
+    [K_GENERIC_TYPE] = "generic_type",
+    [K_ARRAY_TYPE] = "array_type",
+    [K_INTEGRAL_TYPE] = "integral_type",
+    [K_ANNOTATED_TYPE] = "annotated_type",
+    [K_MODIFIERS] = "modifiers",
+    [K_ANNOTATION] = "annotation",
+    [K_MARKER_ANNOTATION] = "marker_annotation",
+    [K_LINE_COMMENT] = "line_comment",
+    [K_BLOCK_COMMENT] = "block_comment",
+    [K_ELEMENT_VALUE_PAIR] = "element_value_pair",
+    [K_ELEMENT_VALUE_ARRAY_INITIALIZER] = "element_value_array_initializer",
+    [K_BINARY_EXPRESSION] = "binary_expression",
+    [K_STRING_FRAGMENT] = "string_fragment",
+    [K_ESCAPE_SEQUENCE] = "escape_sequence",
+    [K_TYPE_ARGUMENTS] = "type_arguments",
+    [K_TYPE_LIST] = "type_list",
+    [K_EXTENDS_INTERFACES] = "extends_interfaces",
+    [K_ENUM_BODY] = "enum_body",
+    [K_ENUM_BODY_DECLARATIONS] = "enum_body_declarations",
+    [K_FIELD_DECLARATION] = "field_declaration",
+    [K_CONSTANT_DECLARATION] = "constant_declaration",
+    [K_METHOD_DECLARATION] = "method_declaration",
+    [K_CONSTRUCTOR_DECLARATION] = "constructor_declaration",
+    [K_COMPACT_CONSTRUCTOR_DECLARATION] = "compact_constructor_declaration",
+    [K_STATIC_INITIALIZER] = "static_initializer",
+    [K_PACKAGE_DECLARATION] = "package_declaration",
+    [K_IMPORT_DECLARATION] = "import_declaration",
+    [K_SCOPED_IDENTIFIER] = "scoped_identifier",
+    [K_STATIC] = "static",
+    [K_ASTERISK] = "asterisk",
+    [K_ERROR] = "ERROR",
+};
+
+static const char *const FIELD_NAMES[F_COUNT] = {
+    [F_NAME] = "name",
+    [F_BODY] = "body",
+    [F_OBJECT] = "object",
+    [F_TYPE] = "type",
+    [F_RIGHT] = "right",
+    [F_DECLARATOR] = "declarator",
+    [F_VALUE] = "value",
+    [F_SUPERCLASS] = "superclass",
+    [F_INTERFACES] = "interfaces",
+    [F_PARAMETERS] = "parameters",
+    [F_TYPE_PARAMETERS] = "type_parameters",
+    [F_ELEMENT] = "element",
+    [F_ARGUMENTS] = "arguments",
+    [F_KEY] = "key",
+    [F_FIELD] = "field",
+    [F_LEFT] = "left",
+};
+
+static Grammar grammar;
+static Records records;
+static bool bound;
+static PyTypeObject *tree_type;
+
+/* Kinds by symbol, from the names `Node.type` reports; ERROR and error repetitions in two extra slots. */
+static bool load_grammar(const TSLanguage *language) {
+    if (grammar.language == language) return true;
+    uint32_t count = ts_language_symbol_count(language);
+    uint8_t *kinds = PyMem_Calloc(count + 2, sizeof(uint8_t));
+    PyObject **names = PyMem_Calloc(count + 2, sizeof(PyObject *));
+    if (kinds == NULL || names == NULL) {
+        PyMem_Free(kinds);
+        PyMem_Free(names);
+        PyErr_NoMemory();
+        return false;
+    }
+    for (uint32_t s = 0; s < count + 2; s++) {
+        TSSymbol symbol = s < count ? (TSSymbol)s : (s == count ? (TSSymbol)-1 : (TSSymbol)-2);
+        const char *name = ts_language_symbol_name(language, symbol);
+        for (int k = 1; name != NULL && k < K_COUNT; k++) {
+            if (strcmp(name, KIND_NAMES[k]) == 0) {
+                kinds[s] = (uint8_t)k;
+                break;
+            }
+        }
+    }
+    if (grammar.names != NULL) {
+        for (uint32_t s = 0; s < grammar.symbol_count + 2; s++) Py_XDECREF(grammar.names[s]);
+    }
+    PyMem_Free(grammar.kinds);
+    PyMem_Free(grammar.names);
+    grammar.kinds = kinds;
+    grammar.names = names;
+    grammar.symbol_count = count;
+    uint32_t field_count = ts_language_field_count(language);
+    int8_t *field_of = PyMem_Malloc(field_count + 1);
+    if (field_of == NULL) {
+        PyErr_NoMemory();
+        return false;
+    }
+    memset(field_of, -1, field_count + 1);
+    for (int f = 0; f < F_COUNT; f++) {
+        grammar.fields[f] = ts_language_field_id_for_name(language, FIELD_NAMES[f], (uint32_t)strlen(FIELD_NAMES[f]));
+        if (grammar.fields[f] != 0 && grammar.fields[f] <= field_count) field_of[grammar.fields[f]] = (int8_t)f;
+    }
+    PyMem_Free(grammar.field_of);
+    grammar.field_of = field_of;
+    grammar.field_count = field_count;
+    grammar.language = language;
+    return true;
+}
+
+static PyTypeObject *record_class(PyObject *module, const char *name) {
+    PyObject *cls = PyObject_GetAttrString(module, name);
+    if (cls == NULL) return NULL;
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &PyTuple_Type) ||
+        ((PyTypeObject *)cls)->tp_basicsize != PyTuple_Type.tp_basicsize) {
+        PyErr_Format(PyExc_TypeError, "pipeline.outline.%s must be a named tuple", name);
+        Py_DECREF(cls);
+        return NULL;
+    }
+    return (PyTypeObject *)cls;
+}
+
+static PyObject *bind(PyObject *self, PyObject *args) {
+    PyObject *outline, *squash, *scoped_name;
+    if (!PyArg_ParseTuple(args, "OOO:bind", &outline, &squash, &scoped_name)) return NULL;
+    Records found = {0};
+    found.annotation_value = record_class(outline, "AnnotationValue");
+    found.annotation = found.annotation_value ? record_class(outline, "Annotation") : NULL;
+    found.modifiers = found.annotation ? record_class(outline, "Modifiers") : NULL;
+    found.param = found.modifiers ? record_class(outline, "Param") : NULL;
+    found.field = found.param ? record_class(outline, "Field") : NULL;
+    found.member_decl = found.field ? record_class(outline, "MemberDecl") : NULL;
+    found.type_decl = found.member_decl ? record_class(outline, "TypeDecl") : NULL;
+    found.call = found.type_decl ? record_class(outline, "Call") : NULL;
+    found.local_decl = found.call ? record_class(outline, "LocalDecl") : NULL;
+    found.import = found.local_decl ? record_class(outline, "Import") : NULL;
+    found.outline = found.import ? record_class(outline, "Outline") : NULL;
+    found.no_modifiers = found.outline ? PyObject_GetAttrString(outline, "NO_MODIFIERS") : NULL;
+    found.empty_args = found.no_modifiers ? PyObject_GetAttrString(outline, "EMPTY_ARGS") : NULL;
+    if (found.empty_args == NULL) {
+        PyTypeObject *classes[] = {found.annotation_value, found.annotation, found.modifiers, found.param,
+                                   found.field, found.member_decl, found.type_decl, found.call,
+                                   found.local_decl, found.import, found.outline};
+        for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) Py_XDECREF(classes[i]);
+        Py_XDECREF(found.no_modifiers);
+        return NULL;
+    }
+    Py_INCREF(squash);
+    Py_INCREF(scoped_name);
+    found.squash = squash;
+    found.scoped_name = scoped_name;
+    records = found; /* bound once per process; a second bind leaks the first (tiny) */
+    bound = true;
+    Py_RETURN_NONE;
+}
+
+static TSTree *tree_of(PyObject *object) {
+    if (tree_type == NULL) {
+        PyObject *module = PyImport_ImportModule("tree_sitter");
+        PyObject *type = module ? PyObject_GetAttrString(module, "Tree") : NULL;
+        Py_XDECREF(module);
+        if (type == NULL) return NULL;
+        tree_type = (PyTypeObject *)type;
+    }
+    if (!PyObject_TypeCheck(object, tree_type)) {
+        PyErr_SetString(PyExc_TypeError, "expected a tree_sitter.Tree");
+        return NULL;
+    }
+    TSTree *tree = ((PyTree *)object)->tree;
+    if (tree == NULL) PyErr_SetString(PyExc_ValueError, "the tree_sitter.Tree holds no tree");
+    return tree;
+}
+
+static PyObject *read_outline(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "read_outline(tree, data: bytes)");
+        return NULL;
+    }
+    if (!bound) {
+        PyErr_SetString(PyExc_RuntimeError, "pipeline._native.bind was not called");
+        return NULL;
+    }
+    TSTree *tree = tree_of(args[0]);
+    if (tree == NULL || !load_grammar(ts_tree_language(tree))) return NULL;
+    Reader reader = {0};
+    reader.data = PyBytes_AS_STRING(args[1]);
+    reader.size = PyBytes_GET_SIZE(args[1]);
+    reader.grammar = &grammar;
+    reader.records = &records;
+    PyObject *result = read_outline_of(&reader, tree);
+    if (reader.scratch_ready) ts_tree_cursor_delete(&reader.scratch);
+    PyMem_Free(reader.children);
+    PyMem_Free(reader.nodes);
+    return result;
+}
+
+/* The root's type, byte range and child counts, as the C runtime reads them: compared with
+ * py-tree-sitter's answers before the reader is trusted (pipeline/reader.py). */
+static PyObject *probe(PyObject *self, PyObject *object) {
+    TSTree *tree = tree_of(object);
+    if (tree == NULL) return NULL;
+    TSNode root = ts_tree_root_node(tree);
+    return Py_BuildValue("(sIIII)", ts_node_type(root), ts_node_start_byte(root), ts_node_end_byte(root),
+                         ts_node_child_count(root), ts_node_named_child_count(root));
+}
+
+static PyMethodDef methods[] = {
+    {"bind", bind, METH_VARARGS, "bind(outline_module, squash, scoped_name): the record classes and string rules."},
+    {"read_outline", (PyCFunction)(void (*)(void))read_outline, METH_FASTCALL,
+     "read_outline(tree, data): the outline of a tree parsed from data."},
+    {"probe", probe, METH_O, "probe(tree): (type, start_byte, end_byte, child_count, named_child_count) of the root."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "pipeline._native", "The C reader of Java outlines (pipeline/outline.py).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddStringConstant(m, "TREE_SITTER_VERSION", JAVAKB_TREE_SITTER_VERSION) < 0) Py_CLEAR(m);
+    return m;
+}

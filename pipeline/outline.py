@@ -1,0 +1,198 @@
+"""The outline of a Java file: every fact the chunker reads from the syntax tree, as plain records.
+
+Two readers build it and give equal outlines for every tree: `pipeline._native`, a C extension that
+reads the tree through the tree-sitter C API in one walk, and `pipeline.tree_outline`, the same in
+Python over py-tree-sitter's `Node` API (the fallback when the extension is not built). Reading a
+`Node` property costs 1,700 to 3,800 instructions in py-tree-sitter, and one tree-sitter query walk
+costs a third of a parse, so the C reader is what keeps the pipeline within 2x of a bare parse
+(docs/performance.md, issue 2).
+
+Records are named tuples: the C reader allocates them directly (no `__init__` call), and tuples
+compare by value, which is how the two readers are checked against each other. Byte offsets and rows
+are tree-sitter's (zero-based); -1 stands for "no such node".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import NamedTuple
+
+EMPTY_ARGS: Mapping[str, tuple[AnnotationValue, ...]] = MappingProxyType({})
+
+
+class AnnotationValue(NamedTuple):
+    """One value of an annotation argument (array elements are values of their own)."""
+
+    text: str  # as written
+    string: str  # as a constant string: literals joined, anything else as `${expression}`
+
+
+class Annotation(NamedTuple):
+    """One annotation use: its text as written, its simple name and its arguments by element name.
+
+    The single unnamed argument is under `value` (JLS 9.7.3).
+    """
+
+    text: str
+    name: str
+    args: Mapping[str, tuple[AnnotationValue, ...]] = EMPTY_ARGS
+
+    def values(self, *keys: str) -> tuple[AnnotationValue, ...]:
+        """Argument values for the first key present, with arrays flattened."""
+        for key in keys:
+            found = self.args.get(key)
+            if found:
+                return found
+        return ()
+
+
+class Modifiers(NamedTuple):
+    """Keywords and annotations of a declaration."""
+
+    keywords: tuple[str, ...] = ()
+    annotations: tuple[Annotation, ...] = ()
+
+    def has(self, *names: str) -> bool:
+        """True when any annotation has one of these simple names."""
+        if not self.annotations:
+            return False  # most declarations: skip the generator
+        return any(a.name in names for a in self.annotations)
+
+    def find(self, *names: str) -> Annotation | None:
+        """The first annotation with one of these simple names."""
+        return next((a for a in self.annotations if a.name in names), None)
+
+
+NO_MODIFIERS = Modifiers()
+
+
+class Param(NamedTuple):
+    """A formal or varargs parameter (and a record component)."""
+
+    kind: str  # formal_parameter or spread_parameter
+    type: str  # as a signature shows it: `Map<K, V>`, `String...`
+    name: str
+    simple: str  # simple name of the declared type ("" for varargs, whose type is not a field)
+    type_arg: str | None  # simple name of the sole type argument of a generic type, else None
+    modifiers: Modifiers
+    value_annotated: bool  # its modifiers mention `@Value`: configuration, not a bean
+
+
+class Field(NamedTuple):
+    """A field (one per declarator) or a record component."""
+
+    name: str
+    type: str  # simple name
+    type_arg: str | None  # as in `Param`
+    modifiers: Modifiers
+    has_initializer: bool
+
+
+class MemberDecl(NamedTuple):
+    """A named child of a type body (enum body declarations flattened): member, comment or anything else.
+
+    Only methods, constructors and static initializers fill the callable fields; an enum constant
+    fills `name`, its body and `members` (the methods of its body). `head` is "" for comments and
+    static initializers, which a skeleton does not quote.
+    """
+
+    kind: str  # the node type
+    start: int
+    end: int
+    start_row: int
+    end_row: int
+    has_error: bool
+    outside_error: bool  # an error outside the `body` field: what a type's skeleton shows
+    body_start: int  # the `body` field; a static initializer's block (its last named child)
+    head: str  # what a type's skeleton shows: the source up to the `body` field (all if none), squashed
+    owner: str  # nested name of the declaring type; `Enum.CONSTANT` inside a constant body
+    name: str
+    modifiers: Modifiers
+    signature: str
+    parameter_types: tuple[str, ...]
+    params: tuple[Param, ...]  # a compact constructor's are its record's components
+    doc_start: int  # the javadoc comment right before it
+    doc_end: int
+    doc_row: int
+    members: tuple[MemberDecl, ...]
+
+
+class TypeDecl(NamedTuple):
+    """A named class, interface, enum, record or annotation type declaration, local ones included."""
+
+    kind: str  # the node type
+    name: str
+    nested_name: str  # Outer.Inner (enum constants with a body count as a level), without the package
+    outer: int  # index of the innermost enclosing type declaration in `Outline.types`, -1 if none or unnamed
+    start: int
+    end: int
+    start_row: int
+    end_row: int
+    head_start: int  # where the declaration line starts, after the modifiers
+    body_start: int
+    has_error: bool
+    head_error: bool  # an error in a child other than the body
+    body_error: bool
+    doc_start: int
+    doc_end: int
+    doc_row: int
+    modifiers: Modifiers
+    extends: tuple[str, ...]  # simple names
+    implements: tuple[str, ...]
+    fields: tuple[Field, ...]  # record components first
+    members: tuple[MemberDecl, ...]
+
+
+class Receiver:
+    """What a call's receiver is (`Call.receiver`), and the root of a chain (`Call.root`)."""
+
+    NONE = 0  # an unqualified call
+    IDENTIFIER = 1
+    DOTTED = 2  # a.b.C: identifiers joined by field accesses
+    CHAIN = 3  # anything else: method calls, field accesses, literals... down to a root
+    ORPHAN = 4  # a chain whose innermost link has no object (a parse error)
+    THIS = 5
+    SUPER = 6
+    FIELD = 7  # `this.x`, or a field access left inside parentheses
+    TYPED = 8  # `new T()`, `(T) x`, a literal or a type: `root_text` is its simple type
+    OTHER = 9
+
+
+class Call(NamedTuple):
+    """A method invocation or method reference: the name's row, the name, and its receiver taken apart."""
+
+    row: int
+    name: str
+    receiver: int  # Receiver.NONE, IDENTIFIER, DOTTED or CHAIN
+    text: str  # the identifier or dotted name as written
+    root: int  # the chain's root kind; IDENTIFIER for an identifier or dotted receiver
+    root_text: str  # identifier, field name, simple type, or the expression squashed
+    alt: str  # FIELD: the field access squashed, used when the field is not known
+    suffix: str  # the links after the root: `.findById().map` ("" when the root is the receiver)
+
+
+class LocalDecl(NamedTuple):
+    """A local variable, parameter, catch parameter, resource or pattern variable with its simple type."""
+
+    row: int
+    name: str
+    type: str  # "" for `var` unless initialized with `new T(...)`
+
+
+class Import(NamedTuple):
+    """One import declaration."""
+
+    name: str  # dotted, without `.*`
+    static: bool
+    wildcard: bool
+
+
+class Outline(NamedTuple):
+    """Everything the chunker reads from one file's tree."""
+
+    package: str
+    imports: tuple[Import, ...]
+    types: list[TypeDecl]  # in document order, outer before inner
+    calls: list[Call]  # ordered by row
+    decls: list[LocalDecl]  # ordered by row

@@ -1,0 +1,317 @@
+"""The two outline readers: the C extension (`pipeline._native`) and the Python fallback agree exactly.
+
+The C reader is what the pipeline uses when `scripts/build_native` built it; these tests compare it
+with the Python reader on every fixture file, on tricky sources and on random token soup, and check
+what both read from a few tricky sources. Without the extension (or with `JAVAKB_NO_EXTENSIONS=1`)
+the comparisons are skipped and the rest runs against the Python reader.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from importlib.util import find_spec
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from tree_sitter import Tree
+
+from pipeline import reader, tree_outline
+from pipeline.chunking import chunk_source
+from pipeline.model import ChunkerConfig, SourceContext
+from pipeline.outline import Outline, Receiver
+from pipeline.reader import OutlineReader, native_reader
+from pipeline.source import Decoded, decode_source
+from pipeline.syntax import parse
+from tests.pipeline.test_robustness import JAVA_TOKENS
+from tests.support.java_fixtures import JAVA_FIXTURES
+
+NATIVE = reader.NATIVE
+needs_native = pytest.mark.skipif(NATIVE is None, reason="pipeline._native is not built (scripts/build_native) or off")
+FIXTURE_FILES = sorted(
+    p
+    for p in JAVA_FIXTURES.rglob("*.java")
+    if isinstance(decode_source(p.read_bytes(), p.name, ChunkerConfig()), Decoded)  # as the parser sees them
+)
+READERS: dict[str, OutlineReader] = {"python": tree_outline.read_outline, **({"native": NATIVE} if NATIVE else {})}
+
+TRICKY = {
+    "syntax-errors": "class A { void m() { int x = ; foo(; } reset() }\n}} class B { int y = 1 +; }",
+    "missing-tokens": "class A { void m() { foo() } int f( { }",
+    "only-garbage": "@@ ;; }}} (( int",
+    "unicode": (
+        "package ünï;\nclass Größe<Ä> extends Bäse { /** Grüße, Welt. Mehr. */ void grüß(Straße s, Ä… a) {"
+        ' s.fahr("ö"); Größe.this.x(); } String 名前 = "名前";\n  Map<\u00a0String ,\u00a0Ä\u00a0> m; }'
+    ),
+    "nested-anonymous-local": (
+        "class Outer { class Inner { class Deep { void d() { } } } void m() {\n"
+        "  class Local { void l() { new Runnable() { public void run() { go(); } }.run(); } }\n"
+        "  Runnable r = () -> { class InLambda { void x() {} } }; } enum E { A { void a() {} }, B }\n"
+        "  interface I { default void i() { class InDefault {} } } }"
+    ),
+    "lambdas": (
+        "class L { void m(List<String> xs) { xs.stream().map(s -> s.trim()).filter((String s) -> !s.isEmpty())"
+        ".forEach(System.out::println); Function<Integer, int[]> f = int[]::new; Supplier<L> s = L::new;"
+        " BiFunction<A, B, C> g = (a, b) -> a.apply(b); } }"
+    ),
+    "receivers": (
+        "import static java.util.Objects.requireNonNull; import java.util.Map;\n"
+        "class R extends Base { Repo repo; void m(Owner owner) { var v = new Builder<X>(); var w = make();"
+        " requireNonNull(owner); repo.find(owner.id).map(x -> x).orElse(null); this.repo.save(owner);"
+        " super.m(owner); java.util.Objects.hash(1); Map.Entry.comparingByKey(); ((Repo) o).find(1);"
+        " \"s\".length(); 'c'.x(); (a.b).c(); foo().bar().bar().baz(); new R().m(null); this.field.x();"
+        " v.build(); w.go(); int[] arr = {}; arr.clone(); String.valueOf(1); x.<T>cast(y);"
+        " try (var in = new FileInputStream(f); Reader rd = open()) { in.read(); }"
+        " catch (IOException | RuntimeException e) { e.printStackTrace(); }"
+        " for (var item : items) { item.use(); } if (o instanceof Owner own) { own.pet(); }"
+        " switch (o) { case Pet p -> p.name(); case Owner /* c */ q -> q.id(); default -> {} } } }"
+    ),
+    "annotations": (
+        '@RestController @RequestMapping({"/api", "/v" + "2"}) @Deprecated(since = "9", forRemoval = true)\n'
+        'public class C { @GetMapping(path = "/{id}", produces = MediaType.JSON) public @ResponseBody X get('
+        '@PathVariable("id") final Long id, @Value("${a}") String a) { return null; }\n'
+        "@RequestMapping(method = {RequestMethod.POST, PUT}) void post() {} @org.x.Y(/* c */ 1) int f; }"
+    ),
+    "records-and-enums": (
+        "record P<T>(@A int x, T... ys) implements I { P { requireNonNull(ys); } static { init(); }"
+        " /** Makes. */ static P of() { return new P(1); } }\n"
+        "enum E implements I { A(1) { @Override void f() { } }, B(2); private final int v; E(int v) { this.v = v; }"
+        " abstract void f(); }\n@interface Ann { int v() default 1; String[] names() default {}; }"
+    ),
+    "javadoc-and-comments": (
+        "/** Type. */ // trailing\n/* block */ class D { /** one */ // line\n void a() {}\n"
+        " /**/ void b() {} /** two */ /* plain */ void c() {} /** three */ @X void d() {} }"
+    ),
+    "text-blocks-and-literals": (
+        'class T { String s = """\n  text "block"\n  """; char c = \'\\n\'; void m() { """x""".strip(); '
+        "0x1FL.toString(); } }"
+    ),
+    "deep-nesting": "class N { Object m() { return " + "(" * 300 + "x" + ")" * 300 + "; } }",
+}
+
+
+def _outline(read: OutlineReader, source: bytes) -> Outline:
+    return read(parse(source), source)
+
+
+def _text(source: str | bytes) -> bytes:
+    return source.encode("utf-8") if isinstance(source, str) else source
+
+
+@needs_native
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=[str(p.relative_to(JAVA_FIXTURES)) for p in FIXTURE_FILES])
+def test_both_readers_give_the_same_outline_of_a_fixture_file(path: Path) -> None:
+    decoded = decode_source(path.read_bytes(), path.name, ChunkerConfig())
+    assert isinstance(decoded, Decoded), decoded  # UTF-8 now, as the parser sees it
+    data = decoded.data
+    assert NATIVE is not None
+    assert _outline(NATIVE, data) == _outline(tree_outline.read_outline, data)
+
+
+@needs_native
+@pytest.mark.parametrize("name", sorted(TRICKY))
+def test_both_readers_give_the_same_outline_of_tricky_java(name: str) -> None:
+    data = _text(TRICKY[name])
+    assert NATIVE is not None
+    assert _outline(NATIVE, data) == _outline(tree_outline.read_outline, data)
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(20))
+def test_both_readers_give_the_same_outline_of_token_soup(seed: int) -> None:
+    rng = random.Random(seed)
+    data = " ".join(rng.choice(JAVA_TOKENS) for _ in range(rng.randrange(1, 2000))).encode()
+    assert NATIVE is not None
+    assert _outline(NATIVE, data) == _outline(tree_outline.read_outline, data)
+
+
+@needs_native
+def test_both_readers_give_the_same_chunks_for_the_fixture_project() -> None:
+    context, config = SourceContext(repo_path="acme/shop"), ChunkerConfig()
+    for path in sorted(JAVA_FIXTURES.rglob("*.java")):  # undecodable ones too: both skip them alike
+        raw, name = path.read_bytes(), str(path.relative_to(JAVA_FIXTURES))
+        native = chunk_source(raw, name, context, config, reader=reader.read_outline)
+        python = chunk_source(raw, name, context, config, reader=tree_outline.read_outline)
+        assert native == python, name
+
+
+def test_the_native_reader_is_used_when_it_is_built() -> None:
+    built = find_spec("pipeline._native") is not None
+    if not built or reader.DISABLED:
+        pytest.skip("pipeline._native is not built, or JAVAKB_NO_EXTENSIONS is set")
+    assert NATIVE is not None, "pipeline._native is built but failed its check against the Python reader (see log)"
+    assert reader.read_outline is NATIVE
+
+
+# --------------------------------------------------------------------------------------- what both read
+
+
+@pytest.fixture(params=sorted(READERS))
+def read(request: pytest.FixtureRequest) -> OutlineReader:
+    return READERS[request.param]
+
+
+def test_nested_anonymous_and_local_classes(read: OutlineReader) -> None:
+    found = _outline(read, _text(TRICKY["nested-anonymous-local"]))
+    names = [(t.nested_name, found.types[t.outer].name if t.outer >= 0 else None) for t in found.types]
+    assert names == [
+        ("Outer", None),
+        ("Outer.Inner", "Outer"),
+        ("Outer.Inner.Deep", "Inner"),
+        ("Outer.Local", "Outer"),  # a local class: named after its type, not its method
+        ("Outer.InLambda", "Outer"),
+        ("Outer.E", "Outer"),
+        ("Outer.I", "Outer"),
+        ("Outer.I.InDefault", "I"),
+    ]
+    enum = found.types[5]
+    constant = next(m for m in enum.members if m.kind == "enum_constant" and m.name == "A")
+    assert [(m.owner, m.name, m.signature) for m in constant.members] == [("Outer.E.A", "a", "a(): void")]
+
+
+def test_calls_keep_document_order_and_rows(read: OutlineReader) -> None:
+    found = _outline(read, _text(TRICKY["lambdas"]))
+    assert [(c.name, c.receiver, c.text or c.root_text, c.suffix) for c in found.calls] == [
+        ("stream", Receiver.IDENTIFIER, "xs", ""),
+        ("map", Receiver.CHAIN, "xs", ".stream()"),
+        ("trim", Receiver.IDENTIFIER, "s", ""),
+        ("filter", Receiver.CHAIN, "xs", ".stream().map()"),
+        ("isEmpty", Receiver.IDENTIFIER, "s", ""),
+        ("forEach", Receiver.CHAIN, "xs", ".stream().map().filter()"),
+        ("apply", Receiver.IDENTIFIER, "a", ""),
+        ("println", Receiver.DOTTED, "System.out", ".out"),  # references come after invocations of their row
+        ("new", Receiver.CHAIN, "int[]", ""),
+        ("new", Receiver.IDENTIFIER, "L", ""),
+    ]
+
+
+def test_receivers_are_taken_apart(read: OutlineReader) -> None:
+    calls = {(c.name, c.row): c for c in _outline(read, _text(TRICKY["receivers"])).calls}
+    by_name = {name: call for (name, _), call in calls.items()}
+    assert (by_name["requireNonNull"].receiver, by_name["requireNonNull"].text) == (Receiver.NONE, "")
+    assert (by_name["orElse"].root, by_name["orElse"].root_text, by_name["orElse"].suffix) == (
+        Receiver.IDENTIFIER,
+        "repo",
+        ".find().map()",
+    )
+    assert (by_name["save"].root, by_name["save"].root_text, by_name["save"].alt) == (
+        Receiver.FIELD,
+        "repo",
+        "this.repo",
+    )
+    assert by_name["hash"].receiver == Receiver.DOTTED and by_name["hash"].text == "java.util.Objects"
+    assert (by_name["length"].root, by_name["length"].root_text) == (Receiver.TYPED, "String")
+    assert (by_name["build"].receiver, by_name["build"].text) == (Receiver.IDENTIFIER, "v")
+    assert (by_name["baz"].root_text, by_name["baz"].suffix) == ("", ".foo().bar()")  # a fluent run once
+    assert by_name["baz"].root == Receiver.ORPHAN
+
+
+def test_local_declarations_with_var_and_patterns(read: OutlineReader) -> None:
+    decls = [(d.name, d.type) for d in _outline(read, _text(TRICKY["receivers"])).decls]
+    assert decls == [
+        ("owner", "Owner"),
+        ("v", "Builder"),  # var x = new T<>() states its type
+        ("w", ""),  # var from a call does not
+        ("arr", "int[]"),
+        ("in", "FileInputStream"),
+        ("rd", "Reader"),
+        ("e", "IOException"),
+        ("item", ""),
+        ("own", "Owner"),
+        ("p", "Pet"),
+        ("q", "Owner"),
+        ("q", "/* c */"),  # the query's reading of a comment between a pattern's type and name, kept
+    ]
+
+
+def test_members_signatures_modifiers_and_javadoc(read: OutlineReader) -> None:
+    data = _text(TRICKY["records-and-enums"])
+    record, enum, ann = _outline(read, data).types
+    assert [(f.name, f.type, [a.name for a in f.modifiers.annotations]) for f in record.fields] == [("x", "int", ["A"])]
+    members = {m.name: m for m in record.members}
+    assert members["P"].kind == "compact_constructor_declaration" and members["P"].signature == "P(int x, T... ys)"
+    assert members["<clinit>"].signature == "static {}" and members["<clinit>"].head == ""
+    of = members["of"]
+    assert (of.signature, of.modifiers.keywords) == ("of(): P", ("static",))
+    assert data[of.doc_start : of.doc_end] == b"/** Makes. */"
+    assert [m.name for m in enum.members if m.kind == "enum_constant"] == ["A", "B"]
+    assert [f.name for f in enum.fields] == ["v"]
+    assert [m.head for m in ann.members] == ["int v() default 1;", "String[] names() default {};"]
+
+
+def test_annotation_arguments(read: OutlineReader) -> None:
+    found = _outline(read, _text(TRICKY["annotations"]))
+    mapping = found.types[0].modifiers.find("RequestMapping")
+    assert mapping is not None and [v.string for v in mapping.values("value")] == ["/api", "/v2"]
+    get = next(m for m in found.types[0].members if m.name == "get")
+    annotation = get.modifiers.find("GetMapping")
+    assert annotation is not None
+    assert [(v.text, v.string) for v in annotation.values("produces")] == [("MediaType.JSON", "${MediaType.JSON}")]
+    assert [(p.name, p.value_annotated) for p in get.params] == [("id", False), ("a", True)]
+    post = next(m for m in found.types[0].members if m.name == "post")
+    methods = post.modifiers.find("RequestMapping")
+    assert methods is not None and [v.text for v in methods.values("method")] == ["RequestMethod.POST", "PUT"]
+
+
+def test_syntax_errors_are_flagged_where_they_are(read: OutlineReader) -> None:
+    first, second = _outline(read, _text(TRICKY["syntax-errors"])).types
+    assert (first.name, first.has_error, first.body_error) == ("A", True, True)
+    m = next(m for m in first.members if m.name == "m")
+    assert (m.has_error, m.outside_error) == (True, False)  # the error is inside the body
+    assert second.name == "B" and second.has_error
+
+
+def test_unicode_names_and_white_space(read: OutlineReader) -> None:
+    data = _text(TRICKY["unicode"])
+    found = _outline(read, data)
+    (t,) = found.types
+    assert (found.package, t.name, t.extends) == ("ünï", "Größe", ("Bäse",))
+    method = next(m for m in t.members if m.name == "grüß")
+    assert method.signature == "grüß(Straße s, Ä a): void"  # `…` is no identifier: an error, left out
+    assert data[method.start : method.end].decode().startswith("void grüß")  # offsets are bytes
+    assert [(f.name, f.type) for f in t.fields] == [("名前", "String"), ("m", "Map")]
+    # squash() keeps inner no-break spaces when the text has no newline, tab or double space
+    assert t.members[-1].head == "Map<\u00a0String ,\u00a0Ä\u00a0> m;"
+
+
+def test_a_deeply_nested_expression_is_read(read: OutlineReader) -> None:
+    (t,) = _outline(read, _text(TRICKY["deep-nesting"])).types
+    assert [m.name for m in t.members] == ["m"]
+
+
+# --------------------------------------------------------------------------------------- the check before use
+
+
+class _FakeNative:
+    """A stand-in for `pipeline._native` (see `pipeline.reader.NativeModule`)."""
+
+    def __init__(self, version: str, read: Callable[[Tree, bytes], Outline]) -> None:
+        self.TREE_SITTER_VERSION = version
+        self._read = read
+
+    def bind(self, outline: ModuleType, squash: Callable[[str], str], scoped_name: Callable[[str], str], /) -> None:
+        pass
+
+    def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
+        return self._read(tree, data)
+
+    def probe(self, tree: Tree, /) -> tuple[str, int, int, int, int]:
+        root = tree.root_node
+        return (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count)
+
+
+def test_a_reader_built_for_another_tree_sitter_is_not_used() -> None:
+    assert native_reader(_FakeNative("0.0.1", tree_outline.read_outline), "0.26.1") is None
+
+
+def test_a_reader_that_reads_the_probe_differently_is_not_used() -> None:
+    def wrong(tree: Tree, data: bytes) -> Outline:
+        return tree_outline.read_outline(tree, data)._replace(package="elsewhere")
+
+    assert native_reader(_FakeNative("0.26.1", wrong), "0.26.1") is None
+
+
+def test_a_reader_that_reads_the_probe_right_is_used() -> None:
+    fake = _FakeNative("0.26.1", tree_outline.read_outline)
+    assert native_reader(fake, "0.26.1") == fake.read_outline
