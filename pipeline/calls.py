@@ -17,6 +17,7 @@ from pipeline.outline import Call, LocalDecl, Receiver
 from pipeline.types import Imports
 
 _MAX_RAW = 80
+_IDENTIFIER = Receiver.IDENTIFIER
 
 CallList = tuple[tuple[str, ...], tuple[str, ...]]
 
@@ -53,21 +54,28 @@ class FileCalls:
         if lo == hi:
             return (), ()
         locals_ = _Locals(self._decls, bisect_left(self._decl_starts, body_rows[0]), body_rows[1])
+        type_of, fields, known_fq, imports = locals_.type_of, scope.fields, scope.known_fq, scope.imports
         calls: dict[str, None] = {}
         fq: dict[str, None] = {}
         resolve = self._resolve
         for call in self._calls[lo:hi]:
-            name = call.name
-            explicit = _qualified_receiver(call, locals_, scope)
-            if explicit is not None:
-                receiver, target = explicit
-                calls[f"{receiver}.{name}"] = None
-                if target:
-                    fq[f"{target}.{name}"] = None
-                continue
-            receiver, resolved = _receiver(call, locals_, scope)
+            name, kind = call.name, call.receiver
+            if kind == _IDENTIFIER:  # `repo.save(x)`, two receivers in three: `_variable`, inlined
+                receiver = call.text
+                known = type_of(receiver) or fields.get(receiver)
+                resolved = True if known else receiver[:1].isupper()
+                receiver = known or receiver
+            else:
+                explicit = _qualified_receiver(call, locals_, scope)
+                if explicit is not None:
+                    receiver, target = explicit
+                    calls[f"{receiver}.{name}"] = None
+                    if target:
+                        fq[f"{target}.{name}"] = None
+                    continue
+                receiver, resolved = _receiver(call, locals_, scope)
             calls[f"{receiver}.{name}"] = None
-            if resolved and (target := scope.known_fq.get(receiver) or resolve(receiver, scope.imports)):
+            if resolved and (target := known_fq.get(receiver) or resolve(receiver, imports)):
                 fq[f"{target}.{name}"] = None
         return tuple(calls), tuple(fq)
 

@@ -15,10 +15,11 @@ from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
 from pipeline.javadoc import summarize
-from pipeline.members import Member, read_members
+from pipeline.members import CONSTRUCTOR_KINDS, Member, read_members
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
 from pipeline.outline import MemberDecl
 from pipeline.reader import OutlineReader, read_outline
+from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
@@ -62,6 +63,7 @@ def chunk_source(
         lines=decoded.data.decode("utf-8").split("\n"),
         calls=FileCalls(outline.calls, outline.decls),
         config=config,
+        id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
     drafts: list[Draft] = []
@@ -101,47 +103,49 @@ def _member_drafts(
     unit: FileUnit, root: Node, info: TypeInfo, members: list[Member], scope: CallScope
 ) -> Iterator[Draft]:
     for member in members:
-        if member.has_body:
+        if member.decl.body_start >= 0:  # bodiless methods live in the type's skeleton only
             yield _callable_draft(unit, root, info, member, scope)
 
 
 def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, scope: CallScope) -> Draft:
     decl = member.decl
+    name = decl.name
     has_doc = decl.doc_start >= 0
     rows = LineSpan(decl.doc_row if has_doc else decl.start_row, decl.end_row)
     owner = f"{unit.package}.{decl.owner}" if unit.package else decl.owner
-    annotations = decl.modifiers.annotations
+    modifiers = decl.modifiers
+    annotations = modifiers.annotations
+    calls_in = unit.calls.calls_in
+    # `size` bytes can never hold more than size/3 estimated tokens: most methods are one part.
+    if (decl.end - (decl.doc_start if has_doc else decl.start) + 2) // 3 <= unit.config.max_chunk_tokens:
+        parts: tuple[Part, ...] = (Part(rows, *calls_in(rows, rows, scope)),)
+    else:
+        parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, root, rows, decl))
     return Draft(
-        key=f"{decl.owner}.{decl.name}({','.join(decl.parameter_types)})",
-        symbol_type=SymbolType.CONSTRUCTOR if member.is_constructor else SymbolType.METHOD,
-        name=decl.name,
-        qualified_name=f"{owner}.{decl.name}",
+        key=f"{decl.owner}.{name}({','.join(decl.parameter_types)})",
+        symbol_type=SymbolType.CONSTRUCTOR if decl.kind in CONSTRUCTOR_KINDS else SymbolType.METHOD,
+        name=name,
+        qualified_name=f"{owner}.{name}",
         enclosing_type=owner,
         signature=decl.signature,
         rows=rows,
         parameter_types=decl.parameter_types,
-        modifiers=decl.modifiers.keywords,
-        annotations=tuple(a.text for a in annotations),
-        annotation_names=tuple(a.name for a in annotations),
+        modifiers=modifiers.keywords,
+        annotations=tuple(a.text for a in annotations) if annotations else (),
+        annotation_names=tuple(a.name for a in annotations) if annotations else (),
         stereotype=info.stereotype,
         http_method=member.http_method,
         http_path=member.http_path,
         injects=member.injects,
         javadoc_summary=summarize(unit.between(decl.doc_start, decl.doc_end)) if has_doc else None,
         has_error=decl.has_error,
-        parts=tuple(
-            Part(span, *unit.calls.calls_in((span.first, span.last), (rows.first, rows.last), scope))
-            for span in _part_rows(unit, root, rows, decl, decl.end - (decl.doc_start if has_doc else decl.start))
-        ),
+        parts=parts,
     )
 
 
-def _part_rows(unit: FileUnit, root: Node, rows: LineSpan, decl: MemberDecl, size: int) -> list[LineSpan]:
-    """Rows of each part: one part when the method fits the budget, else the splitter's parts."""
+def _part_rows(unit: FileUnit, root: Node, rows: LineSpan, decl: MemberDecl) -> list[LineSpan]:
+    """Rows of each part of a method that may be over the budget: one part when it fits, else the splitter's."""
     budget = unit.config.max_chunk_tokens
-    # `size` bytes can never hold more than size/3 estimated tokens: most methods stop here.
-    if (size + 2) // 3 <= budget:
-        return [rows]
     if estimate_tokens("\n".join(unit.lines[rows.first : rows.last + 1])) <= budget:
         return [rows]
     node = node_at(root, decl.start, decl.end, decl.kind)

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from pipeline._values import value
 from pipeline.calls import FileCalls
 from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
-from pipeline.render import chunk_id, compose_text, content_hash, repo_key
+from pipeline.render import chunk_id_in, compose_text, content_hash
 from pipeline.splitting import LineSpan
 from pipeline.types import Imports
 
@@ -29,6 +29,7 @@ class FileUnit:
     lines: list[str]
     calls: FileCalls
     config: ChunkerConfig
+    id_prefix: bytes  # render.chunk_id_prefix of the file, computed once
 
 
 @value
@@ -70,23 +71,36 @@ def finish(unit: FileUnit, drafts: Sequence[Draft]) -> tuple[Chunk, ...]:
     """Turn drafts into chunks: code, embedding text, content hash and a stable, unique id."""
     seen: dict[str, int] = {}
     chunks: list[Chunk] = []
+    append = chunks.append
     for draft in drafts:
-        seen[draft.key] = seen.get(draft.key, 0) + 1
-        # Two local classes of one name in one file would share a key; the ordinal keeps ids apart.
-        key = draft.key if seen[draft.key] == 1 else f"{draft.key}#{seen[draft.key]}"
-        parts = draft.parts or (Part(draft.rows, (), ()),)
-        chunks.extend(_chunk(unit, draft, key, part, index, len(parts)) for index, part in enumerate(parts))
+        key = draft.key
+        seen[key] = count = seen.get(key, 0) + 1
+        if count > 1:  # two local classes of one name in one file would share a key: the ordinal keeps ids apart
+            key = f"{key}#{count}"
+        parts = draft.parts
+        if not parts:
+            append(_chunk(unit, draft, key, draft.rows, (), (), 0, 1))
+        elif len(parts) == 1:  # most methods: no generator
+            append(_chunk(unit, draft, key, *parts[0], 0, 1))
+        else:
+            chunks.extend(_chunk(unit, draft, key, *part, index, len(parts)) for index, part in enumerate(parts))
     return tuple(chunks)
 
 
 def _resolve_all(imports: Imports, names: Sequence[str]) -> tuple[str, ...]:
-    if not names:
-        return ()
     return tuple(fq for name in names if (fq := imports.resolve(name)) is not None)
 
 
-def _chunk(unit: FileUnit, draft: Draft, key: str, part: Part, part_index: int, part_count: int) -> Chunk:
-    rows, calls, calls_fq = part.rows, part.calls, part.calls_fq
+def _chunk(
+    unit: FileUnit,
+    draft: Draft,
+    key: str,
+    rows: LineSpan,
+    calls: tuple[str, ...],
+    calls_fq: tuple[str, ...],
+    part_index: int,
+    part_count: int,
+) -> Chunk:
     code = draft.code if draft.code is not None else "\n".join(unit.lines[rows.first : rows.last + 1])
     symbol_type = SymbolType.METHOD_PART if part_count > 1 else draft.symbol_type
     ctx = unit.context
@@ -106,8 +120,9 @@ def _chunk(unit: FileUnit, draft: Draft, key: str, part: Part, part_index: int, 
         code,
     )
     imports = unit.imports
+    extends, implements, injects = draft.extends, draft.implements, draft.injects
     return Chunk(
-        id=chunk_id(repo_key(ctx.repo_path, ctx.gitlab_project_id), unit.file_path, key, part_index),
+        id=chunk_id_in(unit.id_prefix, key, part_index),
         repo_path=ctx.repo_path,
         gitlab_project_id=ctx.gitlab_project_id,
         commit_sha=ctx.commit_sha,
@@ -126,14 +141,14 @@ def _chunk(unit: FileUnit, draft: Draft, key: str, part: Part, part_index: int, 
         stereotype=draft.stereotype,
         http_method=draft.http_method,
         http_path=draft.http_path,
-        extends=draft.extends,
-        implements=draft.implements,
+        extends=extends,
+        implements=implements,
         calls=calls,
-        injects=draft.injects,
-        extends_fq=_resolve_all(imports, draft.extends),
-        implements_fq=_resolve_all(imports, draft.implements),
+        injects=injects,
+        extends_fq=_resolve_all(imports, extends) if extends else (),
+        implements_fq=_resolve_all(imports, implements) if implements else (),
         calls_fq=calls_fq,
-        injects_fq=_resolve_all(imports, draft.injects),
+        injects_fq=_resolve_all(imports, injects) if injects else (),
         javadoc_summary=draft.javadoc_summary,
         line_start=rows.first + 1,
         line_end=rows.last + 1,

@@ -16,16 +16,20 @@ _HTML_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _SENTENCE_END = re.compile(r"\.(?=\s|$)")
 _MAX_SUMMARY = 300
 _HEAD_LINES = 3  # lines read before the whole comment: 2 in 3 summaries are decided by them
+_HEAD_CHARS = 512
 
 
 def summarize(raw: str) -> str | None:
     """First sentence of a javadoc comment as plain text, or None when it has no description."""
     # The summary is capped at 300 characters, so the first 2,000 of the comment always hold it.
-    lines = raw[:2000].removeprefix("/**").removesuffix("*/").splitlines()
-    quick = _unmarked_first_sentence(lines[:_HEAD_LINES])
+    text = raw[:2000].removeprefix("/**").removesuffix("*/")
+    # More lines than _HEAD_LINES in a prefix means its first ones end inside it: they are the
+    # comment's first lines, and most summaries need no more (splitting all of it costs more).
+    head = text[:_HEAD_CHARS].splitlines()
+    quick = _unmarked_first_sentence(head[:_HEAD_LINES] if len(head) > _HEAD_LINES else text.splitlines()[:_HEAD_LINES])
     if quick is not None:
         return quick
-    description = _description(lines)
+    description = _description(text.splitlines())
     if not description:
         return None
     out: list[str] = []

@@ -39,6 +39,7 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
     qualified = f"{unit.package}.{info.nested_name}" if unit.package else info.nested_name
     http_method, http_path = _bodiless_routes(members)
     javadoc = unit.between(decl.doc_start, decl.doc_end) if decl.doc_start >= 0 else ""
+    annotations = info.modifiers.annotations
     return Draft(
         key=f"type:{info.nested_name}",
         symbol_type=info.kind,
@@ -48,8 +49,8 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         signature=_declaration_line(unit, info),
         rows=LineSpan(decl.doc_row if decl.doc_start >= 0 else decl.start_row, decl.end_row),
         modifiers=info.modifiers.keywords,
-        annotations=tuple(a.text for a in info.modifiers.annotations),
-        annotation_names=tuple(a.name for a in info.modifiers.annotations),
+        annotations=tuple(a.text for a in annotations) if annotations else (),
+        annotation_names=tuple(a.name for a in annotations) if annotations else (),
         stereotype=info.stereotype,
         http_method=http_method,
         http_path=http_path,

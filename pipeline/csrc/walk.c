@@ -332,10 +332,14 @@ static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
         TSFieldId inherited = level->inherited;
         uint16_t production = level->production;
         if (ts_subtree_visible(*child) || alias) {
+            TSSymbol symbol = ts_language_public_symbol(language, alias ? alias : ts_subtree_symbol(*child));
+            Kind kind = (Kind)r->grammar->kinds[slot(r->grammar, symbol)];
+            bool leaf = ts_subtree_child_count(*child) == 0;
+            if (leaf && kind != K_IDENTIFIER) continue; /* punctuation, keywords, literals: nothing to read */
             if (!grow((void **)&w->frames, &w->frames_cap, depth + 1, sizeof(Frame))) return false;
             Frame *frame = &w->frames[depth];
             frame->node = ts_node_new(tree, child, position, alias);
-            frame->kind = kind_of(r, frame->node);
+            frame->kind = kind;
             frame->field = 0;
             if (!extra && (frame->kind == K_IDENTIFIER || frame->kind == K_VARIABLE_DECLARATOR)) {
                 frame->field = field_at(language, production, structural);
@@ -343,8 +347,7 @@ static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
             }
             pop_scopes(w, depth);
             if (!visit(r, w, depth)) return false;
-            if (ts_subtree_child_count(*child) > 0 && !push_level(w, &len, child, position, language, 0, depth + 1))
-                return false;
+            if (!leaf && !push_level(w, &len, child, position, language, 0, depth + 1)) return false;
         } else if (ts_subtree_visible_child_count(*child) > 0) {
             TSFieldId through = 0; /* a hidden node passes on the field it is in */
             if (!extra) {
