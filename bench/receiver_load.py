@@ -67,6 +67,7 @@ from typing import Any, Final
 
 import asyncpg
 import psycopg
+import uvloop
 from psycopg import sql
 from redis.asyncio import Redis
 from starlette.applications import Starlette
@@ -1256,8 +1257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="javakb-bench-receiver-"))
     try:
-        with bench_database() as dsn:
-            report = asyncio.run(run_all(args, dsn, tmp))
+        # The Python generator runs on uvloop, as the server does: on the default loop its own
+        # scheduling lag (p99 ~4 ms at 2,000/s) was charged to every latency.
+        with bench_database() as dsn, asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            report = runner.run(run_all(args, dsn, tmp))
     except (OSError, psycopg.Error, asyncpg.PostgresError) as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
