@@ -6,11 +6,21 @@ from types import ModuleType
 from tree_sitter import Tree
 
 from pipeline.outline import Outline
+from pipeline.render import ChunkRenderer
 
 TREE_SITTER_VERSION: str
+render_chunk: ChunkRenderer
+"""A chunk's embedding text, content hash and id, as `pipeline.render.render_chunk` (after `bind`)."""
 
-def bind(outline: ModuleType, squash: Callable[[str], str], scoped_name: Callable[[str], str], /) -> None:
-    """Give the reader the record classes of `pipeline.outline` and the Python string rules it defers to."""
+def bind(
+    outline: ModuleType,
+    squash: Callable[[str], str],
+    scoped_name: Callable[[str], str],
+    sha256: Callable[[bytes], object],
+    sha1: Callable[[bytes], object],
+    /,
+) -> None:
+    """Give the reader its record classes, the string rules it defers to (non-ASCII text) and the hashes."""
 
 def read_outline(tree: Tree, data: bytes, /) -> Outline:
     """The outline of a tree that py-tree-sitter parsed from `data`."""

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from pipeline._values import value
 from pipeline.calls import FileCalls
 from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
-from pipeline.render import chunk_id_in, compose_text, content_hash
+from pipeline.reader import render_chunk
 from pipeline.splitting import LineSpan
 from pipeline.types import Imports
 
@@ -104,7 +104,7 @@ def _chunk(
     code = draft.code if draft.code is not None else "\n".join(unit.lines[rows.first : rows.last + 1])
     symbol_type = SymbolType.METHOD_PART if part_count > 1 else draft.symbol_type
     ctx = unit.context
-    text = compose_text(
+    text, digest, chunk_id = render_chunk(
         ctx.repo_path,
         unit.package,
         draft.qualified_name,
@@ -116,13 +116,16 @@ def _chunk(
         draft.http_path,
         calls,
         draft.javadoc_summary,
-        (part_index, part_count) if part_count > 1 else None,
         code,
+        part_index,
+        part_count,
+        unit.id_prefix,
+        key,
     )
     imports = unit.imports
     extends, implements, injects = draft.extends, draft.implements, draft.injects
     return Chunk(
-        id=chunk_id_in(unit.id_prefix, key, part_index),
+        id=chunk_id,
         repo_path=ctx.repo_path,
         gitlab_project_id=ctx.gitlab_project_id,
         commit_sha=ctx.commit_sha,
@@ -154,7 +157,7 @@ def _chunk(
         line_end=rows.last + 1,
         part_index=part_index,
         part_count=part_count,
-        content_hash=content_hash(text),
+        content_hash=digest,
         parse_errors=draft.has_error,
         code=code,
         text=text,

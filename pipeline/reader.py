@@ -1,15 +1,17 @@
-"""Which reader builds outlines: the C extension when it is built and reads trees right, else Python.
+"""What the C extension does when it is built and checked, else Python: outlines and chunk texts.
 
 `pipeline._native` is compiled by `scripts/build_native` against the sources of the exact
 tree-sitter release that is installed (pinned in pyproject.toml): it reads py-tree-sitter's
 `Tree` object and the C tree behind it, whose layouts belong to that release. So it is only used
 when the installed version is the one it was built for and, on a probe file, it gives the same
-outline as the Python reader. Setting `JAVAKB_NO_EXTENSIONS=1` forces the Python reader (as
-`MULTIDICT_NO_EXTENSIONS` does for multidict), for tests and comparisons.
+outline as the Python reader (and renders probe chunks as `pipeline.render.render_chunk` does).
+Setting `JAVAKB_NO_EXTENSIONS=1` forces Python (as `MULTIDICT_NO_EXTENSIONS` does for multidict),
+for tests and comparisons.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Callable
@@ -19,8 +21,9 @@ from typing import Protocol
 
 from tree_sitter import Tree
 
-from pipeline import outline, tree_outline
+from pipeline import outline, render, tree_outline
 from pipeline.outline import Outline
+from pipeline.render import ChunkRenderer, RenderArgs
 from pipeline.syntax import parse, squash
 from pipeline.types import scoped_name
 
@@ -33,9 +36,18 @@ class NativeModule(Protocol):
     """What `pipeline._native` offers (see `pipeline/_native.pyi`)."""
 
     TREE_SITTER_VERSION: str
+    render_chunk: ChunkRenderer
 
-    def bind(self, outline: ModuleType, squash: Callable[[str], str], scoped_name: Callable[[str], str], /) -> None:
-        """Give the reader the record classes and the string rules it defers to for non-ASCII text."""
+    def bind(
+        self,
+        outline: ModuleType,
+        squash: Callable[[str], str],
+        scoped_name: Callable[[str], str],
+        sha256: Callable[[bytes], object],
+        sha1: Callable[[bytes], object],
+        /,
+    ) -> None:
+        """Give the reader the record classes, the string rules it defers to for non-ASCII text and the hashes."""
 
     def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
         """The outline of a tree parsed from `data`."""
@@ -83,7 +95,7 @@ def native_reader(native: NativeModule, installed: str) -> OutlineReader | None:
             installed,
         )
         return None
-    native.bind(outline, squash, scoped_name)
+    native.bind(outline, squash, scoped_name, hashlib.sha256, hashlib.sha1)
     tree = parse(PROBE)
     root = tree.root_node
     if native.probe(tree) != (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count):
@@ -92,7 +104,34 @@ def native_reader(native: NativeModule, installed: str) -> OutlineReader | None:
     if native.read_outline(tree, PROBE) != tree_outline.read_outline(tree, PROBE):
         logger.warning("pipeline._native reads the probe file differently; using the Python reader")
         return None
+    if any(native.render_chunk(*args) != render.render_chunk(*args) for args in _RENDER_PROBES):
+        logger.warning("pipeline._native renders chunks differently; using Python")
+        return None
     return native.read_outline
+
+
+# A short chunk, and one with every header line, a part number, over 24 calls and non-ASCII text.
+_RENDER_PROBES: list[RenderArgs] = [
+    ("r", "", "A", "class", None, "class A", (), (), (), (), None, "class A {}", 0, 1, b"p", "type:A"),
+    (
+        "acme/shop",
+        "com.acme",
+        "com.acme.A.m",
+        "method",
+        "service",
+        "m(int x): Größe",
+        ("@A", "@B(1)"),
+        ("GET", "ANY"),
+        ("/a", "/b"),
+        tuple(f"T.c{i}" for i in range(30)),
+        "Sums. Ünïcode.",
+        "  int m() {\n    return 1;\n  }",
+        2,
+        3,
+        b"\x00prefix",
+        "A.m(int)",
+    ),
+]
 
 
 DISABLED = bool(os.environ.get("JAVAKB_NO_EXTENSIONS"))
@@ -115,3 +154,15 @@ NATIVE = _load()
 
 read_outline: OutlineReader = NATIVE or tree_outline.read_outline
 """The outline of a tree parsed from the given bytes (see `pipeline.outline`)."""
+
+
+def _renderer() -> ChunkRenderer:
+    if NATIVE is None:
+        return render.render_chunk
+    from pipeline import _native
+
+    return _native.render_chunk
+
+
+render_chunk: ChunkRenderer = _renderer()
+"""A chunk's embedding text, content hash and id (see `pipeline.render.render_chunk`)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
+from typing import Protocol
 
 from pipeline._values import value
 
@@ -135,6 +136,70 @@ def compose_text(
     lines.append("---")
     lines.append(code)
     return "\n".join(lines)
+
+
+RenderArgs = tuple[
+    str, str, str, str, str | None, str, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...],
+    str | None, str, int, int, bytes, str,
+]  # fmt: skip
+"""The arguments of `render_chunk`, in order."""
+
+
+class ChunkRenderer(Protocol):
+    """`render_chunk`, or the C extension's twin of it."""
+
+    def __call__(
+        self,
+        repo_path: str,
+        package: str,
+        qualified_name: str,
+        kind: str,
+        stereotype: str | None,
+        signature: str,
+        annotations: tuple[str, ...],
+        http_method: tuple[str, ...],
+        http_path: tuple[str, ...],
+        calls: tuple[str, ...],
+        javadoc_summary: str | None,
+        code: str,
+        part_index: int,
+        part_count: int,
+        id_prefix: bytes,
+        key: str,
+        /,
+    ) -> tuple[str, str, str]:
+        """The embedding text, content hash and id of a chunk."""
+
+
+def render_chunk(
+    repo_path: str,
+    package: str,
+    qualified_name: str,
+    kind: str,
+    stereotype: str | None,
+    signature: str,
+    annotations: tuple[str, ...],
+    http_method: tuple[str, ...],
+    http_path: tuple[str, ...],
+    calls: tuple[str, ...],
+    javadoc_summary: str | None,
+    code: str,
+    part_index: int,
+    part_count: int,
+    id_prefix: bytes,
+    key: str,
+    /,
+) -> tuple[str, str, str]:
+    """A chunk's embedding text, its `content_hash` and its `chunk_id_in(id_prefix, key, part_index)`.
+
+    `pipeline._native.render_chunk` does the same in one C call when it is built (pipeline.reader).
+    """
+    part = (part_index, part_count) if part_count > 1 else None
+    text = compose_text(
+        repo_path, package, qualified_name, kind, stereotype, signature, annotations, http_method, http_path,
+        calls, javadoc_summary, part, code,
+    )  # fmt: skip
+    return text, content_hash(text), chunk_id_in(id_prefix, key, part_index)
 
 
 def _http_line(methods: Sequence[str], paths: Sequence[str]) -> str:

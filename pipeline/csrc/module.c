@@ -133,20 +133,8 @@ static bool load_grammar(const TSLanguage *language) {
     grammar.kinds = kinds;
     grammar.names = names;
     grammar.symbol_count = count;
-    uint32_t field_count = ts_language_field_count(language);
-    int8_t *field_of = PyMem_Malloc(field_count + 1);
-    if (field_of == NULL) {
-        PyErr_NoMemory();
-        return false;
-    }
-    memset(field_of, -1, field_count + 1);
-    for (int f = 0; f < F_COUNT; f++) {
+    for (int f = 0; f < F_COUNT; f++)
         grammar.fields[f] = ts_language_field_id_for_name(language, FIELD_NAMES[f], (uint32_t)strlen(FIELD_NAMES[f]));
-        if (grammar.fields[f] != 0 && grammar.fields[f] <= field_count) field_of[grammar.fields[f]] = (int8_t)f;
-    }
-    PyMem_Free(grammar.field_of);
-    grammar.field_of = field_of;
-    grammar.field_count = field_count;
     grammar.language = language;
     return true;
 }
@@ -164,8 +152,8 @@ static PyTypeObject *record_class(PyObject *module, const char *name) {
 }
 
 static PyObject *bind(PyObject *self, PyObject *args) {
-    PyObject *outline, *squash, *scoped_name;
-    if (!PyArg_ParseTuple(args, "OOO:bind", &outline, &squash, &scoped_name)) return NULL;
+    PyObject *outline, *squash, *scoped_name, *sha256, *sha1;
+    if (!PyArg_ParseTuple(args, "OOOOO:bind", &outline, &squash, &scoped_name, &sha256, &sha1)) return NULL;
     Records found = {0};
     found.annotation_value = record_class(outline, "AnnotationValue");
     found.annotation = found.annotation_value ? record_class(outline, "Annotation") : NULL;
@@ -192,6 +180,7 @@ static PyObject *bind(PyObject *self, PyObject *args) {
     Py_INCREF(scoped_name);
     found.squash = squash;
     found.scoped_name = scoped_name;
+    bind_hashes(sha256, sha1);
     records = found; /* bound once per process; a second bind leaks the first (tiny) */
     bound = true;
     Py_RETURN_NONE;
@@ -248,7 +237,10 @@ static PyObject *probe(PyObject *self, PyObject *object) {
 }
 
 static PyMethodDef methods[] = {
-    {"bind", bind, METH_VARARGS, "bind(outline_module, squash, scoped_name): the record classes and string rules."},
+    {"bind", bind, METH_VARARGS,
+     "bind(outline_module, squash, scoped_name, sha256, sha1): the record classes, string rules and hashes."},
+    {"render_chunk", (PyCFunction)(void (*)(void))render_chunk, METH_FASTCALL,
+     "render_chunk(...): a chunk's embedding text, content hash and id (pipeline.render.render_chunk)."},
     {"read_outline", (PyCFunction)(void (*)(void))read_outline, METH_FASTCALL,
      "read_outline(tree, data): the outline of a tree parsed from data."},
     {"probe", probe, METH_O, "probe(tree): (type, start_byte, end_byte, child_count, named_child_count) of the root."},

@@ -109,8 +109,6 @@ typedef struct {
     uint8_t *kinds;        /* by symbol slot (see `slot`) */
     PyObject **names;      /* interned node type names by symbol slot, made on first use */
     TSFieldId fields[F_COUNT];
-    int8_t *field_of;      /* our Field by tree-sitter field id, -1 for the others */
-    uint32_t field_count;
 } Grammar;
 
 /* The record classes of pipeline/outline.py, bound once by `bind`. */
@@ -119,14 +117,6 @@ typedef struct {
         *local_decl, *import, *outline;
     PyObject *no_modifiers, *empty_args, *squash, *scoped_name;
 } Records;
-
-/* What one pass over a node's children finds: the first child in each field, the named ones at the ends. */
-typedef struct {
-    TSNode in[F_COUNT];
-    TSNode first_named, last_named;
-    TSNode modifiers; /* the first named child of type `modifiers` */
-    uint32_t named_count;
-} Children;
 
 /* A child of a node with the field it is in. */
 typedef struct {
@@ -188,7 +178,6 @@ PyObject *make_record(PyTypeObject *cls, PyObject **items, Py_ssize_t n);
 Py_ssize_t push_children(Reader *r, TSNode node);
 static inline void pop_children(Reader *r, size_t base) { r->children_len = base; }
 TSNode first_named_of(Reader *r, TSNode node, Kind kind);
-void scan_children(Reader *r, TSNode node, Children *out);
 
 /* text.c */
 PyObject *text(const Reader *r, TSNode node);
@@ -210,6 +199,10 @@ PyObject *read_type(Reader *r, TSNode node, PyObject *name, PyObject *nested_nam
 /* calls.c */
 PyObject *read_call(Reader *r, uint32_t row, PyObject *name, TSNode receiver);
 PyObject *read_local(Reader *r, TSNode name_node, TSNode type_node);
+
+/* render.c */
+void bind_hashes(PyObject *sha256, PyObject *sha1);
+PyObject *render_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* walk.c */
 PyObject *read_outline_of(Reader *r, TSTree *tree);

@@ -52,9 +52,8 @@ static PyObject *type_list(Reader *r, TSNode node) {
 
 static PyObject *read_param(Reader *r, TSNode node) {
     Kind kind = kind_of(r, node);
-    Children c;
-    scan_children(r, node, &c);
-    TSNode type_node = c.in[F_TYPE];
+    TSNode type_node = field(r, node, F_TYPE), first_named = ts_node_named_child(node, 0), mods = first_named;
+    if (kind_of(r, mods) != K_MODIFIERS) mods = first_named_of(r, node, K_MODIFIERS);
     PyObject *shown, *name;
     if (kind == K_SPREAD_PARAMETER) {
         TSNode shown_node = {{0}, 0, 0}, declarator = {{0}, 0, 0};
@@ -71,11 +70,11 @@ static PyObject *read_param(Reader *r, TSNode node) {
         name = ts_node_is_null(declarator) ? empty_str() : text(r, field(r, declarator, F_NAME));
     } else {
         shown = squashed(r, type_node);
-        name = text(r, c.in[F_NAME]);
+        name = text(r, field(r, node, F_NAME));
     }
-    bool value_annotated = !ts_node_is_null(c.modifiers) && mentions(r, c.modifiers, "@Value");
+    bool value_annotated = !ts_node_is_null(mods) && mentions(r, mods, "@Value");
     return RECORD(r->records->param, type_name(r, node), shown, name, simple_type(r, type_node), type_arg(r, type_node),
-                  read_modifiers(r, c.first_named), bool_of(value_annotated));
+                  read_modifiers(r, first_named), bool_of(value_annotated));
 }
 
 /* Formal and varargs parameters of a `formal_parameters` node. */
@@ -95,11 +94,11 @@ static PyObject *read_params(Reader *r, TSNode params) {
 }
 
 /* `<T> name(Type a, Other b): Returns`, from parameters already read. */
-static PyObject *signature(Reader *r, const Children *c, PyObject *name, PyObject *params) {
+static PyObject *signature(Reader *r, TSNode node, PyObject *name, PyObject *params) {
     Py_ssize_t count = PyTuple_GET_SIZE(params), n = 0;
     Piece *pieces = PyMem_Malloc((size_t)(4 * count + 8) * sizeof(Piece));
     if (pieces == NULL) return PyErr_NoMemory();
-    TSNode type_params = c->in[F_TYPE_PARAMETERS], returns = c->in[F_TYPE];
+    TSNode type_params = field(r, node, F_TYPE_PARAMETERS), returns = field(r, node, F_TYPE);
     PyObject *prefix = ts_node_is_null(type_params) ? NULL : squashed(r, type_params);
     PyObject *suffix = ts_node_is_null(returns) ? NULL : squashed(r, returns);
     PyObject *result = NULL;
@@ -162,9 +161,7 @@ static PyObject *read_members(Reader *r, TSNode body, const MemberContext *conte
 static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberContext *context) {
     Kind kind = kind_of(r, node);
     bool is_static = kind == K_STATIC_INITIALIZER, callable = is_callable(kind), failed = false;
-    Children c;
-    scan_children(r, node, &c);
-    TSNode body = c.in[F_BODY];
+    TSNode body = field(r, node, F_BODY);
     bool has_error = ts_node_has_error(node);
     bool outside_error = has_error && (ts_node_is_null(body) || !ts_node_has_error(body) ||
                                        error_beside(r, node, body, &failed));
@@ -177,8 +174,11 @@ static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberCon
         head = squashed_span(r, ts_node_start_byte(node),
                              ts_node_is_null(body) ? ts_node_end_byte(node) : ts_node_start_byte(body));
     if (head == NULL) return NULL;
-    if (is_static) body = c.last_named;
-    PyObject *name = text(r, c.in[F_NAME]);
+    if (is_static) {
+        uint32_t count = ts_node_named_child_count(node);
+        body = count ? ts_node_named_child(node, count - 1) : (TSNode){{0}, 0, 0};
+    }
+    PyObject *name = text(r, field(r, node, F_NAME));
     if (name == NULL) {
         Py_DECREF(head);
         return NULL;
@@ -188,13 +188,13 @@ static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberCon
         params = context->record_params;
         Py_INCREF(params);
     } else if (kind == K_METHOD_DECLARATION || kind == K_CONSTRUCTOR_DECLARATION) {
-        params = read_params(r, c.in[F_PARAMETERS]);
+        params = read_params(r, field(r, node, F_PARAMETERS));
     } else {
         params = PyTuple_New(0);
     }
     PyObject *sig = NULL, *members = NULL;
     if (params != NULL) {
-        if (callable) sig = signature(r, &c, name, params);
+        if (callable) sig = signature(r, node, name, params);
         else sig = PyUnicode_FromString(is_static ? "static {}" : "");
     }
     if (kind == K_ENUM_CONSTANT && !ts_node_is_null(body)) {
@@ -208,7 +208,7 @@ static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberCon
     }
     PyObject *modifiers;
     if (callable || is_static) {
-        modifiers = read_modifiers(r, c.first_named);
+        modifiers = read_modifiers(r, ts_node_named_child(node, 0));
     } else {
         modifiers = r->records->no_modifiers;
         Py_INCREF(modifiers);

@@ -2,8 +2,6 @@
 #include <string.h>
 
 #include "outline.h"
-#include "language.h"
-#include "subtree.h"
 
 /* An instance of a named tuple class, items stolen; NULL (with the items released) if any is NULL.
  * A named tuple is a tuple subclass without slots of its own, so it is allocated as `tuple.__new__`
@@ -109,40 +107,4 @@ TSNode first_named_of(Reader *r, TSNode node, Kind kind) {
     }
     pop_children(r, (size_t)base);
     return found;
-}
-
-/* One pass over the children of `node` (`child_by_field_name` for every field at once). */
-void scan_children(Reader *r, TSNode node, Children *out) {
-    memset(out, 0, sizeof(*out));
-    if (ts_node_is_null(node)) return;
-    if (!r->scratch_ready) {
-        r->scratch = ts_tree_cursor_new(node);
-        r->scratch_ready = true;
-    } else {
-        ts_tree_cursor_reset(&r->scratch, node);
-    }
-    if (!ts_tree_cursor_goto_first_child(&r->scratch)) return;
-    const Grammar *g = r->grammar;
-    /* `child_by_field_name` only knows the fields of the node's own production; a cursor also reports
-     * those of hidden children, which differs under an ERROR node (production 0 has no fields). */
-    unsigned allowed = 0;
-    const Subtree *subtree = (const Subtree *)node.id;
-    if (!subtree->data.is_inline) {
-        const TSFieldMapEntry *map, *end;
-        ts_language_field_map(g->language, subtree->ptr->production_id, &map, &end);
-        for (; map < end; map++)
-            if (map->field_id <= g->field_count && g->field_of[map->field_id] >= 0) allowed |= 1u << g->field_of[map->field_id];
-    }
-    do {
-        TSNode child = ts_tree_cursor_current_node(&r->scratch);
-        TSFieldId id = allowed ? ts_tree_cursor_current_field_id(&r->scratch) : 0;
-        if (id != 0 && id <= g->field_count && g->field_of[id] >= 0 && (allowed & (1u << g->field_of[id])) &&
-            ts_node_is_null(out->in[g->field_of[id]]))
-            out->in[g->field_of[id]] = child;
-        if (ts_node_is_named(child)) {
-            if (out->named_count++ == 0) out->first_named = child;
-            out->last_named = child;
-            if (ts_node_is_null(out->modifiers) && kind_of(r, child) == K_MODIFIERS) out->modifiers = child;
-        }
-    } while (ts_tree_cursor_goto_next_sibling(&r->scratch));
 }

@@ -17,11 +17,12 @@ from types import ModuleType
 import pytest
 from tree_sitter import Tree
 
-from pipeline import reader, tree_outline
+from pipeline import reader, render, tree_outline
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, SourceContext
 from pipeline.outline import Outline, Receiver
 from pipeline.reader import OutlineReader, native_reader
+from pipeline.render import ChunkRenderer
 from pipeline.source import Decoded, decode_source
 from pipeline.syntax import parse
 from tests.pipeline.test_robustness import JAVA_TOKENS
@@ -289,8 +290,17 @@ class _FakeNative:
     def __init__(self, version: str, read: Callable[[Tree, bytes], Outline]) -> None:
         self.TREE_SITTER_VERSION = version
         self._read = read
+        self.render_chunk: ChunkRenderer = render.render_chunk
 
-    def bind(self, outline: ModuleType, squash: Callable[[str], str], scoped_name: Callable[[str], str], /) -> None:
+    def bind(
+        self,
+        outline: ModuleType,
+        squash: Callable[[str], str],
+        scoped_name: Callable[[str], str],
+        sha256: Callable[[bytes], object],
+        sha1: Callable[[bytes], object],
+        /,
+    ) -> None:
         pass
 
     def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
@@ -310,6 +320,16 @@ def test_a_reader_that_reads_the_probe_differently_is_not_used() -> None:
         return tree_outline.read_outline(tree, data)._replace(package="elsewhere")
 
     assert native_reader(_FakeNative("0.26.1", wrong), "0.26.1") is None
+
+
+def test_a_renderer_that_renders_differently_is_not_used() -> None:
+    fake = _FakeNative("0.26.1", tree_outline.read_outline)
+
+    def wrong(*args: object) -> tuple[str, str, str]:
+        return ("text", "hash", "id")
+
+    fake.render_chunk = wrong
+    assert native_reader(fake, "0.26.1") is None
 
 
 def test_a_reader_that_reads_the_probe_right_is_used() -> None:
