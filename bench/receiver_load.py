@@ -273,8 +273,8 @@ async def open_loop(
             while produced < due_now:
                 queue.put_nowait(start + produced / rate)
                 produced += 1
-            if produced < total:
-                await asyncio.sleep(max(0.0, start + produced / rate - clock()))
+            if produced < total:  # libuv timers tick in whole milliseconds: a shorter sleep would spin
+                await asyncio.sleep(max(0.001, start + produced / rate - clock()))
         for _ in range(concurrency):
             queue.put_nowait(None)
 
