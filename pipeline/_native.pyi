@@ -18,12 +18,16 @@ def bind(
     scoped_name: Callable[[str], str],
     sha256: Callable[[bytes], object],
     sha1: Callable[[bytes], object],
+    summarize: Callable[[str], str | None],
     /,
 ) -> None:
     """Give the reader its record classes, the string rules it defers to (non-ASCII text) and the hashes."""
 
 def read_outline(tree: Tree, data: bytes, /) -> Outline:
     """The outline of a tree that py-tree-sitter parsed from `data`."""
+
+def summarize(raw: str, /) -> str | None:
+    """`pipeline.javadoc.summarize`: in C for ASCII comments, else the Python function (after `bind`)."""
 
 def probe(tree: Tree, /) -> tuple[str, int, int, int, int]:
     """The root's type, start and end byte, child count and named child count, as the C runtime reads them."""

@@ -14,11 +14,10 @@ from tree_sitter import Node
 from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
-from pipeline.javadoc import summarize
 from pipeline.members import CONSTRUCTOR_KINDS, Member, read_members
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
 from pipeline.outline import MemberDecl
-from pipeline.reader import OutlineReader, read_outline
+from pipeline.reader import OutlineReader, read_outline, summarize
 from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from tree_sitter import Tree
 
-from pipeline import outline, render, tree_outline
+from pipeline import javadoc, outline, render, tree_outline
 from pipeline.outline import Outline
 from pipeline.render import ChunkRenderer, RenderArgs
 from pipeline.syntax import parse, squash
@@ -45,9 +45,13 @@ class NativeModule(Protocol):
         scoped_name: Callable[[str], str],
         sha256: Callable[[bytes], object],
         sha1: Callable[[bytes], object],
+        summarize: Callable[[str], str | None],
         /,
     ) -> None:
-        """Give the reader the record classes, the string rules it defers to for non-ASCII text and the hashes."""
+        """Give the reader its record classes and the Python functions it defers to or calls."""
+
+    def summarize(self, raw: str, /) -> str | None:
+        """`pipeline.javadoc.summarize`."""
 
     def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
         """The outline of a tree parsed from `data`."""
@@ -95,7 +99,7 @@ def native_reader(native: NativeModule, installed: str) -> OutlineReader | None:
             installed,
         )
         return None
-    native.bind(outline, squash, scoped_name, hashlib.sha256, hashlib.sha1)
+    native.bind(outline, squash, scoped_name, hashlib.sha256, hashlib.sha1, javadoc.summarize)
     tree = parse(PROBE)
     root = tree.root_node
     if native.probe(tree) != (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count):
@@ -107,9 +111,20 @@ def native_reader(native: NativeModule, installed: str) -> OutlineReader | None:
     if any(native.render_chunk(*args) != render.render_chunk(*args) for args in _RENDER_PROBES):
         logger.warning("pipeline._native renders chunks differently; using Python")
         return None
+    if any(native.summarize(doc) != javadoc.summarize(doc) for doc in _JAVADOC_PROBES):
+        logger.warning("pipeline._native summarizes javadoc differently; using Python")
+        return None
     return native.read_outline
 
 
+_JAVADOC_PROBES = [
+    "/** Returns the size. More text. */",
+    "/**\n * Returns {@code x} for {@link Map#get(Object) the key}, see {@link A#b}. <p>More.\n * @param x x\n */",
+    "/**\n * <pre>code</pre> the <b>bold</b> tail\n * {@code a {b} c}. Then {@literal <x>} and e.g. this.\n */",
+    "/** @return nothing */",
+    "/** Ünïcode. */",
+    "/**/",
+]
 # A short chunk, and one with every header line, a part number, over 24 calls and non-ASCII text.
 _RENDER_PROBES: list[RenderArgs] = [
     ("r", "", "A", "class", None, "class A", (), (), (), (), None, "class A {}", 0, 1, b"p", "type:A"),
@@ -166,3 +181,15 @@ def _renderer() -> ChunkRenderer:
 
 render_chunk: ChunkRenderer = _renderer()
 """A chunk's embedding text, content hash and id (see `pipeline.render.render_chunk`)."""
+
+
+def _summarizer() -> Callable[[str], str | None]:
+    if NATIVE is None:
+        return javadoc.summarize
+    from pipeline import _native
+
+    return _native.summarize
+
+
+summarize: Callable[[str], str | None] = _summarizer()
+"""The first sentence of a javadoc comment (see `pipeline.javadoc.summarize`)."""

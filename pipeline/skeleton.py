@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 from pipeline.declarations import TypeInfo
 from pipeline.drafts import Draft, FileUnit
-from pipeline.javadoc import summarize
 from pipeline.members import Member
 from pipeline.outline import MemberDecl
+from pipeline.reader import summarize
 from pipeline.splitting import LineSpan
 from pipeline.spring import injected_type, lombok_constructor_fields
 from pipeline.syntax import squash

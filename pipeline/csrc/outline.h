@@ -204,6 +204,10 @@ PyObject *read_local(Reader *r, TSNode name_node, TSNode type_node);
 void bind_hashes(PyObject *sha256, PyObject *sha1);
 PyObject *render_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
+/* javadoc.c */
+void bind_summarize(PyObject *function);
+PyObject *summarize(PyObject *self, PyObject *raw);
+
 /* walk.c */
 PyObject *read_outline_of(Reader *r, TSTree *tree);
 

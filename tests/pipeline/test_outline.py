@@ -17,7 +17,7 @@ from types import ModuleType
 import pytest
 from tree_sitter import Tree
 
-from pipeline import reader, render, tree_outline
+from pipeline import javadoc, reader, render, tree_outline
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, SourceContext
 from pipeline.outline import Outline, Receiver
@@ -299,9 +299,13 @@ class _FakeNative:
         scoped_name: Callable[[str], str],
         sha256: Callable[[bytes], object],
         sha1: Callable[[bytes], object],
+        summarize: Callable[[str], str | None],
         /,
     ) -> None:
         pass
+
+    def summarize(self, raw: str, /) -> str | None:
+        return javadoc.summarize(raw)
 
     def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
         return self._read(tree, data)

@@ -1,4 +1,9 @@
-"""`pipeline._native.render_chunk` gives the text, hash and id `pipeline.render.render_chunk` gives."""
+"""The C twins of two Python hot spots give what the Python functions give.
+
+`pipeline._native.render_chunk` (a chunk's text, hash and id) and `pipeline._native.summarize` (the
+first sentence of a javadoc), compared with `pipeline.render.render_chunk` and
+`pipeline.javadoc.summarize` on generated inputs. Skipped without the extension.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,13 @@ import uuid
 
 import pytest
 
-from pipeline import reader, render
+from pipeline import javadoc, reader, render
 from pipeline.render import ID_NAMESPACE, chunk_id, chunk_id_prefix, content_hash
 
 NATIVE_RENDER = reader.render_chunk if reader.NATIVE is not None else None
+NATIVE_SUMMARIZE = reader.summarize if reader.NATIVE is not None else None
 needs_native = pytest.mark.skipif(
-    NATIVE_RENDER is None, reason="pipeline._native is not built (scripts/build_native) or off"
+    reader.NATIVE is None, reason="pipeline._native is not built (scripts/build_native) or off"
 )
 
 WORDS = ["a", "Größe", "名前", "x.y", "", " ", "${p}", "\t", "line\nbreak", "€", "\u2028", "@Ann(1)", "GET"]
@@ -68,3 +74,40 @@ def test_chunk_id_from_a_prefix_is_the_uuid5_of_the_whole_name() -> None:
     assert (
         render.chunk_id_in(prefix, "Größe.m()", 3) == expected == chunk_id("gitlab:7", "src/Größe.java", "Größe.m()", 3)
     )
+
+
+JAVADOC_PIECES = [
+    "{", "}", "@", "{@link ", "{@linkplain ", "{@code ", "{@literal ", "{@see ", "#", "(", ")", "<p>", "<P>", "</b>",
+    "<b>", "<h3 x>", "<pre>", "<table>", "<ul>", "<ol>", "<o", "<", ">", ".", ". ", ".\n", " ", "  ", "\t", "\n",
+    "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "*", " * ", "@param x", "word", "A", "_", "9", "e.g.", "h1",
+    "/**", "*/", "/", "Größe", "\u2028", "\x85",
+]  # fmt: skip
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(40))
+def test_the_c_summary_is_the_python_summary(seed: int) -> None:
+    rng = random.Random(seed)
+    assert NATIVE_SUMMARIZE is not None
+    for _ in range(100):
+        raw = "".join(rng.choice(JAVADOC_PIECES) for _ in range(rng.randrange(60)))
+        raw = ("/**" if rng.random() < 0.7 else "") + raw + ("*/" if rng.random() < 0.7 else "")
+        assert NATIVE_SUMMARIZE(raw) == javadoc.summarize(raw), raw
+
+
+@needs_native
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "/** Returns {@linkplain java.nio.charset.Charset#defaultCharset() the default}. More. */",
+        "/**\n * Uses {@link Map#get(Object)} and {@link #size}.\n * <p>Not this.\n */",
+        "/** A {@code {nested}} body, {@code {a {b}}} not a tag. Done. */",
+        "/** " + "long " * 100 + "end. */",
+        "/**\n * @return nothing\n */",
+        "/**/",
+        "/** x " + "y" * 2100 + ". */",
+    ],
+)
+def test_the_c_summary_of_tricky_javadoc(raw: str) -> None:
+    assert NATIVE_SUMMARIZE is not None
+    assert NATIVE_SUMMARIZE(raw) == javadoc.summarize(raw)
