@@ -40,6 +40,7 @@ from typing import Any
 
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, SourceContext
+from pipeline.records import chunk_record, skipped_record
 from pipeline.syntax import parse
 
 DEFAULT_SRC_ZIP = Path("/usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip")
@@ -310,8 +311,30 @@ def run_parallel(
 # --------------------------------------------------------------------------------------------------- report
 
 
+def output_digest(files: Sequence[SourceFile]) -> str:
+    """sha256 over everything the pipeline returns for the files (one JSON line per file), untimed.
+
+    Equal digests mean byte-identical output: same chunks, metadata, ids, texts and skipped entries.
+    """
+    digest = hashlib.sha256()
+    for path, data in files:
+        result = chunk_source(data, path, CONTEXT, CONFIG)
+        line = {
+            "file": path,
+            "enc": result.encoding,
+            "err": result.parse_errors,
+            "chunks": [chunk_record(c) for c in result.chunks],
+            "skipped": [skipped_record(s) for s in result.skipped],
+        }
+        digest.update(json.dumps(line, ensure_ascii=False, sort_keys=True).encode() + b"\n")
+    return digest.hexdigest()
+
+
 def pipeline_digest() -> str:
-    """A short sha256 over the source of every loaded pipeline module, to tie numbers to a code version."""
+    """A short sha256 over the source of every loaded pipeline module, to tie numbers to a code version.
+
+    It changes with any change of the code; `output_digest` is the one that compares outputs.
+    """
     digest = hashlib.sha256()
     for name in sorted(n for n in sys.modules if n == "pipeline" or n.startswith("pipeline.")):
         source = getattr(sys.modules[name], "__file__", None)
@@ -368,8 +391,12 @@ def build_report(
     code_digest: str,
     serial: SerialResult | None,
     parallel: ParallelResult | None,
+    output: str | None = None,
 ) -> dict[str, Any]:
-    """All numbers of the run; peak_rss is (main after loading, main at the end, workers) in MB."""
+    """All numbers of the run; peak_rss is (main after loading, main at the end, workers) in MB.
+
+    `output` is the run's `output_digest`, when asked for.
+    """
     size = sum(len(data) for _path, data in files)
     uname = os.uname()
     report: dict[str, Any] = {
@@ -389,6 +416,7 @@ def build_report(
             "cpu_count": os.cpu_count(),
             "load_average_at_end": os.getloadavg(),
             "pipeline_digest": code_digest,
+            "output_digest": output,
             "platform": f"{uname.sysname} {uname.release} {uname.machine}",
         },
         "runs": [],
@@ -439,6 +467,8 @@ def print_report(report: dict[str, Any]) -> None:
         f"{env['cpu_count']} cpus, load avg {env['load_average_at_end'][0]:.2f} at end; "
         f"best of {report['settings']['repeat']}; MB = 10^6 bytes; pipeline digest {env['pipeline_digest']}"
     )
+    if env["output_digest"] is not None:
+        print(f"output digest (sha256 of every chunk and skipped entry): {env['output_digest']}")
     print()
     print(f"{'run':<22}{'time s':>10}{'files/s':>11}{'MB/s':>9}{'chunks':>10}{'skipped':>9}{'crashed':>9}")
     for row in report["runs"]:
@@ -516,10 +546,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-serial", action="store_true", help="skip the one-core bare/pipeline comparison")
     parser.add_argument("--limit", type=int, default=None, help="only the first N files (for quick checks)")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
+    parser.add_argument(
+        "--output-digest", action="store_true", help="also hash the whole output once, untimed (see output_digest)"
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.jobs < 0 or args.batch_size < 1 or (args.limit is not None and args.limit < 1):
         parser.error("--repeat, --batch-size and --limit must be >= 1, --jobs >= 0")
-    if args.no_serial and args.jobs == 0:
+    if args.no_serial and args.jobs == 0 and not args.output_digest:
         parser.error("nothing to run: --no-serial with --jobs 0")
     return args
 
@@ -538,6 +571,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"loaded {len(files):,} files, {size / MB:.1f} MB", file=sys.stderr, flush=True)
 
         serial = None if args.no_serial else run_serial(files, args.repeat)
+        output = output_digest(files) if args.output_digest else None
         rss_after_serial = max_rss_mb(resource.RUSAGE_SELF)
         parallel = None
         if pool is not None:
@@ -546,7 +580,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # else forks (platform.platform() runs `uname -p`, a child as big as this process at fork time).
     workers_rss = max_rss_mb(resource.RUSAGE_CHILDREN)
 
-    report = build_report(args, files, (rss_after_load, rss_after_serial, workers_rss), code_digest, serial, parallel)
+    report = build_report(
+        args, files, (rss_after_load, rss_after_serial, workers_rss), code_digest, serial, parallel, output
+    )
     print_report(report)
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)

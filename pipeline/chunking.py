@@ -16,8 +16,8 @@ from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
 from pipeline.members import CONSTRUCTOR_KINDS, Member, read_members
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
+from pipeline.native import OutlineReader, read_outline, summarize
 from pipeline.outline import MemberDecl
-from pipeline.reader import OutlineReader, read_outline, summarize
 from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source
@@ -44,7 +44,7 @@ def chunk_source(
 ) -> FileResult:
     """Chunk one Java file. Bad input comes back as `Skipped` entries, never as an exception.
 
-    `reader` reads the tree (pipeline.reader): the C reader when it is built, else the Python one.
+    `reader` reads the tree (pipeline.native): the C reader when it is built, else the Python one.
     """
     decoded = decode_source(raw, file_path, config)
     if isinstance(decoded, Skipped):

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from pipeline._values import value
 from pipeline.calls import FileCalls
 from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
-from pipeline.reader import render_chunk
+from pipeline.native import render_chunk
 from pipeline.splitting import LineSpan
 from pipeline.types import Imports
 

@@ -192,7 +192,7 @@ def render_chunk(
 ) -> tuple[str, str, str]:
     """A chunk's embedding text, its `content_hash` and its `chunk_id_in(id_prefix, key, part_index)`.
 
-    `pipeline._native.render_chunk` does the same in one C call when it is built (pipeline.reader).
+    `pipeline._native.render_chunk` does the same in one C call when it is built (pipeline.native).
     """
     part = (part_index, part_count) if part_count > 1 else None
     text = compose_text(

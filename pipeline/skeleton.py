@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pipeline.declarations import TypeInfo
 from pipeline.drafts import Draft, FileUnit
 from pipeline.members import Member
+from pipeline.native import summarize
 from pipeline.outline import MemberDecl
-from pipeline.reader import summarize
 from pipeline.splitting import LineSpan
 from pipeline.spring import injected_type, lombok_constructor_fields
 from pipeline.syntax import squash

@@ -229,7 +229,7 @@ static PyObject *read_outline(PyObject *self, PyObject *const *args, Py_ssize_t 
 }
 
 /* The root's type, byte range and child counts, as the C runtime reads them: compared with
- * py-tree-sitter's answers before the reader is trusted (pipeline/reader.py). */
+ * py-tree-sitter's answers before the reader is trusted (pipeline/native.py). */
 static PyObject *probe(PyObject *self, PyObject *object) {
     TSTree *tree = tree_of(object);
     if (tree == NULL) return NULL;

@@ -12,13 +12,13 @@ import uuid
 
 import pytest
 
-from pipeline import javadoc, reader, render
+from pipeline import javadoc, native, render
 from pipeline.render import ID_NAMESPACE, chunk_id, chunk_id_prefix, content_hash
 
-NATIVE_RENDER = reader.render_chunk if reader.NATIVE is not None else None
-NATIVE_SUMMARIZE = reader.summarize if reader.NATIVE is not None else None
+NATIVE_RENDER = native.render_chunk if native.NATIVE is not None else None
+NATIVE_SUMMARIZE = native.summarize if native.NATIVE is not None else None
 needs_native = pytest.mark.skipif(
-    reader.NATIVE is None, reason="pipeline._native is not built (scripts/build_native) or off"
+    native.NATIVE is None, reason="pipeline._native is not built (scripts/build_native) or off"
 )
 
 WORDS = ["a", "Größe", "名前", "x.y", "", " ", "${p}", "\t", "line\nbreak", "€", "\u2028", "@Ann(1)", "GET"]
@@ -62,7 +62,7 @@ def test_the_c_renderer_gives_what_python_gives(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(20))
 def test_render_chunk_is_the_text_its_hash_and_its_id(seed: int) -> None:
     args = _args(seed)
-    text, digest, point_id = reader.render_chunk(*args)
+    text, digest, point_id = native.render_chunk(*args)
     assert text.startswith(f"repository: {args[0]}\n") and text.endswith(f"\n---\n{args[11]}")
     assert digest == content_hash(text)
     assert point_id == render.chunk_id_in(args[14], args[15], args[12])

@@ -17,18 +17,18 @@ from types import ModuleType
 import pytest
 from tree_sitter import Tree
 
-from pipeline import javadoc, reader, render, tree_outline
+from pipeline import javadoc, native, render, tree_outline
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, SourceContext
+from pipeline.native import OutlineReader, native_reader
 from pipeline.outline import Outline, Receiver
-from pipeline.reader import OutlineReader, native_reader
 from pipeline.render import ChunkRenderer
 from pipeline.source import Decoded, decode_source
 from pipeline.syntax import parse
 from tests.pipeline.test_robustness import JAVA_TOKENS
 from tests.support.java_fixtures import JAVA_FIXTURES
 
-NATIVE = reader.NATIVE
+NATIVE = native.NATIVE
 needs_native = pytest.mark.skipif(NATIVE is None, reason="pipeline._native is not built (scripts/build_native) or off")
 FIXTURE_FILES = sorted(
     p
@@ -132,17 +132,17 @@ def test_both_readers_give_the_same_chunks_for_the_fixture_project() -> None:
     context, config = SourceContext(repo_path="acme/shop"), ChunkerConfig()
     for path in sorted(JAVA_FIXTURES.rglob("*.java")):  # undecodable ones too: both skip them alike
         raw, name = path.read_bytes(), str(path.relative_to(JAVA_FIXTURES))
-        native = chunk_source(raw, name, context, config, reader=reader.read_outline)
-        python = chunk_source(raw, name, context, config, reader=tree_outline.read_outline)
-        assert native == python, name
+        in_c = chunk_source(raw, name, context, config, reader=native.read_outline)
+        in_python = chunk_source(raw, name, context, config, reader=tree_outline.read_outline)
+        assert in_c == in_python, name
 
 
 def test_the_native_reader_is_used_when_it_is_built() -> None:
     built = find_spec("pipeline._native") is not None
-    if not built or reader.DISABLED:
+    if not built or native.DISABLED:
         pytest.skip("pipeline._native is not built, or JAVAKB_NO_EXTENSIONS is set")
     assert NATIVE is not None, "pipeline._native is built but failed its check against the Python reader (see log)"
-    assert reader.read_outline is NATIVE
+    assert native.read_outline is NATIVE
 
 
 # --------------------------------------------------------------------------------------- what both read
@@ -285,7 +285,7 @@ def test_a_deeply_nested_expression_is_read(read: OutlineReader) -> None:
 
 
 class _FakeNative:
-    """A stand-in for `pipeline._native` (see `pipeline.reader.NativeModule`)."""
+    """A stand-in for `pipeline._native` (see `pipeline.native.NativeModule`)."""
 
     def __init__(self, version: str, read: Callable[[Tree, bytes], Outline]) -> None:
         self.TREE_SITTER_VERSION = version

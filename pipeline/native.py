@@ -1,10 +1,14 @@
-"""What the C extension does when it is built and checked, else Python: outlines and chunk texts.
+"""The C extension's functions when it is built and checked, else their Python twins.
 
-`pipeline._native` is compiled by `scripts/build_native` against the sources of the exact
+Three hot spots have a C twin in `pipeline._native` (pipeline/csrc/): reading a tree into an
+outline (`pipeline.tree_outline`), rendering a chunk's text, hash and id (`pipeline.render`) and
+summarizing a javadoc (`pipeline.javadoc`). Each twin gives what the Python function gives.
+
+The extension is compiled by `scripts/build_native` against the sources of the exact
 tree-sitter release that is installed (pinned in pyproject.toml): it reads py-tree-sitter's
 `Tree` object and the C tree behind it, whose layouts belong to that release. So it is only used
 when the installed version is the one it was built for and, on a probe file, it gives the same
-outline as the Python reader (and renders probe chunks as `pipeline.render.render_chunk` does).
+outline as the Python reader, renders probe chunks and summarizes probe javadocs as Python does.
 Setting `JAVAKB_NO_EXTENSIONS=1` forces Python (as `MULTIDICT_NO_EXTENSIONS` does for multidict),
 for tests and comparisons.
 """
