@@ -15,6 +15,9 @@ import asyncpg
 
 from app.errors import StorageError
 
+# What a lost or refused connection raises: asyncpg's interface errors (a connection closed under a
+# query) and its internal client errors (a pooled connection left mid-protocol by a terminated backend).
+_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError)
 _LOCK_NAMESPACE = 0x6A6B  # "jk": keeps our advisory lock keys apart from other users of the database
 
 
@@ -61,6 +64,13 @@ class PushDelivery:
     after: str
 
 
+async def _unlock(conn: Any, project_id: int) -> None:
+    try:
+        await conn.execute("SELECT pg_advisory_unlock($1, $2)", _LOCK_NAMESPACE, project_id)
+    except _ERRORS:
+        conn.terminate()  # a session lock ends with its session
+
+
 def _project(row: asyncpg.Record) -> ProjectRow:
     return ProjectRow(**{name: row[name] for name in ProjectRow.__dataclass_fields__})
 
@@ -76,9 +86,13 @@ class Database:
         """Open a pool."""
         try:
             pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
-        except (OSError, asyncpg.PostgresError) as exc:
+        except _ERRORS as exc:
             raise StorageError(f"cannot connect to PostgreSQL: {exc}") from exc
         return cls(pool)
+
+    async def ping(self) -> None:
+        """Raise `StorageError` unless PostgreSQL answers."""
+        await self._fetchval("SELECT 1")
 
     async def close(self) -> None:
         """Close the pool."""
@@ -320,34 +334,43 @@ class Database:
         The lock lives on one pooled connection, so a killed worker releases it when its
         connection drops: no stale locks, no TTL to tune.
         """
-        async with self.pool.acquire() as conn:
-            got = await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", _LOCK_NAMESPACE, project_id)
+        try:
+            conn = await self.pool.acquire()
+        except _ERRORS as exc:
+            raise StorageError(f"PostgreSQL connection failed: {exc}") from exc
+        try:
+            try:
+                got = await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", _LOCK_NAMESPACE, project_id)
+            except _ERRORS as exc:
+                raise StorageError(f"PostgreSQL query failed: {exc}") from exc
             try:
                 yield bool(got)
             finally:
                 if got:
-                    await conn.execute("SELECT pg_advisory_unlock($1, $2)", _LOCK_NAMESPACE, project_id)
+                    await _unlock(conn, project_id)
+        finally:
+            await self.pool.release(conn)
 
     async def _fetchval(self, query: str, *args: Any) -> Any:
         try:
             return await self.pool.fetchval(query, *args)
-        except (OSError, asyncpg.PostgresError) as exc:
+        except _ERRORS as exc:
             raise StorageError(f"PostgreSQL query failed: {exc}") from exc
 
     async def _fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
         try:
             return await self.pool.fetchrow(query, *args)
-        except (OSError, asyncpg.PostgresError) as exc:
+        except _ERRORS as exc:
             raise StorageError(f"PostgreSQL query failed: {exc}") from exc
 
     async def _fetch(self, query: str, *args: Any) -> list[asyncpg.Record]:
         try:
             return await self.pool.fetch(query, *args)
-        except (OSError, asyncpg.PostgresError) as exc:
+        except _ERRORS as exc:
             raise StorageError(f"PostgreSQL query failed: {exc}") from exc
 
     async def _execute(self, query: str, *args: Any) -> str:
         try:
             return str(await self.pool.execute(query, *args))
-        except (OSError, asyncpg.PostgresError) as exc:
+        except _ERRORS as exc:
             raise StorageError(f"PostgreSQL query failed: {exc}") from exc

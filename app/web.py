@@ -92,7 +92,7 @@ async def readyz(request: Request) -> JSONResponse:
     deps: Deps = request.state.deps
     checks: dict[str, str] = {}
     try:
-        await deps.require_db().pool.fetchval("SELECT 1")
+        await deps.require_db().ping()
         checks["postgres"] = "ok"
     except (ServiceError, OSError) as exc:
         checks["postgres"] = f"error: {exc}"

@@ -194,6 +194,19 @@ def test_health_and_readiness(client: TestClient) -> None:
     assert ready.json()["checks"] == {"postgres": "ok", "redis": "ok", "qdrant": "ok"}
 
 
+def test_readiness_is_503_while_postgresql_is_down(client: TestClient, clean_db: str) -> None:
+    asyncio.run(set_outage(clean_db, down=True))
+    try:
+        ready = client.get("/readyz")
+    finally:
+        asyncio.run(set_outage(clean_db, down=False))
+    assert ready.status_code == 503
+    checks = ready.json()["checks"]
+    assert checks["postgres"].startswith("error: PostgreSQL")
+    assert (checks["redis"], checks["qdrant"]) == ("ok", "ok")
+    assert client.get("/readyz").status_code == 200  # and ready again once it is back
+
+
 def test_admin_endpoints_need_a_token(clean_db: str, clean_redis: str) -> None:
     settings = make_settings(clean_db, clean_redis).model_copy(update={"admin_tokens": [SecretStr("adm")]})
     with TestClient(create_app(settings)) as client:
