@@ -33,6 +33,7 @@ from hooks.receiver import Receiver
 logger = logging.getLogger(__name__)
 
 REPLAY_TRIES = 40
+NO_GITLAB = "GitLab is not configured: set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN, then POST /admin/reindex"
 MAX_LOOPS = 5  # syncs per job before it hands over to the next queued job
 BUSY_RETRY_S = 2.0
 
@@ -52,7 +53,11 @@ async def sync_project(ctx: dict[str, Any], project_id: int, trigger: str = "pus
     """Sync one project to its default branch head, coalescing deliveries that arrive meanwhile."""
     deps = deps_of(ctx)
     db = deps.require_db()
-    syncer = Syncer(deps, db, deps.require_gitlab(), deps.executor)
+    if deps.gitlab is None:  # `javakb serve` on bare defaults: deliveries are recorded, nothing can sync
+        await db.set_status(project_id, "failed", NO_GITLAB)
+        logger.error("sync of project %s skipped: %s", project_id, NO_GITLAB)
+        return NO_GITLAB
+    syncer = Syncer(deps, db, deps.gitlab, deps.executor)
     async with db.project_lock(project_id) as locked:
         if not locked:
             row = await db.project(project_id)

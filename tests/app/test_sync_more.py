@@ -17,12 +17,22 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from arq import Retry
+from pydantic import SecretStr
 
 from app.db import PushDelivery
+from app.deps import open_deps
 from app.queue import BACKFILL
-from app.settings import ChunkingSettings, WorkerSettings
-from app.worker import build_worker, replay_delivery
-from hooks.events import parse_event
+from app.settings import (
+    ChunkingSettings,
+    PostgresSettings,
+    QdrantSettings,
+    RedisSettings,
+    Settings,
+    WorkerSettings,
+)
+from app.worker import NO_GITLAB, build_worker, replay_delivery, sync_project
+from hooks.events import SyncRequested, parse_event
+from hooks.receiver import Receiver
 from tests.support.fake_gitlab import FakeProject
 from tests.support.pg_outage import postgres_down
 from tests.support.sync_env import SyncEnv, push_payload, sync_env
@@ -370,6 +380,24 @@ async def test_a_push_during_a_postgresql_outage_is_replayed_by_the_worker(env: 
     assert (run["trigger"], run["status"], run["to_sha"]) == ("push", "DONE", sha)
     assert await env.deps.require_db().delivery_outcome("k-outage") == "enqueued"
     assert (await env.receiver.handle(event, "k-outage"))[0] == "duplicate"  # a manual resend changes nothing
+
+
+async def test_without_gitlab_configured_a_sync_fails_with_what_to_set(clean_db: str, clean_redis: str) -> None:
+    # `javakb serve` on bare defaults records deliveries but has no GitLab to read them from.
+    settings = Settings(
+        postgres=PostgresSettings(dsn=SecretStr(clean_db)),
+        redis=RedisSettings(url=clean_redis, queue="javakb:test:nogitlab"),
+        qdrant=QdrantSettings(path=":memory:"),
+    )
+    async with open_deps(settings, with_db=True, with_queue=True) as deps:
+        event = SyncRequested(
+            event="push", project_id=7, repo_path="acme/x", default_branch="main", ref="refs/heads/main", after="a" * 40
+        )
+        assert (await Receiver(deps).handle(event, "k"))[0] == "enqueued"
+        assert await sync_project({"deps": deps}, 7) == NO_GITLAB
+        row = await deps.require_db().project(7)
+    assert row is not None
+    assert (row.status, row.last_error, row.done_gen, row.requested_gen) == ("failed", NO_GITLAB, 0, 1)
 
 
 async def test_the_reconcile_sweep_syncs_a_delivery_whose_nudge_was_lost(env: SyncEnv) -> None:
