@@ -129,6 +129,8 @@ async def admin_reindex(request: Request) -> JSONResponse:
     if not body.get("all") and not (isinstance(projects, list) and all(isinstance(p, int) for p in projects)):
         return JSONResponse({"error": 'give "projects": [ids] or "all": true'}, status_code=400)
     deps: Deps = request.state.deps
+    if not deps.settings.gitlab.url:
+        return JSONResponse({"error": "GitLab is not configured: set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN"}, 409)
     ids = None if body.get("all") else list(projects or [])
     full = bool(body.get("full", False))
     job_id = f"backfill:{'all' if ids is None else ','.join(map(str, ids))}:{int(full)}"

@@ -208,7 +208,8 @@ def test_readiness_is_503_while_postgresql_is_down(client: TestClient, clean_db:
 
 
 def test_admin_endpoints_need_a_token(clean_db: str, clean_redis: str) -> None:
-    settings = make_settings(clean_db, clean_redis).model_copy(update={"admin_tokens": [SecretStr("adm")]})
+    settings = make_settings(clean_db, clean_redis, url="https://gitlab.example.com")
+    settings = settings.model_copy(update={"admin_tokens": [SecretStr("adm")]})
     with TestClient(create_app(settings)) as client:
         assert client.post("/admin/reindex", json={"all": True}).status_code == 401
         ok = client.post("/admin/reindex", json={"all": True}, headers={"Authorization": "Bearer adm"})
@@ -216,6 +217,15 @@ def test_admin_endpoints_need_a_token(clean_db: str, clean_redis: str) -> None:
         assert client.post("/admin/reindex", json={"x": 1}, headers={"Authorization": "Bearer adm"}).status_code == 400
         assert client.get("/admin/projects", headers={"Authorization": "Bearer adm"}).json() == []
     assert queued_jobs(clean_redis) == {"backfill:all:0"}
+
+
+def test_a_backfill_without_gitlab_configured_is_refused_with_what_to_set(clean_db: str, clean_redis: str) -> None:
+    settings = make_settings(clean_db, clean_redis).model_copy(update={"admin_tokens": [SecretStr("adm")]})
+    with TestClient(create_app(settings)) as client:
+        refused = client.post("/admin/reindex", json={"all": True}, headers={"Authorization": "Bearer adm"})
+    assert refused.status_code == 409
+    assert "JAVAKB_GITLAB__URL" in refused.json()["error"]
+    assert queued_jobs(clean_redis) == set()
 
 
 async def test_concurrent_pushes_share_round_trips_and_keep_every_generation(
