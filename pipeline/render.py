@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
 
 from pipeline._values import value
 
@@ -145,30 +144,8 @@ RenderArgs = tuple[
 """The arguments of `render_chunk`, in order."""
 
 
-class ChunkRenderer(Protocol):
-    """`render_chunk`, or the C extension's twin of it."""
-
-    def __call__(
-        self,
-        repo_path: str,
-        package: str,
-        qualified_name: str,
-        kind: str,
-        stereotype: str | None,
-        signature: str,
-        annotations: tuple[str, ...],
-        http_method: tuple[str, ...],
-        http_path: tuple[str, ...],
-        calls: tuple[str, ...],
-        javadoc_summary: str | None,
-        code: str,
-        part_index: int,
-        part_count: int,
-        id_prefix: bytes,
-        key: str,
-        /,
-    ) -> tuple[str, str, str]:
-        """The embedding text, content hash and id of a chunk."""
+ChunkRenderer = Callable[[*RenderArgs], tuple[str, str, str]]
+"""`render_chunk`, or the C extension's twin of it."""
 
 
 def render_chunk(

@@ -12,7 +12,6 @@ import random
 from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from tree_sitter import Tree
@@ -292,16 +291,7 @@ class _FakeNative:
         self._read = read
         self.render_chunk: ChunkRenderer = render.render_chunk
 
-    def bind(
-        self,
-        outline: ModuleType,
-        squash: Callable[[str], str],
-        scoped_name: Callable[[str], str],
-        sha256: Callable[[bytes], object],
-        sha1: Callable[[bytes], object],
-        summarize: Callable[[str], str | None],
-        /,
-    ) -> None:
+    def bind(self, *bound: object) -> None:
         pass
 
     def summarize(self, raw: str, /) -> str | None:
