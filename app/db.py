@@ -14,6 +14,7 @@ from typing import Any
 import asyncpg
 
 from app.errors import StorageError
+from hooks.events import SyncRequested
 
 # What a lost or refused connection raises: asyncpg's interface errors (a connection closed under a
 # query) and its internal client errors (a pooled connection left mid-protocol by a terminated backend).
@@ -51,17 +52,8 @@ class RunCounts:
     chunks_deleted: int = 0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PushDelivery:
-    """A push to a project's default branch, as the receiver records it."""
-
-    key: str
-    event: str
-    project_id: int
-    repo_path: str
-    default_branch: str | None
-    ref: str
-    after: str
+KeyedPush = tuple[str, SyncRequested]
+"""A push delivery as the receiver records it: (idempotency key, the push)."""
 
 
 async def _unlock(conn: Any, project_id: int) -> None:
@@ -120,7 +112,7 @@ class Database:
         )  # fmt: skip
         return inserted is not None
 
-    async def record_sync_deliveries(self, deliveries: Sequence[PushDelivery]) -> list[int | None]:
+    async def record_sync_deliveries(self, deliveries: Sequence[KeyedPush]) -> list[int | None]:
         """Record push deliveries and bump their projects' requested generations in one round trip.
 
         Returns, per delivery and in order, its generation, or None when its idempotency key was seen
@@ -170,13 +162,13 @@ class Database:
             SELECT arrived.ord, bumped.requested_gen - arrived.n + arrived.nth AS gen
             FROM arrived JOIN bumped ON bumped.id = arrived.project_id
             """,
-            [d.key for d in deliveries],
-            [d.event for d in deliveries],
-            [d.project_id for d in deliveries],
-            [d.repo_path for d in deliveries],
-            [d.default_branch for d in deliveries],
-            [d.ref for d in deliveries],
-            [d.after for d in deliveries],
+            [key for key, _ in deliveries],
+            [p.event for _, p in deliveries],
+            [p.project_id for _, p in deliveries],
+            [p.repo_path for _, p in deliveries],
+            [p.default_branch for _, p in deliveries],
+            [p.ref for _, p in deliveries],
+            [p.after for _, p in deliveries],
         )
         generations: list[int | None] = [None] * len(deliveries)
         for row in rows:

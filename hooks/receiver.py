@@ -23,7 +23,7 @@ from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from app.db import PushDelivery
+from app.db import KeyedPush
 from app.deps import Deps
 from app.errors import PayloadError, SignatureError, StorageError
 from app.queue import MOVE, PURGE, REFRESH, REPLAY, enqueue_once, push_syncs
@@ -119,7 +119,7 @@ class Receiver:
 
     def __init__(self, deps: Deps, *, max_batch: int = 256) -> None:
         self.deps = deps
-        self._pushes: GroupCommit[PushDelivery, int | None] = GroupCommit(self._record_pushes, max_batch=max_batch)
+        self._pushes: GroupCommit[KeyedPush, int | None] = GroupCommit(self._record_pushes, max_batch=max_batch)
 
     async def handle_or_defer(self, event: Event, key: str) -> tuple[str, str]:
         """`handle`, or with PostgreSQL down, queue the event for the worker to replay (`replay_delivery`).
@@ -139,7 +139,7 @@ class Receiver:
     async def handle(self, event: Event, key: str) -> tuple[str, str]:
         """Record the delivery and enqueue what it asks for; return (outcome, detail)."""
         if isinstance(event, SyncRequested):
-            gen = await self._pushes.submit(_push(event, key))
+            gen = await self._pushes.submit((key, event))
             if gen is None:
                 return "duplicate", "delivery seen before"
             return "enqueued", f"sync of project {event.project_id} (generation {gen})"
@@ -154,28 +154,16 @@ class Receiver:
         await _nudge(enqueue_once(self.deps.require_queue(), function, job_id, *args))
         return "enqueued", f"{function} of project {event.project_id}"
 
-    async def _record_pushes(self, pushes: Sequence[PushDelivery]) -> list[int | None]:
+    async def _record_pushes(self, pushes: Sequence[KeyedPush]) -> list[int | None]:
         # One key twice in a batch (a resend racing its original) is the second one's duplicate.
         first: dict[str, int] = {}
-        for i, push in enumerate(pushes):
-            first.setdefault(push.key, i)
+        for i, (key, _) in enumerate(pushes):
+            first.setdefault(key, i)
         distinct = [pushes[i] for i in first.values()]
         recorded = dict(zip(first, await self.deps.require_db().record_sync_deliveries(distinct), strict=True))
-        jobs = [(p.project_id, gen, p.event) for p in distinct if (gen := recorded[p.key]) is not None]
+        jobs = [(p.project_id, gen, p.event) for key, p in distinct if (gen := recorded[key]) is not None]
         await _nudge(push_syncs(self.deps.require_queue(), jobs))
-        return [recorded[p.key] if first[p.key] == i else None for i, p in enumerate(pushes)]
-
-
-def _push(event: SyncRequested, key: str) -> PushDelivery:
-    return PushDelivery(
-        key=key,
-        event=event.event,
-        project_id=event.project_id,
-        repo_path=event.repo_path,
-        default_branch=event.default_branch,
-        ref=event.ref,
-        after=event.after,
-    )
+        return [recorded[key] if first[key] == i else None for i, (key, _) in enumerate(pushes)]
 
 
 def _lifecycle_job(

@@ -19,7 +19,6 @@ import pytest_asyncio
 from arq import Retry
 from pydantic import SecretStr
 
-from app.db import PushDelivery
 from app.deps import open_deps
 from app.queue import BACKFILL
 from app.settings import (
@@ -403,8 +402,7 @@ async def test_without_gitlab_configured_a_sync_fails_with_what_to_set(clean_db:
 async def test_the_reconcile_sweep_syncs_a_delivery_whose_nudge_was_lost(env: SyncEnv) -> None:
     project = env.gitlab.create_project("acme/shop")
     sha = project.commit({SRC + "A.java": service("A")}, "a")
-    delivery = PushDelivery(
-        key="lost-nudge",
+    push = SyncRequested(
         event="push",
         project_id=project.id,
         repo_path=project.path_with_namespace,
@@ -412,7 +410,7 @@ async def test_the_reconcile_sweep_syncs_a_delivery_whose_nudge_was_lost(env: Sy
         ref="refs/heads/main",
         after=sha,
     )
-    assert await env.deps.require_db().record_sync_deliveries([delivery]) == [1]
+    assert await env.deps.require_db().record_sync_deliveries([("lost-nudge", push)]) == [1]
     assert await env.deps.require_queue().zcard(env.settings.redis.queue) == 0  # nothing was enqueued
     await env.work()  # the reconcile cron runs at the worker's start
     await env.audit(project)

@@ -16,7 +16,7 @@ from arq.connections import ArqRedis
 from pydantic import SecretStr
 from starlette.testclient import TestClient
 
-from app.db import PushDelivery
+from app.db import KeyedPush
 from app.deps import open_deps
 from app.errors import StorageError
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings
@@ -240,7 +240,7 @@ async def test_concurrent_pushes_share_round_trips_and_keep_every_generation(
         record = db.record_sync_deliveries
         batch_sizes: list[int] = []
 
-        async def counted(pushes: Sequence[PushDelivery]) -> list[int | None]:
+        async def counted(pushes: Sequence[KeyedPush]) -> list[int | None]:
             batch_sizes.append(len(pushes))
             return await record(pushes)
 
@@ -276,13 +276,14 @@ async def test_a_batch_keeps_the_last_default_branch_it_names(clean_db: str, cle
         db = deps.require_db()
         branches = ["main", None, "develop", None]
         pushes = [
-            PushDelivery(
-                key=f"b{i}", event="push", project_id=9, repo_path="acme/x", default_branch=b, ref="r", after=f"s{i}"
+            (
+                f"b{i}",
+                SyncRequested(event="push", project_id=9, repo_path="acme/x", default_branch=b, ref="r", after=f"s{i}"),
             )
             for i, b in enumerate(branches)
         ]
         assert await db.record_sync_deliveries(pushes) == [1, 2, 3, 4]
-        assert await db.record_sync_deliveries([replace(pushes[0], key="b9", default_branch=None)]) == [5]
+        assert await db.record_sync_deliveries([("b9", replace(pushes[0][1], default_branch=None))]) == [5]
         [row] = await afetch(clean_db, "SELECT default_branch, target_sha, requested_gen FROM projects")
     assert row == {"default_branch": "develop", "target_sha": "s0", "requested_gen": 5}
 
