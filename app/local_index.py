@@ -66,7 +66,7 @@ async def index_directory(
             progress(done, len(files))
     removed = 0
     if target is None:
-        removed = await _remove_vanished(deps, repo_path, known, {rel for rel, _ in files})
+        removed = await _remove_vanished(deps, known, {rel for rel, _ in files})
     else:
         previous = await deps.store.switch_alias(target)
         if previous is not None and previous != target:
@@ -100,7 +100,7 @@ def _batches(results: Iterable[FileResult], size: int) -> Iterable[tuple[int, li
         yield done, batch
 
 
-async def _remove_vanished(deps: Deps, repo_path: str, known: StoredState, present: set[str]) -> int:
+async def _remove_vanished(deps: Deps, known: StoredState, present: set[str]) -> int:
     """Delete the points of files that were indexed before but are gone (or out of scope) now."""
     vanished = sorted(set(known.by_file) - present)
     stale = [point_id for path in vanished for point_id in known.by_file[path]]

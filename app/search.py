@@ -207,33 +207,30 @@ class SearchService:
         Every call is resolved from two lookups in all (by qualified name where the caller's imports
         made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
         """
-        calls: list[tuple[str, list[str]]] = []  # (call as written, exact qualified names it may be)
+        # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
+        calls: list[tuple[str, str | None, list[str]]] = []
         for hit in await self.symbol(name, repo):
             fq: set[str] = set(hit.payload.get("calls_fq", []))
-            calls += [(call, sorted(f for f in fq if f.endswith("." + call))) for call in hit.payload.get("calls", [])]
-        resolvable = [(call, exact) for call, exact in calls if _call_owner(call)]
-        exact_names = sorted({f for _, exact in resolvable for f in exact})
-        methods = sorted({call.rpartition(".")[2] for call, exact in resolvable if not exact})
+            for call in hit.payload.get("calls", []):
+                method = _method_of(call)
+                calls.append(
+                    (call, method, sorted(f for f in fq if f.endswith("." + call)) if method is not None else [])
+                )
+        exact_names = sorted({f for _, _, exact in calls for f in exact})
+        methods = sorted({method for _, method, exact in calls if method is not None and not exact})
         by_fq = await self._lookup(Filters(repo=repo), _any("qualified_name", exact_names)) if exact_names else []
         by_name = await self._lookup(Filters(repo=repo), _any("name", methods)) if methods else []
         out: list[tuple[str, list[Hit]]] = []
-        for call, exact in calls:
-            if not _call_owner(call):
-                out.append((call, []))
+        for call, method, exact in calls:
+            if method is None:
+                targets = []
             elif exact:
-                out.append((call, [h for h in by_fq if h.qualified_name in exact]))
+                targets = [h for h in by_fq if h.qualified_name in exact]
             else:
-                method = call.rpartition(".")[2]
-                out.append(
-                    (
-                        call,
-                        [
-                            h
-                            for h in by_name
-                            if h.payload.get("name") == method and h.qualified_name.endswith("." + call)
-                        ],
-                    )
-                )
+                targets = [
+                    h for h in by_name if h.payload.get("name") == method and h.qualified_name.endswith("." + call)
+                ]
+            out.append((call, targets))
         return out
 
     async def injectors(self, type_name: str, repo: str | None = None) -> list[Hit]:
@@ -336,10 +333,10 @@ def _passes(hit: Hit, filters: Filters) -> bool:
     return all(check(value) for value, check in checks if value)
 
 
-def _call_owner(call: str) -> str:
-    """The receiver part of `Type.method` ("" for an unqualified or chained call, which resolves to nothing)."""
-    owner = call.rpartition(".")[0]
-    return "" if "(" in owner else owner
+def _method_of(call: str) -> str | None:
+    """The method of `Type.method`; None for an unqualified or chained call, which resolves to nothing."""
+    owner, _, method = call.rpartition(".")
+    return None if not owner or "(" in owner else method
 
 
 def _in_folder(file_path: str, prefix: str) -> bool:
