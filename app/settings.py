@@ -82,6 +82,9 @@ class RedisSettings(BaseModel):
     queue: str = Field(default="javakb:queue", description="arq queue name")
 
 
+GITLAB_UNSET = "GitLab is not configured: set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN"
+
+
 class GitLabSettings(BaseModel):
     """The GitLab instance: API access for the sync, and webhook authentication for the receiver."""
 

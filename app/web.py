@@ -30,7 +30,7 @@ from app.api import api_search
 from app.deps import Deps, open_deps
 from app.errors import ServiceError
 from app.queue import BACKFILL, enqueue_once
-from app.settings import Settings
+from app.settings import GITLAB_UNSET, Settings
 from hooks.receiver import Receiver, make_endpoint
 from mcp_server.auth import StaticTokens, bearer_matches
 from mcp_server.server import create_server
@@ -130,7 +130,7 @@ async def admin_reindex(request: Request) -> JSONResponse:
         return JSONResponse({"error": 'give "projects": [ids] or "all": true'}, status_code=400)
     deps: Deps = request.state.deps
     if not deps.settings.gitlab.url:
-        return JSONResponse({"error": "GitLab is not configured: set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN"}, 409)
+        return JSONResponse({"error": GITLAB_UNSET}, status_code=409)
     ids = None if body.get("all") else list(projects or [])
     full = bool(body.get("full", False))
     job_id = f"backfill:{'all' if ids is None else ','.join(map(str, ids))}:{int(full)}"

@@ -25,7 +25,7 @@ from arq.worker import Function, Worker, func
 from app.deps import Deps
 from app.errors import TRANSIENT_ERRORS, GitLabNotFoundError, ServiceError, StorageError
 from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
-from app.settings import Settings
+from app.settings import GITLAB_UNSET, Settings
 from app.sync import Syncer, SyncOutcome, purge_points, rename_points
 from hooks.events import Event
 from hooks.receiver import Receiver
@@ -33,7 +33,7 @@ from hooks.receiver import Receiver
 logger = logging.getLogger(__name__)
 
 REPLAY_TRIES = 40
-NO_GITLAB = "GitLab is not configured: set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN, then POST /admin/reindex"
+NO_GITLAB = f"{GITLAB_UNSET}, then POST /admin/reindex"
 MAX_LOOPS = 5  # syncs per job before it hands over to the next queued job
 BUSY_RETRY_S = 2.0
 
