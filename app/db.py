@@ -37,6 +37,8 @@ class ProjectRow:
     status: str
     last_error: str | None
     indexed_at: datetime | None
+    visibility: str | None
+    repository_access: str | None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -233,6 +235,27 @@ class Database:
             """,
             project_id, sha, gen, default_branch,
         )  # fmt: skip
+
+    async def set_project_access(self, project_id: int, visibility: str, repository_access: str) -> None:
+        """Record who may read a project's code, as GitLab reports it (`visibility`, `repository_access_level`)."""
+        await self._execute(
+            "UPDATE projects SET visibility = $2, repository_access = $3, updated_at = now() WHERE id = $1",
+            project_id, visibility, repository_access,
+        )  # fmt: skip
+
+    async def open_projects(self) -> dict[int, str]:
+        """Projects whose code any signed-in user may read: id → visibility (`internal` or `public`).
+
+        Only projects whose repository is open to everyone (`repository_access = 'enabled'`); external
+        users see only the `public` ones.
+        """
+        rows = await self._fetch(
+            """
+            SELECT id, visibility FROM projects
+            WHERE visibility IN ('internal', 'public') AND repository_access = 'enabled'
+            """
+        )
+        return {int(r["id"]): str(r["visibility"]) for r in rows}
 
     async def rename_project(self, project_id: int, repo_path: str) -> bool:
         """Record a new path (rename or transfer); False when the project is unknown."""

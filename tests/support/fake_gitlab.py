@@ -43,6 +43,11 @@ class FakeProject:
     default_branch: str
     repo: GitRepo
     created_at: str
+    visibility: str = "private"  # private | internal | public
+    repository_access_level: str = "enabled"  # enabled | private (members only) | disabled
+    archived: bool = False
+    topics: tuple[str, ...] = ()
+    forked_from_id: int | None = None
 
     @property
     def repo_dir(self) -> Path:
@@ -93,6 +98,7 @@ class Namespace:
     id: int
     full_path: str
     parent_id: int | None
+    kind: str = "group"  # group | user (a personal namespace)
 
     @property
     def path(self) -> str:
@@ -109,6 +115,11 @@ class ProjectSnapshot:
     repo: GitRepo
     created_at: str
     namespace: Namespace
+    visibility: str = "private"
+    repository_access_level: str = "enabled"
+    archived: bool = False
+    topics: tuple[str, ...] = ()
+    forked_from_id: int | None = None
 
     @property
     def path(self) -> str:
@@ -219,6 +230,44 @@ class FakeGitLab:
         """Move the project to another namespace (group path), keeping its own path."""
         self._move(project_id, f"{new_namespace.strip('/')}/{self.project(project_id).path}")
 
+    def set_project_attributes(
+        self,
+        project_id: int,
+        *,
+        visibility: str | None = None,
+        repository_access_level: str | None = None,
+        archived: bool | None = None,
+        topics: tuple[str, ...] | None = None,
+        forked_from_id: int | None = None,
+    ) -> None:
+        """Change what `GET /projects/:id` reports (visibility, archived, topics, fork parent)."""
+        if visibility is not None and visibility not in ("private", "internal", "public"):
+            raise ValueError(f"unknown visibility {visibility!r}")
+        if repository_access_level is not None and repository_access_level not in ("enabled", "private", "disabled"):
+            raise ValueError(f"unknown repository_access_level {repository_access_level!r}")
+        with self.lock:
+            project = self._state.projects[project_id]
+            if visibility is not None:
+                project.visibility = visibility
+            if repository_access_level is not None:
+                project.repository_access_level = repository_access_level
+            if archived is not None:
+                project.archived = archived
+            if topics is not None:
+                project.topics = topics
+            if forked_from_id is not None:
+                project.forked_from_id = forked_from_id
+
+    def set_namespace_kind(self, full_path: str, kind: str) -> None:
+        """Make a namespace a personal (`user`) one or a `group`."""
+        if kind not in ("group", "user"):
+            raise ValueError(f"unknown namespace kind {kind!r}")
+        with self.lock:
+            known = self._namespace_locked(full_path)
+            self._state.namespaces[full_path] = Namespace(
+                id=known.id, full_path=known.full_path, parent_id=known.parent_id, kind=kind
+            )
+
     def set_default_branch(self, project_id: int, branch: str) -> None:
         project = self.project(project_id)
         if not project.repo.is_empty() and project.repo.branch_head(branch) is None:
@@ -296,6 +345,11 @@ class FakeGitLab:
             repo=project.repo,
             created_at=project.created_at,
             namespace=self._namespace_locked(project.namespace),
+            visibility=project.visibility,
+            repository_access_level=project.repository_access_level,
+            archived=project.archived,
+            topics=project.topics,
+            forked_from_id=project.forked_from_id,
         )
 
     def _namespace_locked(self, full_path: str) -> Namespace:

@@ -140,8 +140,7 @@ class GitLabApi:
             raise bad_request("order_by does not have a valid value")
         if sort not in {"asc", "desc"}:
             raise bad_request("sort does not have a valid value")
-        projects = [] if bool_param(q, "archived", default=False) else self.gl.snapshots()
-        projects = _filter_ids(projects, q)
+        projects = _filter_ids(_filter_attributes(self.gl.snapshots(), q), q)
         projects.sort(key=lambda p: (_project_sort_key(p, order_by), p.id), reverse=sort == "desc")
         simple = bool_param(q, "simple", default=False)
         if q.get("pagination") == "keyset":
@@ -168,8 +167,8 @@ class GitLabApi:
             "created_at": project.created_at,
             # `default_branch_or_main`: an empty repository still reports the configured default branch.
             "default_branch": project.default_branch,
-            "tag_list": [],
-            "topics": [],
+            "tag_list": list(project.topics),
+            "topics": list(project.topics),
             "ssh_url_to_repo": f"git@127.0.0.1:{project.path_with_namespace}.git",
             "http_url_to_repo": f"{web_url}.git",
             "web_url": web_url,
@@ -182,7 +181,7 @@ class GitLabApi:
                 "id": namespace.id,
                 "name": namespace.path,
                 "path": namespace.path,
-                "kind": "group",
+                "kind": namespace.kind,
                 "full_path": namespace.full_path,
                 "parent_id": namespace.parent_id,
                 "avatar_url": None,
@@ -192,12 +191,21 @@ class GitLabApi:
         if simple:
             return entity
         api_self = f"{base_url}/api/v4/projects/{project.id}"
-        return entity | {
+        details: Json = {
             "_links": {"self": api_self, "repo_branches": f"{api_self}/repository/branches"},
             "empty_repo": project.repo.is_empty(),
-            "archived": False,
-            "visibility": "private",
+            "archived": project.archived,
+            "visibility": project.visibility,
+            "repository_access_level": project.repository_access_level,
         }
+        if project.forked_from_id is not None:
+            parent = self.gl.snapshot(str(project.forked_from_id))
+            details["forked_from_project"] = (
+                self._project_entity(parent, base_url, simple=True)
+                if parent is not None
+                else {"id": project.forked_from_id}
+            )
+        return entity | details
 
     # -- branches and commits ---------------------------------------------------------------------
 
@@ -471,6 +479,23 @@ def page_url(req: Request, updates: list[HeaderPair]) -> str:
 
 def next_link(req: Request, updates: list[HeaderPair]) -> str:
     return f'<{page_url(req, updates)}>; rel="next"'
+
+
+def _filter_attributes(projects: list[ProjectSnapshot], query: dict[str, str]) -> list[ProjectSnapshot]:
+    """`archived` (absent: both), `visibility` and `topic` filters of `GET /projects` (`lib/api/projects.rb`)."""
+    if "archived" in query:
+        archived = bool_param(query, "archived", default=False)
+        projects = [p for p in projects if p.archived == archived]
+    visibility = query.get("visibility")
+    if visibility:
+        if visibility not in ("private", "internal", "public"):
+            raise bad_request("visibility does not have a valid value")
+        projects = [p for p in projects if p.visibility == visibility]
+    topic = query.get("topic")
+    if topic:
+        wanted = {t.strip().lower() for t in topic.split(",") if t.strip()}
+        projects = [p for p in projects if wanted <= {t.lower() for t in p.topics}]
+    return projects
 
 
 def _filter_ids(projects: list[ProjectSnapshot], query: dict[str, str]) -> list[ProjectSnapshot]:
