@@ -266,9 +266,25 @@ class Database:
 
     async def delete_project(self, project_id: int) -> None:
         """Forget a project: its state and its manifest (runs and deliveries stay as history)."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("DELETE FROM file_manifest WHERE project_id = $1", project_id)
-            await conn.execute("DELETE FROM projects WHERE id = $1", project_id)
+        await self._execute(
+            """
+            WITH manifest AS (DELETE FROM file_manifest WHERE project_id = $1)
+            DELETE FROM projects WHERE id = $1
+            """,
+            project_id,
+        )
+
+    async def mark_out_of_scope(self, project_id: int, reason: str, gen: int) -> None:
+        """A project left the indexing scope: forget its manifest and indexed commit, say why, cover `gen`."""
+        await self._execute(
+            """
+            WITH manifest AS (DELETE FROM file_manifest WHERE project_id = $1)
+            UPDATE projects SET status = 'out_of_scope', last_error = $2, indexed_sha = NULL, indexed_at = NULL,
+                done_gen = GREATEST(done_gen, $3), full_sync = false, updated_at = now()
+            WHERE id = $1
+            """,
+            project_id, reason, gen,
+        )  # fmt: skip
 
     async def close_abandoned_runs(self, project_id: int) -> int:
         """Close runs left RUNNING by a process that died (SIGKILL, OOM); call it holding the project's lock.
