@@ -56,7 +56,9 @@ def test_each_exclusion_can_be_turned_off() -> None:
 def test_deny_beats_allow_and_allow_limits_everything_else() -> None:
     scope = ScopeSettings(allow=("acme",), deny=("acme/secret",))
     assert decide_path("acme/shop", scope) == IN_SCOPE
-    assert reason(decide_path("acme/secret/vault", scope)) == "acme/secret/vault is under the denied prefix 'acme/secret'"
+    assert (
+        reason(decide_path("acme/secret/vault", scope)) == "acme/secret/vault is under the denied prefix 'acme/secret'"
+    )
     assert reason(decide_path("other/shop", scope)) == "other/shop is under none of the allowed prefixes"
 
 

@@ -19,7 +19,7 @@ from tests.app.test_sync_scenarios import SRC, service
 from tests.support.fake_gitlab import FakeProject
 from tests.support.sync_env import SyncEnv, push_payload, sync_env
 
-SOURCES = {SRC + "A.java": service("A"), SRC + "B.java": service("B")}
+SOURCES: dict[str, str | bytes | None] = {SRC + "A.java": service("A"), SRC + "B.java": service("B")}
 
 
 @pytest_asyncio.fixture
@@ -30,7 +30,11 @@ async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[
 
 def update_payload(project: FakeProject) -> dict[str, Any]:
     """A `project_update` system hook (`SystemHooksService#project_data`)."""
-    return {"event_name": "project_update", "project_id": project.id, "path_with_namespace": project.path_with_namespace}
+    return {
+        "event_name": "project_update",
+        "project_id": project.id,
+        "path_with_namespace": project.path_with_namespace,
+    }
 
 
 async def indexed(env: SyncEnv, path: str = "acme/shop") -> FakeProject:
