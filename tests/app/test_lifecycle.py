@@ -20,7 +20,7 @@ from qdrant_client import AsyncQdrantClient
 from app.deps import Deps
 from app.vectors import VectorStore
 from app.worker import move_project, purge_project, refresh_project
-from tests.app.test_sync_scenarios import SRC, service
+from tests.app.test_scope_sync import indexed
 from tests.support.fake_gitlab import FakeProject
 from tests.support.pg_outage import postgres_down
 from tests.support.sync_env import SyncEnv, sync_env
@@ -49,14 +49,6 @@ def rename(project: FakeProject, new_path: str, old_path: str) -> dict[str, Any]
         "path_with_namespace": new_path,
         "old_path_with_namespace": old_path,
     }
-
-
-async def indexed(env: SyncEnv) -> FakeProject:
-    project = env.gitlab.create_project("acme/shop")
-    await env.push(project, {SRC + "A.java": service("A"), SRC + "B.java": service("B")})
-    await env.work()
-    await env.audit(project)
-    return project
 
 
 def ctx(deps: Deps, job_try: int = 1) -> dict[str, Any]:
