@@ -184,3 +184,29 @@ async def test_the_reconcile_sweep_purges_what_a_new_deny_rule_excludes(env: Syn
         await build_worker(settings, deps, burst=True, handle_signals=False).main()
     await assert_out(env, project, "acme/shop is under the denied prefix 'acme'")
     await env.audit(other)
+
+
+async def test_a_project_moved_back_out_of_a_denied_group_is_indexed_again(env: SyncEnv) -> None:
+    project = await indexed(env)
+    for namespace, old in (("attic", "acme/shop"), ("attic/deeper", "attic/shop"), ("acme", "attic/deeper/shop")):
+        env.gitlab.transfer_project(project.id, namespace)
+        await env.deliver(
+            {
+                "event_name": "project_transfer",
+                "project_id": project.id,
+                "path_with_namespace": project.path_with_namespace,
+                "old_path_with_namespace": old,
+            }
+        )
+        await env.work()
+        row = await env.deps.require_db().project(project.id)
+        assert row is not None and row.repo_path == project.path_with_namespace
+    await env.audit(project)  # back at acme/shop, fully indexed again
+
+
+async def test_a_project_marked_for_deletion_leaves_scope_on_its_update(env: SyncEnv) -> None:
+    project = await indexed(env)
+    env.gitlab.set_project_attributes(project.id, marked_for_deletion_on="2026-12-08")
+    await env.deliver(update_payload(project))
+    await env.work()
+    await assert_out(env, project, "marked for deletion on 2026-12-08")
