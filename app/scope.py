@@ -47,12 +47,15 @@ def under(path: str, prefix: str) -> bool:
 
 
 def decide_path(path: str, scope: ScopeSettings) -> Decision:
-    """The rules that need only a project's path (`path_with_namespace`)."""
+    """The rules that need only a project's path (`path_with_namespace`).
+
+    Reasons never repeat the path: the receiver answers with them, and a payload's path is not ours to echo.
+    """
     denied = next((p for p in scope.deny if under(path, p)), None)
     if denied is not None:
-        return OutOfScope(reason=f"{path} is under the denied prefix {denied!r}")
+        return OutOfScope(reason=f"under the denied prefix {denied!r}")
     if scope.allow and not any(under(path, p) for p in scope.allow):
-        return OutOfScope(reason=f"{path} is under none of the allowed prefixes")
+        return OutOfScope(reason="under none of the allowed prefixes")
     return IN_SCOPE
 
 

@@ -56,10 +56,8 @@ def test_each_exclusion_can_be_turned_off() -> None:
 def test_deny_beats_allow_and_allow_limits_everything_else() -> None:
     scope = ScopeSettings(allow=("acme",), deny=("acme/secret",))
     assert decide_path("acme/shop", scope) == IN_SCOPE
-    assert (
-        reason(decide_path("acme/secret/vault", scope)) == "acme/secret/vault is under the denied prefix 'acme/secret'"
-    )
-    assert reason(decide_path("other/shop", scope)) == "other/shop is under none of the allowed prefixes"
+    assert reason(decide_path("acme/secret/vault", scope)) == "under the denied prefix 'acme/secret'"
+    assert reason(decide_path("other/shop", scope)) == "under none of the allowed prefixes"
 
 
 def test_a_project_marked_for_deletion_is_out_whatever_the_settings() -> None:
@@ -92,7 +90,7 @@ def test_the_receiver_ignores_a_push_out_of_scope_and_passes_lifecycle_events() 
         event="push", project_id=15, repo_path="mike/diaspora", default_branch="main", ref="refs/heads/main", after="a"
     )
     assert screen(push, scope) == Ignored(
-        event="push", reason="out of scope: mike/diaspora is under the denied prefix 'mike'", project_id=15
+        event="push", reason="out of scope: under the denied prefix 'mike'", project_id=15
     )
     assert screen(push, ScopeSettings()) is push
     destroy = ProjectDestroyed(event="project_destroy", project_id=15, repo_path="mike/diaspora")

@@ -16,7 +16,7 @@ def test_a_push_out_of_scope_is_answered_200_ignored_with_the_reason(clean_db: s
     assert response.status_code == 200
     assert response.json() == {
         "status": "ignored",
-        "detail": "out of scope: mike/diaspora is under none of the allowed prefixes",
+        "detail": "out of scope: under none of the allowed prefixes",
     }
     [delivery] = fetch(clean_db, "SELECT outcome, detail, project_id FROM deliveries")
     assert delivery == {"outcome": "ignored", "detail": response.json()["detail"], "project_id": 15}
