@@ -106,7 +106,9 @@ async def refresh(deps: Deps, project_id: int) -> str:
         if row is None or row.status == OUT_OF_SCOPE:
             return f"project {project_id} is out of scope: {decision.reason}"
         return await _request(deps, info, "scope")  # the sync purges it
-    if row is not None and row.status != OUT_OF_SCOPE and row.default_branch == info.default_branch:
+    if row is not None and row.status == OUT_OF_SCOPE:
+        return await _request(deps, info, "scope")  # back in scope: index it again
+    if row is not None and row.default_branch == info.default_branch:
         return "default branch unchanged"
     return await _request(deps, info, "default_branch_changed")
 
