@@ -212,6 +212,13 @@ class Database:
         """Every project, by repository path."""
         return [_project(r) for r in await self._fetch("SELECT * FROM projects ORDER BY repo_path")]
 
+    async def settled_paths(self) -> dict[int, str]:
+        """Indexed (or failed) projects that are not behind and not out of scope: id → path (the scope sweep)."""
+        rows = await self._fetch(
+            "SELECT id, repo_path FROM projects WHERE status <> 'out_of_scope' AND done_gen >= requested_gen"
+        )
+        return {int(r["id"]): str(r["repo_path"]) for r in rows}
+
     async def behind(self) -> list[int]:
         """Projects whose requested generation was not synced yet (for the reconcile sweep)."""
         rows = await self._fetch("SELECT id FROM projects WHERE requested_gen > done_gen ORDER BY id")

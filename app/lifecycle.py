@@ -141,14 +141,9 @@ async def sweep_scope(deps: Deps) -> int:
     Returns how many projects got the sync that purges them.
     """
     db = deps.require_db()
-    leaving = [
-        r
-        for r in await db.projects()
-        if r.status != OUT_OF_SCOPE
-        and r.done_gen >= r.requested_gen
-        and isinstance(decide_path(r.repo_path, deps.settings.scope), OutOfScope)
-    ]
-    for r in leaving:
-        gen = await db.request_sync(r.id, r.repo_path, r.default_branch, None, full=True)
-        await enqueue_sync(deps.require_queue(), r.id, gen, "scope")
+    scope = deps.settings.scope
+    leaving = {i: p for i, p in (await db.settled_paths()).items() if isinstance(decide_path(p, scope), OutOfScope)}
+    for project_id, path in leaving.items():
+        gen = await db.request_sync(project_id, path, None, None, full=True)
+        await enqueue_sync(deps.require_queue(), project_id, gen, "scope")
     return len(leaving)
