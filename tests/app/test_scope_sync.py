@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest_asyncio
 
+from app import lifecycle
 from app.queue import BACKFILL
 from app.settings import ScopeSettings
 from app.worker import build_worker
@@ -184,6 +185,7 @@ async def test_the_reconcile_sweep_purges_what_a_new_deny_rule_excludes(env: Syn
         await build_worker(settings, deps, burst=True, handle_signals=False).main()
     await assert_out(env, project, "under the denied prefix 'acme'")
     await env.audit(other)
+    assert await lifecycle.sweep_scope(deps) == 0  # a project marked out of scope is not asked for again
 
 
 async def test_a_project_moved_back_out_of_a_denied_group_is_indexed_again(env: SyncEnv) -> None:
