@@ -214,3 +214,13 @@ async def test_a_refresh_retries_while_gitlab_is_unavailable(env: SyncEnv) -> No
     assert await refresh_project(ctx(env.deps, 2), project.id) == "default branch unchanged"
     row = await env.deps.require_db().project(project.id)
     assert row is not None and row.visibility == "public"
+
+
+async def test_events_for_projects_never_indexed_create_nothing_out_of_scope(env: SyncEnv) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    assert await move_project(ctx(env.deps), project.id, "acme/shop") == f"project {project.id} is not indexed"
+    env.gitlab.set_project_attributes(project.id, archived=True)
+    message = await refresh_project(ctx(env.deps), project.id)
+    assert message == f"project {project.id} is out of scope: archived (scope.archived is off)"
+    assert await env.deps.require_db().project(project.id) is None
+    assert await env.deps.require_queue().zcard(env.settings.redis.queue) == 0
