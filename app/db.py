@@ -212,6 +212,13 @@ class Database:
         """Every project, by repository path."""
         return [_project(r) for r in await self._fetch("SELECT * FROM projects ORDER BY repo_path")]
 
+    async def settled_paths(self) -> dict[int, str]:
+        """Indexed (or failed) projects that are not behind and not out of scope: id → path (the scope sweep)."""
+        rows = await self._fetch(
+            "SELECT id, repo_path FROM projects WHERE status <> 'out_of_scope' AND done_gen >= requested_gen"
+        )
+        return {int(r["id"]): str(r["repo_path"]) for r in rows}
+
     async def behind(self) -> list[int]:
         """Projects whose requested generation was not synced yet (for the reconcile sweep)."""
         rows = await self._fetch("SELECT id FROM projects WHERE requested_gen > done_gen ORDER BY id")
@@ -266,9 +273,25 @@ class Database:
 
     async def delete_project(self, project_id: int) -> None:
         """Forget a project: its state and its manifest (runs and deliveries stay as history)."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("DELETE FROM file_manifest WHERE project_id = $1", project_id)
-            await conn.execute("DELETE FROM projects WHERE id = $1", project_id)
+        await self._execute(
+            """
+            WITH manifest AS (DELETE FROM file_manifest WHERE project_id = $1)
+            DELETE FROM projects WHERE id = $1
+            """,
+            project_id,
+        )
+
+    async def mark_out_of_scope(self, project_id: int, reason: str, gen: int) -> None:
+        """A project left the indexing scope: forget its manifest and indexed commit, say why, cover `gen`."""
+        await self._execute(
+            """
+            WITH manifest AS (DELETE FROM file_manifest WHERE project_id = $1)
+            UPDATE projects SET status = 'out_of_scope', last_error = $2, indexed_sha = NULL, indexed_at = NULL,
+                done_gen = GREATEST(done_gen, $3), full_sync = false, updated_at = now()
+            WHERE id = $1
+            """,
+            project_id, reason, gen,
+        )  # fmt: skip
 
     async def close_abandoned_runs(self, project_id: int) -> int:
         """Close runs left RUNNING by a process that died (SIGKILL, OOM); call it holding the project's lock.

@@ -6,6 +6,7 @@ ServiceError
 ├── SignatureError       a webhook that failed authentication (HTTP 401)
 ├── StorageError         Qdrant or PostgreSQL failed
 │   └── IndexMismatchError   the collection was built with another embedding model or size
+├── ProjectBusyError     another job holds the project's lock (retried later)
 └── UpstreamError        a service we call failed
 ├── EmbeddingError       the embedding endpoint
 │   ├── EmbeddingAuthError      wrong or missing API key (401/403); not retried
@@ -43,6 +44,10 @@ class StorageError(ServiceError):
 
 class IndexMismatchError(StorageError):
     """The collection holds vectors of another embedding model or dimension."""
+
+
+class ProjectBusyError(ServiceError):
+    """Another job holds the project's lock; the lifecycle jobs retry later."""
 
 
 class UpstreamError(ServiceError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -31,12 +31,47 @@ _FILE_RETRIES = 4
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProjectInfo:
-    """What the sync needs to know about a project."""
+    """What the sync, the indexing scope and the access model need to know about a project.
+
+    Read from `GET /projects/:id` (and the rows of `GET /projects`), whose shape is gitlabhq's
+    `lib/api/entities/project.rb`: `namespace.kind` is `user` for a personal namespace,
+    `forked_from_project` is there only for a fork whose parent the token can read
+    (`ProjectDetails`), and `marked_for_deletion_on` only where delayed deletion exists
+    (`ee/lib/ee/api/entities/project.rb`; in every edition since 18.0).
+    """
 
     id: int
     path_with_namespace: str
     default_branch: str | None
     empty: bool
+    namespace_kind: str | None = None
+    namespace_path: str | None = None
+    archived: bool = False
+    forked_from_id: int | None = None
+    topics: tuple[str, ...] = ()
+    visibility: str | None = None
+    repository_access: str | None = None
+    marked_for_deletion_on: str | None = None
+
+
+def project_info(attrs: Mapping[str, Any]) -> ProjectInfo:
+    """A project entity of the REST API as a `ProjectInfo` (missing optional attributes stay unknown)."""
+    namespace = attrs.get("namespace") or {}
+    fork = attrs.get("forked_from_project")
+    return ProjectInfo(
+        id=int(attrs["id"]),
+        path_with_namespace=str(attrs["path_with_namespace"]),
+        default_branch=attrs.get("default_branch") or None,
+        empty=bool(attrs.get("empty_repo", False)),
+        namespace_kind=namespace.get("kind"),
+        namespace_path=namespace.get("full_path"),
+        archived=bool(attrs.get("archived", False)),
+        forked_from_id=int(fork["id"]) if isinstance(fork, dict) and "id" in fork else None,
+        topics=tuple(str(t) for t in attrs.get("topics") or attrs.get("tag_list") or ()),
+        visibility=attrs.get("visibility"),
+        repository_access=attrs.get("repository_access_level"),
+        marked_for_deletion_on=attrs.get("marked_for_deletion_on") or attrs.get("marked_for_deletion_at"),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,13 +137,7 @@ class GitLabClient:
         """GET /projects/:id."""
 
         def get(gl: gitlab.Gitlab) -> ProjectInfo:
-            attrs = gl.projects.get(project_id).attributes
-            return ProjectInfo(
-                id=int(attrs["id"]),
-                path_with_namespace=str(attrs["path_with_namespace"]),
-                default_branch=attrs.get("default_branch") or None,
-                empty=bool(attrs.get("empty_repo", False)),
-            )
+            return project_info(gl.projects.get(project_id).attributes)
 
         return await self._call(get)
 
@@ -180,21 +209,15 @@ class GitLabClient:
         return await self._call(get)
 
     async def project_ids(self) -> list[ProjectInfo]:
-        """Every non-archived project the token can see (keyset pagination), for a backfill."""
+        """Every project the token can see (keyset pagination), for a backfill; archived ones too.
+
+        The indexing scope (`app.scope`) decides which of them are indexed, archived ones included,
+        so that a backfill also finds the known projects that left scope.
+        """
 
         def get(gl: gitlab.Gitlab) -> list[ProjectInfo]:
-            found: list[ProjectInfo] = []
-            for p in gl.projects.list(iterator=True, pagination="keyset", order_by="id", sort="asc", archived=False):
-                attrs = p.attributes
-                found.append(
-                    ProjectInfo(
-                        id=int(attrs["id"]),
-                        path_with_namespace=str(attrs["path_with_namespace"]),
-                        default_branch=attrs.get("default_branch") or None,
-                        empty=bool(attrs.get("empty_repo", False)),
-                    )
-                )
-            return found
+            listed = gl.projects.list(iterator=True, pagination="keyset", order_by="id", sort="asc")
+            return [project_info(p.attributes) for p in listed]
 
         return await self._call(get)
 

@@ -6,7 +6,7 @@ for example `JAVAKB_CHUNKING__MAX_CHUNK_TOKENS=1200`.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from pipeline.model import ChunkerConfig
@@ -98,6 +98,36 @@ class GitLabSettings(BaseModel):
     api_concurrency: int = Field(default=8, ge=1, description="GitLab API calls in flight per sync")
 
 
+class ScopeSettings(BaseModel):
+    """Which GitLab projects are indexed at all (issue 9): the admin's allow and deny lists and exclusions.
+
+    Prefixes are group or namespace paths (`acme`, `acme/platform`) matched on whole path segments and
+    case-insensitively, as GitLab routes are; a deny prefix beats an allow prefix.
+    """
+
+    allow: tuple[str, ...] = Field(default=(), description="Namespace path prefixes indexed; empty allows all.")
+    deny: tuple[str, ...] = Field(default=(), description="Namespace path prefixes never indexed.")
+    personal: bool = Field(default=False, description="Index projects in personal (user) namespaces.")
+    forks: bool = Field(default=False, description="Index forks.")
+    archived: bool = Field(default=False, description="Index archived projects.")
+    ignore_topic: str | None = Field(
+        default="javakb-ignore", description="A project with this topic is not indexed; empty disables it."
+    )
+
+    @field_validator("allow", "deny")
+    @classmethod
+    def _prefixes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        cleaned = tuple(p.strip().strip("/").lower() for p in value)
+        if any(not p or "//" in p for p in cleaned):
+            raise ValueError(f"a prefix must be a namespace path such as 'acme/platform', got {list(value)!r}")
+        return cleaned
+
+    @field_validator("ignore_topic")
+    @classmethod
+    def _topic(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
+
+
 class WorkerSettings(BaseModel):
     """The sync worker."""
 
@@ -121,6 +151,7 @@ class Settings(BaseSettings):
     redis: RedisSettings = Field(default_factory=RedisSettings)
     gitlab: GitLabSettings = Field(default_factory=GitLabSettings)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
+    scope: ScopeSettings = Field(default_factory=ScopeSettings)
     admin_tokens: list[SecretStr] = Field(default_factory=list, description="Bearer tokens for /admin")
     api_tokens: list[SecretStr] = Field(default_factory=list, description="Bearer tokens for MCP and /api/v1")
     host: str = "127.0.0.1"

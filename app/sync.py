@@ -21,12 +21,16 @@ from app.db import Database, ProjectRow, RunCounts
 from app.deps import Deps
 from app.gitlab_api import Diff, GitLabClient, ProjectInfo, RawFile
 from app.indexing import WritePlan
+from app.scope import InScope, decide
 from app.vectors import repo_payload
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
 
 logger = logging.getLogger(__name__)
+
+OUT_OF_SCOPE = "out_of_scope"
+"""The status of a project outside the indexing scope (migration 0003), and the mode of the sync that saw it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,6 +118,8 @@ class Syncer:
         """Bring one project's index to its default branch head (or do nothing when it is there)."""
         started = time.monotonic()
         info = await self.gitlab.project(row.id)
+        if (left := await self._screen(row, info, started)) is not None:
+            return left
         await self._follow_rename(row, info)
         head = await self.gitlab.branch_head(row.id, info.default_branch) if info.default_branch else None
         gen = row.requested_gen
@@ -145,6 +151,19 @@ class Syncer:
         await self.db.finish_run(run_id, status="DONE", to_sha=head, mode=plan.mode, counts=counts, error=None)
         return SyncOutcome(
             project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode=plan.mode, counts=counts,
+            seconds=time.monotonic() - started,
+        )  # fmt: skip
+
+    async def _screen(self, row: ProjectRow, info: ProjectInfo, started: float) -> SyncOutcome | None:
+        """Record who may read the project; out of the indexing scope, purge it and say why (issue 9)."""
+        await record_access(self.db, info)
+        decision = decide(info, self.deps.settings.scope)
+        if isinstance(decision, InScope):
+            return None
+        await leave_scope(self.deps, self.db, row.id, decision.reason, row.requested_gen)
+        logger.info("project %s (%s) is out of scope: %s", row.id, info.path_with_namespace, decision.reason)
+        return SyncOutcome(
+            project_id=row.id, from_sha=row.indexed_sha, to_sha=None, mode=OUT_OF_SCOPE, counts=RunCounts(),
             seconds=time.monotonic() - started,
         )  # fmt: skip
 
@@ -226,3 +245,15 @@ async def rename_points(deps: Deps, project_id: int, repo_path: str) -> None:
 async def purge_points(deps: Deps, project_id: int) -> None:
     """Delete every point of a project."""
     await deps.store.delete_where(_project_filter(project_id))
+
+
+async def record_access(db: Database, info: ProjectInfo) -> None:
+    """Record the project's visibility and repository access, which the permission model reads."""
+    if info.visibility is not None and info.repository_access is not None:
+        await db.set_project_access(info.id, info.visibility, info.repository_access)
+
+
+async def leave_scope(deps: Deps, db: Database, project_id: int, reason: str, gen: int) -> None:
+    """A project left the indexing scope: delete its points, then mark it (call it holding the project's lock)."""
+    await purge_points(deps, project_id)
+    await db.mark_out_of_scope(project_id, reason, gen)

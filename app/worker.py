@@ -16,23 +16,26 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from arq import Retry, cron
 from arq.worker import Function, Worker, func
 
+from app import lifecycle
 from app.deps import Deps
-from app.errors import TRANSIENT_ERRORS, GitLabNotFoundError, ServiceError, StorageError
+from app.errors import TRANSIENT_ERRORS, GitLabNotFoundError, ProjectBusyError, ServiceError, StorageError
 from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
 from app.settings import GITLAB_UNSET, Settings
-from app.sync import Syncer, SyncOutcome, purge_points, rename_points
+from app.sync import Syncer, SyncOutcome
 from hooks.events import Event
 from hooks.receiver import Receiver
 
 logger = logging.getLogger(__name__)
 
 REPLAY_TRIES = 40
+LIFECYCLE_TRIES = REPLAY_TRIES  # a destroyed project's code must not stay searchable through a long outage
 NO_GITLAB = f"{GITLAB_UNSET}, then POST /admin/reindex"
 MAX_LOOPS = 5  # syncs per job before it hands over to the next queued job
 BUSY_RETRY_S = 2.0
@@ -106,37 +109,35 @@ async def _guarded(
         raise
 
 
+_RETRIED: tuple[type[ServiceError], ...] = (*TRANSIENT_ERRORS, ProjectBusyError)
+
+
+@contextmanager
+def _transient_as_retry(ctx: dict[str, Any]) -> Iterator[None]:
+    """Arq retries only `Retry`: a lifecycle job that hits a transient failure must ask for one (issue 9)."""
+    try:
+        yield
+    except _RETRIED as exc:
+        logger.warning("job %s will retry: %s: %s", ctx.get("job_id"), type(exc).__name__, exc)
+        raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
+
+
 async def purge_project(ctx: dict[str, Any], project_id: int) -> str:
-    """A destroyed project: delete its points, then its state."""
-    deps = deps_of(ctx)
-    db = deps.require_db()
-    async with db.project_lock(project_id):
-        await purge_points(deps, project_id)
-        await db.delete_project(project_id)
-    return f"purged project {project_id}"
+    """A destroyed project: once GitLab confirms it, delete its points, then its state."""
+    with _transient_as_retry(ctx):
+        return await lifecycle.purge(deps_of(ctx), project_id)
 
 
 async def move_project(ctx: dict[str, Any], project_id: int, new_path: str) -> str:
-    """A renamed or transferred project: rewrite repo_path in its points and state (no re-embedding)."""
-    deps = deps_of(ctx)
-    db = deps.require_db()
-    async with db.project_lock(project_id):
-        await rename_points(deps, project_id, new_path)
-        await db.rename_project(project_id, new_path)
-    return f"project {project_id} is now {new_path}"
+    """A renamed or transferred project: rewrite repo_path to the path GitLab reports (no re-embedding)."""
+    with _transient_as_retry(ctx):
+        return await lifecycle.move(deps_of(ctx), project_id, new_path)
 
 
 async def refresh_project(ctx: dict[str, Any], project_id: int) -> str:
-    """`project_update`: when the default branch changed, resync the whole tree."""
-    deps = deps_of(ctx)
-    db = deps.require_db()
-    info = await deps.require_gitlab().project(project_id)
-    row = await db.project(project_id)
-    if row is not None and row.default_branch == info.default_branch:
-        return "default branch unchanged"
-    gen = await db.request_sync(project_id, info.path_with_namespace, info.default_branch, None, full=True)
-    await enqueue_sync(deps.require_queue(), project_id, gen, "default_branch_changed")
-    return f"full sync of project {project_id} requested"
+    """`project_update`: record access; resync when the default branch or the scope decision changed."""
+    with _transient_as_retry(ctx):
+        return await lifecycle.refresh(deps_of(ctx), project_id)
 
 
 async def backfill(ctx: dict[str, Any], project_ids: list[int] | None = None, full: bool = False) -> str:
@@ -145,6 +146,7 @@ async def backfill(ctx: dict[str, Any], project_ids: list[int] | None = None, fu
     db = deps.require_db()
     gitlab = deps.require_gitlab()
     infos = await gitlab.project_ids() if project_ids is None else [await gitlab.project(p) for p in project_ids]
+    infos = await lifecycle.in_scope(deps, infos)
     for info in infos:
         gen = await db.request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=full)
         await enqueue_sync(deps.require_queue(), info.id, gen, "backfill")
@@ -164,6 +166,7 @@ async def reconcile(ctx: dict[str, Any]) -> str:
     """Enqueue a sync for every project whose deliveries were not all synced (a lost nudge, a crash)."""
     deps = deps_of(ctx)
     db = deps.require_db()
+    await lifecycle.sweep_scope(deps)
     behind = await db.behind()
     for project_id in behind:
         row = await db.project(project_id)
@@ -178,9 +181,9 @@ def functions(settings: Settings) -> list[Function]:
     timeout = settings.worker.job_timeout_s
     return [
         func(sync_project, name=SYNC, max_tries=tries, timeout=timeout, keep_result=60),
-        func(purge_project, name=PURGE, max_tries=tries, keep_result=3600),
-        func(move_project, name=MOVE, max_tries=tries, keep_result=3600),
-        func(refresh_project, name=REFRESH, max_tries=tries, keep_result=3600),
+        func(purge_project, name=PURGE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
+        func(move_project, name=MOVE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
+        func(refresh_project, name=REFRESH, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(backfill, name=BACKFILL, max_tries=3, keep_result=60),
         # PostgreSQL may be down for a while: 40 tries back off to 5 minutes apart, about 3 hours.
         func(replay_delivery, name=REPLAY, max_tries=REPLAY_TRIES, keep_result=3600),

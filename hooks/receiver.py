@@ -27,6 +27,7 @@ from app.db import KeyedPush
 from app.deps import Deps
 from app.errors import PayloadError, SignatureError, StorageError
 from app.queue import MOVE, PURGE, REFRESH, REPLAY, enqueue_once, push_syncs
+from app.scope import screen
 from app.settings import GitLabSettings
 from hooks.auth import check_signature, check_token, signing_key
 from hooks.events import Event, Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested, parse_event
@@ -138,6 +139,7 @@ class Receiver:
 
     async def handle(self, event: Event, key: str) -> tuple[str, str]:
         """Record the delivery and enqueue what it asks for; return (outcome, detail)."""
+        event = screen(event, self.deps.settings.scope)  # a push out of the indexing scope is ignored
         if isinstance(event, SyncRequested):
             gen = await self._pushes.submit((key, event))
             if gen is None:

@@ -183,6 +183,8 @@ async def test_rename_transfer_and_destroy(env: SyncEnv) -> None:
     await env.push(project, {SRC + "B.java": service("B")})
     await env.work()
     await env.audit(project)
+    # GitLab sends project_destroy after the project is gone (`Projects::DestroyService#execute`).
+    env.gitlab.delete_project(project.id)
     destroy = {"event_name": "project_destroy", "project_id": project.id, "path_with_namespace": "platform/store"}
     await env.deliver(destroy)
     await env.work()

@@ -48,6 +48,7 @@ class FakeProject:
     archived: bool = False
     topics: tuple[str, ...] = ()
     forked_from_id: int | None = None
+    marked_for_deletion_on: str | None = None  # a date, "2026-12-08", once an owner asked for delayed deletion
 
     @property
     def repo_dir(self) -> Path:
@@ -120,6 +121,7 @@ class ProjectSnapshot:
     archived: bool = False
     topics: tuple[str, ...] = ()
     forked_from_id: int | None = None
+    marked_for_deletion_on: str | None = None  # a date, "2026-12-08", once an owner asked for delayed deletion
 
     @property
     def path(self) -> str:
@@ -239,8 +241,9 @@ class FakeGitLab:
         archived: bool | None = None,
         topics: tuple[str, ...] | None = None,
         forked_from_id: int | None = None,
+        marked_for_deletion_on: str | None = None,
     ) -> None:
-        """Change what `GET /projects/:id` reports (visibility, archived, topics, fork parent)."""
+        """Change what `GET /projects/:id` reports (visibility, archived, topics, fork parent, deletion date)."""
         if visibility is not None and visibility not in ("private", "internal", "public"):
             raise ValueError(f"unknown visibility {visibility!r}")
         if repository_access_level is not None and repository_access_level not in ("enabled", "private", "disabled"):
@@ -257,6 +260,8 @@ class FakeGitLab:
                 project.topics = topics
             if forked_from_id is not None:
                 project.forked_from_id = forked_from_id
+            if marked_for_deletion_on is not None:
+                project.marked_for_deletion_on = marked_for_deletion_on
 
     def set_namespace_kind(self, full_path: str, kind: str) -> None:
         """Make a namespace a personal (`user`) one or a `group`."""
@@ -350,6 +355,7 @@ class FakeGitLab:
             archived=project.archived,
             topics=project.topics,
             forked_from_id=project.forked_from_id,
+            marked_for_deletion_on=project.marked_for_deletion_on,
         )
 
     def _namespace_locked(self, full_path: str) -> Namespace:

@@ -197,6 +197,10 @@ class GitLabApi:
             "archived": project.archived,
             "visibility": project.visibility,
             "repository_access_level": project.repository_access_level,
+            # `ee/lib/ee/api/entities/project.rb`: both name the date delayed deletion was asked for (null
+            # until then); exposed where adjourned deletion is available, which is every edition since 18.0.
+            "marked_for_deletion_at": project.marked_for_deletion_on,
+            "marked_for_deletion_on": project.marked_for_deletion_on,
         }
         if project.forked_from_id is not None:
             parent = self.gl.snapshot(str(project.forked_from_id))

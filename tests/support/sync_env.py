@@ -23,6 +23,7 @@ from app.settings import (
     PostgresSettings,
     QdrantSettings,
     RedisSettings,
+    ScopeSettings,
     Settings,
     WorkerSettings,
 )
@@ -163,10 +164,11 @@ async def sync_env(
     chunking: ChunkingSettings | None = None,
     worker: WorkerSettings | None = None,
     gitlab_token: str | None = None,
+    scope: ScopeSettings | None = None,
 ) -> AsyncIterator[SyncEnv]:
     """The whole stack, torn down on exit.
 
-    `chunking` and `worker` replace those settings; `gitlab_token` is the token the service sends
+    `chunking`, `worker` and `scope` replace those settings; `gitlab_token` is the token the service sends
     (the fake only accepts its own, so any other one is refused with 401).
     """
     with FakeGitLab(tmp_path) as gitlab:
@@ -179,6 +181,7 @@ async def sync_env(
             embedding=EmbeddingSettings(base_url=embedding_url, model="fake", max_retries=1, max_backoff_s=0.05),
             chunking=chunking or ChunkingSettings(),
             worker=worker or WorkerSettings(max_jobs=4, files_per_batch=8),
+            scope=scope or ScopeSettings(),
         )
         async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
             await deps.store.ensure(await deps.index_model())

@@ -1,0 +1,149 @@
+"""Project lifecycle events confirmed with the GitLab API, and the indexing scope applied (issue 9).
+
+A system hook's payload is only a hint: anyone holding the webhook secret could forge one. So
+`project_destroy` purges only when the API answers 404 or reports the project marked for
+deletion; `project_rename` / `project_transfer` take the new path from the API, never from the
+payload; `project_update` re-reads the project. Each also applies the indexing scope (`app.scope`).
+
+Leaving scope is always done by the sync job (`Syncer`), which holds the project's lock: the
+others request a sync. Transient failures (GitLab, Qdrant, PostgreSQL, a busy lock) raise and the
+arq wrappers in `app.worker` turn them into retries.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from app.db import Database
+from app.deps import Deps
+from app.errors import GitLabNotFoundError, ProjectBusyError
+from app.gitlab_api import GitLabClient, ProjectInfo
+from app.queue import enqueue_sync
+from app.scope import OutOfScope, decide, decide_path, partition
+from app.sync import OUT_OF_SCOPE, purge_points, record_access, rename_points
+
+logger = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def held(db: Database, project_id: int) -> AsyncIterator[None]:
+    """Hold the project's advisory lock, or raise `ProjectBusyError` (a sync is running: try later)."""
+    async with db.project_lock(project_id) as locked:
+        if not locked:
+            raise ProjectBusyError(f"project {project_id} is locked by another job")
+        yield
+
+
+async def confirm_gone(gitlab: GitLabClient, project_id: int) -> str | None:
+    """Why GitLab says the project is gone (404, or marked for deletion); None while it is live."""
+    try:
+        info = await gitlab.project(project_id)
+    except GitLabNotFoundError:
+        return "GitLab answers 404"
+    if info.marked_for_deletion_on:
+        return f"marked for deletion on {info.marked_for_deletion_on}"
+    return None
+
+
+async def purge(deps: Deps, project_id: int) -> str:
+    """`project_destroy`: delete the project's points, then its state, once GitLab confirms it is gone."""
+    gone = await confirm_gone(deps.require_gitlab(), project_id)
+    if gone is None:
+        logger.warning("project_destroy of project %s, which GitLab still serves: nothing purged", project_id)
+        return f"project {project_id} still exists on GitLab: not purged"
+    await _purge_held(deps, project_id)
+    return f"purged project {project_id} ({gone})"
+
+
+async def _purge_held(deps: Deps, project_id: int) -> None:
+    db = deps.require_db()
+    async with held(db, project_id):
+        await purge_points(deps, project_id)
+        await db.delete_project(project_id)
+
+
+async def move(deps: Deps, project_id: int, claimed_path: str) -> str:
+    """`project_rename` / `project_transfer`: move the points to the path GitLab reports (no re-embedding)."""
+    db = deps.require_db()
+    try:
+        info = await deps.require_gitlab().project(project_id)
+    except GitLabNotFoundError:
+        await _purge_held(deps, project_id)
+        return f"purged project {project_id} (GitLab answers 404)"
+    if info.path_with_namespace != claimed_path:
+        logger.warning(
+            "project %s: the delivery says %r, GitLab says %r: following GitLab",
+            project_id, claimed_path[:200], info.path_with_namespace,
+        )  # fmt: skip
+    await record_access(db, info)
+    row = await db.project(project_id)
+    if row is None:
+        return f"project {project_id} is not indexed"
+    out = isinstance(decide(info, deps.settings.scope), OutOfScope)
+    if out and row.status == OUT_OF_SCOPE:
+        await db.rename_project(project_id, info.path_with_namespace)  # nothing indexed to move
+        return f"project {project_id} is out of scope, now at {info.path_with_namespace}"
+    if out or row.status == OUT_OF_SCOPE:
+        return await _request(deps, info, "scope")  # the sync leaves (or re-enters) scope
+    if row.repo_path == info.path_with_namespace:
+        return f"project {project_id} is already at {row.repo_path}"
+    async with held(db, project_id):
+        await rename_points(deps, project_id, info.path_with_namespace)
+        await db.rename_project(project_id, info.path_with_namespace)
+    return f"project {project_id} is now {info.path_with_namespace}"
+
+
+async def refresh(deps: Deps, project_id: int) -> str:
+    """`project_update`: record access; resync when the default branch or the scope decision changed."""
+    db = deps.require_db()
+    info = await deps.require_gitlab().project(project_id)
+    await record_access(db, info)
+    row = await db.project(project_id)
+    decision = decide(info, deps.settings.scope)
+    if isinstance(decision, OutOfScope):
+        if row is None or row.status == OUT_OF_SCOPE:
+            return f"project {project_id} is out of scope: {decision.reason}"
+        return await _request(deps, info, "scope")  # the sync purges it
+    if row is not None and row.status == OUT_OF_SCOPE:
+        return await _request(deps, info, "scope")  # back in scope: index it again
+    if row is not None and row.default_branch == info.default_branch:
+        return "default branch unchanged"
+    return await _request(deps, info, "default_branch_changed")
+
+
+async def _request(deps: Deps, info: ProjectInfo, trigger: str) -> str:
+    """Request a full sync: it indexes an in-scope project and purges one out of scope, under its lock."""
+    db = deps.require_db()
+    gen = await db.request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=True)
+    await enqueue_sync(deps.require_queue(), info.id, gen, trigger)
+    return f"full sync of project {info.id} requested ({trigger})"
+
+
+async def in_scope(deps: Deps, infos: Sequence[ProjectInfo]) -> list[ProjectInfo]:
+    """The backfill's filter: the projects to sync. Known projects found out of scope get the sync that purges them."""
+    inside, outside = partition(infos, deps.settings.scope)
+    db = deps.require_db()
+    for info, reason in outside:
+        row = await db.project(info.id)
+        if row is not None and row.status != OUT_OF_SCOPE:
+            logger.info("backfill: project %s (%s) left scope: %s", info.id, info.path_with_namespace, reason)
+            await _request(deps, info, "scope")
+    return inside
+
+
+async def sweep_scope(deps: Deps) -> int:
+    """The reconcile sweep's part: known projects whose path the scope no longer allows (a settings change).
+
+    Only the path rules, from PostgreSQL (no GitLab call per project); the API-only facts (archived,
+    forks, topics...) are checked by every sync and every `project_update`, and by a backfill.
+    Returns how many projects got the sync that purges them.
+    """
+    db = deps.require_db()
+    scope = deps.settings.scope
+    leaving = {i: p for i, p in (await db.settled_paths()).items() if isinstance(decide_path(p, scope), OutOfScope)}
+    for project_id, path in leaving.items():
+        gen = await db.request_sync(project_id, path, None, None, full=True)
+        await enqueue_sync(deps.require_queue(), project_id, gen, "scope")
+    return len(leaving)
