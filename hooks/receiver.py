@@ -1,16 +1,16 @@
 """POST /hooks/gitlab: authenticate, parse, record, enqueue, answer. No indexing work happens here.
 
-Order matters: the headers are authenticated first (the token, or the signature headers' format
-and time window), so an unauthenticated client never gets its body read; then the body is read with
-a size cap, its signature verified, and only then parsed and validated (what PostgreSQL cannot store
+Order matters: the headers are authenticated first (the token, or the signature headers' format and
+time window), so an unauthenticated client never gets its body read; then the body is read with a
+size cap, its signature verified, and only then parsed and validated (what PostgreSQL cannot store
 is a 400 here, not a "deferred"). It is deduplicated on the signed `webhook-id` when signed, else on
-`Idempotency-Key` (fallback `X-Gitlab-Webhook-UUID`) in the same PostgreSQL round trip that records the delivery and bumps the project's generation. Pushes that
-arrive together share that round trip and one Redis round trip (`GroupCommit`): each is answered
-only once it is recorded. The queue is only a nudge: if Redis is down the delivery is still
-recorded, and the worker's reconcile sweep picks the project up. GitLab never resends a failed
-delivery on its own, so if PostgreSQL is down the event is queued whole on Redis (`replay:<key>`)
-and the worker records it once PostgreSQL is back (answer 202 "deferred"); only with both down is
-the answer 503.
+`Idempotency-Key` (fallback `X-Gitlab-Webhook-UUID`), in the same PostgreSQL round trip that records
+the delivery and bumps the project's generation. Pushes that arrive together share that round trip
+and one Redis round trip (`GroupCommit`): each is answered only once it is recorded. The queue is
+only a nudge: if Redis is down the delivery is still recorded, and the worker's reconcile sweep
+picks the project up. GitLab never resends a failed delivery on its own, so if PostgreSQL is down
+the event is queued whole on Redis (`replay:<key>`) and the worker records it once PostgreSQL is
+back (answer 202 "deferred"); only with both down is the answer 503.
 """
 
 from __future__ import annotations
