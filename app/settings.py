@@ -204,20 +204,23 @@ def weak_secret(value: str) -> str | None:
     return None
 
 
-def check_secrets(settings: Settings) -> None:
-    """Refuse to start a service with placeholder or short secrets, outside `dev_mode`; warn when hooks are open.
+def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
+    """Refuse to start a service with placeholder or short secrets outside `dev_mode`; warn when hooks are shut.
 
     Raises:
         ConfigError: naming every weak secret (never its value) and how to proceed.
     """
-    if settings.gitlab.webhook_secret is None and settings.gitlab.signing_token is None:
+    if receives_hooks and settings.gitlab.webhook_secret is None and settings.gitlab.signing_token is None:
         logger.warning(
             "no webhook secret or signing key is set: every GitLab delivery is refused "
             "(set JAVAKB_GITLAB__WEBHOOK_SECRET or JAVAKB_GITLAB__SIGNING_TOKEN)"
         )
     if settings.dev_mode:
         return
-    weak = [f"{name} {why}" for name, secret in _secrets(settings).items() if secret is not None
-            if (why := weak_secret(secret.get_secret_value()))]  # fmt: skip
+    weak = [
+        f"{name} {why}"
+        for name, secret in _secrets(settings).items()
+        if secret is not None and (why := weak_secret(secret.get_secret_value()))
+    ]
     if weak:
         raise ConfigError("; ".join(weak) + ": use a long random value, or JAVAKB_DEV_MODE=true for development")
