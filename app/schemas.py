@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
 from hooks.events import MAX_ID
+from pipeline.model import SYMBOL_TYPES
 
 MAX_ERRORS_SHOWN = 5
 MAX_LOC_CHARS = 64
@@ -107,3 +108,64 @@ class ErrorAnswer(BaseModel):
     """Every 4xx/5xx answer's body."""
 
     error: str
+
+
+MAX_LIMIT = 50
+_SYMBOL_ENUM: list[JsonValue] = [*sorted(SYMBOL_TYPES)]
+
+
+class SearchParams(BaseModel):
+    """`GET /api/v1/search` query parameters (strings, as query strings are; `limit` is clamped to 1..50)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    q: str = Field(min_length=1, description="What to look for, in words or code.")
+    repo: str | None = Field(default=None, description="Repository path, or a group prefix ending in /.")
+    path: str | None = Field(default=None, description="Folder or file path prefix.")
+    symbol_type: str | None = Field(default=None, json_schema_extra={"enum": _SYMBOL_ENUM})
+    stereotype: str | None = Field(default=None, description="service, repository, rest_controller, ...")
+    annotation: str | None = Field(default=None, description="Annotation simple name, e.g. Transactional.")
+    http_method: str | None = Field(default=None, description="GET, POST, ...")
+    limit: int = Field(default=10, ge=1, le=MAX_LIMIT, description="How many results (clamped to 1..50).")
+
+    @field_validator("q", mode="before")
+    @classmethod
+    def _query(cls, value: object) -> object:
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError("q is required")
+        return value.strip()
+
+    @field_validator("symbol_type")
+    @classmethod
+    def _symbol_type(cls, value: str | None) -> str | None:
+        if value and value not in SYMBOL_TYPES:
+            raise ValueError(f"symbol_type must be one of {sorted(SYMBOL_TYPES)}")
+        return value or None
+
+    @field_validator("limit", mode="before")
+    @classmethod
+    def _limit(cls, value: object) -> int:
+        try:
+            limit = int(str(value))
+        except ValueError:
+            raise ValueError("limit must be an integer") from None
+        return min(MAX_LIMIT, max(1, limit))
+
+
+class HookEnvelope(BaseModel):
+    """What `POST /hooks/gitlab` reads first from a GitLab system or project hook body (documentation only).
+
+    The rest of each event is read by `hooks.events.parse_event`, which answers 400 naming the field.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    event_name: str | None = Field(default=None, description="push, repository_update, project_destroy, ...")
+    object_kind: str | None = Field(default=None, description="Sent by project and group hooks")
+
+
+class HookAnswer(BaseModel):
+    """The answer to a delivery: `enqueued`/`deferred` (202), `duplicate`/`ignored` (200)."""
+
+    status: Literal["enqueued", "deferred", "duplicate", "ignored"]
+    detail: str

@@ -18,6 +18,7 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib import metadata
 from typing import TypedDict
 
 from fastmcp.utilities.lifespan import combine_lifespans
@@ -31,6 +32,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from app.api import api_search
 from app.deps import Deps, open_deps
 from app.errors import ServiceError
+from app.openapi import openapi_document
 from app.queue import BACKFILL, enqueue_once
 from app.schemas import (
     BackfillReport,
@@ -77,7 +79,13 @@ def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
 
     mcp = create_server(lambda: current["deps"], auth=StaticTokens(settings.api_tokens))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
+    description = openapi_document(_version())
+
+    async def openapi_json(request: Request) -> JSONResponse:
+        return JSONResponse(description)
+
     routes: list[BaseRoute] = [
+        Route("/openapi.json", openapi_json, methods=["GET"]),
         Route("/hooks/gitlab", make_endpoint(), methods=["POST"]),
         Route("/api/v1/search", api_search, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
@@ -88,6 +96,13 @@ def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
         Mount("/", app=mcp_app),
     ]
     return Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
+
+
+def _version() -> str:
+    try:
+        return metadata.version("java-kb-indexer")
+    except metadata.PackageNotFoundError:  # running from a checkout that was not installed
+        return "0"
 
 
 def _freeze_heap() -> None:
