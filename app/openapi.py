@@ -33,7 +33,6 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (ErrorAnswer, "serialization"),
 ]
 _HOOK_HEADERS = {
-    "X-Gitlab-Token": "The hook's secret token (without a signing key configured)",
     "Idempotency-Key": "Deduplication key of unsigned deliveries (at most 256 printable characters)",
     "webhook-id": "Standard Webhooks message id: the deduplication key of signed deliveries",
     "webhook-timestamp": "Standard Webhooks timestamp, seconds since the epoch",
