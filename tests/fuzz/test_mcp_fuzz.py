@@ -83,7 +83,7 @@ def text_of(result: Any) -> str:
     return " ".join(c.text for c in result.content if isinstance(c, TextContent))
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 async def test_no_tool_arguments_cause_an_internal_error(
     client: Client[Any], tools: dict[str, dict[str, tuple[str, bool]]], data: Any

@@ -33,7 +33,7 @@ def credentials(path: str) -> dict[str, str]:
 
 
 @schema.parametrize()
-@settings(deadline=None, suppress_health_check=list(HealthCheck))
+@settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 def test_no_input_gets_a_5xx_or_leaves_anything_when_refused(case: schemathesis.Case[Any], fuzzed: Fuzzed) -> None:
     before = kept(fuzzed)
     response = case.call(base_url=fuzzed.app.base_url, headers=credentials(case.operation.path), timeout=10)

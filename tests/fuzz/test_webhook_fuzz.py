@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from tests.fuzz.conftest import HOOK_SECRET, Fuzzed, kept
 from tests.fuzz.strategies import HEADER_TEXT, VALID_EVENTS, WEBHOOK_BODIES, encode, field_paths, replace_field
 
-FUZZ = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+FUZZ = settings(
+    max_examples=120, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
 HEADERS = st.fixed_dictionaries(
     {},
     optional={
