@@ -107,7 +107,7 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
         settings = receiver.deps.settings.gitlab
         started = time.perf_counter()
         try:
-            event, key = await _accept(request, settings, clock())
+            event, key = await accept_delivery(request, settings, clock())
             status, detail = await receiver.handle_or_defer(event, key)
         except BodyTooLargeError as exc:
             return JSONResponse({"error": str(exc)}, status_code=413)
@@ -126,7 +126,7 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
     return gitlab_hook
 
 
-async def _accept(request: Request, settings: GitLabSettings, now: float) -> tuple[Event, str]:
+async def accept_delivery(request: Request, settings: GitLabSettings, now: float) -> tuple[Event, str]:
     """Authenticate (headers first, then the body's signature), parse, and key one delivery."""
     signed = check_headers(settings, request.headers, now)
     body = await read_body(request, settings.max_body_bytes)

@@ -19,7 +19,7 @@ from app.settings import GitLabSettings
 from app.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
-from hooks.receiver import Receiver, _accept
+from hooks.receiver import Receiver, accept_delivery
 from tests.hooks.test_receiver import (
     SECRET,
     SIGNING,
@@ -187,5 +187,5 @@ async def test_the_body_is_not_read_before_the_headers_authenticate(
 ) -> None:
     received: list[str] = []
     with pytest.raises(SignatureError):
-        await _accept(_request(headers, received), GitLabSettings(**gitlab), time.time())
+        await accept_delivery(_request(headers, received), GitLabSettings(**gitlab), time.time())
     assert received == []
