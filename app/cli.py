@@ -20,7 +20,7 @@ from app.localfs import chunk_local_files, iter_sources
 from app.logs import configure_logging
 from app.migrate import apply_migrations
 from app.search import Filters, Hit
-from app.settings import Settings
+from app.settings import Settings, check_secrets
 from app.web import create_app
 from app.worker import build_worker
 from pipeline.model import Skipped, SourceContext
@@ -213,6 +213,7 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
     if not _needs_server(settings, "web"):
         return 2
     configure_logging(settings.log_level)
+    check_secrets(settings)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower())
     return 0
 
@@ -222,6 +223,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
     if not _needs_server(settings, "worker"):
         return 2
     configure_logging(settings.log_level)
+    check_secrets(settings, receives_hooks=False)
     asyncio.run(_worker(settings))
     return 0
 
@@ -239,6 +241,7 @@ async def _worker(settings: Settings) -> None:
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Receiver and worker in one process, sharing one Qdrant client (the embedded default)."""
     configure_logging(settings.log_level)
+    check_secrets(settings)
     asyncio.run(serve(settings))
     return 0
 

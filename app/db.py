@@ -5,6 +5,7 @@ All SQL lives here. asyncpg errors are translated to `StorageError` at this boun
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -13,13 +14,13 @@ from typing import Any
 
 import asyncpg
 
-from app.errors import StorageError
+from app.errors import StorageError, UnstorableError
 from hooks.events import SyncRequested
 
 # What a lost or refused connection raises: asyncpg's interface errors (a connection closed under a
 # query) and its internal client errors (a pooled connection left mid-protocol by a terminated backend).
 _ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError)
-_LOCK_NAMESPACE = 0x6A6B  # "jk": keeps our advisory lock keys apart from other users of the database
+_LOCK_NAMESPACE = b"javakb:project:"  # hashed into every lock key: keeps ours apart from other users' locks
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,11 +59,28 @@ KeyedPush = tuple[str, SyncRequested]
 """A push delivery as the receiver records it: (idempotency key, the push)."""
 
 
+def lock_key(project_id: int) -> int:
+    """The advisory lock key of a project: the first 8 bytes of BLAKE2b("javakb:project:<id>"), as a bigint.
+
+    `pg_advisory_lock(int4, int4)` with (namespace, id) broke for ids of 2^31 and up; one bigint key
+    cannot hold a namespace and a 64-bit id together, so both are hashed. Every int64 id has a key,
+    and a collision (about n^2 / 2^65 for n projects) only makes two projects take turns.
+    """
+    digest = hashlib.blake2b(_LOCK_NAMESPACE + str(project_id).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
 async def _unlock(conn: Any, project_id: int) -> None:
     try:
-        await conn.execute("SELECT pg_advisory_unlock($1, $2)", _LOCK_NAMESPACE, project_id)
+        await conn.execute("SELECT pg_advisory_unlock($1)", lock_key(project_id))
     except _ERRORS:
         conn.terminate()  # a session lock ends with its session
+
+
+def _short(exc: Exception, limit: int = 200) -> str:
+    """An error message cut to `limit` characters: asyncpg's data errors quote the offending input."""
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _project(row: asyncpg.Record) -> ProjectRow:
@@ -365,6 +383,45 @@ class Database:
                     [(project_id, path, blob, list(ids)) for path, (blob, ids) in upserts.items()],
                 )
 
+    async def create_backfill(self, project_ids: Sequence[int] | None, full: bool) -> int:
+        """Open a backfill (status `queued`); its id."""
+        backfill_id = await self._fetchval(
+            "INSERT INTO backfills (project_ids, full_sync) VALUES ($1, $2) RETURNING id", project_ids, full
+        )
+        return int(backfill_id)
+
+    async def set_backfill_status(self, backfill_id: int, status: str, error: str | None = None) -> None:
+        """Move a backfill to `running`, `done` or `failed` (the last two close it)."""
+        await self._execute(
+            """
+            UPDATE backfills SET status = $2, error = $3,
+                finished_at = CASE WHEN $2 IN ('done', 'failed') THEN now() END
+            WHERE id = $1
+            """,
+            backfill_id, status, error,
+        )  # fmt: skip
+
+    async def record_backfill_result(self, backfill_id: int, project_id: int, outcome: str, detail: str) -> None:
+        """What the backfill did for one project (a retried backfill overwrites its earlier result)."""
+        await self._execute(
+            """
+            INSERT INTO backfill_projects (backfill_id, project_id, outcome, detail) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (backfill_id, project_id) DO UPDATE SET outcome = EXCLUDED.outcome, detail = EXCLUDED.detail
+            """,
+            backfill_id, project_id, outcome, detail,
+        )  # fmt: skip
+
+    async def backfill(self, backfill_id: int) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """A backfill's row and its per-project results (by project id); None when unknown."""
+        row = await self._fetchrow("SELECT * FROM backfills WHERE id = $1", backfill_id)
+        if row is None:
+            return None
+        results = await self._fetch(
+            "SELECT project_id, outcome, detail FROM backfill_projects WHERE backfill_id = $1 ORDER BY project_id",
+            backfill_id,
+        )
+        return dict(row), [dict(r) for r in results]
+
     @asynccontextmanager
     async def project_lock(self, project_id: int) -> AsyncIterator[bool]:
         """Hold a session advisory lock for one project while the block runs; yields False when busy.
@@ -378,7 +435,7 @@ class Database:
             raise StorageError(f"PostgreSQL connection failed: {exc}") from exc
         try:
             try:
-                got = await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", _LOCK_NAMESPACE, project_id)
+                got = await conn.fetchval("SELECT pg_try_advisory_lock($1)", lock_key(project_id))
             except _ERRORS as exc:
                 raise StorageError(f"PostgreSQL query failed: {exc}") from exc
             try:
@@ -392,23 +449,31 @@ class Database:
     async def _fetchval(self, query: str, *args: Any) -> Any:
         try:
             return await self.pool.fetchval(query, *args)
+        except asyncpg.DataError as exc:
+            raise UnstorableError(f"PostgreSQL cannot store a value: {_short(exc)}") from exc
         except _ERRORS as exc:
             raise StorageError(f"PostgreSQL query failed: {exc}") from exc
 
     async def _fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
         try:
             return await self.pool.fetchrow(query, *args)
+        except asyncpg.DataError as exc:
+            raise UnstorableError(f"PostgreSQL cannot store a value: {_short(exc)}") from exc
         except _ERRORS as exc:
             raise StorageError(f"PostgreSQL query failed: {exc}") from exc
 
     async def _fetch(self, query: str, *args: Any) -> list[asyncpg.Record]:
         try:
             return await self.pool.fetch(query, *args)
+        except asyncpg.DataError as exc:
+            raise UnstorableError(f"PostgreSQL cannot store a value: {_short(exc)}") from exc
         except _ERRORS as exc:
             raise StorageError(f"PostgreSQL query failed: {exc}") from exc
 
     async def _execute(self, query: str, *args: Any) -> str:
         try:
             return str(await self.pool.execute(query, *args))
+        except asyncpg.DataError as exc:
+            raise UnstorableError(f"PostgreSQL cannot store a value: {_short(exc)}") from exc
         except _ERRORS as exc:
             raise StorageError(f"PostgreSQL query failed: {exc}") from exc

@@ -3,6 +3,7 @@
 ServiceError
 ├── ConfigError          settings that cannot work (and say how to fix them)
 ├── PayloadError         a request or webhook body we cannot accept (HTTP 400)
+│   └── UnstorableError      a value PostgreSQL refuses to store (NUL, out of range): bad input, not an outage
 ├── SignatureError       a webhook that failed authentication (HTTP 401)
 ├── StorageError         Qdrant or PostgreSQL failed
 │   └── IndexMismatchError   the collection was built with another embedding model or size
@@ -32,6 +33,10 @@ class ConfigError(ServiceError):
 
 class PayloadError(ServiceError):
     """A request or webhook body that cannot be accepted."""
+
+
+class UnstorableError(PayloadError):
+    """A value the database cannot store (a NUL character, a number out of range): the input's fault."""
 
 
 class SignatureError(ServiceError):

@@ -13,7 +13,7 @@ arq wrappers in `app.worker` turn them into retries.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from app.db import Database
@@ -21,7 +21,7 @@ from app.deps import Deps
 from app.errors import GitLabNotFoundError, ProjectBusyError
 from app.gitlab_api import GitLabClient, ProjectInfo
 from app.queue import enqueue_sync
-from app.scope import OutOfScope, decide, decide_path, partition
+from app.scope import OutOfScope, decide, decide_path
 from app.sync import OUT_OF_SCOPE, purge_points, record_access, rename_points
 
 logger = logging.getLogger(__name__)
@@ -121,16 +121,19 @@ async def _request(deps: Deps, info: ProjectInfo, trigger: str) -> str:
     return f"full sync of project {info.id} requested ({trigger})"
 
 
-async def in_scope(deps: Deps, infos: Sequence[ProjectInfo]) -> list[ProjectInfo]:
-    """The backfill's filter: the projects to sync. Known projects found out of scope get the sync that purges them."""
-    inside, outside = partition(infos, deps.settings.scope)
-    db = deps.require_db()
-    for info, reason in outside:
-        row = await db.project(info.id)
-        if row is not None and row.status != OUT_OF_SCOPE:
-            logger.info("backfill: project %s (%s) left scope: %s", info.id, info.path_with_namespace, reason)
-            await _request(deps, info, "scope")
-    return inside
+async def out_of_scope(deps: Deps, info: ProjectInfo) -> str | None:
+    """The backfill's check of one project: why it is out of scope, or None to sync it.
+
+    A known project found out of scope gets the sync that purges it.
+    """
+    decision = decide(info, deps.settings.scope)
+    if not isinstance(decision, OutOfScope):
+        return None
+    row = await deps.require_db().project(info.id)
+    if row is not None and row.status != OUT_OF_SCOPE:
+        logger.info("backfill: project %s (%s) left scope: %s", info.id, info.path_with_namespace, decision.reason)
+        await _request(deps, info, "scope")
+    return decision.reason
 
 
 async def sweep_scope(deps: Deps) -> int:

@@ -13,7 +13,6 @@ opt-out topic is out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -90,18 +89,3 @@ def screen(event: Event, scope: ScopeSettings) -> Event:
     if isinstance(decision, OutOfScope):
         return Ignored(event=event.event, reason=f"out of scope: {decision.reason}", project_id=event.project_id)
     return event
-
-
-def partition(
-    infos: Iterable[ProjectInfo], scope: ScopeSettings
-) -> tuple[list[ProjectInfo], list[tuple[ProjectInfo, str]]]:
-    """Split listed projects into those in scope and those out of it (with the reason), in order."""
-    inside: list[ProjectInfo] = []
-    outside: list[tuple[ProjectInfo, str]] = []
-    for info in infos:
-        decision = decide(info, scope)
-        if isinstance(decision, OutOfScope):
-            outside.append((info, decision.reason))
-        else:
-            inside.append(info)
-    return inside, outside

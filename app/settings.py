@@ -6,10 +6,51 @@ for example `JAVAKB_CHUNKING__MAX_CHUNK_TOKENS=1200`.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import logging
+from typing import Any
+
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.errors import ConfigError
 from pipeline.model import ChunkerConfig
+
+logger = logging.getLogger(__name__)
+
+WHSEC_PREFIX = "whsec_"
+MIN_SECRET_CHARS = 16
+PLACEHOLDERS = frozenset(
+    {"changeme", "change-me", "change_me", "secret", "password", "token", "example", "placeholder", "xxx", "todo"}
+)
+"""Values seen in sample configurations; compared lower-cased, also as a prefix (`changeme123`)."""
+
+
+def _empty_is_unset(value: Any) -> Any:
+    """An empty or blank secret is no secret: `JAVAKB_GITLAB__WEBHOOK_SECRET=` must not mean "the empty key"."""
+    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if isinstance(raw, str) and not raw.strip():
+        return None
+    return value
+
+
+def whsec_key(secret: str) -> bytes:
+    """The HMAC key of a Standard Webhooks secret: `whsec_` + base64 of at least one byte.
+
+    Raises:
+        ValueError: the secret has no `whsec_` prefix, is not base64 after it, or decodes to nothing.
+    """
+    if not secret.startswith(WHSEC_PREFIX):
+        raise ValueError("the signing token must look like whsec_<base64>")
+    try:
+        key = base64.b64decode(secret.removeprefix(WHSEC_PREFIX), validate=True)
+    except binascii.Error as exc:
+        raise ValueError("the signing token is not valid base64 after whsec_") from exc
+    if not key:
+        raise ValueError("the signing token's key is empty")
+    return key
+
 
 _DEFAULTS = ChunkerConfig()
 
@@ -51,6 +92,8 @@ class EmbeddingSettings(BaseModel):
     max_retries: int = Field(default=6, ge=0, description="Retries on 429, 5xx and timeouts.")
     max_backoff_s: float = Field(default=30.0, gt=0)
 
+    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+
     @property
     def enabled(self) -> bool:
         """Whether dense vectors are produced at all."""
@@ -65,6 +108,8 @@ class QdrantSettings(BaseModel):
     path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")
     timeout_s: float = Field(default=30.0, gt=0)
+
+    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
 
 
 class PostgresSettings(BaseModel):
@@ -96,6 +141,15 @@ class GitLabSettings(BaseModel):
     max_body_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, description="Larger deliveries get 413")
     timeout_s: float = Field(default=30.0, gt=0)
     api_concurrency: int = Field(default=8, ge=1, description="GitLab API calls in flight per sync")
+
+    _unset_empty = field_validator("token", "webhook_secret", "signing_token", mode="before")(_empty_is_unset)
+
+    @field_validator("signing_token")
+    @classmethod
+    def _whsec(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            whsec_key(value.get_secret_value())  # a malformed key refuses to start, not every delivery
+        return value
 
 
 class ScopeSettings(BaseModel):
@@ -157,3 +211,47 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8080
     log_level: str = "INFO"
+    dev_mode: bool = Field(default=False, description="Allow placeholder and short secrets (never in production)")
+
+
+def _secrets(settings: Settings) -> dict[str, SecretStr | None]:
+    """The secrets `check_secrets` judges, by their environment variable's name."""
+    return {
+        "JAVAKB_GITLAB__WEBHOOK_SECRET": settings.gitlab.webhook_secret,
+        "JAVAKB_GITLAB__SIGNING_TOKEN": settings.gitlab.signing_token,
+        "JAVAKB_GITLAB__TOKEN": settings.gitlab.token,
+        "JAVAKB_EMBEDDING__API_KEY": settings.embedding.api_key,
+        "JAVAKB_QDRANT__API_KEY": settings.qdrant.api_key,
+    }
+
+
+def weak_secret(value: str) -> str | None:
+    """Why a secret is too weak for production (a placeholder, or under 16 characters), else None."""
+    lowered = value.removeprefix(WHSEC_PREFIX).lower()
+    if any(lowered.startswith(p) for p in PLACEHOLDERS):
+        return "is a placeholder"
+    if len(value) < MIN_SECRET_CHARS:
+        return f"is shorter than {MIN_SECRET_CHARS} characters"
+    return None
+
+
+def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
+    """Refuse to start a service with placeholder or short secrets outside `dev_mode`; warn when hooks are shut.
+
+    Raises:
+        ConfigError: naming every weak secret (never its value) and how to proceed.
+    """
+    if receives_hooks and settings.gitlab.webhook_secret is None and settings.gitlab.signing_token is None:
+        logger.warning(
+            "no webhook secret or signing key is set: every GitLab delivery is refused "
+            "(set JAVAKB_GITLAB__WEBHOOK_SECRET or JAVAKB_GITLAB__SIGNING_TOKEN)"
+        )
+    if settings.dev_mode:
+        return
+    weak = [
+        f"{name} {why}"
+        for name, secret in _secrets(settings).items()
+        if secret is not None and (why := weak_secret(secret.get_secret_value()))
+    ]
+    if weak:
+        raise ConfigError("; ".join(weak) + ": use a long random value, or JAVAKB_DEV_MODE=true for development")

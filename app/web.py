@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import gc
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, TypedDict
+from importlib import metadata
+from typing import TypedDict
 
 from fastmcp.utilities.lifespan import combine_lifespans
+from pydantic import ValidationError
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -29,13 +32,25 @@ from starlette.routing import BaseRoute, Mount, Route
 from app.api import api_search
 from app.deps import Deps, open_deps
 from app.errors import ServiceError
+from app.openapi import openapi_document
 from app.queue import BACKFILL, enqueue_once
+from app.schemas import (
+    BackfillReport,
+    BackfillResult,
+    ProjectState,
+    ReindexAccepted,
+    ReindexRequest,
+    validation_message,
+)
 from app.settings import GITLAB_UNSET, Settings
-from hooks.receiver import Receiver, make_endpoint
+from hooks.events import MAX_ID
+from hooks.receiver import BodyTooLargeError, Receiver, make_endpoint, read_body
 from mcp_server.auth import StaticTokens, bearer_matches
 from mcp_server.server import create_server
 
 logger = logging.getLogger(__name__)
+
+ADMIN_MAX_BODY_BYTES = 1024 * 1024  # 10,000 ids are about 100 KB
 
 
 class State(TypedDict):
@@ -64,16 +79,30 @@ def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
 
     mcp = create_server(lambda: current["deps"], auth=StaticTokens(settings.api_tokens))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
+    description = openapi_document(_version())
+
+    async def openapi_json(request: Request) -> JSONResponse:
+        return JSONResponse(description)
+
     routes: list[BaseRoute] = [
+        Route("/openapi.json", openapi_json, methods=["GET"]),
         Route("/hooks/gitlab", make_endpoint(), methods=["POST"]),
         Route("/api/v1/search", api_search, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/admin/reindex", admin_reindex, methods=["POST"]),
         Route("/admin/projects", admin_projects, methods=["GET"]),
+        Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
         Mount("/", app=mcp_app),
     ]
     return Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
+
+
+def _version() -> str:
+    try:
+        return metadata.version("java-kb-indexer")
+    except metadata.PackageNotFoundError:  # running from a checkout that was not installed
+        return "0"
 
 
 def _freeze_heap() -> None:
@@ -116,46 +145,67 @@ def _admin_ok(request: Request) -> bool:
 
 
 async def admin_reindex(request: Request) -> JSONResponse:
-    """Backfill: `{"projects": [ids]}` or `{"all": true}`, with `"full": true` to walk whole trees."""
+    """Backfill: `{"projects": [ids]}` or `{"all": true}`, with `"full": true` to walk whole trees.
+
+    Answers 202 with the backfill's id; `GET /admin/backfills/{id}` reports each project's outcome.
+    """
     if not _admin_ok(request):
-        return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        return _unauthorized()
     try:
-        body: Any = await request.json()
-    except ValueError:
-        return JSONResponse({"error": "malformed JSON"}, status_code=400)
-    if not isinstance(body, dict):
-        return JSONResponse({"error": "expected a JSON object"}, status_code=400)
-    projects = body.get("projects")
-    if not body.get("all") and not (isinstance(projects, list) and all(isinstance(p, int) for p in projects)):
-        return JSONResponse({"error": 'give "projects": [ids] or "all": true'}, status_code=400)
+        asked = ReindexRequest.model_validate_json(await read_body(request, ADMIN_MAX_BODY_BYTES))
+    except BodyTooLargeError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=413)
+    except ValidationError as exc:
+        return JSONResponse({"error": validation_message(exc)}, status_code=400)
     deps: Deps = request.state.deps
     if not deps.settings.gitlab.url:
         return JSONResponse({"error": GITLAB_UNSET}, status_code=409)
-    ids = None if body.get("all") else list(projects or [])
-    full = bool(body.get("full", False))
-    job_id = f"backfill:{'all' if ids is None else ','.join(map(str, ids))}:{int(full)}"
-    queued = await enqueue_once(deps.require_queue(), BACKFILL, job_id, ids, full)
-    return JSONResponse({"status": "enqueued" if queued else "already queued", "job_id": job_id}, status_code=202)
+    db = deps.require_db()
+    backfill_id = await db.create_backfill(asked.project_ids, asked.full)
+    try:
+        args = (asked.project_ids, asked.full, backfill_id)
+        await enqueue_once(deps.require_queue(), BACKFILL, f"backfill:{backfill_id}", *args)
+    except (RedisError, OSError) as exc:
+        await db.set_backfill_status(backfill_id, "failed", f"the queue is unavailable: {exc}")
+        return JSONResponse({"error": "the queue is unavailable, try again"}, status_code=503)
+    answer = ReindexAccepted(backfill_id=backfill_id, status="queued")
+    return JSONResponse(answer.model_dump(mode="json"), status_code=202)
+
+
+async def admin_backfill(request: Request) -> JSONResponse:
+    """One backfill's state and per-project outcomes."""
+    if not _admin_ok(request):
+        return _unauthorized()
+    backfill_id: int = request.path_params["backfill_id"]
+    deps: Deps = request.state.deps
+    found = await deps.require_db().backfill(backfill_id) if backfill_id <= MAX_ID else None
+    if found is None:
+        return JSONResponse({"error": "no such backfill"}, status_code=404)
+    row, results = found
+    report = BackfillReport(
+        id=row["id"],
+        status=row["status"],
+        projects=row["project_ids"],
+        full=row["full_sync"],
+        error=row["error"],
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+        counts=Counter(r["outcome"] for r in results),
+        results=[BackfillResult(**r) for r in results],
+    )
+    return JSONResponse(report.model_dump(mode="json"))
 
 
 async def admin_projects(request: Request) -> JSONResponse:
     """Every project's sync state."""
     if not _admin_ok(request):
-        return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        return _unauthorized()
     deps: Deps = request.state.deps
     rows = await deps.require_db().projects()
-    return JSONResponse(
-        [
-            {
-                "id": r.id,
-                "repo_path": r.repo_path,
-                "default_branch": r.default_branch,
-                "indexed_sha": r.indexed_sha,
-                "target_sha": r.target_sha,
-                "status": r.status,
-                "last_error": r.last_error,
-                "indexed_at": r.indexed_at.isoformat() if r.indexed_at else None,
-            }
-            for r in rows
-        ]
-    )
+    fields = ProjectState.model_fields
+    states = [ProjectState.model_validate({name: getattr(r, name) for name in fields}) for r in rows]
+    return JSONResponse([state.model_dump(mode="json") for state in states])
+
+
+def _unauthorized() -> JSONResponse:
+    return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})

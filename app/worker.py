@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,7 +26,16 @@ from arq.worker import Function, Worker, func
 
 from app import lifecycle
 from app.deps import Deps
-from app.errors import TRANSIENT_ERRORS, GitLabNotFoundError, ProjectBusyError, ServiceError, StorageError
+from app.errors import (
+    TRANSIENT_ERRORS,
+    GitLabAuthError,
+    GitLabError,
+    GitLabNotFoundError,
+    ProjectBusyError,
+    ServiceError,
+    StorageError,
+)
+from app.gitlab_api import ProjectInfo
 from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
 from app.settings import GITLAB_UNSET, Settings
 from app.sync import Syncer, SyncOutcome
@@ -140,17 +150,56 @@ async def refresh_project(ctx: dict[str, Any], project_id: int) -> str:
         return await lifecycle.refresh(deps_of(ctx), project_id)
 
 
-async def backfill(ctx: dict[str, Any], project_ids: list[int] | None = None, full: bool = False) -> str:
-    """Admin backfill: request a sync of the given projects, or of every project GitLab lists."""
+async def backfill(
+    ctx: dict[str, Any], project_ids: list[int] | None = None, full: bool = False, backfill_id: int | None = None
+) -> str:
+    """Admin backfill: request a sync of the given projects, or of every project GitLab lists.
+
+    Each project's outcome is recorded under the backfill (`GET /admin/backfills/{id}`): one unknown
+    or unreadable id is reported as such, and the others are still requested. Only failing to list
+    the projects, or PostgreSQL failing, fails the backfill (retried when transient).
+    """
     deps = deps_of(ctx)
     db = deps.require_db()
-    gitlab = deps.require_gitlab()
-    infos = await gitlab.project_ids() if project_ids is None else [await gitlab.project(p) for p in project_ids]
-    infos = await lifecycle.in_scope(deps, infos)
-    for info in infos:
-        gen = await db.request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=full)
-        await enqueue_sync(deps.require_queue(), info.id, gen, "backfill")
-    return f"requested {len(infos)} syncs"
+    if backfill_id is None:  # enqueued by hand, not through POST /admin/reindex
+        backfill_id = await db.create_backfill(project_ids, full)
+    await db.set_backfill_status(backfill_id, "running")
+    try:
+        targets: list[int | ProjectInfo] = (
+            list(project_ids) if project_ids is not None else list(await deps.require_gitlab().project_ids())
+        )
+    except TRANSIENT_ERRORS as exc:
+        await db.set_backfill_status(backfill_id, "queued", f"{type(exc).__name__}: {exc} (will retry)")
+        raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
+    except ServiceError as exc:
+        await db.set_backfill_status(backfill_id, "failed", f"{type(exc).__name__}: {exc}")
+        return f"backfill {backfill_id} failed: {exc}"
+    outcomes: Counter[str] = Counter()
+    for target in targets:
+        project_id = target if isinstance(target, int) else target.id
+        outcome, detail = await _backfill_one(deps, target, full)
+        await db.record_backfill_result(backfill_id, project_id, outcome, detail)
+        outcomes[outcome] += 1
+    await db.set_backfill_status(backfill_id, "done")
+    return f"backfill {backfill_id}: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
+
+
+async def _backfill_one(deps: Deps, target: int | ProjectInfo, full: bool) -> tuple[str, str]:
+    """Request one project's sync; (outcome, detail). A PostgreSQL or Redis failure propagates."""
+    try:
+        info = target if isinstance(target, ProjectInfo) else await deps.require_gitlab().project(target)
+    except GitLabNotFoundError:
+        return "not_found", "GitLab has no such project, or the token cannot see it"
+    except GitLabAuthError as exc:
+        return "forbidden", str(exc)
+    except GitLabError as exc:
+        return "failed", f"{type(exc).__name__}: {exc} (run the backfill again)"
+    reason = await lifecycle.out_of_scope(deps, info)
+    if reason is not None:
+        return "out_of_scope", reason
+    gen = await deps.require_db().request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=full)
+    await enqueue_sync(deps.require_queue(), info.id, gen, "backfill")
+    return "requested", f"sync generation {gen}"
 
 
 async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:

@@ -16,6 +16,8 @@ from app.errors import PayloadError
 
 ZERO_SHA = "0" * 40
 _BRANCH_PREFIX = "refs/heads/"
+MAX_ID = 2**63 - 1  # ids are PostgreSQL bigints (GitLab's own ids are bigint too)
+MAX_TEXT_CHARS = 4096  # paths, refs, shas and event names: far above any real one
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,6 +79,7 @@ def parse_event(body: Any) -> Event:
     name = body.get("event_name") or body.get("object_kind")
     if not isinstance(name, str) or not name:
         raise PayloadError("no event_name or object_kind")
+    _check_text("event_name", name)
     if name == "push":
         return _push(body)
     if name == "repository_update":
@@ -143,7 +146,7 @@ def _repository_update(body: Mapping[str, Any]) -> Event:
 
 def _default_branch(project: Mapping[str, Any]) -> str | None:
     value = project.get("default_branch")
-    return value if isinstance(value, str) and value else None
+    return _check_text("default_branch", value) if isinstance(value, str) and value else None
 
 
 def _is_default(ref: str, default: str | None) -> bool:
@@ -163,6 +166,19 @@ def _str(body: Mapping[str, Any], key: str) -> str:
     value = body.get(key)
     if not isinstance(value, str) or not value:
         raise PayloadError(f"{key} is missing or not a string")
+    return _check_text(key, value)
+
+
+def _check_text(key: str, value: str) -> str:
+    """Refuse what PostgreSQL cannot store (NUL, lone surrogates) or what is absurdly long, at the edge."""
+    if len(value) > MAX_TEXT_CHARS:
+        raise PayloadError(f"{key} is longer than {MAX_TEXT_CHARS} characters")
+    if "\x00" in value:
+        raise PayloadError(f"{key} contains a NUL character")
+    try:
+        value.encode()
+    except UnicodeEncodeError as exc:
+        raise PayloadError(f"{key} is not valid Unicode (a lone surrogate)") from exc
     return value
 
 
@@ -170,4 +186,6 @@ def _int(body: Mapping[str, Any], key: str) -> int:
     value = body.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
         raise PayloadError(f"{key} is missing or not an integer")
+    if not 1 <= value <= MAX_ID:
+        raise PayloadError(f"{key} is out of range (1 to 2^63-1)")
     return value

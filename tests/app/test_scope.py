@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.gitlab_api import ProjectInfo, project_info
-from app.scope import IN_SCOPE, OutOfScope, decide, decide_path, partition, screen, under
+from app.scope import IN_SCOPE, OutOfScope, decide, decide_path, screen, under
 from app.settings import ScopeSettings, Settings
 from hooks.events import Ignored, ProjectDestroyed, SyncRequested
 
@@ -95,13 +95,6 @@ def test_the_receiver_ignores_a_push_out_of_scope_and_passes_lifecycle_events() 
     assert screen(push, ScopeSettings()) is push
     destroy = ProjectDestroyed(event="project_destroy", project_id=15, repo_path="mike/diaspora")
     assert screen(destroy, scope) is destroy  # a purge is never filtered away
-
-
-def test_partition_keeps_the_order_and_the_reasons() -> None:
-    projects = [info("acme/a"), info("acme/b", archived=True), info("acme/c")]
-    inside, outside = partition(projects, ScopeSettings())
-    assert [p.path_with_namespace for p in inside] == ["acme/a", "acme/c"]
-    assert [(p.path_with_namespace, r) for p, r in outside] == [("acme/b", "archived (scope.archived is off)")]
 
 
 def test_project_info_reads_the_api_entity() -> None:

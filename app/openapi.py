@@ -1,0 +1,133 @@
+"""The OpenAPI 3.1 description of the webhook, REST and admin API, served at `GET /openapi.json`.
+
+Derived, not restated: request bodies, query parameters and answers are the JSON schemas of the
+pydantic models in `app.schemas` that validate and build them. MCP describes itself (`tools/list`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
+
+from app.schemas import (
+    BackfillReport,
+    ErrorAnswer,
+    HookAnswer,
+    HookEnvelope,
+    ProjectState,
+    ReindexAccepted,
+    ReindexRequest,
+    SearchParams,
+)
+
+_REF = "#/components/schemas/{model}"
+_MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
+    (ReindexRequest, "validation"),
+    (HookEnvelope, "validation"),
+    (ReindexAccepted, "serialization"),
+    (BackfillReport, "serialization"),
+    (ProjectState, "serialization"),
+    (HookAnswer, "serialization"),
+    (ErrorAnswer, "serialization"),
+]
+_HOOK_HEADERS = {
+    "Idempotency-Key": "Deduplication key of unsigned deliveries (at most 256 printable characters)",
+    "webhook-id": "Standard Webhooks message id: the deduplication key of signed deliveries",
+    "webhook-timestamp": "Standard Webhooks timestamp, seconds since the epoch",
+    "webhook-signature": "Standard Webhooks signatures, `v1,<base64>` separated by spaces",
+}
+
+
+def _ref(model: type[BaseModel]) -> dict[str, Any]:
+    return {"$ref": _REF.format(model=model.__name__)}
+
+
+def _json(model: type[BaseModel], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": _ref(model)}}}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return _json(ErrorAnswer, description)
+
+
+def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
+    schema = model.model_json_schema()
+    required = set(schema.get("required", []))
+    return [
+        {"name": name, "in": "query", "required": name in required, "schema": _not_null(prop)}
+        | ({"description": prop["description"]} if "description" in prop else {})
+        for name, prop in schema["properties"].items()
+    ]
+
+
+def _not_null(prop: dict[str, Any]) -> dict[str, Any]:
+    """A query parameter is absent or a string, never JSON null: drop the model's `None` branch."""
+    branches = [b for b in prop.get("anyOf", []) if b != {"type": "null"}]
+    if len(branches) != 1:
+        return prop
+    rest: dict[str, Any] = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
+    only: dict[str, Any] = branches[0]
+    return rest | only
+
+
+def _paths() -> dict[str, Any]:
+    admin: list[dict[str, list[str]]] = [{"admin": []}]
+    hook_headers = [
+        {"name": name, "in": "header", "required": False, "schema": {"type": "string"}, "description": text}
+        for name, text in _HOOK_HEADERS.items()
+    ]
+    return {
+        "/hooks/gitlab": {"post": {
+            "summary": "Receive a GitLab system or project hook", "security": [{"gitlab_token": []}, {}],
+            "parameters": hook_headers,
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref(HookEnvelope)}}},
+            "responses": {"200": _json(HookAnswer, "Duplicate or ignored"), "202": _json(HookAnswer, "Accepted"),
+                          "400": _error("Malformed delivery"), "401": _error("Not authenticated"),
+                          "413": _error("Body too large"), "503": _error("Not recorded: try again")},
+        }},
+        "/api/v1/search": {"get": {
+            "summary": "Hybrid search over the indexed code, with citations", "security": [{"api": []}],
+            "parameters": _query_parameters(SearchParams),
+            "responses": {"200": {"description": "Ranked results"}, "400": _error("Bad parameters"),
+                          "401": _error("Not authenticated")},
+        }},
+        "/admin/reindex": {"post": {
+            "summary": "Backfill listed projects, or all", "security": admin,
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref(ReindexRequest)}}},
+            "responses": {"202": _json(ReindexAccepted, "Backfill queued"), "400": _error("Invalid body"),
+                          "401": _error("Not authenticated"), "409": _error("GitLab not configured"),
+                          "413": _error("Body too large"), "503": _error("Queue unavailable")},
+        }},
+        "/admin/backfills/{backfill_id}": {"get": {
+            "summary": "A backfill's state and per-project outcomes", "security": admin,
+            "parameters": [{"name": "backfill_id", "in": "path", "required": True,
+                            "schema": {"type": "integer", "minimum": 0}}],
+            "responses": {"200": _json(BackfillReport, "The backfill"), "401": _error("Not authenticated"),
+                          "404": _error("No such backfill")},
+        }},
+        "/admin/projects": {"get": {
+            "summary": "Every project's sync state", "security": admin,
+            "responses": {"200": {"description": "Projects", "content": {"application/json": {
+                "schema": {"type": "array", "items": _ref(ProjectState)}}}}, "401": _error("Not authenticated")},
+        }},
+    }  # fmt: skip
+
+
+def openapi_document(version: str) -> dict[str, Any]:
+    """The whole description (pure: built from the models)."""
+    _, definitions = models_json_schema(_MODELS, ref_template=_REF)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "java-kb-indexer", "version": version},
+        "paths": _paths(),
+        "components": {
+            "schemas": definitions.get("$defs", {}),
+            "securitySchemes": {
+                "api": {"type": "http", "scheme": "bearer", "description": "An API token (MCP and REST)"},
+                "admin": {"type": "http", "scheme": "bearer", "description": "An admin token"},
+                "gitlab_token": {"type": "apiKey", "in": "header", "name": "X-Gitlab-Token"},
+            },
+        },
+    }

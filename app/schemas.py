@@ -1,0 +1,171 @@
+"""Pydantic models of the REST and admin requests and answers: each validates, and the OpenAPI is derived from it.
+
+Strict models (no coercion: `true` is not an id, `"no"` is not a boolean; unknown fields refused),
+so what the handlers receive is exactly what the schema published at `/openapi.json` says.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
+
+from hooks.events import MAX_ID
+from pipeline.model import SYMBOL_TYPES
+
+MAX_ERRORS_SHOWN = 5
+MAX_LOC_CHARS = 64
+
+
+def validation_message(exc: ValidationError) -> str:
+    """A short, bounded message naming what is wrong where, never echoing the input itself.
+
+    The location of an unknown field is its name, which the client chose: it is cut too.
+    """
+    parts = []
+    for error in exc.errors(include_input=False, include_url=False, include_context=False)[:MAX_ERRORS_SHOWN]:
+        where = ".".join(str(part)[:MAX_LOC_CHARS] for part in error["loc"]) or "body"
+        parts.append(f"{where}: {error['msg']}")
+    more = exc.error_count() - len(parts)
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+ProjectId = Annotated[int, Field(ge=1, le=MAX_ID, description="A GitLab project id")]
+MAX_BACKFILL_PROJECTS = 10_000
+
+
+class ReindexRequest(BaseModel):
+    """`POST /admin/reindex`: the listed projects, or every project GitLab lists."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    projects: list[ProjectId] | None = Field(
+        default=None, min_length=1, max_length=MAX_BACKFILL_PROJECTS, description="Project ids to backfill."
+    )
+    all: bool = Field(default=False, description="Backfill every project GitLab lists instead.")
+    full: bool = Field(default=False, description="Walk whole trees instead of comparing with the indexed commit.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ReindexRequest:
+        if (self.projects is None) == (not self.all):
+            raise ValueError('give either "projects": [ids] or "all": true')
+        return self
+
+    @property
+    def project_ids(self) -> list[int] | None:
+        """The ids to backfill, None for all (duplicates dropped, order kept)."""
+        return None if self.all else list(dict.fromkeys(self.projects or []))
+
+
+BackfillStatus = Literal["queued", "running", "done", "failed"]
+BackfillOutcome = Literal["requested", "not_found", "forbidden", "failed", "out_of_scope"]
+
+
+class ReindexAccepted(BaseModel):
+    """The answer to an accepted `POST /admin/reindex` (202)."""
+
+    backfill_id: int
+    status: BackfillStatus
+
+
+class BackfillResult(BaseModel):
+    """What a backfill did for one project."""
+
+    project_id: int
+    outcome: BackfillOutcome
+    detail: str | None = None
+
+
+class BackfillReport(BaseModel):
+    """`GET /admin/backfills/{id}`: a backfill's state, with one result per project handled so far."""
+
+    id: int
+    status: BackfillStatus
+    projects: list[int] | None = Field(description="The ids asked for; null for all projects")
+    full: bool
+    error: str | None = None
+    created_at: datetime
+    finished_at: datetime | None = None
+    counts: dict[BackfillOutcome, int]
+    results: list[BackfillResult]
+
+
+class ProjectState(BaseModel):
+    """One project's sync state (`GET /admin/projects`)."""
+
+    id: int
+    repo_path: str
+    default_branch: str | None
+    indexed_sha: str | None
+    target_sha: str | None
+    status: str
+    last_error: str | None
+    indexed_at: datetime | None
+
+
+class ErrorAnswer(BaseModel):
+    """Every 4xx/5xx answer's body."""
+
+    error: str
+
+
+MAX_LIMIT = 50
+_SYMBOL_ENUM: list[JsonValue] = [*sorted(SYMBOL_TYPES)]
+
+
+class SearchParams(BaseModel):
+    """`GET /api/v1/search` query parameters (strings, as query strings are; `limit` is clamped to 1..50)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    q: str = Field(min_length=1, description="What to look for, in words or code.")
+    repo: str | None = Field(default=None, description="Repository path, or a group prefix ending in /.")
+    path: str | None = Field(default=None, description="Folder or file path prefix.")
+    symbol_type: str | None = Field(default=None, json_schema_extra={"enum": _SYMBOL_ENUM})
+    stereotype: str | None = Field(default=None, description="service, repository, rest_controller, ...")
+    annotation: str | None = Field(default=None, description="Annotation simple name, e.g. Transactional.")
+    http_method: str | None = Field(default=None, description="GET, POST, ...")
+    limit: int = Field(default=10, ge=1, le=MAX_LIMIT, description="How many results (clamped to 1..50).")
+
+    @field_validator("q", mode="before")
+    @classmethod
+    def _query(cls, value: object) -> object:
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError("q is required")
+        return value.strip()
+
+    @field_validator("symbol_type")
+    @classmethod
+    def _symbol_type(cls, value: str | None) -> str | None:
+        if value and value not in SYMBOL_TYPES:
+            raise ValueError(f"symbol_type must be one of {sorted(SYMBOL_TYPES)}")
+        return value or None
+
+    @field_validator("limit", mode="before")
+    @classmethod
+    def _limit(cls, value: object) -> int:
+        try:
+            limit = int(str(value))
+        except ValueError:
+            raise ValueError("limit must be an integer") from None
+        return min(MAX_LIMIT, max(1, limit))
+
+
+class HookEnvelope(BaseModel):
+    """What `POST /hooks/gitlab` reads first from a GitLab system or project hook body (documentation only).
+
+    The rest of each event is read by `hooks.events.parse_event`, which answers 400 naming the field.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    event_name: str | None = Field(default=None, description="push, repository_update, project_destroy, ...")
+    object_kind: str | None = Field(default=None, description="Sent by project and group hooks")
+
+
+class HookAnswer(BaseModel):
+    """The answer to a delivery: `enqueued`/`deferred` (202), `duplicate`/`ignored` (200)."""
+
+    status: Literal["enqueued", "deferred", "duplicate", "ignored"]
+    detail: str

@@ -1,0 +1,39 @@
+"""`/openapi.json` is served and derived from the models that validate the requests (issue 9)."""
+
+from __future__ import annotations
+
+import schemathesis
+from starlette.testclient import TestClient
+
+from app.openapi import openapi_document
+from app.schemas import ReindexRequest, SearchParams
+from app.web import create_app
+from tests.hooks.test_receiver import make_settings
+
+
+def test_the_description_is_served_without_credentials(clean_db: str, clean_redis: str) -> None:
+    with TestClient(create_app(make_settings(clean_db, clean_redis))) as client:
+        response = client.get("/openapi.json")
+    assert response.status_code == 200
+    assert response.json() == openapi_document(response.json()["info"]["version"])
+
+
+def test_every_route_is_described_and_the_document_loads() -> None:
+    document = openapi_document("1")
+    assert set(document["paths"]) == {
+        "/hooks/gitlab", "/api/v1/search", "/admin/reindex", "/admin/backfills/{backfill_id}", "/admin/projects"
+    }  # fmt: skip
+    operations = list(schemathesis.openapi.from_dict(document).get_all_operations())
+    assert len(operations) == 5
+
+
+def test_schemas_are_the_validating_models_own() -> None:
+    document = openapi_document("1")
+    reindex = document["components"]["schemas"]["ReindexRequest"]
+    assert reindex["properties"] == ReindexRequest.model_json_schema()["properties"]
+    assert reindex["additionalProperties"] is False
+    search = {p["name"]: p for p in document["paths"]["/api/v1/search"]["get"]["parameters"]}
+    assert set(search) == set(SearchParams.model_fields)
+    assert search["q"]["required"] is True
+    assert search["limit"]["schema"]["maximum"] == 50
+    assert "method" in search["symbol_type"]["schema"]["enum"]

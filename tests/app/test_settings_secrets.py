@@ -1,0 +1,76 @@
+"""Placeholder and short secrets refuse to start outside dev mode; empty ones are unset (issue 9)."""
+
+from __future__ import annotations
+
+import base64
+import logging
+
+import pytest
+from pydantic import SecretStr
+
+from app.cli import main
+from app.errors import ConfigError
+from app.settings import EmbeddingSettings, GitLabSettings, QdrantSettings, Settings, check_secrets
+
+STRONG = "q7Rk2v9XbW4mZp1sLc8N"
+STRONG_WHSEC = "whsec_" + base64.b64encode(b"0123456789abcdef0123456789abcdef").decode()
+
+
+def strong() -> Settings:
+    return Settings(
+        gitlab=GitLabSettings(
+            token=SecretStr("glpat-" + STRONG), webhook_secret=SecretStr(STRONG), signing_token=SecretStr(STRONG_WHSEC)
+        ),
+        embedding=EmbeddingSettings(api_key=SecretStr("sk-" + STRONG)),
+        qdrant=QdrantSettings(api_key=SecretStr(STRONG)),
+    )
+
+
+def test_strong_secrets_start() -> None:
+    check_secrets(strong())
+
+
+@pytest.mark.parametrize(
+    ("section", "field", "value", "variable"),
+    [
+        ("gitlab", "webhook_secret", "changeme-changeme-changeme", "JAVAKB_GITLAB__WEBHOOK_SECRET"),
+        ("gitlab", "webhook_secret", "short-secret", "JAVAKB_GITLAB__WEBHOOK_SECRET"),
+        ("gitlab", "token", "secret-token-value-000", "JAVAKB_GITLAB__TOKEN"),
+        ("gitlab", "signing_token", "whsec_" + base64.b64encode(b"k").decode(), "JAVAKB_GITLAB__SIGNING_TOKEN"),
+        ("embedding", "api_key", "sk-test", "JAVAKB_EMBEDDING__API_KEY"),
+        ("qdrant", "api_key", "password1234567890", "JAVAKB_QDRANT__API_KEY"),
+    ],
+)
+def test_a_weak_secret_refuses_to_start_naming_it_but_not_its_value(
+    section: str, field: str, value: str, variable: str
+) -> None:
+    base = strong()
+    part = getattr(base, section).model_copy(update={field: SecretStr(value)})
+    settings = base.model_copy(update={section: part})
+    with pytest.raises(ConfigError, match=variable) as refused:
+        check_secrets(settings)
+    assert value not in str(refused.value)
+    check_secrets(settings.model_copy(update={"dev_mode": True}))  # allowed in development
+
+
+def test_no_webhook_secret_warns_at_start(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="app.settings"):
+        check_secrets(Settings())
+    assert "every GitLab delivery is refused" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="app.settings"):
+        check_secrets(strong())
+    assert caplog.text == ""
+
+
+def test_the_dev_mode_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JAVAKB_DEV_MODE", "true")
+    assert Settings().dev_mode
+
+
+def test_serve_refuses_to_start_with_a_placeholder_secret(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("JAVAKB_GITLAB__WEBHOOK_SECRET", "changeme")
+    assert main(["serve"]) == 1
+    assert "JAVAKB_GITLAB__WEBHOOK_SECRET is a placeholder" in capsys.readouterr().err

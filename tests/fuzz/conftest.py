@@ -1,0 +1,83 @@
+"""The whole app on a loopback port for the fuzzers, and a snapshot of everything a request may leave behind."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+import asyncpg
+import httpx
+import psycopg
+import pytest
+import redis
+from pydantic import SecretStr
+
+from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings
+from tests.conftest import REDIS, TABLES
+from tests.support.live_app import LiveApp, serve_app
+
+HOOK_SECRET: Final = "fuzz-hook-secret-0123456789"
+ADMIN_TOKEN: Final = "fuzz-admin-token-0123456789"
+API_TOKEN: Final = "fuzz-api-token-0123456789"
+QUEUE: Final = "javakb:test-fuzz"
+KEPT = ("deliveries", "projects", "backfills", "backfill_projects")
+
+
+@dataclass(frozen=True, slots=True)
+class Fuzzed:
+    """The running app and the databases it writes to."""
+
+    app: LiveApp
+    pg: psycopg.Connection[tuple[object, ...]]
+    redis: redis.Redis
+    http: httpx.Client
+
+
+async def _truncate(dsn: str) -> None:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY")
+    finally:
+        await conn.close()
+
+
+_COUNTS = " UNION ALL ".join(f"SELECT count(*) FROM {table}" for table in KEPT)
+
+
+def kept(fuzzed: Fuzzed) -> tuple[int, ...]:
+    """Rows in every table a request may write, and jobs on the queue (any new one is something kept)."""
+    rows = fuzzed.pg.execute(_COUNTS).fetchall()
+    queued: Any = fuzzed.redis.zcard(QUEUE)
+    jobs = len(list(fuzzed.redis.scan_iter("arq:job:*"))) + int(queued)
+    return (*(int(str(r[0])) for r in rows), jobs)
+
+
+@pytest.fixture(scope="module")
+def fuzzed(pg_dsn: str) -> Iterator[Fuzzed]:
+    asyncio.run(_truncate(pg_dsn))
+    client = redis.Redis.from_url(REDIS)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+    settings = Settings(
+        postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
+        redis=RedisSettings(url=REDIS, queue=QUEUE),
+        qdrant=QdrantSettings(path=":memory:"),
+        # Nothing listens on port 1: an accepted backfill is queued, and no worker runs it here.
+        gitlab=GitLabSettings(url="http://127.0.0.1:1", webhook_secret=SecretStr(HOOK_SECRET)),
+        admin_tokens=[SecretStr(ADMIN_TOKEN)],
+        api_tokens=[SecretStr(API_TOKEN)],
+    )
+    with (
+        serve_app(settings) as app,
+        psycopg.connect(pg_dsn, autocommit=True) as pg,
+        httpx.Client(base_url=app.base_url, timeout=10) as http,
+    ):
+        queue = redis.Redis.from_url(REDIS)
+        try:
+            yield Fuzzed(app=app, pg=pg, redis=queue, http=http)
+        finally:
+            queue.close()
