@@ -37,8 +37,8 @@ def excerpt(code: str, lines: int) -> str:
 
 
 def echo(text: str, limit: int = ECHO_CHARS) -> str:
-    """User input as shown back in a header or an error: quoted, cut to `limit` characters."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+    """User input as shown back in a header or an error, cut to `limit` characters."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
 def render_hits(

@@ -91,13 +91,13 @@ class KnowledgeTools:
         """The search module and the caller's access, once `repo` (if given) is a repository the caller may read."""
         deps = self.get_deps()
         access = self._access()
-        repos = await deps.search.repositories(access)
-        if repo and not repo.endswith("/") and not await deps.search.knows_repository(access, repo):
-            repos = await deps.search.repositories(access)
-            listed = ", ".join(sorted(repos)[:50]) or "none"
-            raise ToolError(f"Unknown repository {echo(repo)}. Indexed: {listed}")
-        if not repos and not await deps.search.repositories(access, fresh=True):
+        search = deps.search
+        repos = await search.repositories(access) or await search.repositories(access, fresh=True)
+        if not repos:
             raise ToolError("Nothing is indexed yet: no repository has been synced. Try again after the first sync.")
+        if repo and not repo.endswith("/") and not await search.knows_repository(access, repo):
+            listed = ", ".join(sorted(await search.repositories(access))[:50])
+            raise ToolError(f"Unknown repository {echo(repo)!r}. Indexed: {listed}")
         return deps.search, access
 
     async def semantic_search(
@@ -125,7 +125,7 @@ class KnowledgeTools:
             hits = await search.search(access, query, filters, limit)
         except PayloadError as exc:
             raise ToolError(f"Query refused: {exc}. Ask with fewer words.") from exc
-        return _result(render_hits(hits, budget=max_chars, header=f"Results for {echo(query)}:"))
+        return _result(render_hits(hits, budget=max_chars, header=f"Results for {echo(query)!r}:"))
 
     async def get_symbol(
         self,
@@ -140,7 +140,7 @@ class KnowledgeTools:
         search, access = await self._search(repo)
         hits = await search.symbol(access, name, repo)
         if not hits:
-            raise ToolError(f"No symbol named {echo(name)}. Try semantic_search with the name in words.")
+            raise ToolError(f"No symbol named {echo(name)!r}. Try semantic_search with the name in words.")
         return _result(render_hits(hits, budget=max_chars, excerpt_lines=None))
 
     async def list_repos(self) -> ToolResult:
@@ -201,7 +201,7 @@ class KnowledgeTools:
         search, access = await self._search(repo)
         pairs = await search.callees(access, name, repo)
         if not pairs:
-            raise ToolError(f"No method named {echo(name)}, or it calls nothing.")
+            raise ToolError(f"No method named {echo(name)!r}, or it calls nothing.")
         lines = [
             f"{call} -> " + (", ".join(_cite(h) for h in hits) if hits else "(not indexed)") for call, hits in pairs
         ]
@@ -265,7 +265,7 @@ class KnowledgeTools:
         search, access = await self._search(repo)
         hits = await search.outline(access, repo, path)
         if not hits:
-            raise ToolError(f"No indexed file {echo(path)} in {echo(repo)}.")
+            raise ToolError(f"No indexed file {echo(path)!r} in {echo(repo)!r}.")
         lines = [f"{h.line_start:>5}-{h.line_end:<5} {h.symbol_type:<11} {h.signature}" for h in hits]
         items = [{**h.citation(), "symbol_type": h.symbol_type} for h in hits]
         return ToolResult(
