@@ -59,7 +59,8 @@ def repos_in(answer: str) -> set[str]:
 
 async def call(org: Org, who: str, tool: str, args: dict[str, Any]) -> CallToolResult:
     async with Client(org.app.mcp_url, auth=org.token(who)) as client:
-        return await client.call_tool(tool, args, raise_on_error=False)
+        result: CallToolResult = await client.call_tool(tool, args, raise_on_error=False)
+    return result
 
 
 @pytest.mark.parametrize("who", IDENTITIES)
