@@ -85,6 +85,7 @@ class Directory:
     oauth_tokens: dict[str, int] = field(default_factory=dict)  # access token → user
     signed_in: int | None = None  # the user whose browser goes through /oauth/authorize
     token_requests: int = 0
+    pkce_verified: int = 0  # token exchanges whose code_verifier matched the authorize request's challenge
     _grants: dict[str, _Grant] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -221,6 +222,7 @@ class Directory:
         token = secrets.token_hex(32)
         with self._lock:
             self.oauth_tokens[token] = grant.user_id
+            self.pkce_verified += grant.code_challenge is not None
         return _json(200, {
             "access_token": token, "token_type": "Bearer", "expires_in": 7200,
             "refresh_token": secrets.token_hex(32), "scope": grant.scope, "created_at": int(time.time()),
