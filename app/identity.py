@@ -94,8 +94,10 @@ class GitLabIdentities:
         ttl_s: float,
         timeout_s: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
+        page_size: int = PROJECTS_PAGE,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self._page_size = page_size
         self._http = http
         self._open_projects = open_projects
         self._ttl_s = ttl_s
@@ -145,7 +147,7 @@ class GitLabIdentities:
     async def _member_projects(self, token: str) -> set[int]:
         url: str | None = (
             f"{self.base_url}/api/v4/projects?min_access_level={REPORTER}&simple=true"
-            f"&pagination=keyset&order_by=id&sort=asc&per_page={PROJECTS_PAGE}"
+            f"&pagination=keyset&order_by=id&sort=asc&per_page={self._page_size}"
         )
         ids: set[int] = set()
         while url is not None:
