@@ -14,7 +14,7 @@ import pytest_asyncio
 from pydantic import TypeAdapter
 from qdrant_client import models as qm
 
-from app.access import LOCAL, Access, token_digest
+from app.access import LOCAL, Access, complement_condition, token_digest
 from app.cli import run_token
 from app.deps import Deps, open_deps
 from app.errors import GitLabUnavailableError
@@ -66,19 +66,20 @@ async def _write_project(deps: Deps, tmp_path: Path, repo: str, project_id: int 
 
 
 async def test_the_complement_selects_the_same_points_as_the_allowed_set(store: Deps, tmp_path: Path) -> None:
-    for i in range(1, 6):
+    for i in range(1, 7):
         await _write_project(store, tmp_path, f"g/p{i}", i)
     await _write_project(store, tmp_path, "local/checkout", None)  # no project id: never a GitLab reader's
-    access = Access(subject="u", project_ids=frozenset({1, 2, 3, 4, 99}))
+    access = Access(subject="u", project_ids=frozenset({1, 2, 4, 5}))
 
-    allowed = access.condition()
-    complement = access.condition(indexed_ids={1, 2, 3, 4, 5})
+    complement = access.condition()  # one gap (3) below the highest id (5) is fewer than 4 ids
+    allowed = qm.FieldCondition(key="gitlab_project_id", match=qm.MatchAny(any=[1, 2, 4, 5]))
 
-    assert allowed != complement  # 1 unreadable indexed id is fewer than 5 allowed ones
+    assert complement == complement_condition(5, [3])
     for condition in (allowed, complement):
-        assert condition is not None
         found = await store.store.counts_by("repo_path", where=qm.Filter(must=[condition]))
-        assert set(found) == {"g/p1", "g/p2", "g/p3", "g/p4"}
+        assert set(found) == {"g/p1", "g/p2", "g/p4", "g/p5"}
+    sparse = Access(subject="u", project_ids=frozenset({1, 50}))
+    assert sparse.condition() == allowed.model_copy(update={"match": qm.MatchAny(any=[1, 50])})
 
 
 async def test_an_empty_readable_set_reads_nothing(store: Deps, tmp_path: Path) -> None:
