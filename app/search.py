@@ -85,9 +85,6 @@ class Hit:
 def build_filter(access: Access, filters: Filters, *extra: qm.Condition) -> qm.Filter | None:
     """Translate the caller's access and search filters to one Qdrant filter (None when nothing filters)."""
     must: list[qm.Condition] = list(extra)
-    readable = access.condition()
-    if readable is not None:
-        must.append(readable)
     if filters.repo:
         repo = filters.repo
         must.append(_any("repo_prefixes", [repo]) if repo.endswith("/") else _eq("repo_path", repo))
@@ -102,6 +99,9 @@ def build_filter(access: Access, filters: Filters, *extra: qm.Condition) -> qm.F
         must.append(_eq("annotation_names", annotation_name(filters.annotation)))
     if filters.http_method:
         must.append(_any("http_method", [filters.http_method.upper(), ANY_METHOD]))
+    readable = access.condition()
+    if readable is not None:  # last: embedded Qdrant checks conditions in order, and this one costs most
+        must.append(readable)
     return qm.Filter(must=must) if must else None
 
 
