@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 from collections.abc import AsyncIterator, Iterator
@@ -156,3 +157,15 @@ def test_the_token_command_prints_a_settings_entry_for_the_token_it_prints_once(
 
 async def _no_open() -> dict[int, str]:
     return {}
+
+
+def test_only_the_composition_root_imports_the_mcp_package() -> None:
+    """`app/` holds credentials and rendering of its own; only `web.py` (which mounts MCP) imports `mcp_server`."""
+    offenders = []
+    for module in sorted(Path("app").glob("*.py")):
+        tree = ast.parse(module.read_text())
+        names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        if module.name != "web.py" and any(n.split(".")[0] == "mcp_server" for n in names):
+            offenders.append(module.name)
+    assert offenders == []
