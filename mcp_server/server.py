@@ -266,7 +266,8 @@ class KnowledgeTools:
         hits = await search.outline(access, repo, path)
         if not hits:
             raise ToolError(f"No indexed file {echo(path)!r} in {echo(repo)!r}.")
-        lines = [f"{h.line_start:>5}-{h.line_end:<5} {h.symbol_type:<11} {h.signature}" for h in hits]
+        lines = [_where(hits[0], f"{hits[0].repo_path}:{hits[0].file_path}")]
+        lines += [f"{h.line_start:>5}-{h.line_end:<5} {h.symbol_type:<11} {h.signature}" for h in hits]
         items = [{**h.citation(), "symbol_type": h.symbol_type} for h in hits]
         return ToolResult(
             content=[TextContent(type="text", text="\n".join(lines))], structured_content={"outline": items}
@@ -284,7 +285,17 @@ def _result(rendered: Rendered) -> ToolResult:
 
 
 def _cite(hit: Hit) -> str:
-    return f"{hit.qualified_name} ({hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end})"
+    return f"{hit.qualified_name} ({_where(hit, f'{hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}')})"
+
+
+def _where(hit: Hit, place: str) -> str:
+    """A place in the index with the commit and GitLab project it comes from, when known."""
+    project = hit.payload.get("gitlab_project_id")
+    return (
+        place
+        + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")
+        + (f" (project {project})" if project is not None else "")
+    )
 
 
 def _repo_item(path: str, chunks: int, row: Any) -> dict[str, Any]:

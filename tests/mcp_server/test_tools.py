@@ -390,7 +390,8 @@ async def test_get_file_outline_lists_owner_service_in_line_order(client: Client
     starts = [item["line_start"] for item in items]
     assert starts == sorted(starts)
     assert (items[0]["line_start"], items[0]["line_end"]) == (27, 192)
-    lines = text(answer).splitlines()
+    header, *lines = text(answer).splitlines()
+    assert header == f"{REPO}:{OWNER_SERVICE}"  # where the outline comes from (a local index: no commit, no project)
     assert len(lines) == len(items)
     assert lines[2] == "   51-61    method      find(Long id): Optional<OwnerDto>"
 
