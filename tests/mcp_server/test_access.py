@@ -224,3 +224,12 @@ def test_rest_refuses_an_overlong_query_without_echoing_it(org: Org) -> None:
         assert response.status_code == 400
         assert cap in response.json()["error"]
         assert len(response.text) < 200
+
+
+@pytest.mark.parametrize("who", ["bob", "carol", "oss-token"])
+async def test_the_relation_answers_search_adds_are_filtered_too(org: Org, who: str) -> None:
+    # "who calls X" makes search add the exact callers of X (`_with_relations`) to its candidates.
+    result = await call(org, who, "semantic_search", {"query": "who calls Helper.help", "limit": 50})
+
+    assert not result.is_error
+    assert repos_in(everything_said(result)) == org.readable[who]
