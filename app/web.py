@@ -35,7 +35,7 @@ from app.queue import BACKFILL, enqueue_once
 from app.ratelimit import RateLimitMiddleware, TokenBuckets
 from app.settings import GITLAB_UNSET, Settings
 from hooks.receiver import Receiver, make_endpoint
-from mcp_server.auth import build_auth
+from mcp_server.auth import UnavailableAs503, build_auth
 from mcp_server.server import create_server
 
 logger = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ def create_app(
         Route("/readyz", readyz, methods=["GET"]),
         Route("/admin/reindex", admin_reindex, methods=["POST"]),
         Route("/admin/projects", admin_projects, methods=["GET"]),
-        Mount("/", app=mcp_app),
+        Mount("/", app=UnavailableAs503(mcp_app)),
     ]
     app = Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
     buckets = TokenBuckets(settings.access.rate_per_s, settings.access.rate_burst, clock)

@@ -21,6 +21,8 @@ from fastmcp.server.auth.auth import TokenVerificationError
 from fastmcp.server.dependencies import get_access_token
 from key_value.aio.stores.memory import MemoryStore
 from pydantic import ConfigDict
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.access import Access
 from app.errors import GitLabUnavailableError
@@ -91,3 +93,42 @@ def caller_access(*, authenticated: bool) -> Access | None:
     if token is not None and authenticated:
         logger.warning("a token of an unexpected kind reached a tool; refused")
     return None
+
+
+class UnavailableAs503:
+    """ASGI wrapper: a token GitLab could not verify (GitLab down) answers 503 with Retry-After, not 500.
+
+    fastmcp lets `TokenVerificationError` escape its authentication middleware, and the MCP app's own
+    `ServerErrorMiddleware` then sends a 500 before re-raising. A 500 whose request ends in that error
+    is held back and replaced; any other response goes through untouched.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve the request, turning a GitLab outage during token verification into 503."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        held: list[Message] = []
+
+        async def hold_errors(message: Message) -> None:
+            if held or (message["type"] == "http.response.start" and message["status"] == 500):
+                held.append(message)
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, receive, hold_errors)
+        except TokenVerificationError:
+            logger.warning("GitLab could not verify a token: answered 503")
+            body = {"error": "GitLab is unavailable; try again"}
+            await JSONResponse(body, status_code=503, headers={"Retry-After": "5"})(scope, receive, send)
+            return
+        except Exception:
+            for message in held:
+                await send(message)
+            raise
+        for message in held:
+            await send(message)
