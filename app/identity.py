@@ -103,7 +103,7 @@ class GitLabIdentities:
         self._ttl_s = ttl_s
         self._timeout_s = timeout_s
         self._clock = clock
-        self._cache: dict[str, tuple[float, Access]] = {}
+        self._cache: dict[str, tuple[float, Access | None]] = {}
 
     async def resolve(self, token: str) -> Access | None:
         """The token's access, or None when GitLab does not know the token.
@@ -120,13 +120,14 @@ class GitLabIdentities:
             user = await self._user(token)
             member_of = await self._member_projects(token)
         except GitLabAuthError:
-            self._cache.pop(key, None)
+            # Remembered too, so repeating a refused token does not ask GitLab again within the TTL.
+            self._remember(key, now, None)
             return None
         access = project_set(user, member_of, await self._open_projects())
         self._remember(key, now, access)
         return access
 
-    def _remember(self, key: str, now: float, access: Access) -> None:
+    def _remember(self, key: str, now: float, access: Access | None) -> None:
         if len(self._cache) >= MAX_CACHED:
             self._cache = {k: v for k, v in self._cache.items() if v[0] > now}
             if len(self._cache) >= MAX_CACHED:

@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.access import Access
-from app.errors import GitLabUnavailableError
+from app.errors import ConfigError, GitLabUnavailableError
 from app.identity import Credentials
 from app.settings import Settings
 
@@ -59,11 +59,17 @@ class CredentialVerifier(TokenVerifier):
 
 
 def build_auth(settings: Settings, credentials: Callable[[], Credentials]) -> AuthProvider:
-    """The verifier alone, or the GitLab OAuth proxy plus the verifier when OAuth is configured."""
+    """The verifier alone, or the GitLab OAuth proxy plus the verifier when OAuth is configured.
+
+    Raises:
+        ConfigError: OAuth is configured without a GitLab URL.
+    """
     verifier = CredentialVerifier(credentials)
     oauth = settings.oauth
-    if not oauth.enabled or not settings.gitlab.url or oauth.client_id is None or oauth.client_secret is None:
+    if not oauth.enabled or oauth.client_id is None or oauth.client_secret is None:
         return verifier
+    if not settings.gitlab.url:
+        raise ConfigError("JAVAKB_OAUTH__* signs users in with GitLab: set JAVAKB_GITLAB__URL too")
     gitlab = settings.gitlab.url.rstrip("/")
     signing_key = oauth.jwt_signing_key.get_secret_value() if oauth.jwt_signing_key else None
     proxy = OAuthProxy(

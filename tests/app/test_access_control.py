@@ -12,16 +12,17 @@ from types import SimpleNamespace
 import httpx
 import pytest
 import pytest_asyncio
-from pydantic import TypeAdapter
+from pydantic import SecretStr, TypeAdapter
 from qdrant_client import models as qm
 
 from app.access import LOCAL, Access, complement_condition, token_digest
 from app.cli import run_token
 from app.deps import Deps, open_deps
-from app.errors import GitLabUnavailableError
+from app.errors import ConfigError, GitLabUnavailableError
 from app.identity import Credentials, GitLabIdentities, bearer_token
 from app.local_index import index_directory
-from app.settings import QdrantSettings, ServiceToken, Settings
+from app.settings import OAuthSettings, QdrantSettings, ServiceToken, Settings
+from app.web import create_app
 from tests.support.fake_gitlab import FakeGitLab
 from tests.support.fake_gitlab_users import REPORTER
 from tests.support.tenants import ManualClock
@@ -126,6 +127,9 @@ async def test_gitlab_down_is_an_error_and_an_unknown_token_is_none(gitlab: Fake
     async with httpx.AsyncClient() as http:
         identities = GitLabIdentities(gitlab.url, lambda: http, _no_open, ttl_s=60, clock=clock)
         assert await identities.resolve("glpat-unknown") is None
+        refused_calls = gitlab.call_count("/api/v4/user")
+        assert await identities.resolve("glpat-unknown") is None
+        assert gitlab.call_count("/api/v4/user") == refused_calls  # a refused token is remembered too
         gitlab.fail_next(1, 503, path_contains="/user")
         with pytest.raises(GitLabUnavailableError):
             await identities.resolve(user.token)
@@ -169,3 +173,9 @@ def test_only_the_composition_root_imports_the_mcp_package() -> None:
         if module.name != "web.py" and any(n.split(".")[0] == "mcp_server" for n in names):
             offenders.append(module.name)
     assert offenders == []
+
+
+def test_oauth_without_a_gitlab_url_refuses_to_start() -> None:
+    oauth = OAuthSettings(client_id="id", client_secret=SecretStr("s"), public_url="https://kb.example.com")
+    with pytest.raises(ConfigError, match="JAVAKB_GITLAB__URL"):
+        create_app(Settings(oauth=oauth))
