@@ -21,6 +21,7 @@ The resolved `Access` is cached per token (keyed by its sha256, never the token)
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import time
@@ -104,6 +105,7 @@ class GitLabIdentities:
         self._timeout_s = timeout_s
         self._clock = clock
         self._cache: dict[str, tuple[float, Access | None]] = {}
+        self._pending: dict[str, asyncio.Task[Access | None]] = {}
 
     async def resolve(self, token: str) -> Access | None:
         """The token's access, or None when GitLab does not know the token.
@@ -112,10 +114,19 @@ class GitLabIdentities:
             GitLabUnavailableError: GitLab did not answer (the caller answers 503, not 401).
         """
         key = token_digest(token)
-        now = self._clock()
         cached = self._cache.get(key)
-        if cached is not None and now < cached[0]:
+        if cached is not None and self._clock() < cached[0]:
             return cached[1]
+        # Concurrent first requests with one token (an MCP client opening a session) ask GitLab once.
+        task = self._pending.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._lookup(token, key))
+            self._pending[key] = task
+            task.add_done_callback(lambda _: self._pending.pop(key, None))
+        return await asyncio.shield(task)
+
+    async def _lookup(self, token: str, key: str) -> Access | None:
+        now = self._clock()
         try:
             user = await self._user(token)
             member_of = await self._member_projects(token)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import asyncio
 import io
 import json
 from collections.abc import AsyncIterator, Iterator
@@ -179,3 +180,13 @@ def test_oauth_without_a_gitlab_url_refuses_to_start() -> None:
     oauth = OAuthSettings(client_id="id", client_secret=SecretStr("s"), public_url="https://kb.example.com")
     with pytest.raises(ConfigError, match="JAVAKB_GITLAB__URL"):
         create_app(Settings(oauth=oauth))
+
+
+async def test_concurrent_first_requests_with_one_token_ask_gitlab_once(gitlab: FakeGitLab) -> None:
+    user = gitlab.directory.add_user("pat")
+    async with httpx.AsyncClient() as http:
+        identities = GitLabIdentities(gitlab.url, lambda: http, _no_open, ttl_s=60)
+        answers = await asyncio.gather(*(identities.resolve(user.token) for _ in range(5)))
+
+    assert len({a.subject for a in answers if a is not None}) == 1 and None not in answers
+    assert gitlab.call_count("/api/v4/user") == 1
