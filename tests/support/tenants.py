@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import asyncpg
 from pydantic import SecretStr
 
 from app.deps import Deps
@@ -37,6 +38,7 @@ from app.settings import (
     RedisSettings,
     Settings,
 )
+from tests.conftest import TABLES
 from tests.support.fake_gitlab import FakeGitLab, FakeProject
 from tests.support.fake_gitlab_users import DEVELOPER, GUEST, REPORTER, FakeUser
 from tests.support.live_app import LiveApp, serve_app
@@ -178,6 +180,11 @@ def serve_org(
         loops: list[asyncio.AbstractEventLoop] = []
 
         async def prepare(deps: Deps) -> None:
+            conn = await asyncpg.connect(pg_dsn)  # a fresh org: no project state left by another module
+            try:
+                await conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY")
+            finally:
+                await conn.close()
             env = SyncEnv(deps=deps, settings=settings, gitlab=gl)
             for repo, project in projects.items():
                 await env.deliver(push_payload(project, heads[repo]))
