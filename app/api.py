@@ -1,33 +1,62 @@
-"""REST API for scripts: `GET /api/v1/search`, through the same search module as the MCP tools."""
+"""REST API for scripts: `GET /api/v1/search`, through the same search module as the MCP tools.
+
+The caller is authenticated with the same credentials as `/mcp` (`app.identity`), and every search
+runs with its `Access`, inside the query.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from app.access import Access
 from app.deps import Deps
+from app.errors import GitLabUnavailableError, PayloadError
+from app.identity import Credentials, bearer_token
+from app.results import hit_item
 from app.schemas import SearchParams, validation_message
 from app.search import Filters
-from mcp_server.auth import bearer_matches
-from mcp_server.render import hit_item
 
 
-def bearer_ok(request: Request) -> bool:
-    """Whether the request carries one of the configured API tokens."""
-    deps: Deps = request.state.deps
-    return bearer_matches(request.headers.get("authorization"), deps.settings.api_tokens)
+def unauthorized() -> JSONResponse:
+    """401 with the challenge RFC 6750 asks for."""
+    return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
 
 
-async def api_search(request: Request) -> JSONResponse:
-    """`?q=...&repo=&path=&symbol_type=&stereotype=&annotation=&http_method=&limit=` → ranked results with citations."""
-    if not bearer_ok(request):
-        return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+async def caller(request: Request, credentials: Credentials) -> Access | JSONResponse:
+    """The caller's access, or the response that refuses it (401, or 503 while GitLab cannot say)."""
+    token = bearer_token(request.headers.get("authorization"))
+    if token is None:
+        return unauthorized()
+    try:
+        access = await credentials.access(token)
+    except GitLabUnavailableError:
+        body = {"error": "GitLab is unavailable; try again"}
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
+    return unauthorized() if access is None else access
+
+
+def search_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[JSONResponse]]:
+    """`GET /api/v1/search` bound to the app's credentials."""
+
+    async def api_search(request: Request) -> JSONResponse:
+        """`?q=...&repo=&path=&symbol_type=&stereotype=&annotation=&http_method=&limit=` → ranked results."""
+        access = await caller(request, credentials)
+        if isinstance(access, JSONResponse):
+            return access
+        return await _search(request, access)
+
+    return api_search
+
+
+async def _search(request: Request, access: Access) -> JSONResponse:
     try:
         params = SearchParams.model_validate(dict(request.query_params))
     except ValidationError as exc:
         return JSONResponse({"error": validation_message(exc)}, status_code=400)
-    query = params.q
     filters = Filters(
         repo=params.repo,
         path_prefix=params.path,
@@ -36,7 +65,9 @@ async def api_search(request: Request) -> JSONResponse:
         annotation=params.annotation,
         http_method=params.http_method,
     )
-    limit = params.limit
     deps: Deps = request.state.deps
-    hits = await deps.search.search(query, filters, limit)
-    return JSONResponse({"query": query, "results": [hit_item(h, code=h.code) for h in hits]})
+    try:
+        hits = await deps.search.search(access, params.q, filters, params.limit)
+    except PayloadError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+    return JSONResponse({"query": params.q, "results": [hit_item(h, code=h.code) for h in hits]})

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import secrets
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import TextIO
 
 import uvicorn
 
+from app.access import LOCAL, token_digest
 from app.deps import open_deps
 from app.errors import ServiceError
 from app.local_index import LocalRun, Progress, index_directory
@@ -20,7 +22,7 @@ from app.localfs import chunk_local_files, iter_sources
 from app.logs import configure_logging
 from app.migrate import apply_migrations
 from app.search import Filters, Hit
-from app.settings import Settings, check_secrets
+from app.settings import ALL_REPOS, AdminToken, ServiceToken, Settings, check_secrets
 from app.web import create_app
 from app.worker import build_worker
 from pipeline.model import Skipped, SourceContext
@@ -79,6 +81,14 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--json", action="store_true", help="one JSON object per result")
     search.set_defaults(command=run_search)
+
+    token = sub.add_parser("token", help="make a random bearer token: its settings entry on stdout, itself on stderr")
+    token.add_argument("--name", required=True, help="who will hold it (shown in logs)")
+    token.add_argument(
+        "--repos", nargs="+", help=f"repository paths or group prefixes ending in '/'; {ALL_REPOS!r}: every one"
+    )
+    token.add_argument("--admin", action="store_true", help="an admin token (JAVAKB_ADMIN_TOKENS) instead")
+    token.set_defaults(command=run_token)
 
     sub.add_parser("migrate", help="apply the PostgreSQL migrations").set_defaults(command=run_migrate)
     sub.add_parser("web", help="run the receiver, admin API (and MCP): needs a Qdrant server").set_defaults(
@@ -176,7 +186,7 @@ def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None 
 async def _search(settings: Settings, query: str, filters: Filters, limit: int) -> list[Hit]:
     async with open_deps(settings) as deps:
         await deps.store.ensure(await deps.index_model())
-        return await deps.search.search(query, filters, limit)
+        return await deps.search.search(LOCAL, query, filters, limit)
 
 
 def _render_hit(rank: int, hit: Hit) -> str:
@@ -188,6 +198,30 @@ def _render_hit(rank: int, hit: Hit) -> str:
     return (
         f"{rank:>2}. {hit.qualified_name}  ({kind})  score {hit.score:.3f}\n   {hit.signature}\n   {where}{sha}{link}\n"
     )
+
+
+TOKEN_PREFIX = "jkb_"
+
+
+def run_token(
+    args: argparse.Namespace, settings: Settings, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """Print a new token's settings entry (a JSON list, the value of the variable) and the token itself, once."""
+    out, err = out or sys.stdout, err or sys.stderr
+    if not args.admin and not args.repos:
+        print("javakb token: give --repos (or --admin)", file=err)
+        return 2
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    entry: AdminToken = (
+        AdminToken(name=args.name, sha256=token_digest(token))
+        if args.admin
+        else ServiceToken(name=args.name, sha256=token_digest(token), repos=args.repos)
+    )
+    variable = "JAVAKB_ADMIN_TOKENS" if args.admin else "JAVAKB_SERVICE_TOKENS"
+    out.write(json.dumps([entry.model_dump()]) + "\n")
+    err.write(f"javakb token: bearer token for {args.name!r} (shown once, only its sha256 goes into {variable}):\n")
+    err.write(token + "\n")
+    return 0
 
 
 def run_migrate(args: argparse.Namespace, settings: Settings) -> int:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.access import LOCAL
 from app.deps import Deps
 from app.errors import ConfigError, StorageError
 from app.indexing import RunCounts
@@ -76,7 +77,7 @@ async def index_directory(
 
 async def _refuse_losing_others(deps: Deps, repo_path: str) -> None:
     try:
-        others = sorted(r for r in await deps.search.repositories() if r != repo_path)
+        others = sorted(r for r in await deps.search.repositories(LOCAL) if r != repo_path)
     except StorageError:
         return  # no collection yet: nothing to lose
     if others:

@@ -1,8 +1,12 @@
 """The one search module: hybrid search and exact lookups, shared by the CLI, the REST API and MCP.
 
-Every hit carries its citation from the stored metadata (never invented): repository, file, line
-span, qualified name, signature, commit and indexing time, and a GitLab permalink when the GitLab
-URL is configured and the commit is known.
+Every hit carries its citation from the stored metadata (never invented): repository, GitLab
+project id, file, line span, qualified name, signature, commit and indexing time, and a GitLab
+permalink when the GitLab URL is configured and the commit is known.
+
+Every entry point takes the caller's `Access` first; its condition goes into the same Qdrant query
+as the caller's filters (never applied afterwards), so limits, ranking and counts only see what the
+caller may read, and an unreadable repository answers exactly as a nonexistent one.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from typing import Any
 
 from qdrant_client import models as qm
 
+from app.access import Access
 from app.embeddings import Embedder
+from app.errors import PayloadError
 from app.ranking import QueryTerms, expand_query, query_terms, rerank
 from app.vectors import DENSE, LEXICAL, VectorStore
 from pipeline.lexical import query_vector
@@ -22,6 +28,7 @@ from pipeline.routes import query_keys, route_matches, specificity
 from pipeline.spring import ANY_METHOD
 
 _TYPE_SYMBOLS = ("class", "interface", "enum", "record", "annotation")
+MAX_SCOPES_CACHED = 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,14 +75,15 @@ class Hit:
             "line_end": self.line_end,
             "qualified_name": self.qualified_name,
             "signature": self.signature,
+            "project_id": self.payload.get("gitlab_project_id"),
             "commit_sha": self.commit_sha,
             "indexed_at": self.indexed_at,
             "permalink": self.permalink,
         }
 
 
-def build_filter(filters: Filters, *extra: qm.Condition) -> qm.Filter | None:
-    """Translate search filters to a Qdrant filter (None when nothing filters)."""
+def build_filter(access: Access, filters: Filters, *extra: qm.Condition) -> qm.Filter | None:
+    """Translate the caller's access and search filters to one Qdrant filter (None when nothing filters)."""
     must: list[qm.Condition] = list(extra)
     if filters.repo:
         repo = filters.repo
@@ -91,6 +99,9 @@ def build_filter(filters: Filters, *extra: qm.Condition) -> qm.Filter | None:
         must.append(_eq("annotation_names", annotation_name(filters.annotation)))
     if filters.http_method:
         must.append(_any("http_method", [filters.http_method.upper(), ANY_METHOD]))
+    readable = access.condition()
+    if readable is not None:  # last: embedded Qdrant checks conditions in order, and this one costs most
+        must.append(readable)
     return qm.Filter(must=must) if must else None
 
 
@@ -110,17 +121,37 @@ class SearchService:
         *,
         clock: Callable[[], float] = time.monotonic,
         repos_ttl_s: float = 10.0,
+        max_query_chars: int = 2000,
+        max_query_terms: int = 64,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.gitlab_url = gitlab_url.rstrip("/") if gitlab_url else None
         self._clock = clock
         self._repos_ttl_s = repos_ttl_s
-        self._repos: tuple[float, dict[str, int]] | None = None
+        self.max_query_chars = max_query_chars
+        self.max_query_terms = max_query_terms
+        self._repos: dict[tuple[object, ...], tuple[float, dict[str, int]]] = {}
 
-    async def search(self, query: str, filters: Filters = Filters(), limit: int = 10) -> list[Hit]:
-        """Hybrid search: dense and lexical candidates fused with RRF in Qdrant, then the name/route rerank."""
-        where = build_filter(filters)
+    def check_query(self, query: str) -> None:
+        """Refuse a query too long to score quickly (it would hold the store for seconds).
+
+        Raises:
+            PayloadError: the query has more characters or words than the settings allow.
+        """
+        if len(query) > self.max_query_chars:
+            raise PayloadError(f"the query is longer than {self.max_query_chars} characters")
+        if len(query.split()) > self.max_query_terms:
+            raise PayloadError(f"the query has more than {self.max_query_terms} words")
+
+    async def search(self, access: Access, query: str, filters: Filters = Filters(), limit: int = 10) -> list[Hit]:
+        """Hybrid search: dense and lexical candidates fused with RRF in Qdrant, then the name/route rerank.
+
+        Raises:
+            PayloadError: the query is over the length or word caps (`check_query`).
+        """
+        self.check_query(query)
+        where = build_filter(access, filters)
         candidates = max(limit * 4, 40)
         prefetch = await self._prefetch(query, where, candidates)
         if not prefetch:
@@ -136,11 +167,11 @@ class SearchService:
             )
         hits = [self._hit(p.id, p.score, p.payload or {}) for p in response.points]
         terms = query_terms(query)
-        hits = await self._with_relations(terms, filters, hits)
+        hits = await self._with_relations(access, terms, filters, hits)
         order = rerank(terms, [h.payload for h in hits])
         return [hits[i] for i in order[:limit]]
 
-    async def _with_relations(self, terms: QueryTerms, filters: Filters, hits: list[Hit]) -> list[Hit]:
+    async def _with_relations(self, access: Access, terms: QueryTerms, filters: Filters, hits: list[Hit]) -> list[Hit]:
         """Add the exact answers of a relation question (who calls / injects / implements X) to the candidates."""
         if terms.relation is None:
             return hits
@@ -152,7 +183,7 @@ class SearchService:
         seen = {h.id for h in hits}
         extra: list[Hit] = []
         for ident in terms.identifiers:
-            for hit in await lookup(ident, filters.repo):
+            for hit in await lookup(access, ident, filters.repo):
                 if hit.id not in seen and _passes(hit, filters):
                     seen.add(hit.id)
                     extra.append(hit)
@@ -169,29 +200,31 @@ class SearchService:
             prefetch.append(qm.Prefetch(query=dense, using=DENSE, filter=where, limit=limit))
         return prefetch
 
-    async def symbol(self, name: str, repo: str | None = None) -> list[Hit]:
+    async def symbol(self, access: Access, name: str, repo: str | None = None) -> list[Hit]:
         """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads."""
         base, params = _split_params(name)
         simple = base.rsplit(".", 1)[-1]
         qualified = base if "." in base and base[:1].islower() else None
         condition = _eq("qualified_name", qualified) if qualified else _eq("name", simple)
-        hits = await self._lookup(Filters(repo=repo), condition)
+        hits = await self._lookup(access, Filters(repo=repo), condition)
         if "." in base and not qualified:
             hits = [h for h in hits if h.qualified_name.endswith("." + base)]
         if params is not None:
             hits = [h for h in hits if _params_match(h.payload.get("parameter_types", []), params)]
         return hits
 
-    async def by_annotation(self, annotation: str, repo: str | None = None, limit: int = 200) -> list[Hit]:
+    async def by_annotation(
+        self, access: Access, annotation: str, repo: str | None = None, limit: int = 200
+    ) -> list[Hit]:
         """Chunks carrying an annotation (by simple name): the first `limit` found, in file order.
 
         The scroll stops at `limit`: `@Override` alone marks 10,785 chunks of two JDK modules.
         """
-        return await self._lookup(Filters(repo=repo, annotation=annotation), limit=limit)
+        return await self._lookup(access, Filters(repo=repo, annotation=annotation), limit=limit)
 
-    async def callers(self, name: str, repo: str | None = None) -> list[Hit]:
+    async def callers(self, access: Access, name: str, repo: str | None = None) -> list[Hit]:
         """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`)."""
-        keys_fq, keys = await self._call_keys(name, repo)
+        keys_fq, keys = await self._call_keys(access, name, repo)
         conditions: list[qm.Condition] = []
         if keys_fq:
             conditions.append(_any("calls_fq", keys_fq))
@@ -199,9 +232,9 @@ class SearchService:
             conditions.append(_any("calls", keys))
         if not conditions:
             return []
-        return await self._lookup(Filters(repo=repo), qm.Filter(should=conditions))
+        return await self._lookup(access, Filters(repo=repo), qm.Filter(should=conditions))
 
-    async def callees(self, name: str, repo: str | None = None) -> list[tuple[str, list[Hit]]]:
+    async def callees(self, access: Access, name: str, repo: str | None = None) -> list[tuple[str, list[Hit]]]:
         """What the named method calls: each call as written, with the indexed symbols it resolves to.
 
         Every call is resolved from two lookups in all (by qualified name where the caller's imports
@@ -209,7 +242,7 @@ class SearchService:
         """
         # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
         calls: list[tuple[str, str | None, list[str]]] = []
-        for hit in await self.symbol(name, repo):
+        for hit in await self.symbol(access, name, repo):
             fq: set[str] = set(hit.payload.get("calls_fq", []))
             for call in hit.payload.get("calls", []):
                 method = _method_of(call)
@@ -218,8 +251,9 @@ class SearchService:
                 )
         exact_names = sorted({f for _, _, exact in calls for f in exact})
         methods = sorted({method for _, method, exact in calls if method is not None and not exact})
-        by_fq = await self._lookup(Filters(repo=repo), _any("qualified_name", exact_names)) if exact_names else []
-        by_name = await self._lookup(Filters(repo=repo), _any("name", methods)) if methods else []
+        scope = Filters(repo=repo)
+        by_fq = await self._lookup(access, scope, _any("qualified_name", exact_names)) if exact_names else []
+        by_name = await self._lookup(access, scope, _any("name", methods)) if methods else []
         out: list[tuple[str, list[Hit]]] = []
         for call, method, exact in calls:
             if method is None:
@@ -233,20 +267,22 @@ class SearchService:
             out.append((call, targets))
         return out
 
-    async def injectors(self, type_name: str, repo: str | None = None) -> list[Hit]:
+    async def injectors(self, access: Access, type_name: str, repo: str | None = None) -> list[Hit]:
         """Types (and their constructors, setters, @Bean methods) that receive the named type by injection."""
-        return await self._lookup(Filters(repo=repo), _type_condition("injects", type_name))
+        return await self._lookup(access, Filters(repo=repo), _type_condition("injects", type_name))
 
-    async def implementations(self, type_name: str, repo: str | None = None) -> list[Hit]:
+    async def implementations(self, access: Access, type_name: str, repo: str | None = None) -> list[Hit]:
         """Types that implement or extend the named type."""
         should: list[qm.Condition] = [_type_condition(key, type_name) for key in ("implements", "extends")]
-        hits = await self._lookup(Filters(repo=repo), qm.Filter(should=should))
+        hits = await self._lookup(access, Filters(repo=repo), qm.Filter(should=should))
         return [h for h in hits if h.symbol_type in _TYPE_SYMBOLS]
 
-    async def endpoint(self, path: str, http_method: str | None = None, repo: str | None = None) -> list[Hit]:
+    async def endpoint(
+        self, access: Access, path: str, http_method: str | None = None, repo: str | None = None
+    ) -> list[Hit]:
         """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`."""
         candidates = await self._lookup(
-            Filters(repo=repo, http_method=http_method), _any("http_keys", query_keys(path))
+            access, Filters(repo=repo, http_method=http_method), _any("http_keys", query_keys(path))
         )
         scored = []
         for hit in candidates:
@@ -257,25 +293,37 @@ class SearchService:
         scored.sort(key=lambda pair: pair[0])
         return [hit for _, hit in scored]
 
-    async def repositories(self) -> dict[str, int]:
-        """Indexed repositories and their chunk counts, cached for a few seconds.
+    async def repositories(self, access: Access, *, fresh: bool = False) -> dict[str, int]:
+        """The repositories the caller may read and their chunk counts, cached per access scope for a few seconds.
 
         Every MCP tool checks its `repo` argument against this list; a facet over every point costs
-        0.7 s in embedded mode at 100k chunks, so it is not recomputed on every call.
+        0.7 s in embedded mode at 100k chunks, so it is not recomputed on every call. The facet runs
+        with the caller's condition, so the counts are exact for that caller; `fresh=True` skips the
+        cache (a repository missing from a cached answer may have been synced since).
         """
         now = self._clock()
-        if self._repos is not None and now - self._repos[0] < self._repos_ttl_s:
-            return self._repos[1]
-        counts = await self.store.counts_by("repo_path")
-        self._repos = (now, counts)
+        key = access.scope_key
+        cached = self._repos.get(key)
+        if not fresh and cached is not None and now - cached[0] < self._repos_ttl_s:
+            return cached[1]
+        counts = await self.store.counts_by("repo_path", where=build_filter(access, Filters()))
+        if len(self._repos) >= MAX_SCOPES_CACHED:
+            self._repos.clear()
+        self._repos[key] = (now, counts)
         return counts
 
-    async def outline(self, repo: str, file_path: str) -> list[Hit]:
-        """Every chunk of one file in line order."""
-        return await self._lookup(Filters(repo=repo), _eq("file_path", file_path.strip("/")))
+    async def knows_repository(self, access: Access, repo: str) -> bool:
+        """Whether the caller may read an indexed repository `repo`, re-checked when the cache says no."""
+        return repo in await self.repositories(access) or repo in await self.repositories(access, fresh=True)
 
-    async def _lookup(self, filters: Filters, *extra: qm.Condition, limit: int | None = None) -> list[Hit]:
-        where = build_filter(filters, *extra) or qm.Filter()
+    async def outline(self, access: Access, repo: str, file_path: str) -> list[Hit]:
+        """Every chunk of one file in line order."""
+        return await self._lookup(access, Filters(repo=repo), _eq("file_path", file_path.strip("/")))
+
+    async def _lookup(
+        self, access: Access, filters: Filters, *extra: qm.Condition, limit: int | None = None
+    ) -> list[Hit]:
+        where = build_filter(access, filters, *extra) or qm.Filter()
         hits: list[Hit] = []
         async for record in self.store.scroll(where, True, page=min(limit or 1024, 1024)):
             hits.append(self._hit(record.id, 1.0, record.payload or {}))
@@ -284,14 +332,14 @@ class SearchService:
         hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.payload.get("part_index", 0)))
         return hits
 
-    async def _call_keys(self, name: str, repo: str | None) -> tuple[list[str], list[str]]:
+    async def _call_keys(self, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
         base, _ = _split_params(name)
         if "." in base and base[:1].islower():
             simple_owner = base.rsplit(".", 2)
             return [base], [".".join(simple_owner[-2:])] if len(simple_owner) >= 2 else []
         if "." in base:
             return [], [base]
-        targets = await self.symbol(base, repo)  # a bare method name: find which types declare it
+        targets = await self.symbol(access, base, repo)  # a bare method name: find which types declare it
         owners = {h.payload.get("enclosing_type") or "" for h in targets}
         keys_fq = sorted(f"{owner}.{base}" for owner in owners if owner)
         keys = sorted({f"{owner.rsplit('.', 1)[-1]}.{base}" for owner in owners if owner})

@@ -193,6 +193,53 @@ class WorkerSettings(BaseModel):
     reconcile_every_s: int = Field(default=300, ge=10, description="How often stale projects are re-enqueued")
 
 
+ALL_REPOS = "*"
+"""A service token's `repos` entry that reads every repository."""
+
+
+class AdminToken(BaseModel):
+    """A bearer token for `/admin/*`, stored as its sha256 (`javakb token --admin` prints one)."""
+
+    name: str = Field(min_length=1, description="Who holds it (shown in logs, never the token)")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 hex digest of the token")
+
+
+class ServiceToken(AdminToken):
+    """A bearer token for `/mcp` and `/api/v1/*` limited to repository path prefixes (`javakb token` prints one)."""
+
+    repos: list[str] = Field(
+        min_length=1, description="Repository paths or group prefixes ending in '/'; '*' reads everything"
+    )
+
+
+class OAuthSettings(BaseModel):
+    """MCP OAuth with GitLab as the identity provider (a GitLab OAuth application with scope `read_api`)."""
+
+    client_id: str | None = Field(default=None, description="The GitLab OAuth application's id")
+    client_secret: SecretStr | None = Field(default=None, description="The GitLab OAuth application's secret")
+    public_url: str | None = Field(
+        default=None, description="This service's public base URL, e.g. https://kb.example.com"
+    )
+    jwt_signing_key: SecretStr | None = Field(default=None, description="Signs the tokens the proxy issues to clients")
+    scopes: list[str] = Field(default_factory=lambda: ["read_api"], description="GitLab scopes asked for")
+    require_consent: bool = Field(default=True, description="Show a consent page before a new MCP client is let in")
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the OAuth proxy is served (client id, secret and public URL all set)."""
+        return bool(self.client_id and self.client_secret and self.public_url)
+
+
+class AccessSettings(BaseModel):
+    """Permission caching, rate limits and query caps for `/mcp` and `/api/v1/*`."""
+
+    ttl_s: float = Field(default=60.0, gt=0, description="How long a GitLab identity's readable projects are cached")
+    rate_per_s: float = Field(default=10.0, gt=0, description="Requests per second per credential (token bucket)")
+    rate_burst: int = Field(default=60, ge=1, description="Bucket size: requests a credential may send at once")
+    max_query_chars: int = Field(default=2000, ge=16, description="Longer search queries are refused")
+    max_query_terms: int = Field(default=64, ge=1, description="Queries with more words are refused")
+
+
 class Settings(BaseSettings):
     """Service configuration."""
 
@@ -206,8 +253,10 @@ class Settings(BaseSettings):
     gitlab: GitLabSettings = Field(default_factory=GitLabSettings)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     scope: ScopeSettings = Field(default_factory=ScopeSettings)
-    admin_tokens: list[SecretStr] = Field(default_factory=list, description="Bearer tokens for /admin")
-    api_tokens: list[SecretStr] = Field(default_factory=list, description="Bearer tokens for MCP and /api/v1")
+    admin_tokens: list[AdminToken] = Field(default_factory=list, description="Hashed bearer tokens for /admin")
+    service_tokens: list[ServiceToken] = Field(default_factory=list, description="Hashed bearer tokens for MCP, REST")
+    oauth: OAuthSettings = Field(default_factory=OAuthSettings)
+    access: AccessSettings = Field(default_factory=AccessSettings)
     host: str = "127.0.0.1"
     port: int = 8080
     log_level: str = "INFO"

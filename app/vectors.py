@@ -289,10 +289,10 @@ class VectorStore:
         except _QDRANT_ERRORS as exc:
             raise StorageError(f"Qdrant payload update by filter failed: {exc}") from exc
 
-    async def counts_by(self, key: str, limit: int = 100_000) -> dict[str, int]:
-        """Number of points per value of a keyword field (exact facet counts)."""
+    async def counts_by(self, key: str, limit: int = 100_000, where: qm.Filter | None = None) -> dict[str, int]:
+        """Number of points per value of a keyword field (exact facet counts), optionally of matching points."""
         try:
-            response = await self.client.facet(self.alias, key, limit=limit, exact=True)
+            response = await self.client.facet(self.alias, key, facet_filter=where, limit=limit, exact=True)
         except _QDRANT_ERRORS as exc:
             raise StorageError(f"Qdrant facet on {key} failed: {exc}") from exc
         return {str(hit.value): hit.count for hit in response.hits}

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import gc
 import logging
+import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import metadata
 from typing import TypedDict
@@ -29,11 +30,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
-from app.api import api_search
+from app.api import search_endpoint, unauthorized
 from app.deps import Deps, open_deps
 from app.errors import ServiceError
+from app.identity import Credentials, bearer_token, build_credentials, match_token
 from app.openapi import openapi_document
 from app.queue import BACKFILL, enqueue_once
+from app.ratelimit import RateLimitMiddleware, TokenBuckets
 from app.schemas import (
     BackfillReport,
     BackfillResult,
@@ -45,7 +48,7 @@ from app.schemas import (
 from app.settings import GITLAB_UNSET, Settings
 from hooks.events import MAX_ID
 from hooks.receiver import BodyTooLargeError, Receiver, make_endpoint, read_body
-from mcp_server.auth import StaticTokens, bearer_matches
+from mcp_server.auth import UnavailableAs503, build_auth
 from mcp_server.server import create_server
 
 logger = logging.getLogger(__name__)
@@ -60,9 +63,15 @@ class State(TypedDict):
     receiver: Receiver
 
 
-def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
-    """The web application."""
+RATE_LIMITED = ("/mcp", "/api/v1")
+
+
+def create_app(
+    settings: Settings, deps: Deps | None = None, *, clock: Callable[[], float] = time.monotonic
+) -> Starlette:
+    """The web application; `clock` drives the permission cache and the rate limits (tests inject it)."""
     current: dict[str, Deps] = {}
+    credentials = _credentials(settings, lambda: current["deps"], clock)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[State]:
@@ -77,7 +86,7 @@ def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
             _freeze_heap()
             yield {"deps": opened, "receiver": Receiver(opened)}
 
-    mcp = create_server(lambda: current["deps"], auth=StaticTokens(settings.api_tokens))
+    mcp = create_server(lambda: current["deps"], auth=build_auth(settings, lambda: credentials))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
     description = openapi_document(_version())
 
@@ -87,15 +96,26 @@ def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
     routes: list[BaseRoute] = [
         Route("/openapi.json", openapi_json, methods=["GET"]),
         Route("/hooks/gitlab", make_endpoint(), methods=["POST"]),
-        Route("/api/v1/search", api_search, methods=["GET"]),
+        Route("/api/v1/search", search_endpoint(credentials), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/admin/reindex", admin_reindex, methods=["POST"]),
         Route("/admin/projects", admin_projects, methods=["GET"]),
         Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
-        Mount("/", app=mcp_app),
+        Mount("/", app=UnavailableAs503(mcp_app)),
     ]
-    return Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
+    app = Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
+    buckets = TokenBuckets(settings.access.rate_per_s, settings.access.rate_burst, clock)
+    app.add_middleware(RateLimitMiddleware, buckets=buckets, prefixes=RATE_LIMITED)
+    return app
+
+
+def _credentials(settings: Settings, get_deps: Callable[[], Deps], clock: Callable[[], float]) -> Credentials:
+    async def open_projects() -> dict[int, str]:
+        db = get_deps().db
+        return await db.open_projects() if db is not None else {}
+
+    return build_credentials(settings, lambda: get_deps().http, open_projects, clock=clock)
 
 
 def _version() -> str:
@@ -140,8 +160,10 @@ async def readyz(request: Request) -> JSONResponse:
 
 
 def _admin_ok(request: Request) -> bool:
+    """Whether the request carries one of the admin tokens (stored as sha256 digests)."""
     deps: Deps = request.state.deps
-    return bearer_matches(request.headers.get("authorization"), deps.settings.admin_tokens)
+    token = bearer_token(request.headers.get("authorization"))
+    return token is not None and match_token(token, deps.settings.admin_tokens) is not None
 
 
 async def admin_reindex(request: Request) -> JSONResponse:
@@ -150,7 +172,7 @@ async def admin_reindex(request: Request) -> JSONResponse:
     Answers 202 with the backfill's id; `GET /admin/backfills/{id}` reports each project's outcome.
     """
     if not _admin_ok(request):
-        return _unauthorized()
+        return unauthorized()
     try:
         asked = ReindexRequest.model_validate_json(await read_body(request, ADMIN_MAX_BODY_BYTES))
     except BodyTooLargeError as exc:
@@ -175,7 +197,7 @@ async def admin_reindex(request: Request) -> JSONResponse:
 async def admin_backfill(request: Request) -> JSONResponse:
     """One backfill's state and per-project outcomes."""
     if not _admin_ok(request):
-        return _unauthorized()
+        return unauthorized()
     backfill_id: int = request.path_params["backfill_id"]
     deps: Deps = request.state.deps
     found = await deps.require_db().backfill(backfill_id) if backfill_id <= MAX_ID else None
@@ -199,13 +221,9 @@ async def admin_backfill(request: Request) -> JSONResponse:
 async def admin_projects(request: Request) -> JSONResponse:
     """Every project's sync state."""
     if not _admin_ok(request):
-        return _unauthorized()
+        return unauthorized()
     deps: Deps = request.state.deps
     rows = await deps.require_db().projects()
     fields = ProjectState.model_fields
     states = [ProjectState.model_validate({name: getattr(r, name) for name in fields}) for r in rows]
     return JSONResponse([state.model_dump(mode="json") for state in states])
-
-
-def _unauthorized() -> JSONResponse:
-    return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})

@@ -64,6 +64,7 @@ from psycopg import sql
 from pydantic import SecretStr
 from redis.asyncio import Redis
 
+from app.access import LOCAL
 from app.deps import Deps, open_deps
 from app.settings import (
     EmbeddingSettings,
@@ -692,7 +693,7 @@ async def searchable(stack: Stack, target: Expected, t0: float, args: argparse.N
 async def symbol_returns(stack: Stack, target: Expected) -> bool:
     """Whether `deps.search.symbol(qualified name)` returns the chunk with the new content hash (timed)."""
     started = time.perf_counter()
-    hits = await stack.deps.search.symbol(target.qualified_name)
+    hits = await stack.deps.search.symbol(LOCAL, target.qualified_name)
     stack.lookup_ms.append((time.perf_counter() - started) * 1e3)
     return any(h.id == target.chunk_id and h.payload.get("content_hash") == target.content_hash for h in hits)
 
@@ -840,10 +841,10 @@ async def measure(args: argparse.Namespace, dsn: str, tmp: Path) -> dict[str, An
             head, initial = await initial_index(stack, project, sources, args.index_timeout)
             print(f"  indexed in {initial['seconds']:.1f} s: {initial['points']:,} points", file=sys.stderr, flush=True)
             probe = rng.choice(editable)
-            await stack.deps.search.symbol(probe.qualified_name)
+            await stack.deps.search.symbol(LOCAL, probe.qualified_name)
             t = time.perf_counter()
             for _ in range(5):  # what one poll costs on this index, with no sync running
-                await stack.deps.search.symbol(probe.qualified_name)
+                await stack.deps.search.symbol(LOCAL, probe.qualified_name)
             lookup_ms = (time.perf_counter() - t) / 5 * 1e3
             pushes = []
             for i in range(args.pushes):

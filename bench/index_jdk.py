@@ -555,20 +555,21 @@ async def load_catalog(deps: Any) -> list[dict[str, Any]]:
 
 
 async def search_phase(deps: Any, queries: Sequence[Query], names: Sequence[str], probe: Probe) -> dict[str, Any]:
+    from app.access import LOCAL
     from app.search import Filters
 
     probe.reset()
     meter = Meter(peak_resettable=False)
     meter.start()
     for query in queries[:WARMUP_QUERIES]:  # first-call costs (imports, numpy, connection) stay out
-        await deps.search.search(query.text)
+        await deps.search.search(LOCAL, query.text)
     by_kind: dict[str, list[float]] = {}
     every: list[float] = []
     hits = 0
     for query in queries:
         filters = Filters(symbol_type=query.symbol_type, path_prefix=query.path_prefix)
         t0 = time.perf_counter()
-        found = await deps.search.search(query.text, filters, 10)
+        found = await deps.search.search(LOCAL, query.text, filters, 10)
         elapsed = time.perf_counter() - t0
         every.append(elapsed)
         by_kind.setdefault(query.kind, []).append(elapsed)
@@ -578,7 +579,7 @@ async def search_phase(deps: Any, queries: Sequence[Query], names: Sequence[str]
     for name in names:
         for kind, call in (("symbol", deps.search.symbol), ("callers", deps.search.callers)):
             t0 = time.perf_counter()
-            found = await call(name)
+            found = await call(LOCAL, name)
             lookups[kind].append(time.perf_counter() - t0)
             lookup_hits[kind] += len(found)
     row = meter.stop()

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from app.access import LOCAL
 from bench.chunk_jdk import DEFAULT_CACHE_DIR, DEFAULT_SRC_ZIP, ensure_extracted
 from bench.index_jdk import (
     CATALOG_PAGE,
@@ -261,7 +262,7 @@ async def stored_counts(deps: Any) -> dict[str, int]:
     from app.errors import StorageError
 
     try:
-        counts: dict[str, int] = await deps.search.repositories()
+        counts: dict[str, int] = await deps.search.repositories(LOCAL)
     except StorageError:
         return {}
     return counts
@@ -756,7 +757,7 @@ async def components(deps: Any, catalog: Catalog) -> dict[str, Any]:
     one_file = qm.Filter(must=[qm.FieldCondition(key="file_path", match=qm.MatchValue(value=path))])
 
     async def facet() -> Any:
-        return await deps.search.repositories()
+        return await deps.search.repositories(LOCAL)
 
     async def scroll_filtered() -> Any:
         return await client.scroll(store.alias, scroll_filter=one_file, limit=1024, with_payload=True)
@@ -768,7 +769,7 @@ async def components(deps: Any, catalog: Catalog) -> dict[str, Any]:
         return await client.count(store.alias, count_filter=one_file, exact=True)
 
     async def outline() -> Any:
-        return await deps.search.outline(repo, path)
+        return await deps.search.outline(LOCAL, repo, path)
 
     return {
         "repositories() = facet on repo_path over every point (each tool's repo check)": await _repeat(
@@ -907,14 +908,17 @@ async def http_constant(deps: Any) -> dict[str, Any]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = create_server(lambda: deps).http_app(path="/mcp", stateless_http=True)
+    app = create_server(lambda: deps, unauthenticated=LOCAL).http_app(path="/mcp", stateless_http=True)
     config = uvicorn.Config(app, lifespan="on", log_level="warning", ws="none", timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         while not server.started and not task.done():
             await asyncio.sleep(0.01)
-        async with Client(f"http://127.0.0.1:{port}/mcp") as http, Client(create_server(lambda: deps)) as memory:
+        async with (
+            Client(f"http://127.0.0.1:{port}/mcp") as http,
+            Client(create_server(lambda: deps, unauthenticated=LOCAL)) as memory,
+        ):
             clients = {"in_memory": memory, "http": http}
             ops: dict[str, tuple[Callable[[Any], Awaitable[Any]], int]] = {
                 "tools/list": (lambda c: c.list_tools(), HTTP_REPEATS),
@@ -989,7 +993,7 @@ async def run_all(opts: Options) -> dict[str, Any]:
         result["plan"] = plan_report(calls)
         result["components"] = await components(deps, catalog)
         _log(f"measuring {len(calls)} calls (budget {opts.budget_s:.0f} s per tool) ...")
-        async with Client(create_server(lambda: deps)) as client:
+        async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as client:
             probe = StoreProbe()
             probe.wrap(deps.store.client)
             run = await measure(client, calls, opts.budget_s, "lexical", probe)
@@ -1024,7 +1028,7 @@ async def dense_run(deps: Any, opts: Options, calls: Sequence[Call]) -> dict[str
             deps, store=store, embedder=stub, indexer=Indexer(store, stub), search=SearchService(store, stub)
         )
         _log(f"measuring {len(semantic)} hybrid semantic_search calls (dense + lexical) ...")
-        async with Client(create_server(lambda: dense)) as client:
+        async with Client(create_server(lambda: dense, unauthenticated=LOCAL)) as client:
             probe = StoreProbe()
             probe.wrap(store.client)
             run = await measure(client, semantic, opts.budget_s, "dense", probe)

@@ -1,44 +1,140 @@
-"""Static bearer tokens for MCP and the REST API, compared in constant time.
+"""fastmcp's view of our credentials: a `TokenVerifier` over `app.identity`, and the GitLab OAuth proxy.
 
-A plain `TokenVerifier` serves no OAuth discovery routes, so clients such as Cursor use the static
-`Authorization` header from their configuration.
+Verification and permission resolution live in `app.identity`; this module only adapts them:
+
+- `CredentialVerifier` accepts service tokens and GitLab tokens (personal, project, group, OAuth)
+  and returns a `CallerToken` that carries the caller's `Access` to the tools;
+- with `JAVAKB_OAUTH__*` set, fastmcp's `OAuthProxy` serves the MCP authorization flow (protected
+  resource metadata, authorization server metadata, client registration, PKCE) in front of GitLab,
+  which has no dynamic client registration for arbitrary clients. The proxy hands our verifier the
+  GitLab token it obtained, so an OAuth caller has exactly the permissions of its GitLab user. Direct
+  bearers (service and GitLab access tokens) keep working next to it (`MultiAuth`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable
 
-from fastmcp.server.auth import AccessToken, TokenVerifier
-from pydantic import SecretStr
+from fastmcp.server.auth import AccessToken, AuthProvider, MultiAuth, OAuthProxy, TokenVerifier
+from fastmcp.server.auth.auth import TokenVerificationError
+from fastmcp.server.dependencies import get_access_token
+from key_value.aio.stores.memory import MemoryStore
+from pydantic import ConfigDict
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.access import Access
+from app.errors import ConfigError, GitLabUnavailableError
+from app.identity import Credentials
+from app.settings import Settings
 
-def token_matches(token: str, tokens: Sequence[SecretStr]) -> bool:
-    """Whether `token` is one of the configured tokens (every candidate is compared, in constant time)."""
-    matched = False
-    for candidate in tokens:
-        matched |= hmac.compare_digest(token.encode(), candidate.get_secret_value().encode())
-    return matched and bool(token)
-
-
-def bearer_matches(authorization: str | None, tokens: Sequence[SecretStr]) -> bool:
-    """Whether an `Authorization` header carries `Bearer <one of the tokens>`."""
-    if not authorization or not authorization.startswith("Bearer "):
-        return False
-    return token_matches(authorization.removeprefix("Bearer ").strip(), tokens)
+logger = logging.getLogger(__name__)
 
 
-class StaticTokens(TokenVerifier):
-    """Accepts the configured bearer tokens."""
+class CallerToken(AccessToken):
+    """An accepted token together with what its holder may read."""
 
-    def __init__(self, tokens: Sequence[SecretStr]) -> None:
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    access: Access
+
+
+class CredentialVerifier(TokenVerifier):
+    """Accepts every credential `app.identity.Credentials` knows; GitLab being down is not a wrong token."""
+
+    def __init__(self, credentials: Callable[[], Credentials]) -> None:
         super().__init__()
-        self._tokens = list(tokens)
+        self._credentials = credentials
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        """An access token for a configured bearer, else None (the server answers 401)."""
-        if not token_matches(token, self._tokens):
+        """A `CallerToken` for a known token, else None (the server answers 401)."""
+        try:
+            access = await self._credentials().access(token)
+        except GitLabUnavailableError as exc:
+            raise TokenVerificationError("GitLab is unavailable; try again") from exc
+        if access is None:
             return None
-        client = "token-" + hashlib.sha256(token.encode()).hexdigest()[:8]  # never the token itself
-        return AccessToken(token=token, client_id=client, scopes=[])
+        return CallerToken(token=token, client_id=access.subject, scopes=[], access=access)
+
+
+def build_auth(settings: Settings, credentials: Callable[[], Credentials]) -> AuthProvider:
+    """The verifier alone, or the GitLab OAuth proxy plus the verifier when OAuth is configured.
+
+    Raises:
+        ConfigError: OAuth is configured without a GitLab URL.
+    """
+    verifier = CredentialVerifier(credentials)
+    oauth = settings.oauth
+    if not oauth.enabled or oauth.client_id is None or oauth.client_secret is None:
+        return verifier
+    if not settings.gitlab.url:
+        raise ConfigError("JAVAKB_OAUTH__* signs users in with GitLab: set JAVAKB_GITLAB__URL too")
+    gitlab = settings.gitlab.url.rstrip("/")
+    signing_key = oauth.jwt_signing_key.get_secret_value() if oauth.jwt_signing_key else None
+    proxy = OAuthProxy(
+        # doc/api/oauth2.md: GitLab's authorization code flow with PKCE.
+        upstream_authorization_endpoint=f"{gitlab}/oauth/authorize",
+        upstream_token_endpoint=f"{gitlab}/oauth/token",
+        upstream_revocation_endpoint=f"{gitlab}/oauth/revoke",
+        upstream_client_id=oauth.client_id,
+        upstream_client_secret=oauth.client_secret.get_secret_value(),
+        token_verifier=verifier,
+        base_url=oauth.public_url or "",
+        # GitLab does not implement RFC 8707 resource indicators; the scopes are ours to choose.
+        forward_resource=False,
+        extra_authorize_params={"scope": " ".join(oauth.scopes)},
+        client_storage=MemoryStore(),
+        jwt_signing_key=signing_key,
+        require_authorization_consent=oauth.require_consent,
+    )
+    return MultiAuth(server=proxy, verifiers={"tokens": verifier})
+
+
+def caller_access(*, authenticated: bool) -> Access | None:
+    """The access of the request being served: its `CallerToken`'s, or None when it carries none."""
+    token = get_access_token()
+    if isinstance(token, CallerToken):
+        return token.access
+    if token is not None and authenticated:
+        logger.warning("a token of an unexpected kind reached a tool; refused")
+    return None
+
+
+class UnavailableAs503:
+    """ASGI wrapper: a token GitLab could not verify (GitLab down) answers 503 with Retry-After, not 500.
+
+    fastmcp lets `TokenVerificationError` escape its authentication middleware, and the MCP app's own
+    `ServerErrorMiddleware` then sends a 500 before re-raising. A 500 whose request ends in that error
+    is held back and replaced; any other response goes through untouched.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve the request, turning a GitLab outage during token verification into 503."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        held: list[Message] = []
+
+        async def hold_errors(message: Message) -> None:
+            if held or (message["type"] == "http.response.start" and message["status"] == 500):
+                held.append(message)
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, receive, hold_errors)
+        except TokenVerificationError:
+            logger.warning("GitLab could not verify a token: answered 503")
+            body = {"error": "GitLab is unavailable; try again"}
+            await JSONResponse(body, status_code=503, headers={"Retry-After": "5"})(scope, receive, send)
+            return
+        except Exception:
+            for message in held:
+                await send(message)
+            raise
+        for message in held:
+            await send(message)

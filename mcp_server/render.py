@@ -10,10 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.results import hit_item, routes
 from app.search import Hit
 
 DEFAULT_BUDGET = 12_000
 DEFAULT_EXCERPT_LINES = 30
+ECHO_CHARS = 120
+"""At most this much of a caller's input is echoed back, so an answer never grows with the input."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -25,30 +28,17 @@ class Rendered:
     omitted: int
 
 
-def hit_item(hit: Hit, *, code: str | None = None) -> dict[str, Any]:
-    """The structured form of one hit: citation, kind and metadata an agent filters on."""
-    p = hit.payload
-    item: dict[str, Any] = {
-        **hit.citation(),
-        "symbol_type": hit.symbol_type,
-        "stereotype": p.get("stereotype"),
-        "annotations": p.get("annotations", []),
-        "http": _routes(p),
-        "score": round(hit.score, 4),
-    }
-    if p.get("part_count", 1) > 1:
-        item["part"] = f"{p.get('part_index', 0) + 1}/{p['part_count']}"
-    if code is not None:
-        item["code"] = code
-    return item
-
-
 def excerpt(code: str, lines: int) -> str:
     """The first `lines` lines of a chunk's code, with a marker when more follow."""
     all_lines = code.splitlines()
     if len(all_lines) <= lines:
         return code
     return "\n".join(all_lines[:lines]) + f"\n    // ... {len(all_lines) - lines} more lines"
+
+
+def echo(text: str, limit: int = ECHO_CHARS) -> str:
+    """User input as shown back in a header or an error, cut to `limit` characters."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
 def render_hits(
@@ -96,21 +86,17 @@ def _omitted_note(count: int) -> str:
 def _block(rank: int, hit: Hit, code: str) -> str:
     p = hit.payload
     kind = hit.symbol_type + (f", {p['stereotype']}" if p.get("stereotype") else "")
-    routes = _routes(p)
+    http = routes(p)
     lines = [
         f"{rank}. {hit.qualified_name} ({kind})",
         f"   {hit.signature}",
         f"   {hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
-        + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else ""),
+        + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")
+        + (f" (project {p['gitlab_project_id']})" if p.get("gitlab_project_id") is not None else ""),
     ]
-    if routes:
-        lines.append(f"   http: {', '.join(routes)}")
+    if http:
+        lines.append(f"   http: {', '.join(http)}")
     if hit.permalink:
         lines.append(f"   {hit.permalink}")
     lines.append("```java\n" + code + "\n```")
     return "\n".join(lines)
-
-
-def _routes(payload: dict[str, Any]) -> list[str]:
-    methods = payload.get("http_method") or []
-    return [f"{'|'.join(methods)} {path}" for path in payload.get("http_path") or []]

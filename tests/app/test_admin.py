@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from pydantic import SecretStr
 from starlette.testclient import TestClient
 
 from app.web import create_app
 from tests.hooks.test_receiver import fetch, make_settings, queued_jobs
 from tests.support.sync_env import SyncEnv, sync_env
+from tests.support.tokens import admin_token
 
 ADMIN = "admin-token-for-tests-0123"
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
@@ -23,7 +23,7 @@ SRC = "src/main/java/com/acme/"
 @pytest.fixture
 def client(clean_db: str, clean_redis: str) -> Iterator[TestClient]:
     settings = make_settings(clean_db, clean_redis, url="https://gitlab.example.com")
-    with TestClient(create_app(settings.model_copy(update={"admin_tokens": [SecretStr(ADMIN)]}))) as c:
+    with TestClient(create_app(settings.model_copy(update={"admin_tokens": [admin_token(ADMIN)]}))) as c:
         yield c
 
 
@@ -96,7 +96,7 @@ async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[
 async def test_one_unknown_id_does_not_fail_the_backfill_of_the_others(env: SyncEnv) -> None:
     known = env.gitlab.create_project("acme/known")
     known.commit({SRC + "A.java": "package com.acme; class A { int a() { return 1; } }"}, "init")
-    settings = env.settings.model_copy(update={"admin_tokens": [SecretStr(ADMIN)]})
+    settings = env.settings.model_copy(update={"admin_tokens": [admin_token(ADMIN)]})
     with TestClient(create_app(settings)) as client:
         accepted = client.post("/admin/reindex", json={"projects": [987654, known.id]}, headers=AUTH)
         assert accepted.status_code == 202

@@ -18,6 +18,7 @@ import pytest
 import pytest_asyncio
 from qdrant_client import AsyncQdrantClient
 
+from app.access import LOCAL
 from app.embeddings import OpenAIEmbedder
 from app.indexing import Indexer
 from app.localfs import chunk_local_files, iter_sources
@@ -127,7 +128,7 @@ FIND_OVERLOADS: Final = [
 
 
 async def test_symbol_by_type_and_method_finds_every_overload(search: SearchService) -> None:
-    hits = await search.symbol("OwnerService.find", ACME)
+    hits = await search.symbol(LOCAL, "OwnerService.find", ACME)
 
     assert overloads(hits) == FIND_OVERLOADS
     assert {h.qualified_name for h in hits} == {f"{CORE}.service.OwnerService.find"}
@@ -135,49 +136,49 @@ async def test_symbol_by_type_and_method_finds_every_overload(search: SearchServ
 
 
 async def test_symbol_with_parameter_types_picks_one_overload(search: SearchService) -> None:
-    hits = await search.symbol("find(String, int)", ACME)
+    hits = await search.symbol(LOCAL, "find(String, int)", ACME)
 
     assert overloads(hits) == [("OwnerService.find", ("String", "int"))]
     assert hits[0].line_end == 87
 
 
 async def test_symbol_with_no_parameters_and_with_unknown_ones(search: SearchService) -> None:
-    assert names(await search.symbol("markNoShows()", ACME)) == ["ReminderJob.markNoShows"]
-    assert await search.symbol("find(Boolean)", ACME) == []
+    assert names(await search.symbol(LOCAL, "markNoShows()", ACME)) == ["ReminderJob.markNoShows"]
+    assert await search.symbol(LOCAL, "find(Boolean)", ACME) == []
 
 
 async def test_symbol_by_fully_qualified_type_name(search: SearchService) -> None:
-    hits = await search.symbol(f"{CORE}.service.OwnerService", ACME)
+    hits = await search.symbol(LOCAL, f"{CORE}.service.OwnerService", ACME)
 
     assert [(h.qualified_name, h.symbol_type) for h in hits] == [(f"{CORE}.service.OwnerService", "class")]
     assert hits[0].file_path == OWNER_SERVICE_PATH
 
 
 async def test_symbol_by_fully_qualified_method_name(search: SearchService) -> None:
-    hits = await search.symbol(f"{CORE}.service.OwnerService.find(Long)", ACME)
+    hits = await search.symbol(LOCAL, f"{CORE}.service.OwnerService.find(Long)", ACME)
 
     assert overloads(hits) == [("OwnerService.find", ("Long",))]
 
 
 async def test_symbol_of_a_nested_type(search: SearchService) -> None:
-    hits = await search.symbol("OwnerEvent.Deleted", ACME)
+    hits = await search.symbol(LOCAL, "OwnerEvent.Deleted", ACME)
 
     assert [(h.qualified_name, h.symbol_type) for h in hits] == [(f"{JOBS}.messaging.OwnerEvent.Deleted", "record")]
 
 
 async def test_symbol_without_repo_finds_it_in_every_repository(search: SearchService) -> None:
-    hits = await search.symbol("OwnerService.find")
+    hits = await search.symbol(LOCAL, "OwnerService.find")
 
     assert sorted({h.repo_path for h in hits}) == [ACME, OTHER]
     assert len(hits) == 6
 
 
 async def test_symbol_of_an_unknown_name_is_empty(search: SearchService) -> None:
-    assert await search.symbol("NoSuchService.find", ACME) == []
+    assert await search.symbol(LOCAL, "NoSuchService.find", ACME) == []
 
 
 async def test_by_annotation_returns_only_annotated_chunks(search: SearchService, indexed: Indexed) -> None:
-    hits = await search.by_annotation("Transactional", ACME)
+    hits = await search.by_annotation(LOCAL, "Transactional", ACME)
 
     assert "ReminderJob.markNoShows" in names(hits)
     assert overloads(h for h in hits if h.qualified_name.endswith(".OwnerService.find")) == FIND_OVERLOADS
@@ -191,33 +192,35 @@ async def test_by_annotation_returns_only_annotated_chunks(search: SearchService
     "written", ["@Transactional", "@Transactional(readOnly = true)", "org.springframework.transaction.Transactional"]
 )
 async def test_by_annotation_accepts_the_annotation_as_written(search: SearchService, written: str) -> None:
-    assert names(await search.by_annotation(written, ACME)) == names(await search.by_annotation("Transactional", ACME))
+    assert names(await search.by_annotation(LOCAL, written, ACME)) == names(
+        await search.by_annotation(LOCAL, "Transactional", ACME)
+    )
 
 
 async def test_by_annotation_respects_the_limit(search: SearchService) -> None:
-    assert len(await search.by_annotation("Transactional", ACME, limit=2)) == 2
+    assert len(await search.by_annotation(LOCAL, "Transactional", ACME, limit=2)) == 2
 
 
 async def test_callers_of_a_method(search: SearchService) -> None:
-    hits = await search.callers("NotificationService.notifyOwner", ACME)
+    hits = await search.callers(LOCAL, "NotificationService.notifyOwner", ACME)
 
     assert sorted(names(hits)) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
 
 
 async def test_callers_by_fully_qualified_name(search: SearchService) -> None:
-    hits = await search.callers(f"{CORE}.service.NotificationService.notifyOwner", ACME)
+    hits = await search.callers(LOCAL, f"{CORE}.service.NotificationService.notifyOwner", ACME)
 
     assert sorted(names(hits)) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
 
 
 async def test_callers_by_bare_method_name(search: SearchService) -> None:
-    hits = await search.callers("notifyOwner", ACME)
+    hits = await search.callers(LOCAL, "notifyOwner", ACME)
 
     assert sorted(names(hits)) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
 
 
 async def test_callers_of_an_overloaded_method(search: SearchService) -> None:
-    hits = await search.callers("OwnerService.find", ACME)
+    hits = await search.callers(LOCAL, "OwnerService.find", ACME)
 
     assert sorted(names(hits)) == [
         "LegacyOwnerController.showOwner",
@@ -228,17 +231,17 @@ async def test_callers_of_an_overloaded_method(search: SearchService) -> None:
 
 
 async def test_callers_of_an_unknown_method_is_empty(search: SearchService) -> None:
-    assert await search.callers("noSuchMethod", ACME) == []
+    assert await search.callers(LOCAL, "noSuchMethod", ACME) == []
 
 
 async def test_callees_resolve_to_the_indexed_overloads(search: SearchService) -> None:
-    callees = {call: overloads(hits) for call, hits in await search.callees("OwnerController.findOwner", ACME)}
+    callees = {call: overloads(hits) for call, hits in await search.callees(LOCAL, "OwnerController.findOwner", ACME)}
 
     assert callees["OwnerService.find"] == FIND_OVERLOADS
 
 
 async def test_callees_of_a_method_calling_outside_the_index(search: SearchService) -> None:
-    callees = dict(await search.callees("StandardPricingPolicy.discountFor", ACME))
+    callees = dict(await search.callees(LOCAL, "StandardPricingPolicy.discountFor", ACME))
 
     assert names(callees["PricingPolicy.percentOf"]) == ["PricingPolicy.percentOf"]
     assert callees["List.size"] == []  # the JDK is not indexed
@@ -257,13 +260,13 @@ async def test_callees_take_three_lookups_however_many_calls(
         return scroll(*args, **kwargs)
 
     monkeypatch.setattr(search.store, "scroll", counted)
-    callees = await search.callees("StandardPricingPolicy.discountFor", ACME)
+    callees = await search.callees(LOCAL, "StandardPricingPolicy.discountFor", ACME)
     assert len(callees) >= 3
     assert len(scrolls) <= 3
 
 
 async def test_injectors_of_a_type(search: SearchService) -> None:
-    hits = await search.injectors("OwnerRepository", ACME)
+    hits = await search.injectors(LOCAL, "OwnerRepository", ACME)
 
     assert [(short(h.qualified_name), h.symbol_type) for h in hits] == [
         ("NotificationService", "class"),
@@ -276,65 +279,65 @@ async def test_injectors_of_a_type(search: SearchService) -> None:
 
 
 async def test_injectors_by_fully_qualified_type(search: SearchService) -> None:
-    by_fq = await search.injectors(f"{CORE}.repository.OwnerRepository", ACME)
+    by_fq = await search.injectors(LOCAL, f"{CORE}.repository.OwnerRepository", ACME)
 
-    assert names(by_fq) == names(await search.injectors("OwnerRepository", ACME))
+    assert names(by_fq) == names(await search.injectors(LOCAL, "OwnerRepository", ACME))
 
 
 async def test_implementations_of_an_interface(search: SearchService) -> None:
-    assert names(await search.implementations("PricingPolicy", ACME)) == ["StandardPricingPolicy"]
-    assert names(await search.implementations(f"{CORE}.order.PricingPolicy", ACME)) == ["StandardPricingPolicy"]
+    assert names(await search.implementations(LOCAL, "PricingPolicy", ACME)) == ["StandardPricingPolicy"]
+    assert names(await search.implementations(LOCAL, f"{CORE}.order.PricingPolicy", ACME)) == ["StandardPricingPolicy"]
 
 
 async def test_implementations_of_a_sealed_interface(search: SearchService) -> None:
-    hits = await search.implementations("OwnerEvent", ACME)
+    hits = await search.implementations(LOCAL, "OwnerEvent", ACME)
 
     assert sorted(names(hits)) == ["OwnerEvent.Deleted", "OwnerEvent.Moved", "OwnerEvent.Registered"]
     assert {h.symbol_type for h in hits} == {"record"}
 
 
 async def test_implementations_include_subclasses(search: SearchService) -> None:
-    assert names(await search.implementations("AuditableEntity", ACME)) == ["Owner", "Pet"]
+    assert names(await search.implementations(LOCAL, "AuditableEntity", ACME)) == ["Owner", "Pet"]
 
 
 async def test_endpoint_matches_a_concrete_path_against_the_pattern(search: SearchService) -> None:
-    hits = await search.endpoint("/api/owners/42/pets/new", "GET", ACME)
+    hits = await search.endpoint(LOCAL, "/api/owners/42/pets/new", "GET", ACME)
 
     assert names(hits) == ["OwnerController.initNewPetForm"]
     assert hits[0].payload["http_path"] == ["/api/owners/{ownerId}/pets/new"]
 
 
 async def test_endpoint_of_a_jax_rs_resource(search: SearchService) -> None:
-    assert names(await search.endpoint("/v2/visits/7", "DELETE", ACME)) == ["VisitResource.cancelVisit"]
-    assert names(await search.endpoint("/v2/visits/7", "GET", ACME)) == ["VisitResource.getVisit"]
+    assert names(await search.endpoint(LOCAL, "/v2/visits/7", "DELETE", ACME)) == ["VisitResource.cancelVisit"]
+    assert names(await search.endpoint(LOCAL, "/v2/visits/7", "GET", ACME)) == ["VisitResource.getVisit"]
 
 
 async def test_endpoint_with_another_method_is_empty(search: SearchService) -> None:
-    assert await search.endpoint("/v2/visits/7", "POST", ACME) == []
-    assert await search.endpoint("/api/owners/42/pets/new", "DELETE", ACME) == []
+    assert await search.endpoint(LOCAL, "/v2/visits/7", "POST", ACME) == []
+    assert await search.endpoint(LOCAL, "/api/owners/42/pets/new", "DELETE", ACME) == []
 
 
 async def test_endpoint_without_a_method_finds_every_verb(search: SearchService) -> None:
-    hits = await search.endpoint("/api/owners/42", repo=ACME)
+    hits = await search.endpoint(LOCAL, "/api/owners/42", repo=ACME)
 
     assert names(hits) == ["OwnerController.findOwner", "OwnerController.updateOwner", "OwnerController.deleteOwner"]
 
 
 async def test_endpoint_method_is_case_insensitive(search: SearchService) -> None:
-    assert names(await search.endpoint("/v2/visits/7", "delete", ACME)) == ["VisitResource.cancelVisit"]
+    assert names(await search.endpoint(LOCAL, "/v2/visits/7", "delete", ACME)) == ["VisitResource.cancelVisit"]
 
 
 async def test_endpoint_of_a_route_serving_any_method(search: SearchService) -> None:
     for method in ("GET", "DELETE", None):
-        assert names(await search.endpoint("/health/ping", method, EXTRA)) == ["HealthController.ping"]
+        assert names(await search.endpoint(LOCAL, "/health/ping", method, EXTRA)) == ["HealthController.ping"]
 
 
 async def test_endpoint_of_an_unknown_path_is_empty(search: SearchService) -> None:
-    assert await search.endpoint("/api/nothing/here", "GET", ACME) == []
+    assert await search.endpoint(LOCAL, "/api/nothing/here", "GET", ACME) == []
 
 
 async def test_outline_lists_a_file_in_line_order(search: SearchService, indexed: Indexed) -> None:
-    hits = await search.outline(ACME, OWNER_SERVICE_PATH)
+    hits = await search.outline(LOCAL, ACME, OWNER_SERVICE_PATH)
 
     assert [h.line_start for h in hits] == sorted(h.line_start for h in hits)
     assert names(hits) == [
@@ -357,7 +360,7 @@ async def test_outline_lists_a_file_in_line_order(search: SearchService, indexed
 
 
 async def test_outline_accepts_a_leading_slash_and_keeps_split_parts_in_order(search: SearchService) -> None:
-    hits = await search.outline(ACME, f"/{CORE_SRC}/core/service/ReportService.java")
+    hits = await search.outline(LOCAL, ACME, f"/{CORE_SRC}/core/service/ReportService.java")
 
     parts = [h.payload["part_index"] for h in hits if h.symbol_type == "method_part"]
     assert len(parts) >= 3
@@ -369,7 +372,7 @@ async def test_outline_accepts_a_leading_slash_and_keeps_split_parts_in_order(se
 
 
 async def test_every_hit_cites_its_stored_payload(search: SearchService, indexed: Indexed) -> None:
-    hits = await search.search("find owner by id", Filters(repo=ACME), limit=20)
+    hits = await search.search(LOCAL, "find owner by id", Filters(repo=ACME), limit=20)
 
     assert hits
     for hit in hits:
@@ -381,6 +384,7 @@ async def test_every_hit_cites_its_stored_payload(search: SearchService, indexed
             "line_end": chunk.line_end,
             "qualified_name": chunk.qualified_name,
             "signature": chunk.signature,
+            "project_id": None,
             "commit_sha": SHA,
             "indexed_at": INDEXED_AT.isoformat(),
             "permalink": f"{GITLAB}/{ACME}/-/blob/{SHA}/{chunk.file_path}#L{chunk.line_start}-{chunk.line_end}",
@@ -390,7 +394,7 @@ async def test_every_hit_cites_its_stored_payload(search: SearchService, indexed
 
 
 async def test_permalink_of_a_known_method(search: SearchService) -> None:
-    (hit,) = await search.symbol("find(String, int)", ACME)
+    (hit,) = await search.symbol(LOCAL, "find(String, int)", ACME)
 
     assert hit.permalink == (
         "https://gitlab.example.com/acme/shop/-/blob/0123456789abcdef0123456789abcdef01234567/"
@@ -399,7 +403,7 @@ async def test_permalink_of_a_known_method(search: SearchService) -> None:
 
 
 async def test_no_permalink_without_a_commit(search: SearchService) -> None:
-    hits = await search.symbol("find(String, int)", OTHER)
+    hits = await search.symbol(LOCAL, "find(String, int)", OTHER)
 
     assert [(h.repo_path, h.commit_sha, h.permalink) for h in hits] == [(OTHER, None, None)]
     assert hits[0].citation()["permalink"] is None
@@ -408,7 +412,7 @@ async def test_no_permalink_without_a_commit(search: SearchService) -> None:
 async def test_no_permalink_without_a_gitlab_url(indexed: Indexed) -> None:
     plain = SearchService(indexed.store, indexed.search.embedder, None)
 
-    (hit,) = await plain.symbol("find(String, int)", ACME)
+    (hit,) = await plain.symbol(LOCAL, "find(String, int)", ACME)
 
     assert hit.commit_sha == SHA
     assert hit.permalink is None
@@ -418,33 +422,33 @@ async def test_no_permalink_without_a_gitlab_url(indexed: Indexed) -> None:
 
 
 async def test_search_ranks_the_named_method_first(search: SearchService) -> None:
-    hits = await search.search("OwnerController.initNewPetForm", Filters(repo=ACME))
+    hits = await search.search(LOCAL, "OwnerController.initNewPetForm", Filters(repo=ACME))
 
     assert names(hits)[0] == "OwnerController.initNewPetForm"
 
 
 async def test_search_answers_a_relation_question_with_the_exact_callers(search: SearchService) -> None:
-    hits = await search.search("who calls NotificationService.notifyOwner", Filters(repo=ACME), limit=5)
+    hits = await search.search(LOCAL, "who calls NotificationService.notifyOwner", Filters(repo=ACME), limit=5)
 
     assert sorted(names(hits)[:2]) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
 
 
 async def test_search_respects_the_limit(search: SearchService) -> None:
-    assert len(await search.search("owner", Filters(repo=ACME), limit=3)) == 3
+    assert len(await search.search(LOCAL, "owner", Filters(repo=ACME), limit=3)) == 3
 
 
 @pytest.mark.parametrize("query", ["", "   "])
 async def test_empty_query_returns_nothing(search: SearchService, indexed: Indexed, query: str) -> None:
     calls = indexed.server.calls if indexed.server else 0
 
-    assert await search.search(query) == []
+    assert await search.search(LOCAL, query) == []
     assert (indexed.server.calls if indexed.server else 0) == calls  # nothing to embed
 
 
 async def test_lexical_only_search_needs_no_embedder(indexed: Indexed) -> None:
     lexical = SearchService(indexed.store, None)
 
-    hits = await lexical.search("OwnerService.find", Filters(repo=ACME))
+    hits = await lexical.search(LOCAL, "OwnerService.find", Filters(repo=ACME))
 
     assert names(hits)[:3] == ["OwnerService.find"] * 3
 
@@ -452,7 +456,7 @@ async def test_lexical_only_search_needs_no_embedder(indexed: Indexed) -> None:
 async def test_only_hybrid_search_embeds_the_query(indexed: Indexed) -> None:
     seen = len(indexed.server.requests) if indexed.server else 0
 
-    hits = await indexed.search.search("schedule a visit for a pet", Filters(repo=ACME))
+    hits = await indexed.search.search(LOCAL, "schedule a visit for a pet", Filters(repo=ACME))
 
     assert hits
     if indexed.server is None:
@@ -465,19 +469,19 @@ async def test_only_hybrid_search_embeds_the_query(indexed: Indexed) -> None:
     ("repo", "expected"), [(ACME, {ACME}), (OTHER, {OTHER}), ("acme/", {ACME}), ("other/", {OTHER})]
 )
 async def test_repo_filter_exact_and_group_prefix(search: SearchService, repo: str, expected: set[str]) -> None:
-    hits = await search.search("owner service find", Filters(repo=repo), limit=30)
+    hits = await search.search(LOCAL, "owner service find", Filters(repo=repo), limit=30)
 
     assert hits
     assert {h.repo_path for h in hits} == expected
 
 
 async def test_repo_filter_is_not_a_partial_name(search: SearchService) -> None:
-    assert await search.search("owner service find", Filters(repo="acme")) == []
-    assert await search.search("owner service find", Filters(repo="acme/sh/")) == []
+    assert await search.search(LOCAL, "owner service find", Filters(repo="acme")) == []
+    assert await search.search(LOCAL, "owner service find", Filters(repo="acme/sh/")) == []
 
 
 async def test_no_repo_filter_searches_every_repository(search: SearchService) -> None:
-    hits = await search.search("OwnerService.find", limit=40)
+    hits = await search.search(LOCAL, "OwnerService.find", limit=40)
 
     assert {ACME, OTHER} <= {h.repo_path for h in hits}
 
@@ -486,7 +490,7 @@ async def test_no_repo_filter_searches_every_repository(search: SearchService) -
     "prefix", [f"{JOBS_SRC}/messaging", f"{JOBS_SRC}/messaging/", f"/{JOBS_SRC}/messaging/", "shop-jobs"]
 )
 async def test_path_prefix_filter_is_a_folder(search: SearchService, prefix: str) -> None:
-    hits = await search.search("owner event", Filters(repo=ACME, path_prefix=prefix), limit=30)
+    hits = await search.search(LOCAL, "owner event", Filters(repo=ACME, path_prefix=prefix), limit=30)
 
     folder = prefix.strip("/") + "/"
     assert hits
@@ -494,20 +498,20 @@ async def test_path_prefix_filter_is_a_folder(search: SearchService, prefix: str
 
 
 async def test_path_prefix_filter_can_be_one_file(search: SearchService) -> None:
-    hits = await search.search("find owner", Filters(repo=ACME, path_prefix=OWNER_SERVICE_PATH), limit=50)
+    hits = await search.search(LOCAL, "find owner", Filters(repo=ACME, path_prefix=OWNER_SERVICE_PATH), limit=50)
 
     assert hits
     assert {h.file_path for h in hits} == {OWNER_SERVICE_PATH}
 
 
 async def test_path_prefix_filter_does_not_match_part_of_a_folder_name(search: SearchService) -> None:
-    assert await search.search("owner event", Filters(repo=ACME, path_prefix=f"{JOBS_SRC}/mess")) == []
+    assert await search.search(LOCAL, "owner event", Filters(repo=ACME, path_prefix=f"{JOBS_SRC}/mess")) == []
 
 
 async def test_path_prefix_filter_also_applies_to_relation_answers(search: SearchService) -> None:
     # The exact callers added to a relation question must pass the same folder filter as the fused candidates.
     hits = await search.search(
-        "who calls NotificationService.notifyOwner", Filters(repo=ACME, path_prefix=f"{JOBS_SRC}/mess")
+        LOCAL, "who calls NotificationService.notifyOwner", Filters(repo=ACME, path_prefix=f"{JOBS_SRC}/mess")
     )
 
     assert hits == []
@@ -516,7 +520,7 @@ async def test_path_prefix_filter_also_applies_to_relation_answers(search: Searc
 async def test_relation_answers_respect_the_path_prefix(search: SearchService) -> None:
     filters = Filters(repo=ACME, path_prefix=f"{JOBS_SRC}/scheduling")
 
-    hits = await search.search("who calls NotificationService.notifyOwner", filters, limit=5)
+    hits = await search.search(LOCAL, "who calls NotificationService.notifyOwner", filters, limit=5)
 
     assert names(hits)[0] == "ReminderJob.sendVisitReminders"
     assert all(h.file_path.startswith(f"{JOBS_SRC}/scheduling/") for h in hits)
@@ -524,7 +528,7 @@ async def test_relation_answers_respect_the_path_prefix(search: SearchService) -
 
 @pytest.mark.parametrize("symbol_type", ["interface", "constructor", "record", "method_part"])
 async def test_symbol_type_filter(search: SearchService, symbol_type: str) -> None:
-    hits = await search.search("owner report visit", Filters(repo=ACME, symbol_type=symbol_type), limit=30)
+    hits = await search.search(LOCAL, "owner report visit", Filters(repo=ACME, symbol_type=symbol_type), limit=30)
 
     assert hits
     assert {h.symbol_type for h in hits} == {symbol_type}
@@ -532,14 +536,16 @@ async def test_symbol_type_filter(search: SearchService, symbol_type: str) -> No
 
 @pytest.mark.parametrize("stereotype", ["service", "rest_controller", "repository", "component"])
 async def test_stereotype_filter(search: SearchService, stereotype: str) -> None:
-    hits = await search.search("owner visit find", Filters(repo=ACME, stereotype=stereotype), limit=30)
+    hits = await search.search(LOCAL, "owner visit find", Filters(repo=ACME, stereotype=stereotype), limit=30)
 
     assert hits
     assert {h.payload["stereotype"] for h in hits} == {stereotype}
 
 
 async def test_annotation_filter(search: SearchService) -> None:
-    hits = await search.search("owner", Filters(repo=ACME, annotation="@Transactional(readOnly = true)"), limit=30)
+    hits = await search.search(
+        LOCAL, "owner", Filters(repo=ACME, annotation="@Transactional(readOnly = true)"), limit=30
+    )
 
     assert hits
     assert all("Transactional" in h.payload["annotation_names"] for h in hits)
@@ -547,7 +553,7 @@ async def test_annotation_filter(search: SearchService) -> None:
 
 
 async def test_http_method_filter(search: SearchService) -> None:
-    hits = await search.search("owner", Filters(repo=ACME, http_method="delete"), limit=30)
+    hits = await search.search(LOCAL, "owner", Filters(repo=ACME, http_method="delete"), limit=30)
 
     # The only DELETE routes of the fixture; the dense candidates of hybrid mode may bring either.
     assert set(names(hits)) <= {"OwnerController.deleteOwner", "VisitResource.cancelVisit"}
@@ -556,12 +562,12 @@ async def test_http_method_filter(search: SearchService) -> None:
 
 async def test_http_method_filter_keeps_routes_serving_any_method(search: SearchService) -> None:
     for method in ("GET", "post"):
-        hits = await search.search("health ping", Filters(repo=EXTRA, http_method=method))
+        hits = await search.search(LOCAL, "health ping", Filters(repo=EXTRA, http_method=method))
         assert names(hits) == ["HealthController.ping"]
 
 
 async def test_http_method_get_finds_only_get_or_any_routes(search: SearchService) -> None:
-    hits = await search.search("owner pets visits", Filters(http_method="GET"), limit=40)
+    hits = await search.search(LOCAL, "owner pets visits", Filters(http_method="GET"), limit=40)
 
     assert hits
     assert all({"GET", "ANY"} & set(h.payload["http_method"]) for h in hits)
@@ -573,7 +579,7 @@ async def test_filters_combine(search: SearchService) -> None:
         repo="acme/", path_prefix=API_SRC, symbol_type="method", stereotype="rest_controller", http_method="GET"
     )
 
-    hits = await search.search("owner", filters, limit=30)
+    hits = await search.search(LOCAL, "owner", filters, limit=30)
 
     assert hits
     assert {short(h.qualified_name).split(".")[0] for h in hits} <= {"OwnerController", "InvoiceController"}

@@ -16,7 +16,9 @@ from pydantic import SecretStr
 
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings
 from tests.conftest import REDIS, TABLES
+from tests.support.fake_gitlab import FakeGitLab
 from tests.support.live_app import LiveApp, serve_app
+from tests.support.tokens import admin_token, service_token
 
 HOOK_SECRET: Final = "fuzz-hook-secret-0123456789"
 ADMIN_TOKEN: Final = "fuzz-admin-token-0123456789"
@@ -55,21 +57,27 @@ def kept(fuzzed: Fuzzed) -> tuple[int, ...]:
 
 
 @pytest.fixture(scope="module")
-def fuzzed(pg_dsn: str) -> Iterator[Fuzzed]:
+def fuzzed(pg_dsn: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
     asyncio.run(_truncate(pg_dsn))
     client = redis.Redis.from_url(REDIS)
     try:
         client.flushdb()
     finally:
         client.close()
+    with FakeGitLab(tmp_path_factory.mktemp("fuzz-gitlab")) as gitlab:
+        yield from _serve(pg_dsn, gitlab)
+
+
+def _serve(pg_dsn: str, gitlab: FakeGitLab) -> Iterator[Fuzzed]:
     settings = Settings(
         postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
         redis=RedisSettings(url=REDIS, queue=QUEUE),
         qdrant=QdrantSettings(path=":memory:"),
-        # Nothing listens on port 1: an accepted backfill is queued, and no worker runs it here.
-        gitlab=GitLabSettings(url="http://127.0.0.1:1", webhook_secret=SecretStr(HOOK_SECRET)),
-        admin_tokens=[SecretStr(ADMIN_TOKEN)],
-        api_tokens=[SecretStr(API_TOKEN)],
+        # A GitLab that answers: a fuzzed bearer is refused by it (401), as it would be. An accepted
+        # backfill is queued, and no worker runs it here.
+        gitlab=GitLabSettings(url=gitlab.url, webhook_secret=SecretStr(HOOK_SECRET)),
+        admin_tokens=[admin_token(ADMIN_TOKEN)],
+        service_tokens=[service_token(API_TOKEN)],
     )
     with (
         serve_app(settings) as app,

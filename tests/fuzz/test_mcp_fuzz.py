@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.types import TextContent
 
+from app.access import LOCAL
 from app.deps import open_deps
 from app.local_index import index_directory
 from app.settings import QdrantSettings, Settings
@@ -47,7 +48,7 @@ def kind(schema: dict[str, Any]) -> str:
 async def client() -> AsyncIterator[Client[Any]]:
     async with open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as deps:
         await index_directory(deps, SHOP_DIR, "acme/shop")
-        async with Client(create_server(lambda: deps)) as c:
+        async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as c:
             yield c
 
 

@@ -25,6 +25,7 @@ from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
 from hooks.receiver import Receiver
 from tests.support.pg_outage import postgres_down, set_outage
+from tests.support.tokens import admin_token
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "gitlab"
 SECRET = "s3cret-token"
@@ -209,7 +210,7 @@ def test_readiness_is_503_while_postgresql_is_down(client: TestClient, clean_db:
 
 def test_admin_endpoints_need_a_token(clean_db: str, clean_redis: str) -> None:
     settings = make_settings(clean_db, clean_redis, url="https://gitlab.example.com")
-    settings = settings.model_copy(update={"admin_tokens": [SecretStr("adm")]})
+    settings = settings.model_copy(update={"admin_tokens": [admin_token("adm")]})
     with TestClient(create_app(settings)) as client:
         assert client.post("/admin/reindex", json={"all": True}).status_code == 401
         ok = client.post("/admin/reindex", json={"all": True}, headers={"Authorization": "Bearer adm"})
@@ -220,7 +221,7 @@ def test_admin_endpoints_need_a_token(clean_db: str, clean_redis: str) -> None:
 
 
 def test_a_backfill_without_gitlab_configured_is_refused_with_what_to_set(clean_db: str, clean_redis: str) -> None:
-    settings = make_settings(clean_db, clean_redis).model_copy(update={"admin_tokens": [SecretStr("adm")]})
+    settings = make_settings(clean_db, clean_redis).model_copy(update={"admin_tokens": [admin_token("adm")]})
     with TestClient(create_app(settings)) as client:
         refused = client.post("/admin/reindex", json={"all": True}, headers={"Authorization": "Bearer adm"})
     assert refused.status_code == 409

@@ -20,6 +20,7 @@ from app.settings import PostgresSettings, QdrantSettings, RedisSettings, Settin
 from tests.conftest import REDIS, TABLES
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.live_app import LiveApp, serve_app
+from tests.support.tokens import service_token
 
 TOKEN: Final = "t0k"
 
@@ -34,7 +35,7 @@ async def _truncate(dsn: str) -> None:
 
 def live_settings(dsn: str) -> Settings:
     return Settings(
-        api_tokens=[SecretStr(TOKEN)],
+        service_tokens=[service_token(TOKEN)],
         postgres=PostgresSettings(dsn=SecretStr(dsn)),
         redis=RedisSettings(url=REDIS, queue="javakb:test-mcp"),
         qdrant=QdrantSettings(path=":memory:"),

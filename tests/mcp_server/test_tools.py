@@ -20,6 +20,7 @@ from fastmcp.client.client import CallToolResult
 from fastmcp.exceptions import ToolError
 from mcp.types import TextContent
 
+from app.access import LOCAL
 from app.deps import Deps, open_deps
 from app.local_index import index_directory
 from app.localfs import chunk_local_files
@@ -60,7 +61,7 @@ async def deps() -> AsyncIterator[Deps]:
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def client(deps: Deps) -> AsyncIterator[Client[Any]]:
-    async with Client(create_server(lambda: deps)) as c:
+    async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as c:
         yield c
 
 
@@ -179,7 +180,7 @@ async def test_a_synced_commit_gives_a_permalink_in_text_and_data() -> None:
             [(OWNER_SERVICE, source)], SourceContext(repo_path=REPO, commit_sha=sha), settings.chunking.to_config()
         )
         await deps.indexer.write(REPO, [result])
-        async with Client(create_server(lambda: deps)) as client:
+        async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as client:
             answer = await call(client, "get_symbol", name="OwnerService.find(Long)")
     [item] = data(answer)["results"]
     link = f"https://gitlab.example.com/{REPO}/-/blob/{sha}/{OWNER_SERVICE}#L{item['line_start']}-{item['line_end']}"
@@ -389,7 +390,8 @@ async def test_get_file_outline_lists_owner_service_in_line_order(client: Client
     starts = [item["line_start"] for item in items]
     assert starts == sorted(starts)
     assert (items[0]["line_start"], items[0]["line_end"]) == (27, 192)
-    lines = text(answer).splitlines()
+    header, *lines = text(answer).splitlines()
+    assert header == f"{REPO}:{OWNER_SERVICE}"  # where the outline comes from (a local index: no commit, no project)
     assert len(lines) == len(items)
     assert lines[2] == "   51-61    method      find(Long id): Optional<OwnerDto>"
 
@@ -532,7 +534,7 @@ async def test_a_name_that_is_not_indexed_is_a_tool_error(
 async def test_with_nothing_indexed_every_tool_says_so(tool: str) -> None:
     async with open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as empty:
         await empty.store.ensure(await empty.index_model())  # what the app's lifespan does: a store, no points
-        async with Client(create_server(lambda: empty)) as client:
+        async with Client(create_server(lambda: empty, unauthenticated=LOCAL)) as client:
             result = await client.call_tool(tool, CALLS.get(tool, {}), raise_on_error=False)
     assert_tool_error(result, "Nothing is indexed yet: no repository has been synced.")
 
@@ -541,7 +543,7 @@ async def test_an_unexpected_failure_reaches_the_client_without_details() -> Non
     # A store whose collection was never created fails inside qdrant-client; the server masks it.
     async with (
         open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as broken,
-        Client(create_server(lambda: broken)) as client,
+        Client(create_server(lambda: broken, unauthenticated=LOCAL)) as client,
     ):
         result = await client.call_tool("list_repos", {}, raise_on_error=False)
     assert result.is_error

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from app.access import LOCAL
 from app.search import Filters, SearchService
 from tests.quality.questions import KINDS, Kind, Question
 
@@ -66,7 +67,7 @@ async def evaluate(search: SearchService, questions: Iterable[Question]) -> Repo
     """Ask every question with `search.search(text, filters, limit=DEPTH)` and score the answers."""
     outcomes: list[Outcome] = []
     for question in questions:
-        hits = await search.search(question.text, question.filters or Filters(), limit=DEPTH)
+        hits = await search.search(LOCAL, question.text, question.filters or Filters(), limit=DEPTH)
         outcomes.append(Outcome(question=question, returned=tuple(h.qualified_name for h in hits)))
     return build_report(outcomes)
 

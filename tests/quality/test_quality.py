@@ -14,6 +14,7 @@ from typing import Final
 import pytest
 import pytest_asyncio
 
+from app.access import LOCAL
 from app.search import SearchService
 from tests.quality.corpus import Mode, indexed_search
 from tests.quality.harness import Metrics, Report, evaluate, format_report
@@ -51,7 +52,7 @@ async def test_every_expected_answer_is_an_indexed_chunk(lexical_search: SearchS
     # A typo in an expected name would make a question unanswerable and silently lower the scores.
     expected = sorted({name for q in QUESTIONS for name in q.expected})
 
-    missing = [name for name in expected if not await lexical_search.symbol(name)]
+    missing = [name for name in expected if not await lexical_search.symbol(LOCAL, name)]
 
     assert missing == []
 

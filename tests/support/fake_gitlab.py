@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from tests.support.fake_gitlab_api import GitLabApi, Response
+from tests.support.fake_gitlab_users import Directory
 from tests.support.git_repo import GitError, GitRepo
 
 logger = logging.getLogger(__name__)
@@ -167,6 +168,8 @@ class FakeGitLab:
         """GitLab's safe limit (`DiffCollection::DEFAULT_LIMITS[:max_files]`): later diffs come back collapsed."""
         self.max_patch_bytes = 200 * 1024
         """GitLab's `diff_max_patch_bytes`: a longer patch comes back `too_large` with an empty diff."""
+        self.directory = Directory()
+        """Users, groups, memberships and OAuth (`tests/support/fake_gitlab_users.py`)."""
         self._state = _State()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -435,9 +438,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, method: str) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
-        response = self._respond(method)
+        body = self.rfile.read(length) if length else b""
+        if self.path.startswith("/oauth/"):
+            reply = self.server.api.gl.directory.oauth(method, self.path, body, self.headers.get("Authorization"))
+            response = Response(reply.status, reply.body, reply.headers)
+        else:
+            response = self._respond(method)
         self.send_response(response.status)
         for name, value in response.headers:
             self.send_header(name, value)

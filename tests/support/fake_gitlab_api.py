@@ -30,6 +30,7 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl, quote, unquote, urlencode
 
+from tests.support.fake_gitlab_users import FakeUser, user_entity
 from tests.support.git_repo import EMPTY_TREE, CommitInfo, FileChange, TreeEntry
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class Request:
     query: dict[str, str]
     params: dict[str, str]  # route placeholders, decoded
     base_url: str
+    user: FakeUser | None = None  # None: the sync's own (administrator) token
 
 
 Handler = Callable[[Request], Response]
@@ -85,6 +87,7 @@ class GitLabApi:
     def __init__(self, gl: FakeGitLab) -> None:
         self.gl = gl
         self.routes: tuple[tuple[str, tuple[str, ...], Handler], ...] = (
+            ("GET", ("user",), self.current_user),
             ("GET", ("projects",), self.list_projects),
             ("GET", ("projects", ":id"), self.get_project),
             ("GET", ("projects", ":id", "repository", "branches", ":branch"), self.get_branch),
@@ -100,12 +103,14 @@ class GitLabApi:
         fault = self.gl.record_call(method, path)
         if fault is not None:
             return _fault_response(fault)
-        if token != self.gl.token:
+        user = None if token == self.gl.token else self.gl.directory.user_for(token)
+        if token != self.gl.token and user is None:
             return json_response(401, {"message": "401 Unauthorized"})
         try:
             handler, params = self._match(method, path)
             query = dict(parse_qsl(query_string, keep_blank_values=True))
-            return handler(Request(method=method, path=path, query=query, params=params, base_url=self.gl.url))
+            request = Request(method=method, path=path, query=query, params=params, base_url=self.gl.url, user=user)
+            return handler(request)
         except ApiError as err:
             return json_response(err.status, err.payload)
 
@@ -130,6 +135,13 @@ class GitLabApi:
 
     # -- projects ---------------------------------------------------------------------------------
 
+    def current_user(self, req: Request) -> Response:
+        """`GET /user`; the sync's own token belongs to an administrator (`root`, id 1)."""
+        if req.user is None:
+            root = {"id": 1, "username": "root", "name": "Administrator", "state": "active", "is_admin": True}
+            return json_response(200, root | {"bot": False, "external": False})
+        return json_response(200, user_entity(req.user, req.base_url))
+
     def get_project(self, req: Request) -> Response:
         return json_response(200, self._project_entity(self._project(req), req.base_url, simple=False))
 
@@ -140,7 +152,10 @@ class GitLabApi:
             raise bad_request("order_by does not have a valid value")
         if sort not in {"asc", "desc"}:
             raise bad_request("sort does not have a valid value")
-        projects = _filter_ids(_filter_attributes(self.gl.snapshots(), q), q)
+        projects = self.gl.snapshots()
+        if req.user is not None:  # what the caller may list (`tests/support/fake_gitlab_users.py`)
+            projects = self.gl.directory.visible(req.user, projects, q)
+        projects = _filter_ids(_filter_attributes(projects, q), q)
         projects.sort(key=lambda p: (_project_sort_key(p, order_by), p.id), reverse=sort == "desc")
         simple = bool_param(q, "simple", default=False)
         if q.get("pagination") == "keyset":

@@ -11,19 +11,21 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
 
-from app.deps import open_deps
+from app.deps import Deps, open_deps
 from app.local_index import index_directory
 from app.settings import Settings
 from app.web import create_app
 
 START_TIMEOUT_S = 30.0
+Prepare = Callable[[Deps], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,9 +42,19 @@ class LiveApp:
 class _ServerThread(threading.Thread):
     """Opens Deps, indexes the checkout, serves until told to stop."""
 
-    def __init__(self, settings: Settings, sock: socket.socket, checkout: Path | None, repo: str) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        sock: socket.socket,
+        checkout: Path | None,
+        repo: str,
+        prepare: Prepare | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__(name="live-app", daemon=True)
         self.settings = settings
+        self.prepare = prepare
+        self.clock = clock
         self.sock = sock
         self.checkout = checkout
         self.repo = repo
@@ -59,12 +71,15 @@ class _ServerThread(threading.Thread):
             self.ready.set()
 
     async def _serve(self) -> None:
-        async with open_deps(self.settings, with_db=True, with_queue=True) as deps:
+        with_gitlab = self.settings.gitlab.token is not None
+        async with open_deps(self.settings, with_db=True, with_queue=True, with_gitlab=with_gitlab) as deps:
             await deps.store.ensure(await deps.index_model())
             if self.checkout is not None:
                 await index_directory(deps, self.checkout, self.repo)
+            if self.prepare is not None:
+                await self.prepare(deps)
             config = uvicorn.Config(
-                create_app(self.settings, deps),
+                create_app(self.settings, deps, clock=self.clock),
                 lifespan="on",
                 log_level="warning",
                 ws="none",
@@ -84,21 +99,35 @@ class _ServerThread(threading.Thread):
 
 
 @contextmanager
-def serve_app(settings: Settings, *, checkout: Path | None = None, repo: str = "acme/shop") -> Iterator[LiveApp]:
-    """Serve `create_app(settings, deps)` on 127.0.0.1 with `checkout` indexed as `repo` (None: empty store)."""
+def serve_app(
+    settings: Settings | Callable[[str], Settings],
+    *,
+    checkout: Path | None = None,
+    repo: str = "acme/shop",
+    prepare: Prepare | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[LiveApp]:
+    """Serve `create_app(settings, deps, clock=clock)` on 127.0.0.1, `checkout` indexed as `repo` (None: empty).
+
+    `prepare(deps)` runs on the server's loop before it starts serving (a sync, for example); the
+    worker deps (GitLab client) are opened when the settings carry a GitLab token. `settings` may be a
+    function of the base URL, for settings that must name it (the OAuth proxy's public URL).
+    """
     # IPPROTO_TCP, not 0: asyncio enables TCP_NODELAY only for it, else replies wait ~40 ms for an ACK.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    thread = _ServerThread(settings, sock, checkout, repo)
+    base_url = f"http://127.0.0.1:{port}"
+    resolved = settings(base_url) if callable(settings) else settings
+    thread = _ServerThread(resolved, sock, checkout, repo, prepare, clock)
     thread.start()
     try:
         if not thread.ready.wait(START_TIMEOUT_S):
             raise TimeoutError(f"the app did not start on port {port} within {START_TIMEOUT_S}s")
         if thread.error is not None or thread.server is None or not thread.server.started:
             raise RuntimeError(f"the app failed to start on port {port}") from thread.error
-        yield LiveApp(base_url=f"http://127.0.0.1:{port}")
+        yield LiveApp(base_url=base_url)
     finally:
         thread.stop()
         sock.close()
