@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -27,6 +28,9 @@ T = TypeVar("T")
 # python-gitlab retries transient errors 10 times by default (0.1 s doubling: ~100 s in a thread that
 # cannot be cancelled). File downloads retry less; the sync job's own retry (arq Retry) takes over.
 _FILE_RETRIES = 4
+# A compare that keeps failing with 5xx is not retried for long: the sync walks the tree instead
+# (issue 10), so three attempts (0.1 + 0.2 s of python-gitlab backoff) are enough.
+COMPARE_RETRIES = 2
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -37,6 +41,18 @@ class ProjectInfo:
     path_with_namespace: str
     default_branch: str | None
     empty: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Activity:
+    """A project as `GET /projects` lists it, with when GitLab last saw activity on it.
+
+    GitLab moves `last_activity_at` on a push only when it is over an hour old
+    (`Event::RESET_PROJECT_ACTIVITY_INTERVAL`, `Event#reset_project_activity`): see `app/sweep.py`.
+    """
+
+    project: ProjectInfo
+    last_activity_at: datetime
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,6 +72,8 @@ class Comparison:
 
     diffs: tuple[Diff, ...]
     overflow: bool
+    parent_ids: frozenset[str] = frozenset()
+    """Every parent of the commits in `from..to`: `from` is among them iff `to` descends from it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,13 +120,7 @@ class GitLabClient:
         """GET /projects/:id."""
 
         def get(gl: gitlab.Gitlab) -> ProjectInfo:
-            attrs = gl.projects.get(project_id).attributes
-            return ProjectInfo(
-                id=int(attrs["id"]),
-                path_with_namespace=str(attrs["path_with_namespace"]),
-                default_branch=attrs.get("default_branch") or None,
-                empty=bool(attrs.get("empty_repo", False)),
-            )
+            return _project_info(gl.projects.get(project_id).attributes)
 
         return await self._call(get)
 
@@ -132,7 +144,9 @@ class GitLabClient:
         def get(gl: gitlab.Gitlab) -> Comparison | None:
             project = gl.projects.get(project_id, lazy=True)
             try:
-                result: dict[str, Any] = project.repository_compare(from_sha, to_sha, straight=True)  # type: ignore[assignment]
+                result: dict[str, Any] = project.repository_compare(  # type: ignore[assignment]
+                    from_sha, to_sha, straight=True, max_retries=COMPARE_RETRIES
+                )
             except gitlab.exceptions.GitlabError as exc:
                 if exc.response_code == 404:
                     return None
@@ -140,6 +154,7 @@ class GitLabClient:
             return Comparison(
                 diffs=tuple(_diff(d) for d in result.get("diffs", [])),
                 overflow=bool(result.get("compare_timeout")),
+                parent_ids=frozenset(p for c in result.get("commits", []) for p in c.get("parent_ids", [])),
             )
 
         return await self._call(get)
@@ -181,22 +196,45 @@ class GitLabClient:
 
     async def project_ids(self) -> list[ProjectInfo]:
         """Every non-archived project the token can see (keyset pagination), for a backfill."""
+        return [a.project for a in await self.activity(None)]
 
-        def get(gl: gitlab.Gitlab) -> list[ProjectInfo]:
-            found: list[ProjectInfo] = []
-            for p in gl.projects.list(iterator=True, pagination="keyset", order_by="id", sort="asc", archived=False):
-                attrs = p.attributes
-                found.append(
-                    ProjectInfo(
-                        id=int(attrs["id"]),
-                        path_with_namespace=str(attrs["path_with_namespace"]),
-                        default_branch=attrs.get("default_branch") or None,
-                        empty=bool(attrs.get("empty_repo", False)),
-                    )
-                )
-            return found
+    async def activity(self, after: datetime | None) -> list[Activity]:
+        """Non-archived projects with activity after `after` (None: every one), 100 a page, keyset by id.
+
+        `last_activity_after` keeps projects whose `last_activity_at` is strictly later
+        (`ProjectsFinder#by_last_activity_after`); keyset pagination needs `order_by=id`.
+        """
+        query: dict[str, Any] = {"last_activity_after": _iso(after)} if after is not None else {}
+
+        def get(gl: gitlab.Gitlab) -> list[Activity]:
+            listing = gl.projects.list(
+                iterator=True, pagination="keyset", order_by="id", sort="asc", archived=False, per_page=100, **query
+            )
+            return [
+                Activity(project=_project_info(p.attributes), last_activity_at=_time(p.attributes["last_activity_at"]))
+                for p in listing
+            ]
 
         return await self._call(get)
+
+
+def _project_info(attrs: dict[str, Any]) -> ProjectInfo:
+    return ProjectInfo(
+        id=int(attrs["id"]),
+        path_with_namespace=str(attrs["path_with_namespace"]),
+        default_branch=attrs.get("default_branch") or None,
+        empty=bool(attrs.get("empty_repo", False)),
+    )
+
+
+def _iso(moment: datetime) -> str:
+    """ISO 8601 in UTC, as the API documents its DateTime parameters (`YYYY-MM-DDTHH:MM:SSZ`)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _time(value: str) -> datetime:
+    """An API timestamp (`2026-12-01T09:52:42.123Z`) as an aware datetime."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def _diff(d: dict[str, Any]) -> Diff:

@@ -13,13 +13,14 @@ import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from qdrant_client import models as qm
 
 from app.db import Database, ProjectRow, RunCounts
 from app.deps import Deps
-from app.gitlab_api import Diff, GitLabClient, ProjectInfo, RawFile
+from app.errors import GitLabUnavailableError
+from app.gitlab_api import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
 from app.indexing import WritePlan
 from app.vectors import repo_payload
 from pipeline.chunking import chunk_source
@@ -45,6 +46,8 @@ class SyncPlan:
     mode: str  # compare | tree
     fetch: tuple[Fetch, ...]
     delete: tuple[str, ...]
+    cite_head: bool = False
+    """Every chunk's `commit_sha` becomes the new head: the indexed commit may not be on the branch any more."""
 
 
 def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
@@ -160,12 +163,27 @@ class Syncer:
 
     async def _plan(self, row: ProjectRow, head: str) -> SyncPlan:
         if row.indexed_sha and not row.full_sync:
-            comparison = await self.gitlab.compare(row.id, row.indexed_sha, head)
+            comparison = await self._compare(row.id, row.indexed_sha, head)
             if comparison is not None and not comparison.overflow:
-                return plan_compare(comparison.diffs, self.scope)
-            logger.info("project %s: compare %s", row.id, "overflowed" if comparison else "lost its base commit")
+                # A force push or an amend: the indexed commit is not an ancestor of the head.
+                rewritten = row.indexed_sha not in comparison.parent_ids
+                return replace(plan_compare(comparison.diffs, self.scope), cite_head=rewritten)
+            logger.info("project %s: compare %s", row.id, "overflowed" if comparison else "failed or lost its base")
         tree = await self.gitlab.tree(row.id, head)
-        return plan_tree(tree, await self.db.manifest(row.id), self.scope)
+        # A walk does not know whether the indexed commit is an ancestor of the head (a force push, GC,
+        # a full reindex): unchanged chunks then cite the head, where their content is identical.
+        plan = plan_tree(tree, await self.db.manifest(row.id), self.scope)
+        return replace(plan, cite_head=row.indexed_sha is not None)
+
+    async def _compare(self, project_id: int, base: str, head: str) -> Comparison | None:
+        """The compare, or None when its base is gone or GitLab keeps failing it (the tree walk takes over)."""
+        try:
+            return await self.gitlab.compare(project_id, base, head)
+        except GitLabUnavailableError as exc:
+            # A compare can fail for good on one project (a huge diff timing out) while the rest of
+            # GitLab works: retrying it for the job's ~18 minutes of tries never heals that (issue 10).
+            logger.warning("project %s: compare %s..%s failed: %s", project_id, base[:10], head[:10], exc)
+            return None
 
     async def _apply(self, project_id: int, plan: SyncPlan, context: SourceContext) -> RunCounts:
         totals = RunCounts(files_changed=len(plan.fetch) + len(plan.delete))
@@ -185,6 +203,8 @@ class Syncer:
             totals.chunks_deleted += await self.deps.indexer.delete_files(context.repo_path, plan.delete)
             await self.db.update_manifest(project_id, {}, plan.delete)
         totals.files_deleted = len(plan.delete)
+        if plan.cite_head and context.commit_sha:
+            await cite_commit(self.deps, project_id, context.commit_sha)
         return totals
 
     async def _download(self, project_id: int, f: Fetch, context: SourceContext) -> RawFile:
@@ -221,6 +241,15 @@ def _project_filter(project_id: int) -> qm.Filter:
 async def rename_points(deps: Deps, project_id: int, repo_path: str) -> None:
     """Rewrite repo_path in a project's points (rename or transfer): payload only, no re-embedding."""
     await deps.store.set_payload_where(_project_filter(project_id), repo_payload(repo_path))
+
+
+async def cite_commit(deps: Deps, project_id: int, sha: str) -> None:
+    """Make every chunk of a project cite `sha`, the head its content now equals: payload only.
+
+    Called after a sync whose indexed commit may have left the branch, so no permalink names a
+    rewritten-away commit (docs/decisions.md, "GitLab sync").
+    """
+    await deps.store.set_payload_where(_project_filter(project_id), {"commit_sha": sha})
 
 
 async def purge_points(deps: Deps, project_id: int) -> None:

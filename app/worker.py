@@ -17,15 +17,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 from arq import Retry, cron
 from arq.worker import Function, Worker, func
 
 from app.deps import Deps
-from app.errors import TRANSIENT_ERRORS, GitLabNotFoundError, ServiceError, StorageError
+from app.errors import TRANSIENT_ERRORS, GitLabError, GitLabNotFoundError, ServiceError, StorageError
 from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
-from app.settings import GITLAB_UNSET, Settings
+from app.settings import GITLAB_UNSET, Settings, cron_fields
+from app.sweep import sweep
 from app.sync import Syncer, SyncOutcome, purge_points, rename_points
 from hooks.events import Event
 from hooks.receiver import Receiver
@@ -161,7 +163,11 @@ async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:
 
 
 async def reconcile(ctx: dict[str, Any]) -> str:
-    """Enqueue a sync for every project whose deliveries were not all synced (a lost nudge, a crash)."""
+    """Heal what deliveries missed: re-enqueue projects PostgreSQL has behind, then ask GitLab for drift.
+
+    The second step (`app.sweep`) finds pushes whose every delivery was lost, new projects, and
+    renames or default-branch changes nobody told us about.
+    """
     deps = deps_of(ctx)
     db = deps.require_db()
     behind = await db.behind()
@@ -169,7 +175,14 @@ async def reconcile(ctx: dict[str, Any]) -> str:
         row = await db.project(project_id)
         if row is not None:
             await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, "reconcile")
-    return f"{len(behind)} projects behind"
+    if deps.gitlab is None:
+        return f"{len(behind)} projects behind; {NO_GITLAB}"
+    try:
+        drifts = await sweep(deps, timedelta(seconds=deps.settings.worker.full_sweep_every_s))
+    except (*TRANSIENT_ERRORS, GitLabError) as exc:  # the next sweep lists from the last successful one
+        logger.warning("sweep failed, trying again next time: %s: %s", type(exc).__name__, exc)
+        return f"{len(behind)} projects behind; sweep failed: {type(exc).__name__}"
+    return f"{len(behind)} projects behind, {len(drifts)} drifted from GitLab"
 
 
 def functions(settings: Settings) -> list[Function]:
@@ -189,10 +202,10 @@ def functions(settings: Settings) -> list[Function]:
 
 def build_worker(settings: Settings, deps: Deps, *, burst: bool = False, handle_signals: bool = True) -> Worker:
     """An arq worker over the given `Deps` (the caller owns their lifetime)."""
-    every = settings.worker.reconcile_every_s
+    schedule = cron_fields(settings.worker.reconcile_every_s)  # exactly the interval (validated by Settings)
     return Worker(
         functions=functions(settings),
-        cron_jobs=[cron(reconcile, second={0}, minute=set(range(0, 60, max(1, every // 60))), run_at_startup=True)],
+        cron_jobs=[cron(reconcile, **schedule, run_at_startup=True)],  # type: ignore[arg-type]
         queue_name=settings.redis.queue,
         redis_pool=deps.require_queue(),
         burst=burst,

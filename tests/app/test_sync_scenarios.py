@@ -183,6 +183,7 @@ async def test_rename_transfer_and_destroy(env: SyncEnv) -> None:
     await env.push(project, {SRC + "B.java": service("B")})
     await env.work()
     await env.audit(project)
+    env.gitlab.delete_project(project.id)  # GitLab sends project_destroy once the project is gone
     destroy = {"event_name": "project_destroy", "project_id": project.id, "path_with_namespace": "platform/store"}
     await env.deliver(destroy)
     await env.work()
