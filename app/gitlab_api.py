@@ -31,6 +31,9 @@ _FILE_RETRIES = 4
 # A compare that keeps failing with 5xx is not retried for long: the sync walks the tree instead
 # (issue 10), so three attempts (0.1 + 0.2 s of python-gitlab backoff) are enough.
 COMPARE_RETRIES = 2
+# The sweep's listing runs again next interval, from where the last successful one left off.
+LISTING_RETRIES = 2
+LISTING_PAGE = 100  # GitLab's largest page
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -199,23 +202,31 @@ class GitLabClient:
         return [a.project for a in await self.activity(None)]
 
     async def activity(self, after: datetime | None) -> list[Activity]:
-        """Non-archived projects with activity after `after` (None: every one), 100 a page, keyset by id.
+        """Non-archived projects with activity after `after` (None: every one), by id, 100 a page.
 
         `last_activity_after` keeps projects whose `last_activity_at` is strictly later
-        (`ProjectsFinder#by_last_activity_after`); keyset pagination needs `order_by=id`.
+        (`ProjectsFinder#by_last_activity_after`). Pages are asked by `id_after` and a short page is
+        the last: GitLab's keyset pager links a next page after every non-empty one
+        (`Gitlab::Pagination::Keyset::Pager#apply_headers`), which would cost an empty call more.
         """
         query: dict[str, Any] = {"last_activity_after": _iso(after)} if after is not None else {}
 
         def get(gl: gitlab.Gitlab) -> list[Activity]:
-            listing = gl.projects.list(
-                iterator=True, pagination="keyset", order_by="id", sort="asc", archived=False, per_page=100, **query
-            )
-            return [
-                Activity(project=_project_info(p.attributes), last_activity_at=_time(p.attributes["last_activity_at"]))
-                for p in listing
-            ]
+            found: list[Activity] = []
+            while True:
+                page = gl.projects.list(
+                    get_all=False, order_by="id", sort="asc", archived=False, per_page=LISTING_PAGE,
+                    id_after=found[-1].project.id if found else 0, max_retries=LISTING_RETRIES, **query,
+                )  # fmt: skip
+                found += [_activity(p.attributes) for p in page]
+                if len(page) < LISTING_PAGE:
+                    return found
 
         return await self._call(get)
+
+
+def _activity(attrs: dict[str, Any]) -> Activity:
+    return Activity(project=_project_info(attrs), last_activity_at=_time(attrs["last_activity_at"]))
 
 
 def _project_info(attrs: dict[str, Any]) -> ProjectInfo:

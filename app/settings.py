@@ -110,7 +110,7 @@ class WorkerSettings(BaseModel):
         default=300, ge=10, description="How often the sweep compares GitLab's heads with the index (divides a day)"
     )
     full_sweep_every_s: int = Field(
-        default=3600, ge=60, description="How often the sweep lists every project, not only recently active ones"
+        default=3600, ge=0, description="How often the sweep lists every project, not only active ones (0: always)"
     )
 
     @field_validator("reconcile_every_s")

@@ -38,6 +38,8 @@ REPLAY_TRIES = 40
 NO_GITLAB = f"{GITLAB_UNSET}, then POST /admin/reindex"
 MAX_LOOPS = 5  # syncs per job before it hands over to the next queued job
 BUSY_RETRY_S = 2.0
+# A sweep that fails (GitLab down, a refused token) is logged; the next one lists from the last good one.
+SWEEP_ERRORS: tuple[type[ServiceError], ...] = (*TRANSIENT_ERRORS, GitLabError)
 
 
 def deps_of(ctx: dict[str, Any]) -> Deps:
@@ -179,7 +181,7 @@ async def reconcile(ctx: dict[str, Any]) -> str:
         return f"{len(behind)} projects behind; {NO_GITLAB}"
     try:
         drifts = await sweep(deps, timedelta(seconds=deps.settings.worker.full_sweep_every_s))
-    except (*TRANSIENT_ERRORS, GitLabError) as exc:  # the next sweep lists from the last successful one
+    except SWEEP_ERRORS as exc:
         logger.warning("sweep failed, trying again next time: %s: %s", type(exc).__name__, exc)
         return f"{len(behind)} projects behind; sweep failed: {type(exc).__name__}"
     return f"{len(behind)} projects behind, {len(drifts)} drifted from GitLab"

@@ -6,9 +6,10 @@ the git tree at the head.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -124,13 +125,14 @@ async def sync_env(
     chunking: ChunkingSettings | None = None,
     worker: WorkerSettings | None = None,
     gitlab_token: str | None = None,
+    gitlab_clock: Callable[[], datetime] | None = None,
 ) -> AsyncIterator[SyncEnv]:
     """The whole stack, torn down on exit.
 
     `chunking` and `worker` replace those settings; `gitlab_token` is the token the service sends
-    (the fake only accepts its own, so any other one is refused with 401).
+    (the fake only accepts its own, so any other one is refused with 401); `gitlab_clock` is GitLab's.
     """
-    with FakeGitLab(tmp_path) as gitlab:
+    with FakeGitLab(tmp_path, clock=gitlab_clock) as gitlab:
         token = gitlab.token if gitlab_token is None else gitlab_token
         settings = Settings(
             postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
