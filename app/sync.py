@@ -162,18 +162,19 @@ class Syncer:
             await self.db.rename_project(row.id, info.path_with_namespace)
 
     async def _plan(self, row: ProjectRow, head: str) -> SyncPlan:
+        # Unchanged chunks cite the head (where their content is identical) unless the indexed commit is
+        # known to be its ancestor: a force push or an amend rewrote it away, a 404 means it is gone,
+        # a full reindex repairs whatever citations drifted.
+        rewritten = row.indexed_sha is not None
         if row.indexed_sha and not row.full_sync:
             comparison = await self._compare(row.id, row.indexed_sha, head)
-            if comparison is not None and not comparison.overflow:
-                # A force push or an amend: the indexed commit is not an ancestor of the head.
+            if comparison is not None:
                 rewritten = row.indexed_sha not in comparison.parent_ids
-                return replace(plan_compare(comparison.diffs, self.scope), cite_head=rewritten)
+                if not comparison.overflow:
+                    return replace(plan_compare(comparison.diffs, self.scope), cite_head=rewritten)
             logger.info("project %s: compare %s", row.id, "overflowed" if comparison else "failed or lost its base")
         tree = await self.gitlab.tree(row.id, head)
-        # A walk does not know whether the indexed commit is an ancestor of the head (a force push, GC,
-        # a full reindex): unchanged chunks then cite the head, where their content is identical.
-        plan = plan_tree(tree, await self.db.manifest(row.id), self.scope)
-        return replace(plan, cite_head=row.indexed_sha is not None)
+        return replace(plan_tree(tree, await self.db.manifest(row.id), self.scope), cite_head=rewritten)
 
     async def _compare(self, project_id: int, base: str, head: str) -> Comparison | None:
         """The compare, or None when its base is gone or GitLab keeps failing it (the tree walk takes over)."""

@@ -526,6 +526,8 @@ SYNC_STEPS: Final = (  # (attribute of Deps, method, label) of what a sync run a
     ("store", "stored_hashes", "Qdrant: stored_hashes (filtered scroll)"),
     ("store", "upsert", "Qdrant: upsert"),
     ("store", "set_payloads", "Qdrant: set_payloads"),
+    ("store", "set_payload_where", "Qdrant: set_payload_where (re-cite, move)"),
+    ("store", "stored_state", "Qdrant: stored_state (filtered scroll)"),
     ("store", "delete_ids", "Qdrant: delete_ids"),
     ("embedder", "embed", "embedding HTTP"),
     ("db", "start_run", "PostgreSQL: run bookkeeping"),

@@ -61,11 +61,13 @@ class Clock:
 
 async def time_to_sync(stack: Stack, project: FakeProject, timeout: float) -> dict[str, Any]:
     """Seconds until the index is at the project's head (the last run closed) and that run; then the audit."""
+    stack.steps.take()
     t0 = time.perf_counter()
     run = await wait_synced(stack, project.id, project.head(), timeout)
     seconds = time.perf_counter() - t0
+    steps = stack.steps.take()
     await audit(stack.deps, stack.settings, project)
-    return {"seconds": seconds} | run_row(run)
+    return {"seconds": seconds} | run_row(run) | {"steps": steps}
 
 
 async def heal_run(args: argparse.Namespace, dsn: str, tmp: Path) -> dict[str, Any]:
@@ -156,6 +158,8 @@ def print_report(report: dict[str, Any]) -> None:
         step = heal[key]
         run = f"run: {step['mode']}, {step['run_seconds']:.2f} s, {step['trigger']}"
         print(f"  {key:34} {step['seconds']:8.2f} s ({run})")
+        slow = sorted(step["steps"].items(), key=lambda kv: -_seconds(kv[1]))[:3]
+        print("      " + "; ".join(f"{label} {_seconds(v):.2f} s" for label, v in slow))
     print(f"  audit: {heal['audit']}")
     print(f"GitLab calls per reconcile sweep ({calls['projects']:,} projects):")
     for key in ("first_sweep_full_listing", "sweep_nothing_changed", "sweep_after_lost_pushes"):
@@ -164,6 +168,10 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"  {key:34} {row['calls']:5} calls ({per_100}) {row['by_endpoint']}")
     moved = calls["sweep_after_lost_pushes"]
     print(f"  lost pushes found: {moved['sync_requested']} of {moved['pushed']}")
+
+
+def _seconds(step: Any) -> float:
+    return float(step["seconds"]) if isinstance(step, dict) else float(step)
 
 
 def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
