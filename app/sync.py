@@ -250,7 +250,9 @@ async def cite_commit(deps: Deps, project_id: int, sha: str) -> None:
     Called after a sync whose indexed commit may have left the branch, so no permalink names a
     rewritten-away commit (docs/decisions.md, "GitLab sync").
     """
-    await deps.store.set_payload_where(_project_filter(project_id), {"commit_sha": sha})
+    stale = _project_filter(project_id)
+    stale.must_not = [qm.FieldCondition(key="commit_sha", match=qm.MatchValue(value=sha))]  # written by this run
+    await deps.store.set_payload_where(stale, {"commit_sha": sha})
 
 
 async def purge_points(deps: Deps, project_id: int) -> None:
