@@ -103,3 +103,15 @@ async def test_a_compare_that_keeps_failing_falls_back_to_a_tree_walk(env: SyncE
     await env.audit(project)
     assert env.gitlab.call_count("/repository/compare") == 3  # COMPARE_RETRIES + 1 attempts, in one run
     assert [(r["mode"], r["status"]) for r in await env.runs(project.id)][-1] == ("tree", "DONE")
+
+
+async def test_an_overflowing_fast_forward_walks_the_tree_but_keeps_citations(env: SyncEnv) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    first = await env.push(project, {SRC + "A.java": service("A")})
+    await env.work()
+    env.gitlab.max_diff_files = 1  # GitLab's `diff_max_files`: the compare comes back `compare_timeout`
+    second = await env.push(project, {SRC + "B.java": service("B"), SRC + "C.java": service("C")})
+    await env.work()
+    await env.audit(project)
+    assert (await env.runs(project.id))[-1]["mode"] == "tree"
+    assert await cited(env, project.id) == {first, second}  # the compare still showed a fast-forward

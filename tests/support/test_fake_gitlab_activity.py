@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import gitlab
 import pytest
@@ -41,6 +42,11 @@ def client(gl: FakeGitLab) -> Iterator[gitlab.Gitlab]:
         yield api
 
 
+def as_dict(value: object) -> dict[str, Any]:
+    assert isinstance(value, dict)
+    return value
+
+
 def activity(client: gitlab.Gitlab, project_id: int) -> str:
     return str(client.projects.get(project_id).attributes["last_activity_at"])
 
@@ -63,7 +69,7 @@ def test_listing_filters_on_last_activity_strictly(client: gitlab.Gitlab, gl: Fa
     clock.now = T0 + timedelta(hours=2)
     new = gl.create_project("acme/new")
 
-    def ids(**filters: str) -> list[int]:
+    def ids(**filters: Any) -> list[int]:
         return [p.id for p in client.projects.list(order_by="id", sort="asc", get_all=True, **filters)]
 
     assert ids(last_activity_after="2026-12-01T08:00:00Z") == [new.id]  # strictly after
@@ -83,7 +89,7 @@ def test_a_pruned_force_push_makes_the_old_commit_404(client: gitlab.Gitlab, gl:
     gone = project.commit({"B.java": "class B {}"}, "b")
     project.force_reset("main", base)
     api = client.projects.get(project.id, lazy=True)
-    assert api.repository_compare(gone, base, straight=True)["compare_same_ref"] is False  # not pruned yet
+    assert as_dict(api.repository_compare(gone, base, straight=True))["compare_same_ref"] is False  # not pruned
     project.prune()
     with pytest.raises(gitlab.GitlabGetError) as err:
         api.repository_compare(gone, base, straight=True)
@@ -95,6 +101,6 @@ def test_an_amend_keeps_the_tree_and_replaces_the_commit(client: gitlab.Gitlab, 
     project.commit({"A.java": "class A {}"}, "a")
     before = project.head()
     after = project.amend("a, said better")
-    result = client.projects.get(project.id, lazy=True).repository_compare(before, after, straight=True)
+    result = as_dict(client.projects.get(project.id, lazy=True).repository_compare(before, after, straight=True))
     assert after != before and result["diffs"] == []
     assert [c["id"] for c in result["commits"]] == [after] and before not in result["commits"][0]["parent_ids"]
