@@ -198,7 +198,7 @@ class GitLabClient:
         return await self._call(get)
 
     async def project_ids(self) -> list[ProjectInfo]:
-        """Every non-archived project the token can see (keyset pagination), for a backfill."""
+        """Every non-archived project the token can see (by id, 100 a page), for a backfill."""
         return [a.project for a in await self.activity(None)]
 
     async def activity(self, after: datetime | None) -> list[Activity]:

@@ -2,7 +2,7 @@
 
 GitLab never resends a failed system-hook delivery, so the sweep asks GitLab itself, batched:
 
-1. One listing, `GET /projects?last_activity_after=...` (keyset by id, 100 a page): every project
+1. One listing, `GET /projects?last_activity_after=...` (ordered by id, 100 a page asked by `id_after`): every project
    that may have moved since the last sweep. Every `full_sweep_every_s` the listing has no filter,
    which also catches renames, transfers and default-branch changes that were not pushes.
 2. `GET /projects/:id/repository/branches/:default` only for listed projects that may have moved.
