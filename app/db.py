@@ -42,6 +42,28 @@ class ProjectRow:
     repository_access: str | None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HeadSeen:
+    """A project as the reconcile sweep compares it with GitLab's listing."""
+
+    id: int
+    repo_path: str
+    default_branch: str | None
+    indexed_sha: str | None
+    head_checked_at: datetime | None
+    behind: bool  # deliveries not synced yet: a sync is due anyway
+    out_of_scope: bool  # purged for leaving the indexing scope: nothing to compare until it comes back
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SweepMarks:
+    """PostgreSQL's clock at a sweep's start, and when the sweep last listed some and all projects."""
+
+    now: datetime
+    listed_at: datetime | None
+    full_at: datetime | None
+
+
 @dataclass(slots=True, kw_only=True)
 class RunCounts:
     """What one sync run did, as stored in `index_jobs` (accumulated batch by batch while it runs)."""
@@ -172,7 +194,7 @@ class Database:
                 INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen)
                 SELECT project_id, repo_path, known_branch, after_sha, n FROM latest
                 ON CONFLICT (id) DO UPDATE SET
-                    repo_path = EXCLUDED.repo_path,
+                    -- repo_path stays: the sync sees a different path from GitLab and moves first
                     default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
                     target_sha = EXCLUDED.target_sha,
                     requested_gen = projects.requested_gen + EXCLUDED.requested_gen,
@@ -209,7 +231,7 @@ class Database:
             INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen, full_sync)
             VALUES ($1, $2, $3, $4, 1, $5)
             ON CONFLICT (id) DO UPDATE SET
-                repo_path = EXCLUDED.repo_path,
+                -- repo_path stays: the sync sees a different path from GitLab and moves first
                 default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
                 target_sha = COALESCE(EXCLUDED.target_sha, projects.target_sha),
                 requested_gen = projects.requested_gen + 1,
@@ -242,6 +264,48 @@ class Database:
         rows = await self._fetch("SELECT id FROM projects WHERE requested_gen > done_gen ORDER BY id")
         return [int(r["id"]) for r in rows]
 
+    async def sweep_start(self, name: str) -> SweepMarks:
+        """PostgreSQL's clock now, and when the sweep `name` last listed projects (all of them: `full_at`)."""
+        row = await self._fetchrow(
+            """
+            SELECT now() AS now, (SELECT listed_at FROM sweeps WHERE name = $1) AS listed_at,
+                   (SELECT full_at FROM sweeps WHERE name = $1) AS full_at
+            """,
+            name,
+        )
+        assert row is not None
+        return SweepMarks(now=row["now"], listed_at=row["listed_at"], full_at=row["full_at"])
+
+    async def sweep_done(self, name: str, started: datetime, *, full: bool) -> None:
+        """Record that the sweep `name` that began at `started` listed projects (every one when `full`)."""
+        await self._execute(
+            """
+            INSERT INTO sweeps (name, listed_at, full_at) VALUES ($1, $2, $2)
+            ON CONFLICT (name) DO UPDATE SET listed_at = $2,
+                full_at = CASE WHEN $3 THEN $2 ELSE sweeps.full_at END
+            """,
+            name, started, full,
+        )  # fmt: skip
+
+    async def heads_seen(self, project_ids: Sequence[int]) -> dict[int, HeadSeen]:
+        """What the sweep compares GitLab's listing with, for these projects (unknown ones are absent)."""
+        rows = await self._fetch(
+            """
+            SELECT id, repo_path, default_branch, indexed_sha, head_checked_at, requested_gen > done_gen AS behind,
+                   status = 'out_of_scope' AS out_of_scope
+            FROM projects WHERE id = ANY($1::bigint[])
+            """,
+            list(project_ids),
+        )
+        return {int(r["id"]): HeadSeen(**{name: r[name] for name in HeadSeen.__dataclass_fields__}) for r in rows}
+
+    async def mark_heads_checked(self, project_ids: Sequence[int], at: datetime) -> None:
+        """GitLab reported these projects' heads equal to the index at `at` (PostgreSQL's clock)."""
+        await self._execute(
+            "UPDATE projects SET head_checked_at = GREATEST(head_checked_at, $2) WHERE id = ANY($1::bigint[])",
+            list(project_ids), at,
+        )  # fmt: skip
+
     async def set_status(self, project_id: int, status: str, error: str | None = None) -> None:
         """Set a project's status (and its last error, cleared when None)."""
         await self._execute(
@@ -255,7 +319,7 @@ class Database:
             """
             UPDATE projects SET indexed_sha = $2, done_gen = GREATEST(done_gen, $3), status = 'ok',
                 last_error = NULL, full_sync = false, indexed_at = now(), updated_at = now(),
-                default_branch = COALESCE($4, default_branch)
+                default_branch = COALESCE($4, default_branch), head_checked_at = now()
             WHERE id = $1
             """,
             project_id, sha, gen, default_branch,

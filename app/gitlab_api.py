@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -27,6 +28,12 @@ T = TypeVar("T")
 # python-gitlab retries transient errors 10 times by default (0.1 s doubling: ~100 s in a thread that
 # cannot be cancelled). File downloads retry less; the sync job's own retry (arq Retry) takes over.
 _FILE_RETRIES = 4
+# A compare that keeps failing with 5xx is not retried for long: the sync walks the tree instead
+# (issue 10), so three attempts (0.1 + 0.2 s of python-gitlab backoff) are enough.
+COMPARE_RETRIES = 2
+# The sweep's listing runs again next interval, from where the last successful one left off.
+LISTING_RETRIES = 2
+LISTING_PAGE = 100  # GitLab's largest page
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,6 +82,18 @@ def project_info(attrs: Mapping[str, Any]) -> ProjectInfo:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Activity:
+    """A project as `GET /projects` lists it, with when GitLab last saw activity on it.
+
+    GitLab moves `last_activity_at` on a push only when it is over an hour old
+    (`Event::RESET_PROJECT_ACTIVITY_INTERVAL`, `Event#reset_project_activity`): see `app/sweep.py`.
+    """
+
+    project: ProjectInfo
+    last_activity_at: datetime
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Diff:
     """One changed path of a compare (no blob ids: GitLab's compare has none)."""
 
@@ -91,6 +110,8 @@ class Comparison:
 
     diffs: tuple[Diff, ...]
     overflow: bool
+    parent_ids: frozenset[str] = frozenset()
+    """Every parent of the commits in `from..to`: `from` is among them iff `to` descends from it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -161,7 +182,9 @@ class GitLabClient:
         def get(gl: gitlab.Gitlab) -> Comparison | None:
             project = gl.projects.get(project_id, lazy=True)
             try:
-                result: dict[str, Any] = project.repository_compare(from_sha, to_sha, straight=True)  # type: ignore[assignment]
+                result: dict[str, Any] = project.repository_compare(  # type: ignore[assignment]
+                    from_sha, to_sha, straight=True, max_retries=COMPARE_RETRIES
+                )
             except gitlab.exceptions.GitlabError as exc:
                 if exc.response_code == 404:
                     return None
@@ -169,6 +192,7 @@ class GitLabClient:
             return Comparison(
                 diffs=tuple(_diff(d) for d in result.get("diffs", [])),
                 overflow=bool(result.get("compare_timeout")),
+                parent_ids=frozenset(p for c in result.get("commits", []) for p in c.get("parent_ids", [])),
             )
 
         return await self._call(get)
@@ -209,17 +233,51 @@ class GitLabClient:
         return await self._call(get)
 
     async def project_ids(self) -> list[ProjectInfo]:
-        """Every project the token can see (keyset pagination), for a backfill; archived ones too.
+        """Every project the token can see, archived ones too (by id, 100 a page), for a backfill.
 
         The indexing scope (`app.scope`) decides which of them are indexed, archived ones included,
         so that a backfill also finds the known projects that left scope.
         """
+        return [a.project for a in await self.activity(None, archived=True)]
 
-        def get(gl: gitlab.Gitlab) -> list[ProjectInfo]:
-            listed = gl.projects.list(iterator=True, pagination="keyset", order_by="id", sort="asc")
-            return [project_info(p.attributes) for p in listed]
+    async def activity(self, after: datetime | None, *, archived: bool = False) -> list[Activity]:
+        """Projects with activity after `after` (None: every one), by id, 100 a page; archived ones when asked.
+
+        `last_activity_after` keeps projects whose `last_activity_at` is strictly later
+        (`ProjectsFinder#by_last_activity_after`). Pages are asked by `id_after` and a short page is
+        the last: GitLab's keyset pager links a next page after every non-empty one
+        (`Gitlab::Pagination::Keyset::Pager#apply_headers`), which would cost an empty call more.
+        """
+        query: dict[str, Any] = {"last_activity_after": _iso(after)} if after is not None else {}
+        if not archived:
+            query["archived"] = False  # absent, GitLab lists archived and active projects alike
+
+        def get(gl: gitlab.Gitlab) -> list[Activity]:
+            found: list[Activity] = []
+            while True:
+                page = gl.projects.list(
+                    get_all=False, order_by="id", sort="asc", per_page=LISTING_PAGE,
+                    id_after=found[-1].project.id if found else 0, max_retries=LISTING_RETRIES, **query,
+                )  # fmt: skip
+                found += [_activity(p.attributes) for p in page]
+                if len(page) < LISTING_PAGE:
+                    return found
 
         return await self._call(get)
+
+
+def _activity(attrs: dict[str, Any]) -> Activity:
+    return Activity(project=project_info(attrs), last_activity_at=_time(attrs["last_activity_at"]))
+
+
+def _iso(moment: datetime) -> str:
+    """ISO 8601 in UTC, as the API documents its DateTime parameters (`YYYY-MM-DDTHH:MM:SSZ`)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _time(value: str) -> datetime:
+    """An API timestamp (`2026-12-01T09:52:42.123Z`) as an aware datetime."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def _diff(d: dict[str, Any]) -> Diff:

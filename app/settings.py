@@ -190,7 +190,35 @@ class WorkerSettings(BaseModel):
     max_tries: int = Field(default=8, ge=1)
     parse_processes: int = Field(default=0, ge=0, description="0: parse in threads; N: a pool of N processes")
     files_per_batch: int = Field(default=64, ge=1)
-    reconcile_every_s: int = Field(default=300, ge=10, description="How often stale projects are re-enqueued")
+    reconcile_every_s: int = Field(
+        default=300, ge=10, description="How often the sweep compares GitLab's heads with the index (divides a day)"
+    )
+    full_sweep_every_s: int = Field(
+        default=3600, ge=0, description="How often the sweep lists every project, not only active ones (0: always)"
+    )
+
+    @field_validator("reconcile_every_s")
+    @classmethod
+    def _schedulable(cls, every_s: int) -> int:
+        cron_fields(every_s)  # the worker's cron must run at exactly this interval
+        return every_s
+
+
+def cron_fields(every_s: int) -> dict[str, set[int]]:
+    """Arq `cron` fields that fire every `every_s` seconds exactly, from midnight.
+
+    Raises:
+        ValueError: unless the interval divides a minute, an hour or a day evenly (a cron cannot
+            keep any other interval: 45 s would fire at :00 and :45, 15 s apart).
+    """
+    fields: dict[str, set[int]] = {}
+    for unit, span, name in ((1, 60, "second"), (60, 3600, "minute"), (3600, 86400, "hour")):
+        if every_s < span or unit == 3600:
+            if every_s % unit or span % every_s:
+                break
+            return fields | {name: set(range(0, span // unit, every_s // unit))}
+        fields[name] = {0}
+    raise ValueError(f"{every_s} s does not divide a minute, an hour or a day evenly (e.g. 30, 60, 300, 3600)")
 
 
 ALL_REPOS = "*"

@@ -13,13 +13,14 @@ import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from qdrant_client import models as qm
 
 from app.db import Database, ProjectRow, RunCounts
 from app.deps import Deps
-from app.gitlab_api import Diff, GitLabClient, ProjectInfo, RawFile
+from app.errors import GitLabUnavailableError
+from app.gitlab_api import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
 from app.indexing import WritePlan
 from app.scope import InScope, decide
 from app.vectors import repo_payload
@@ -49,6 +50,8 @@ class SyncPlan:
     mode: str  # compare | tree
     fetch: tuple[Fetch, ...]
     delete: tuple[str, ...]
+    cite_head: bool = False
+    """Every chunk's `commit_sha` becomes the new head: the indexed commit may not be on the branch any more."""
 
 
 def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
@@ -161,6 +164,8 @@ class Syncer:
         if isinstance(decision, InScope):
             return None
         await leave_scope(self.deps, self.db, row.id, decision.reason, row.requested_gen)
+        if info.path_with_namespace != row.repo_path:  # nothing is left to move: only the state follows
+            await self.db.rename_project(row.id, info.path_with_namespace)
         logger.info("project %s (%s) is out of scope: %s", row.id, info.path_with_namespace, decision.reason)
         return SyncOutcome(
             project_id=row.id, from_sha=row.indexed_sha, to_sha=None, mode=OUT_OF_SCOPE, counts=RunCounts(),
@@ -178,13 +183,29 @@ class Syncer:
             await self.db.rename_project(row.id, info.path_with_namespace)
 
     async def _plan(self, row: ProjectRow, head: str) -> SyncPlan:
+        # Unchanged chunks cite the head (where their content is identical) unless the indexed commit is
+        # known to be its ancestor: a force push or an amend rewrote it away, a 404 means it is gone,
+        # a full reindex repairs whatever citations drifted.
+        rewritten = row.indexed_sha is not None
         if row.indexed_sha and not row.full_sync:
-            comparison = await self.gitlab.compare(row.id, row.indexed_sha, head)
-            if comparison is not None and not comparison.overflow:
-                return plan_compare(comparison.diffs, self.scope)
-            logger.info("project %s: compare %s", row.id, "overflowed" if comparison else "lost its base commit")
+            comparison = await self._compare(row.id, row.indexed_sha, head)
+            if comparison is not None:
+                rewritten = row.indexed_sha not in comparison.parent_ids
+                if not comparison.overflow:
+                    return replace(plan_compare(comparison.diffs, self.scope), cite_head=rewritten)
+            logger.info("project %s: compare %s", row.id, "overflowed" if comparison else "failed or lost its base")
         tree = await self.gitlab.tree(row.id, head)
-        return plan_tree(tree, await self.db.manifest(row.id), self.scope)
+        return replace(plan_tree(tree, await self.db.manifest(row.id), self.scope), cite_head=rewritten)
+
+    async def _compare(self, project_id: int, base: str, head: str) -> Comparison | None:
+        """The compare, or None when its base is gone or GitLab keeps failing it (the tree walk takes over)."""
+        try:
+            return await self.gitlab.compare(project_id, base, head)
+        except GitLabUnavailableError as exc:
+            # A compare can fail for good on one project (a huge diff timing out) while the rest of
+            # GitLab works: retrying it for the job's ~18 minutes of tries never heals that (issue 10).
+            logger.warning("project %s: compare %s..%s failed: %s", project_id, base[:10], head[:10], exc)
+            return None
 
     async def _apply(self, project_id: int, plan: SyncPlan, context: SourceContext) -> RunCounts:
         totals = RunCounts(files_changed=len(plan.fetch) + len(plan.delete))
@@ -204,6 +225,8 @@ class Syncer:
             totals.chunks_deleted += await self.deps.indexer.delete_files(context.repo_path, plan.delete)
             await self.db.update_manifest(project_id, {}, plan.delete)
         totals.files_deleted = len(plan.delete)
+        if plan.cite_head and context.commit_sha:
+            await cite_commit(self.deps, project_id, context.commit_sha)
         return totals
 
     async def _download(self, project_id: int, f: Fetch, context: SourceContext) -> RawFile:
@@ -240,6 +263,17 @@ def _project_filter(project_id: int) -> qm.Filter:
 async def rename_points(deps: Deps, project_id: int, repo_path: str) -> None:
     """Rewrite repo_path in a project's points (rename or transfer): payload only, no re-embedding."""
     await deps.store.set_payload_where(_project_filter(project_id), repo_payload(repo_path))
+
+
+async def cite_commit(deps: Deps, project_id: int, sha: str) -> None:
+    """Make every chunk of a project cite `sha`, the head its content now equals: payload only.
+
+    Called after a sync whose indexed commit may have left the branch, so no permalink names a
+    rewritten-away commit (docs/decisions.md, "GitLab sync").
+    """
+    stale = _project_filter(project_id)
+    stale.must_not = [qm.FieldCondition(key="commit_sha", match=qm.MatchValue(value=sha))]  # written by this run
+    await deps.store.set_payload_where(stale, {"commit_sha": sha})
 
 
 async def purge_points(deps: Deps, project_id: int) -> None:

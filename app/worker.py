@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 from arq import Retry, cron
@@ -37,7 +38,8 @@ from app.errors import (
 )
 from app.gitlab_api import ProjectInfo
 from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
-from app.settings import GITLAB_UNSET, Settings
+from app.settings import GITLAB_UNSET, Settings, cron_fields
+from app.sweep import sweep
 from app.sync import Syncer, SyncOutcome
 from hooks.events import Event
 from hooks.receiver import Receiver
@@ -49,6 +51,8 @@ LIFECYCLE_TRIES = REPLAY_TRIES  # a destroyed project's code must not stay searc
 NO_GITLAB = f"{GITLAB_UNSET}, then POST /admin/reindex"
 MAX_LOOPS = 5  # syncs per job before it hands over to the next queued job
 BUSY_RETRY_S = 2.0
+# A sweep that fails (GitLab down, a refused token) is logged; the next one lists from the last good one.
+SWEEP_ERRORS: tuple[type[ServiceError], ...] = (*TRANSIENT_ERRORS, GitLabError)
 
 
 def deps_of(ctx: dict[str, Any]) -> Deps:
@@ -212,7 +216,11 @@ async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:
 
 
 async def reconcile(ctx: dict[str, Any]) -> str:
-    """Enqueue a sync for every project whose deliveries were not all synced (a lost nudge, a crash)."""
+    """Heal what deliveries missed: re-enqueue projects PostgreSQL has behind, then ask GitLab for drift.
+
+    The second step (`app.sweep`) finds pushes whose every delivery was lost, new projects, and
+    renames or default-branch changes nobody told us about.
+    """
     deps = deps_of(ctx)
     db = deps.require_db()
     await lifecycle.sweep_scope(deps)
@@ -221,7 +229,14 @@ async def reconcile(ctx: dict[str, Any]) -> str:
         row = await db.project(project_id)
         if row is not None:
             await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, "reconcile")
-    return f"{len(behind)} projects behind"
+    if deps.gitlab is None:
+        return f"{len(behind)} projects behind; {NO_GITLAB}"
+    try:
+        drifts = await sweep(deps, timedelta(seconds=deps.settings.worker.full_sweep_every_s))
+    except SWEEP_ERRORS as exc:
+        logger.warning("sweep failed, trying again next time: %s: %s", type(exc).__name__, exc)
+        return f"{len(behind)} projects behind; sweep failed: {type(exc).__name__}"
+    return f"{len(behind)} projects behind, {len(drifts)} drifted from GitLab"
 
 
 def functions(settings: Settings) -> list[Function]:
@@ -241,10 +256,10 @@ def functions(settings: Settings) -> list[Function]:
 
 def build_worker(settings: Settings, deps: Deps, *, burst: bool = False, handle_signals: bool = True) -> Worker:
     """An arq worker over the given `Deps` (the caller owns their lifetime)."""
-    every = settings.worker.reconcile_every_s
+    schedule = cron_fields(settings.worker.reconcile_every_s)  # exactly the interval (validated by Settings)
     return Worker(
         functions=functions(settings),
-        cron_jobs=[cron(reconcile, second={0}, minute=set(range(0, 60, max(1, every // 60))), run_at_startup=True)],
+        cron_jobs=[cron(reconcile, **schedule, run_at_startup=True)],  # type: ignore[arg-type]
         queue_name=settings.redis.queue,
         redis_pool=deps.require_queue(),
         burst=burst,

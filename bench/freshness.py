@@ -53,7 +53,7 @@ import tempfile
 import time
 import uuid
 import warnings
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -73,6 +73,7 @@ from app.settings import (
     QdrantSettings,
     RedisSettings,
     Settings,
+    WorkerSettings,
 )
 from app.worker import build_worker
 from bench.stub_embedder import StubServer
@@ -526,6 +527,8 @@ SYNC_STEPS: Final = (  # (attribute of Deps, method, label) of what a sync run a
     ("store", "stored_hashes", "Qdrant: stored_hashes (filtered scroll)"),
     ("store", "upsert", "Qdrant: upsert"),
     ("store", "set_payloads", "Qdrant: set_payloads"),
+    ("store", "set_payload_where", "Qdrant: set_payload_where (re-cite, move)"),
+    ("store", "stored_state", "Qdrant: stored_state (filtered scroll)"),
     ("store", "delete_ids", "Qdrant: delete_ids"),
     ("embedder", "embed", "embedding HTTP"),
     ("db", "start_run", "PostgreSQL: run bookkeeping"),
@@ -593,7 +596,14 @@ def bench_database() -> Iterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def open_stack(args: argparse.Namespace, dsn: str, tmp: Path) -> AsyncIterator[Stack]:
+async def open_stack(
+    args: argparse.Namespace,
+    dsn: str,
+    tmp: Path,
+    *,
+    worker: WorkerSettings | None = None,
+    gitlab_clock: Callable[[], datetime] | None = None,
+) -> AsyncIterator[Stack]:
     redis_url = f"{REDIS_SERVER}/{args.redis_db}"
     redis = Redis.from_url(redis_url)
     try:
@@ -602,7 +612,7 @@ async def open_stack(args: argparse.Namespace, dsn: str, tmp: Path) -> AsyncIter
         fake_gitlab._Handler.disable_nagle_algorithm = not args.keep_nagle
         stub = StubServer(STUB_DIM, nodelay=not args.keep_nagle)
         try:
-            with FakeGitLab(tmp) as gitlab:
+            with FakeGitLab(tmp, clock=gitlab_clock) as gitlab:
                 qdrant = ":memory:" if args.qdrant_memory else str(tmp / "qdrant")
                 settings = Settings(
                     postgres=PostgresSettings(dsn=SecretStr(dsn)),
@@ -610,6 +620,7 @@ async def open_stack(args: argparse.Namespace, dsn: str, tmp: Path) -> AsyncIter
                     qdrant=QdrantSettings(path=qdrant),
                     gitlab=GitLabSettings(url=gitlab.url, token=SecretStr(gitlab.token), webhook_secret=SecretStr("x")),
                     embedding=EmbeddingSettings(base_url=stub.base_url, model=STUB_MODEL),
+                    worker=worker or WorkerSettings(),
                 )
                 async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
                     await deps.store.ensure(await deps.index_model())
@@ -1050,7 +1061,7 @@ def print_report(report: dict[str, Any]) -> None:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.freshness", description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--files", type=int, default=5000, help="Java files in the repository (default: 5000)")
+    parser.add_argument("--files", type=int, default=None, help="Java files in the repository (5000; --heal: 500)")
     parser.add_argument("--pushes", type=int, default=20, help="one-file pushes measured (default: 20)")
     parser.add_argument("--seed", type=int, default=20240917, help="generator seed (default: %(default)s)")
     parser.add_argument("--poll-every", type=float, default=0.02, help="search poll interval, s (default: 0.02)")
@@ -1063,7 +1074,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--keep-nagle", action="store_true", help="leave Nagle on in the fakes (see above)")
     parser.add_argument("--audit", action="store_true", help="at the end, compare the index with git (slow)")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
+    parser.add_argument("--heal", action="store_true", help="lost delivery and force push healing (bench/heal.py)")
+    parser.add_argument("--projects", type=int, default=1000, help="--heal: projects the sweep lists (default: 1000)")
+    parser.add_argument("--reconcile-every", type=int, default=10, help="--heal: sweep interval, s (default: 10)")
     args = parser.parse_args(argv)
+    if args.files is None:
+        args.files = 500 if args.heal else 5000
     if not 10 <= args.files <= 50_000 or not 1 <= args.pushes <= 500:
         parser.error("--files in [10, 50000], --pushes in [1, 500]")
     if not 0.001 <= args.poll_every <= 5 or not 0.001 <= args.poll_delay <= 5:
@@ -1077,6 +1093,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     warnings.filterwarnings("ignore", message=LOCAL_MODE_WARNING)
     tmp = Path(tempfile.mkdtemp(prefix="javakb-bench-freshness-"))
+    if args.heal:
+        from bench import heal
+
+        try:
+            report = heal.run(args, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if args.json is not None:
+            args.json.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
+        return 0
     try:
         with bench_database() as dsn:
             report = asyncio.run(measure(args, dsn, tmp))

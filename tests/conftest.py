@@ -20,7 +20,7 @@ from app.migrate import apply_migrations
 
 SERVER = os.environ.get("JAVAKB_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432")
 REDIS = os.environ.get("JAVAKB_TEST_REDIS", "redis://127.0.0.1:6379/9")
-TABLES = ("projects", "index_jobs", "deliveries", "file_manifest", "backfills", "backfill_projects")
+TABLES = ("projects", "index_jobs", "deliveries", "file_manifest", "backfills", "backfill_projects", "sweeps")
 
 
 async def _admin(statement: str) -> None:

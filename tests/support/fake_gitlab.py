@@ -18,9 +18,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from socket import SHUT_RDWR, socket
@@ -33,6 +33,8 @@ from tests.support.fake_gitlab_users import Directory
 from tests.support.git_repo import GitError, GitRepo
 
 logger = logging.getLogger(__name__)
+
+ACTIVITY_INTERVAL = timedelta(hours=1)  # gitlabhq `Event::RESET_PROJECT_ACTIVITY_INTERVAL`
 
 
 @dataclass(eq=False)
@@ -50,6 +52,9 @@ class FakeProject:
     topics: tuple[str, ...] = ()
     forked_from_id: int | None = None
     marked_for_deletion_on: str | None = None  # a date, "2026-12-08", once an owner asked for delayed deletion
+    last_activity_at: datetime = field(default_factory=lambda: datetime.now(tz=UTC))
+    on_push: Callable[[FakeProject], None] | None = field(default=None, repr=False)
+    """Called after every change of a branch (the fake's `Event` of a push: `last_activity_at`)."""
 
     @property
     def repo_dir(self) -> Path:
@@ -68,7 +73,9 @@ class FakeProject:
 
         A branch that does not exist yet starts at the head of the default branch.
         """
-        return self.repo.commit_files(branch or self.default_branch, files, message, base=self.default_branch)
+        sha = self.repo.commit_files(branch or self.default_branch, files, message, base=self.default_branch)
+        self._pushed()
+        return sha
 
     def rename(self, old: str, new: str, message: str, branch: str | None = None) -> str:
         """`git mv old new` and commit; returns the new sha."""
@@ -76,7 +83,9 @@ class FakeProject:
         target = self.repo_dir / new
         target.parent.mkdir(parents=True, exist_ok=True)
         self.repo.run("mv", "--", old, new)
-        return self.repo.commit_index(message)
+        sha = self.repo.commit_index(message)
+        self._pushed()
+        return sha
 
     def head(self, branch: str | None = None) -> str:
         name = branch or self.default_branch
@@ -90,9 +99,28 @@ class FakeProject:
         self.repo.run("update-ref", f"refs/heads/{branch}", sha)
         if self.repo.current_branch() == branch:
             self.repo.run("reset", "-q", "--hard", sha)
+        self._pushed()
+
+    def amend(self, message: str) -> str:
+        """Rewrite the default branch's head commit with a new message only (same tree), as a force push."""
+        self.repo.checkout(self.default_branch, self.default_branch)
+        self.repo.run("commit", "-q", "--amend", "--allow-empty", "-m", message)
+        self._pushed()
+        return self.head()
+
+    def prune(self) -> None:
+        """Drop every object no branch reaches, as GitLab's housekeeping does after a force push: the
+        old commits then 404 (`git gc --prune=now` after expiring the reflogs that keep them alive)."""
+        self.repo.run("reflog", "expire", "--expire=now", "--all")
+        self.repo.run("gc", "-q", "--prune=now")
 
     def create_branch(self, name: str, from_sha: str) -> None:
         self.repo.run("branch", "--", name, from_sha)
+        self._pushed()
+
+    def _pushed(self) -> None:
+        if self.on_push is not None:
+            self.on_push(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,6 +151,7 @@ class ProjectSnapshot:
     topics: tuple[str, ...] = ()
     forked_from_id: int | None = None
     marked_for_deletion_on: str | None = None  # a date, "2026-12-08", once an owner asked for delayed deletion
+    last_activity_at: datetime = field(default_factory=lambda: datetime.now(tz=UTC))
 
     @property
     def path(self) -> str:
@@ -154,9 +183,11 @@ class _State:
 class FakeGitLab:
     """The fake GitLab server and its test-side controls. Use it as a context manager."""
 
-    def __init__(self, root: Path, token: str = "glpat-test") -> None:
+    def __init__(self, root: Path, token: str = "glpat-test", clock: Callable[[], datetime] | None = None) -> None:
         self.root = root / "fake-gitlab"
         self.token = token
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(tz=UTC))
+        """GitLab's clock: creation times and `last_activity_at` (tests move it to skip hours)."""
         self.lock = threading.Lock()
         self.calls: list[tuple[str, str]] = []
         """(method, path) of every request, the path as sent (percent-encoded, without the query)."""
@@ -215,8 +246,12 @@ class FakeGitLab:
             self._state.next_id += 1
             self._namespace_locked(path_with_namespace.rsplit("/", 1)[0])
         repo = GitRepo.init(self.root / f"project-{project_id}", default_branch)
-        created = datetime.now(tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        project = FakeProject(project_id, path_with_namespace, default_branch, repo, created)
+        now = self.clock()
+        created = now.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        # A new project's last activity is its creation (`Project#set_timestamps_for_create`).
+        project = FakeProject(
+            project_id, path_with_namespace, default_branch, repo, created, last_activity_at=now, on_push=self._pushed
+        )
         with self.lock:
             self._state.projects[project_id] = project
         return project
@@ -286,6 +321,14 @@ class FakeGitLab:
     def delete_project(self, project_id: int) -> None:
         with self.lock:
             del self._state.projects[project_id]
+
+    def _pushed(self, project: FakeProject) -> None:
+        """A push's `Event#reset_project_activity` (gitlabhq `app/models/event.rb`): `last_activity_at`
+        moves to the event's time only when it is at least `RESET_PROJECT_ACTIVITY_INTERVAL` (1 hour) old."""
+        with self.lock:
+            now = self.clock()
+            if project.last_activity_at <= now - ACTIVITY_INTERVAL:
+                project.last_activity_at = now
 
     def _move(self, project_id: int, new_full_path: str) -> None:
         _check_full_path(new_full_path)
@@ -359,6 +402,7 @@ class FakeGitLab:
             topics=project.topics,
             forked_from_id=project.forked_from_id,
             marked_for_deletion_on=project.marked_for_deletion_on,
+            last_activity_at=project.last_activity_at,
         )
 
     def _namespace_locked(self, full_path: str) -> Namespace:

@@ -155,7 +155,7 @@ class GitLabApi:
         projects = self.gl.snapshots()
         if req.user is not None:  # what the caller may list (`tests/support/fake_gitlab_users.py`)
             projects = self.gl.directory.visible(req.user, projects, q)
-        projects = _filter_ids(_filter_attributes(projects, q), q)
+        projects = _filter_activity(_filter_ids(_filter_attributes(projects, q), q), q)
         projects.sort(key=lambda p: (_project_sort_key(p, order_by), p.id), reverse=sort == "desc")
         simple = bool_param(q, "simple", default=False)
         if q.get("pagination") == "keyset":
@@ -191,7 +191,7 @@ class GitLabApi:
             "forks_count": 0,
             "avatar_url": None,
             "star_count": 0,
-            "last_activity_at": project.created_at,
+            "last_activity_at": _api_timestamp(project.last_activity_at),
             "namespace": {
                 "id": namespace.id,
                 "name": namespace.path,
@@ -523,10 +523,39 @@ def _filter_ids(projects: list[ProjectSnapshot], query: dict[str, str]) -> list[
     return [p for p in projects if p.id > after and (before == 0 or p.id < before)]
 
 
+def _filter_activity(projects: list[ProjectSnapshot], query: dict[str, str]) -> list[ProjectSnapshot]:
+    """`last_activity_after` / `_before` (`ProjectsFinder#by_last_activity_after`: strictly later / earlier)."""
+    after, before = datetime_param(query, "last_activity_after"), datetime_param(query, "last_activity_before")
+    return [
+        p
+        for p in projects
+        if (after is None or p.last_activity_at > after) and (before is None or p.last_activity_at < before)
+    ]
+
+
+def datetime_param(query: dict[str, str], name: str) -> datetime | None:
+    """Grape's DateTime coercion (`DateTime.parse`): ISO 8601, a zone-less time is UTC; else 400 invalid."""
+    raw = query.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise bad_request(f"{name} is invalid") from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _api_timestamp(moment: datetime) -> str:
+    """A Rails time in the API: UTC with milliseconds and a `Z`."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def _project_sort_key(project: ProjectSnapshot, order_by: str) -> Any:
     if order_by in {"name", "path"}:
         return project.path.lower()
-    return project.id  # created_at, updated_at, last_activity_at: ids grow with creation time here
+    if order_by == "last_activity_at":
+        return project.last_activity_at
+    return project.id  # created_at, updated_at: ids grow with creation time here
 
 
 def _decode_page_token(token: str) -> tuple[str, bool]:

@@ -6,14 +6,14 @@ the git tree at the head.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
-from qdrant_client import models as qm
 
 from app.deps import Deps, open_deps
 from app.settings import (
@@ -30,11 +30,9 @@ from app.settings import (
 from app.worker import build_worker
 from hooks.events import parse_event
 from hooks.receiver import Receiver
-from pipeline.chunking import chunk_source
-from pipeline.model import SourceContext
-from pipeline.scope import Scope
+from tests.support.audit import audit, head_chunks, project_points
 from tests.support.fake_gitlab import FakeGitLab, FakeProject
-from tests.support.git_repo import GitRepo, TreeEntry
+from tests.support.git_repo import GitRepo
 
 
 def push_payload(project: FakeProject, after: str, *, before: str = "0" * 40, ref: str | None = None) -> dict[str, Any]:
@@ -98,28 +96,11 @@ class SyncEnv:
 
     async def points(self, project_id: int) -> dict[str, dict[str, Any]]:
         """Every point of a project: id → payload."""
-        where = qm.Filter(must=[qm.FieldCondition(key="gitlab_project_id", match=qm.MatchValue(value=project_id))])
-        return {str(r.id): r.payload or {} async for r in self.deps.store.scroll(where, True)}
+        return await project_points(self.deps, project_id)
 
-    async def audit(self, project: FakeProject) -> None:
-        """The index equals the default branch head: no missing, stale or duplicate chunk, state advanced."""
-        head = project.head()
-        row = await self.deps.require_db().project(project.id)
-        assert row is not None
-        assert row.indexed_sha == head, f"indexed {row.indexed_sha}, head {head}"
-        assert row.repo_path == project.path_with_namespace
-        expected = expected_chunks(project.repo, head, project, self.settings)
-        actual = await self.points(project.id)
-        missing = set(expected) - set(actual)
-        stale = set(actual) - set(expected)
-        assert not missing and not stale, f"missing {sorted(missing)[:5]}, stale {sorted(stale)[:5]}"
-        for point_id, content_hash in expected.items():
-            payload = actual[point_id]
-            assert payload["content_hash"] == content_hash
-            assert payload["repo_path"] == project.path_with_namespace
-        manifest = await self.deps.require_db().manifest(project.id)
-        scope = Scope.from_config(self.settings.chunking.to_config())
-        assert set(manifest) == {e.path for e in blobs(project.repo, head) if scope.matches(e.path)}
+    async def audit(self, project: FakeProject, *, gone_paths: Iterable[str] = ()) -> None:
+        """The index equals the default branch head (`tests.support.audit`)."""
+        await audit(self.deps, self.settings, project, gone_paths=gone_paths)
 
 
 def _head_or_zero(project: FakeProject) -> str:
@@ -129,29 +110,10 @@ def _head_or_zero(project: FakeProject) -> str:
         return "0" * 40
 
 
-def blobs(repo: GitRepo, sha: str) -> list[TreeEntry]:
-    """Every blob of a commit."""
-    return [e for e in repo.ls_tree(sha, recursive=True) if e.type == "blob"]
-
-
 def expected_chunks(repo: GitRepo, sha: str, project: FakeProject, settings: Settings) -> dict[str, str]:
     """Chunk id → content hash of every in-scope file at `sha`, chunked locally from git."""
-    config = settings.chunking.to_config()
-    scope = Scope.from_config(config)
-    context = SourceContext(
-        repo_path=project.path_with_namespace,
-        gitlab_project_id=project.id,
-        commit_sha=sha,
-        branch=project.default_branch,
-    )
-    expected: dict[str, str] = {}
-    for entry in blobs(repo, sha):
-        if scope.matches(entry.path):
-            result = chunk_source(repo.read_blob(entry.sha), entry.path, context, config)
-            for chunk in result.chunks:
-                assert chunk.id not in expected, f"duplicate id {chunk.id}"
-                expected[chunk.id] = chunk.content_hash
-    return expected
+    assert repo is project.repo
+    return {chunk_id: chunk.content_hash for chunk_id, chunk in head_chunks(project, sha, settings).items()}
 
 
 @asynccontextmanager
@@ -165,13 +127,14 @@ async def sync_env(
     worker: WorkerSettings | None = None,
     gitlab_token: str | None = None,
     scope: ScopeSettings | None = None,
+    gitlab_clock: Callable[[], datetime] | None = None,
 ) -> AsyncIterator[SyncEnv]:
     """The whole stack, torn down on exit.
 
     `chunking`, `worker` and `scope` replace those settings; `gitlab_token` is the token the service sends
-    (the fake only accepts its own, so any other one is refused with 401).
+    (the fake only accepts its own, so any other one is refused with 401); `gitlab_clock` is GitLab's.
     """
-    with FakeGitLab(tmp_path) as gitlab:
+    with FakeGitLab(tmp_path, clock=gitlab_clock) as gitlab:
         token = gitlab.token if gitlab_token is None else gitlab_token
         settings = Settings(
             postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
