@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -165,6 +166,8 @@ class FakeGitLab:
         """GitLab's safe limit (`DiffCollection::DEFAULT_LIMITS[:max_files]`): later diffs come back collapsed."""
         self.max_patch_bytes = 200 * 1024
         """GitLab's `diff_max_patch_bytes`: a longer patch comes back `too_large` with an empty diff."""
+        self.latency_s = 0.0
+        """Seconds every API request takes before it is answered (a slow GitLab); requests overlap."""
         self._state = _State()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -442,6 +445,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _respond(self, method: str) -> Response:
         api = self.server.api
+        if api.gl.latency_s > 0:
+            time.sleep(api.gl.latency_s)  # the server's own thread: a slow instance, not a test pause
         try:
             return api.handle(method, self.path, _token(self.headers.get("PRIVATE-TOKEN"), self.headers))
         except Exception as exc:  # the edge of a request: answer 500 and keep serving
