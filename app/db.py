@@ -5,6 +5,7 @@ All SQL lives here. asyncpg errors are translated to `StorageError` at this boun
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -59,10 +60,17 @@ KeyedPush = tuple[str, SyncRequested]
 
 
 async def _unlock(conn: Any, project_id: int) -> None:
+    """Release a project's lock; when the session cannot be reached, end it (the lock ends with it).
+
+    Never raises: during an outage the session is usually gone already, or the pool closed and took
+    the connection back (then `terminate` itself raises `InterfaceError`), and either way the lock is
+    released. An error here must not hide the job's own error from its retry policy.
+    """
     try:
         await conn.execute("SELECT pg_advisory_unlock($1, $2)", _LOCK_NAMESPACE, project_id)
     except _ERRORS:
-        conn.terminate()  # a session lock ends with its session
+        with contextlib.suppress(*_ERRORS):
+            conn.terminate()
 
 
 def _project(row: asyncpg.Record) -> ProjectRow:
@@ -266,7 +274,7 @@ class Database:
 
     async def delete_project(self, project_id: int) -> None:
         """Forget a project: its state and its manifest (runs and deliveries stay as history)."""
-        async with self.pool.acquire() as conn, conn.transaction():
+        async with self._transaction() as conn:
             await conn.execute("DELETE FROM file_manifest WHERE project_id = $1", project_id)
             await conn.execute("DELETE FROM projects WHERE id = $1", project_id)
 
@@ -325,7 +333,7 @@ class Database:
         self, project_id: int, upserts: Mapping[str, tuple[str, Sequence[str]]], deletes: Sequence[str]
     ) -> None:
         """Write blob shas and chunk ids of changed files and forget deleted ones, in one transaction."""
-        async with self.pool.acquire() as conn, conn.transaction():
+        async with self._transaction() as conn:
             if deletes:
                 await conn.execute(
                     "DELETE FROM file_manifest WHERE project_id = $1 AND path = ANY($2::text[])",
@@ -364,7 +372,17 @@ class Database:
                 if got:
                     await _unlock(conn, project_id)
         finally:
-            await self.pool.release(conn)
+            with contextlib.suppress(*_ERRORS):  # a connection the pool took back or that died: nothing to free
+                await self.pool.release(conn)
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Any]:
+        """A pooled connection inside a transaction; asyncpg's errors come out as `StorageError`."""
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                yield conn
+        except _ERRORS as exc:
+            raise StorageError(f"PostgreSQL transaction failed: {exc}") from exc
 
     async def _fetchval(self, query: str, *args: Any) -> Any:
         try:
