@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypedDict
 
@@ -31,6 +31,7 @@ from app.deps import Deps, open_deps
 from app.errors import ServiceError
 from app.queue import BACKFILL, enqueue_once
 from app.settings import GITLAB_UNSET, Settings
+from app.supervisor import WorkerHealth
 from hooks.receiver import Receiver, make_endpoint
 from mcp_server.auth import StaticTokens, bearer_matches
 from mcp_server.server import create_server
@@ -43,10 +44,13 @@ class State(TypedDict):
 
     deps: Deps
     receiver: Receiver
+    worker_health: Callable[[], WorkerHealth] | None
 
 
-def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
-    """The web application."""
+def create_app(
+    settings: Settings, deps: Deps | None = None, *, worker_health: Callable[[], WorkerHealth] | None = None
+) -> Starlette:
+    """The web application; `worker_health` reports the worker running in this process (`javakb serve`)."""
     current: dict[str, Deps] = {}
 
     @asynccontextmanager
@@ -54,13 +58,13 @@ def create_app(settings: Settings, deps: Deps | None = None) -> Starlette:
         if deps is not None:
             current["deps"] = deps
             _freeze_heap()
-            yield {"deps": deps, "receiver": Receiver(deps)}
+            yield {"deps": deps, "receiver": Receiver(deps), "worker_health": worker_health}
             return
         async with open_deps(settings, with_db=True, with_queue=True) as opened:
             await opened.store.ensure(await opened.index_model())
             current["deps"] = opened
             _freeze_heap()
-            yield {"deps": opened, "receiver": Receiver(opened)}
+            yield {"deps": opened, "receiver": Receiver(opened), "worker_health": worker_health}
 
     mcp = create_server(lambda: current["deps"], auth=StaticTokens(settings.api_tokens))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
@@ -88,7 +92,7 @@ async def healthz(request: Request) -> JSONResponse:
 
 
 async def readyz(request: Request) -> JSONResponse:
-    """Readiness: PostgreSQL, Redis and Qdrant answer."""
+    """Readiness: PostgreSQL, Redis and Qdrant answer, and the worker of this process (if any) runs."""
     deps: Deps = request.state.deps
     checks: dict[str, str] = {}
     try:
@@ -106,6 +110,9 @@ async def readyz(request: Request) -> JSONResponse:
         checks["qdrant"] = "ok"
     except ServiceError as exc:
         checks["qdrant"] = f"error: {exc}"
+    health: Callable[[], WorkerHealth] | None = request.state.worker_health
+    if health is not None:
+        checks["worker"] = health().describe()
     ready = all(v == "ok" for v in checks.values())
     return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
 

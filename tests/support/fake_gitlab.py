@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -391,6 +392,11 @@ class _Server(ThreadingHTTPServer):
         self.api = api
         self._connections: set[socket] = set()
         self._connections_lock = threading.Lock()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client that was killed (SIGKILL scenarios) reset its keep-alive connection
+        super().handle_error(request, client_address)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._connections_lock:
