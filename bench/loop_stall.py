@@ -116,10 +116,11 @@ async def run(n: int, queries: int) -> None:
     poller = Poller(f"http://127.0.0.1:{PORT}/healthz")
     poller.start()
     try:
-        for name, factory in (
+        clients: list[tuple[str, Callable[[], AsyncQdrantClient]]] = [
             ("qdrant-client local mode (before)", lambda: AsyncQdrantClient(location=":memory:")),
             ("app.qdrant_thread (after)", lambda: threaded_local_client(":memory:")),
-        ):
+        ]
+        for name, factory in clients:
             client = factory()
             try:
                 for what, r in (await measure(client, poller, n, queries)).items():
