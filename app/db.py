@@ -41,6 +41,20 @@ class ProjectRow:
     visibility: str | None
     repository_access: str | None
 
+    @property
+    def behind(self) -> bool:
+        """Whether a requested sync is not indexed yet (a delivery, a full reindex)."""
+        return self.requested_gen > self.done_gen or self.full_sync
+
+    @property
+    def state(self) -> str:
+        """The status to show: `ok` only when nothing requested is waiting, else `pending`.
+
+        The stored status is what the last run ended with; a delivery that arrived since (or whose
+        job Redis lost) leaves it `ok` while the index is behind, which is not the truth.
+        """
+        return "pending" if self.status == "ok" and self.behind else self.status
+
 
 @dataclass(slots=True, kw_only=True)
 class RunCounts:

@@ -25,7 +25,10 @@ from app.settings import GitLabSettings
 
 T = TypeVar("T")
 # python-gitlab retries transient errors 10 times by default (0.1 s doubling: ~100 s in a thread that
-# cannot be cancelled). File downloads retry less; the sync job's own retry (arq Retry) takes over.
+# cannot be cancelled, while the project showed `ok`). The sync's metadata calls (project, branch,
+# compare, tree) retry twice (~0.3 s) and file downloads four times; then the sync job's own retry
+# policy (arq `Retry` with backoff, the status `failed ... (will retry)`) is in charge.
+_META_RETRIES = 2
 _FILE_RETRIES = 4
 
 
@@ -102,7 +105,7 @@ class GitLabClient:
         """GET /projects/:id."""
 
         def get(gl: gitlab.Gitlab) -> ProjectInfo:
-            attrs = gl.projects.get(project_id).attributes
+            attrs = gl.projects.get(project_id, max_retries=_META_RETRIES).attributes
             return ProjectInfo(
                 id=int(attrs["id"]),
                 path_with_namespace=str(attrs["path_with_namespace"]),
@@ -117,7 +120,7 @@ class GitLabClient:
 
         def get(gl: gitlab.Gitlab) -> str | None:
             try:
-                branch_obj = gl.projects.get(project_id, lazy=True).branches.get(branch)
+                branch_obj = gl.projects.get(project_id, lazy=True).branches.get(branch, max_retries=_META_RETRIES)
             except gitlab.exceptions.GitlabGetError as exc:
                 if exc.response_code == 404:
                     return None
@@ -132,7 +135,9 @@ class GitLabClient:
         def get(gl: gitlab.Gitlab) -> Comparison | None:
             project = gl.projects.get(project_id, lazy=True)
             try:
-                result: dict[str, Any] = project.repository_compare(from_sha, to_sha, straight=True)  # type: ignore[assignment]
+                result: dict[str, Any] = project.repository_compare(  # type: ignore[assignment]
+                    from_sha, to_sha, straight=True, max_retries=_META_RETRIES
+                )
             except gitlab.exceptions.GitlabError as exc:
                 if exc.response_code == 404:
                     return None
@@ -150,7 +155,7 @@ class GitLabClient:
         def get(gl: gitlab.Gitlab) -> dict[str, str]:
             project = gl.projects.get(project_id, lazy=True)
             entries: Iterator[dict[str, Any]] = project.repository_tree(  # type: ignore[assignment]
-                ref=sha, recursive=True, iterator=True, pagination="keyset", per_page=100
+                ref=sha, recursive=True, iterator=True, pagination="keyset", per_page=100, max_retries=_META_RETRIES
             )
             return {str(e["path"]): str(e["id"]) for e in entries if e.get("type") == "blob"}
 

@@ -159,7 +159,8 @@ async def admin_projects(request: Request) -> JSONResponse:
                 "default_branch": r.default_branch,
                 "indexed_sha": r.indexed_sha,
                 "target_sha": r.target_sha,
-                "status": r.status,
+                "status": r.state,
+                "behind": r.behind,
                 "last_error": r.last_error,
                 "indexed_at": r.indexed_at.isoformat() if r.indexed_at else None,
             }

@@ -83,7 +83,7 @@ async def _sync_and_hand_over(deps: Deps, db: Database, syncer: Syncer, project_
             return "busy: the job holding the lock looks again when it releases it"
         result = await _sync_loop(db, syncer, project_id, trigger)
     row = await db.project(project_id)
-    if row is not None and (row.requested_gen > row.done_gen or row.full_sync):
+    if row is not None and row.behind:
         await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, "continue")
         return f"{result}; handed over at generation {row.requested_gen}"
     return result

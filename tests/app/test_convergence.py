@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from arq import Retry
 from arq.constants import in_progress_key_prefix, job_key_prefix, result_key_prefix
 from arq.worker import Worker
 
 from app.queue import enqueue_sync, sync_job_id
 from app.settings import WorkerSettings
-from app.worker import build_worker
+from app.worker import build_worker, sync_project
 from hooks.events import parse_event
 from tests.support.fake_gitlab import FakeProject
 from tests.support.pg_outage import postgres_down
@@ -174,3 +175,34 @@ async def test_a_postgresql_outage_during_pushes_and_a_sync_converges(
     row = await db.project(project.id)
     assert row is not None and row.status == "ok" and row.last_error is None
     assert "RUNNING" not in [r["status"] for r in await db.runs(project.id)]
+
+
+# -- status truth ---------------------------------------------------------------------------------
+
+
+async def test_a_gitlab_outage_shows_as_failed_will_retry_within_a_second(env: SyncEnv) -> None:
+    db = env.deps.require_db()
+    project = env.gitlab.create_project("acme/shop")
+    await env.push(project, {SRC + "A.java": service("A")})
+    env.gitlab.fail_next(1000, status=502)
+    started = time.monotonic()
+    with pytest.raises(Retry):  # our retry policy takes over, not python-gitlab's ~100 s of its own
+        await sync_project({"deps": env.deps, "job_try": 1}, project.id)
+    assert time.monotonic() - started < 3
+    assert len(env.gitlab.calls) == 3  # one call and python-gitlab's two retries
+    row = await db.project(project.id)
+    assert row is not None and row.status == "failed"
+    assert row.last_error is not None and "will retry" in row.last_error and "502" in row.last_error
+
+
+async def test_a_project_with_a_push_not_indexed_yet_shows_pending_not_ok(env: SyncEnv) -> None:
+    db = env.deps.require_db()
+    project = env.gitlab.create_project("acme/shop")
+    await env.push(project, {SRC + "A.java": service("A")})
+    await env.work()
+    await env.push(project, {SRC + "B.java": service("B")})  # its job is still queued (or lost with Redis)
+    row = await db.project(project.id)
+    assert row is not None and row.status == "ok" and row.behind and row.state == "pending"
+    await env.work()
+    row = await db.project(project.id)
+    assert row is not None and not row.behind and row.state == "ok"
