@@ -96,6 +96,7 @@ class Database:
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
+        self._held: dict[int, Any] = {}  # project id → the connection whose session holds its lock
 
     @classmethod
     async def connect(cls, dsn: str, *, min_size: int = 1, max_size: int = 10) -> Database:
@@ -247,16 +248,27 @@ class Database:
         )  # fmt: skip
 
     async def mark_synced(self, project_id: int, sha: str | None, gen: int, default_branch: str | None) -> None:
-        """The index now equals `sha`: advance indexed_sha and the covered generation."""
-        await self._execute(
-            """
+        """The index now equals `sha`: advance indexed_sha and the covered generation.
+
+        Written through the session holding the project's lock when this process holds it: if that
+        session died (a PostgreSQL restart or outage ends it, and the lock with it, while the run goes
+        on), another job may be syncing the project now, so this run's result must not be recorded;
+        the write fails with `StorageError` and the job retries.
+        """
+        query = """
             UPDATE projects SET indexed_sha = $2, done_gen = GREATEST(done_gen, $3), status = 'ok',
                 last_error = NULL, full_sync = false, indexed_at = now(), updated_at = now(),
                 default_branch = COALESCE($4, default_branch)
             WHERE id = $1
-            """,
-            project_id, sha, gen, default_branch,
-        )  # fmt: skip
+        """
+        holder = self._held.get(project_id)
+        if holder is None:
+            await self._execute(query, project_id, sha, gen, default_branch)
+            return
+        try:
+            await holder.execute(query, project_id, sha, gen, default_branch)
+        except _ERRORS as exc:
+            raise StorageError(f"the session holding project {project_id}'s lock is gone: {exc}") from exc
 
     async def set_project_access(self, project_id: int, visibility: str, repository_access: str) -> None:
         """Record who may read a project's code, as GitLab reports it (`visibility`, `repository_access_level`)."""
@@ -380,10 +392,13 @@ class Database:
                 got = await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", _LOCK_NAMESPACE, project_id)
             except _ERRORS as exc:
                 raise StorageError(f"PostgreSQL query failed: {exc}") from exc
+            if got:
+                self._held[project_id] = conn
             try:
                 yield bool(got)
             finally:
                 if got:
+                    self._held.pop(project_id, None)
                     await _unlock(conn, project_id)
         finally:
             with contextlib.suppress(*_ERRORS):  # a connection the pool took back or that died: nothing to free

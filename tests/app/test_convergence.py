@@ -13,12 +13,14 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+import asyncpg
 import pytest
 import pytest_asyncio
 from arq import Retry
 from arq.constants import in_progress_key_prefix, job_key_prefix, result_key_prefix
 from arq.worker import Worker
 
+from app.errors import StorageError
 from app.queue import enqueue_sync, sync_job_id
 from app.settings import WorkerSettings
 from app.worker import build_worker, sync_project
@@ -206,3 +208,30 @@ async def test_a_project_with_a_push_not_indexed_yet_shows_pending_not_ok(env: S
     await env.work()
     row = await db.project(project.id)
     assert row is not None and not row.behind and row.state == "ok"
+
+
+async def test_a_run_whose_lock_session_died_cannot_record_its_result(env: SyncEnv, clean_db: str) -> None:
+    db = env.deps.require_db()
+    project = env.gitlab.create_project("acme/shop")
+    await env.push(project, {SRC + "A.java": service("A")})
+    async with db.project_lock(project.id) as locked:
+        assert locked
+        conn = await asyncpg.connect(clean_db)
+        try:  # end the lock's session only, as a PostgreSQL restart does
+            ended = await conn.fetchval(
+                """
+                SELECT count(pg_terminate_backend(pid)) FROM pg_locks
+                WHERE locktype = 'advisory' AND objid = $1
+                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """,
+                project.id,
+            )
+        finally:
+            await conn.close()
+        assert ended == 1
+        with pytest.raises(StorageError, match="lock is gone"):
+            await db.mark_synced(project.id, project.head(), 1, "main")
+    row = await db.project(project.id)
+    assert row is not None and row.indexed_sha is None and row.done_gen == 0
+    async with db.project_lock(project.id) as locked:  # and the lock is free again
+        assert locked
