@@ -92,6 +92,9 @@ async def test_a_slow_gitlab_with_a_push_during_every_run_converges_monotonicall
     stopped = time.monotonic()
     await eventually(lambda: converged(env, project), timeout=30)
     caught_up_s = time.monotonic() - stopped
+    print(
+        f"\nslow GitLab: {len(heads)} pushes, {worker.jobs_complete} jobs, caught up {caught_up_s:.1f} s after the last"
+    )
     await env.audit(project)
 
     order = {sha: n for n, sha in enumerate(heads)}
@@ -171,7 +174,9 @@ async def test_a_postgresql_outage_during_pushes_and_a_sync_converges(
             outcome, _ = await env.receiver.handle_or_defer(parse_event(push_payload(project, sha)), f"outage-{i}")
             assert outcome == "deferred"
         await asyncio.sleep(OUTAGE_S)  # the outage lasts (a real duration: PostgreSQL has no clock to inject)
+    back = time.monotonic()
     await eventually(lambda: converged(env, project), timeout=90)
+    print(f"\nPostgreSQL outage of {OUTAGE_S:.0f} s: converged {time.monotonic() - back:.1f} s after it ended")
     await env.audit(project)
     assert worker.jobs_failed == 0  # every job that met the outage was retried, none given up
     row = await db.project(project.id)
