@@ -15,12 +15,14 @@ Errors: transient ones (GitLab 5xx/429/timeouts, embedding outage, Qdrant/Postgr
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, cast
 
 from arq import Retry, cron
+from arq.typing import WorkerCoroutine
 from arq.worker import Function, Worker, func
 
 from app.db import Database
@@ -131,6 +133,23 @@ async def _guarded(
         raise
 
 
+P = ParamSpec("P")
+
+
+def retried(job: Callable[Concatenate[dict[str, Any], P], Awaitable[str]]) -> WorkerCoroutine:
+    """A job whose transient failures (PostgreSQL, Qdrant, GitLab unavailable) become `Retry` with backoff."""
+
+    @functools.wraps(job)
+    async def run(ctx: dict[str, Any], *args: P.args, **kwargs: P.kwargs) -> str:
+        try:
+            return await job(ctx, *args, **kwargs)
+        except TRANSIENT_ERRORS as exc:
+            raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
+
+    return cast(WorkerCoroutine, run)
+
+
+@retried
 async def purge_project(ctx: dict[str, Any], project_id: int) -> str:
     """A destroyed project: delete its points, then its state."""
     deps = deps_of(ctx)
@@ -141,6 +160,7 @@ async def purge_project(ctx: dict[str, Any], project_id: int) -> str:
     return f"purged project {project_id}"
 
 
+@retried
 async def move_project(ctx: dict[str, Any], project_id: int, new_path: str) -> str:
     """A renamed or transferred project: rewrite repo_path in its points and state (no re-embedding)."""
     deps = deps_of(ctx)
@@ -151,6 +171,7 @@ async def move_project(ctx: dict[str, Any], project_id: int, new_path: str) -> s
     return f"project {project_id} is now {new_path}"
 
 
+@retried
 async def refresh_project(ctx: dict[str, Any], project_id: int) -> str:
     """`project_update`: when the default branch changed, resync the whole tree."""
     deps = deps_of(ctx)

@@ -23,7 +23,7 @@ from arq.worker import Worker
 from app.errors import StorageError
 from app.queue import enqueue_sync, sync_job_id
 from app.settings import WorkerSettings
-from app.worker import build_worker, sync_project
+from app.worker import build_worker, move_project, purge_project, sync_project
 from hooks.events import parse_event
 from tests.support.fake_gitlab import FakeProject
 from tests.support.pg_outage import postgres_down
@@ -240,3 +240,15 @@ async def test_a_run_whose_lock_session_died_cannot_record_its_result(env: SyncE
     assert row is not None and row.indexed_sha is None and row.done_gen == 0
     async with db.project_lock(project.id) as locked:  # and the lock is free again
         assert locked
+
+
+async def test_lifecycle_jobs_retry_through_a_postgresql_outage(env: SyncEnv, clean_db: str) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    await env.push(project, {SRC + "A.java": service("A")})
+    await env.work()
+    async with postgres_down(clean_db):
+        for job, args in ((move_project, (project.id, "acme/moved")), (purge_project, (project.id,))):
+            with pytest.raises(Retry):  # not a failed job: it runs again once PostgreSQL is back
+                await job({"deps": env.deps, "job_try": 1}, *args)
+    assert await purge_project({"deps": env.deps, "job_try": 2}, project.id) == f"purged project {project.id}"
+    assert await env.points(project.id) == {} and await env.deps.require_db().project(project.id) is None
