@@ -98,7 +98,7 @@ async def _sync_loop(db: Database, syncer: Syncer, project_id: int, trigger: str
         row = await db.project(project_id)
         if row is None:
             return "unknown project"
-        if row.done_gen >= row.requested_gen and not row.full_sync:
+        if not row.behind:
             return f"up to date after {runs} runs"
         outcome = await _guarded(db.set_status, project_id, syncer.sync_once(row, trigger))
         c = outcome.counts

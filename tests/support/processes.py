@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import httpx
@@ -31,10 +31,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait(check: object, what: str, timeout: float) -> None:
+def _wait(check: Callable[[], bool], what: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if callable(check) and check():
+        if check():
             return
         time.sleep(0.05)  # polling another process: there is no event to wait on
     raise AssertionError(f"{what} within {timeout} s")
