@@ -156,7 +156,7 @@ async def test_a_job_waiting_in_the_queue_is_not_enqueued_twice(env: SyncEnv) ->
 
 @pytest.mark.timeout(150)
 async def test_a_postgresql_outage_during_pushes_and_a_sync_converges(
-    env: SyncEnv, worker: Worker, clean_db: str
+    env: SyncEnv, worker: Worker, clean_db: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     db = env.deps.require_db()
     env.gitlab.latency_s = 0.05
@@ -178,7 +178,10 @@ async def test_a_postgresql_outage_during_pushes_and_a_sync_converges(
     await eventually(lambda: converged(env, project), timeout=90)
     print(f"\nPostgreSQL outage of {OUTAGE_S:.0f} s: converged {time.monotonic() - back:.1f} s after it ended")
     await env.audit(project)
-    assert worker.jobs_failed == 0  # every job that met the outage was retried, none given up
+    # Every sync and replay job that met the outage was retried, none given up. (A sweep that fires
+    # during the outage fails and simply runs again at its next interval.)
+    given_up = [r.getMessage() for r in caplog.records if r.name == "arq.worker" and " failed, " in r.getMessage()]
+    assert not [m for m in given_up if "cron:" not in m], given_up
     row = await db.project(project.id)
     assert row is not None and row.status == "ok" and row.last_error is None
     assert "RUNNING" not in [r["status"] for r in await db.runs(project.id)]
