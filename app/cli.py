@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 import uvicorn
+from redis.exceptions import RedisError
 
 from app.access import LOCAL, token_digest
 from app.deps import open_deps
@@ -23,6 +24,7 @@ from app.logs import configure_logging
 from app.migrate import apply_migrations
 from app.search import Filters, Hit
 from app.settings import ALL_REPOS, AdminToken, ServiceToken, Settings, check_secrets
+from app.supervisor import WorkerSupervisor
 from app.web import create_app
 from app.worker import build_worker
 from pipeline.model import Skipped, SourceContext
@@ -281,20 +283,26 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def serve(settings: Settings) -> None:
-    """Run uvicorn and the arq worker on one event loop until the server stops."""
+    """Run uvicorn and the arq worker on one event loop until the server stops.
+
+    The worker is supervised: restarted with backoff whenever it stops (a Redis restart), and its
+    state is part of `/readyz`.
+    """
     async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps:
         await deps.store.ensure(await deps.index_model())
-        config = uvicorn.Config(create_app(settings, deps), host=settings.host, port=settings.port, lifespan="on")
-        server = uvicorn.Server(config)
-        worker = build_worker(settings, deps, handle_signals=False)
-        worker_task = asyncio.create_task(worker.async_run())
+        supervisor = WorkerSupervisor(lambda: build_worker(settings, deps, handle_signals=False))
+        app = create_app(settings, deps, worker_health=supervisor.health)
+        server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on"))
+        supervised = asyncio.create_task(supervisor.run())
         try:
             await server.serve()
         finally:
-            worker_task.cancel()
+            supervised.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await worker_task
-            await worker.close()
+                await supervised
+            if supervisor.worker is not None:
+                with contextlib.suppress(RedisError, OSError):
+                    await supervisor.worker.close()
 
 
 if __name__ == "__main__":  # pragma: no cover

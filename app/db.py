@@ -5,6 +5,7 @@ All SQL lives here. asyncpg errors are translated to `StorageError` at this boun
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -40,6 +41,20 @@ class ProjectRow:
     indexed_at: datetime | None
     visibility: str | None
     repository_access: str | None
+
+    @property
+    def behind(self) -> bool:
+        """Whether a requested sync is not indexed yet (a delivery, a full reindex)."""
+        return self.requested_gen > self.done_gen or self.full_sync
+
+    @property
+    def state(self) -> str:
+        """The status to show: `ok` only when nothing requested is waiting, else `pending`.
+
+        The stored status is what the last run ended with; a delivery that arrived since (or whose
+        job Redis lost) leaves it `ok` while the index is behind, which is not the truth.
+        """
+        return "pending" if self.status == "ok" and self.behind else self.status
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,10 +108,17 @@ def lock_key(project_id: int) -> int:
 
 
 async def _unlock(conn: Any, project_id: int) -> None:
+    """Release a project's lock; when the session cannot be reached, end it (the lock ends with it).
+
+    Never raises: during an outage the session is usually gone already, or the pool closed and took
+    the connection back (then `terminate` itself raises `InterfaceError`), and either way the lock is
+    released. An error here must not hide the job's own error from its retry policy.
+    """
     try:
         await conn.execute("SELECT pg_advisory_unlock($1)", lock_key(project_id))
     except _ERRORS:
-        conn.terminate()  # a session lock ends with its session
+        with contextlib.suppress(*_ERRORS):
+            conn.terminate()
 
 
 def _short(exc: Exception, limit: int = 200) -> str:
@@ -114,6 +136,7 @@ class Database:
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
+        self._held: dict[int, Any] = {}  # project id → the connection whose session holds its lock
 
     @classmethod
     async def connect(cls, dsn: str, *, min_size: int = 1, max_size: int = 10) -> Database:
@@ -314,16 +337,27 @@ class Database:
         )  # fmt: skip
 
     async def mark_synced(self, project_id: int, sha: str | None, gen: int, default_branch: str | None) -> None:
-        """The index now equals `sha`: advance indexed_sha and the covered generation."""
-        await self._execute(
-            """
+        """The index now equals `sha`: advance indexed_sha and the covered generation.
+
+        Written through the session holding the project's lock when this process holds it: if that
+        session died (a PostgreSQL restart or outage ends it, and the lock with it, while the run goes
+        on), another job may be syncing the project now, so this run's result must not be recorded;
+        the write fails with `StorageError` and the job retries.
+        """
+        query = """
             UPDATE projects SET indexed_sha = $2, done_gen = GREATEST(done_gen, $3), status = 'ok',
                 last_error = NULL, full_sync = false, indexed_at = now(), updated_at = now(),
                 default_branch = COALESCE($4, default_branch), head_checked_at = now()
             WHERE id = $1
-            """,
-            project_id, sha, gen, default_branch,
-        )  # fmt: skip
+        """
+        holder = self._held.get(project_id)
+        if holder is None:
+            await self._execute(query, project_id, sha, gen, default_branch)
+            return
+        try:
+            await holder.execute(query, project_id, sha, gen, default_branch)
+        except _ERRORS as exc:
+            raise StorageError(f"the session holding project {project_id}'s lock is gone: {exc}") from exc
 
     async def set_project_access(self, project_id: int, visibility: str, repository_access: str) -> None:
         """Record who may read a project's code, as GitLab reports it (`visibility`, `repository_access_level`)."""
@@ -430,7 +464,7 @@ class Database:
         self, project_id: int, upserts: Mapping[str, tuple[str, Sequence[str]]], deletes: Sequence[str]
     ) -> None:
         """Write blob shas and chunk ids of changed files and forget deleted ones, in one transaction."""
-        async with self.pool.acquire() as conn, conn.transaction():
+        async with self._transaction() as conn:
             if deletes:
                 await conn.execute(
                     "DELETE FROM file_manifest WHERE project_id = $1 AND path = ANY($2::text[])",
@@ -502,13 +536,26 @@ class Database:
                 got = await conn.fetchval("SELECT pg_try_advisory_lock($1)", lock_key(project_id))
             except _ERRORS as exc:
                 raise StorageError(f"PostgreSQL query failed: {exc}") from exc
+            if got:
+                self._held[project_id] = conn
             try:
                 yield bool(got)
             finally:
                 if got:
+                    self._held.pop(project_id, None)
                     await _unlock(conn, project_id)
         finally:
-            await self.pool.release(conn)
+            with contextlib.suppress(*_ERRORS):  # a connection the pool took back or that died: nothing to free
+                await self.pool.release(conn)
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Any]:
+        """A pooled connection inside a transaction; asyncpg's errors come out as `StorageError`."""
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                yield conn
+        except _ERRORS as exc:
+            raise StorageError(f"PostgreSQL transaction failed: {exc}") from exc
 
     async def _fetchval(self, query: str, *args: Any) -> Any:
         try:

@@ -26,13 +26,12 @@ from app.settings import GitLabSettings
 
 T = TypeVar("T")
 # python-gitlab retries transient errors 10 times by default (0.1 s doubling: ~100 s in a thread that
-# cannot be cancelled). File downloads retry less; the sync job's own retry (arq Retry) takes over.
+# cannot be cancelled, while the project showed `ok`). Every metadata call (project, branch, compare,
+# tree, the sweep's listing) retries twice (~0.3 s) and file downloads four times; then our own policy
+# is in charge: the job's `Retry` with backoff (status `failed ... (will retry)`), a compare that keeps
+# failing falls back to the tree walk (issue 10), and a failed listing is listed again next sweep.
+META_RETRIES = 2
 _FILE_RETRIES = 4
-# A compare that keeps failing with 5xx is not retried for long: the sync walks the tree instead
-# (issue 10), so three attempts (0.1 + 0.2 s of python-gitlab backoff) are enough.
-COMPARE_RETRIES = 2
-# The sweep's listing runs again next interval, from where the last successful one left off.
-LISTING_RETRIES = 2
 LISTING_PAGE = 100  # GitLab's largest page
 
 
@@ -158,7 +157,7 @@ class GitLabClient:
         """GET /projects/:id."""
 
         def get(gl: gitlab.Gitlab) -> ProjectInfo:
-            return project_info(gl.projects.get(project_id).attributes)
+            return project_info(gl.projects.get(project_id, max_retries=META_RETRIES).attributes)
 
         return await self._call(get)
 
@@ -167,7 +166,7 @@ class GitLabClient:
 
         def get(gl: gitlab.Gitlab) -> str | None:
             try:
-                branch_obj = gl.projects.get(project_id, lazy=True).branches.get(branch)
+                branch_obj = gl.projects.get(project_id, lazy=True).branches.get(branch, max_retries=META_RETRIES)
             except gitlab.exceptions.GitlabGetError as exc:
                 if exc.response_code == 404:
                     return None
@@ -183,7 +182,7 @@ class GitLabClient:
             project = gl.projects.get(project_id, lazy=True)
             try:
                 result: dict[str, Any] = project.repository_compare(  # type: ignore[assignment]
-                    from_sha, to_sha, straight=True, max_retries=COMPARE_RETRIES
+                    from_sha, to_sha, straight=True, max_retries=META_RETRIES
                 )
             except gitlab.exceptions.GitlabError as exc:
                 if exc.response_code == 404:
@@ -203,7 +202,7 @@ class GitLabClient:
         def get(gl: gitlab.Gitlab) -> dict[str, str]:
             project = gl.projects.get(project_id, lazy=True)
             entries: Iterator[dict[str, Any]] = project.repository_tree(  # type: ignore[assignment]
-                ref=sha, recursive=True, iterator=True, pagination="keyset", per_page=100
+                ref=sha, recursive=True, iterator=True, pagination="keyset", per_page=100, max_retries=META_RETRIES
             )
             return {str(e["path"]): str(e["id"]) for e in entries if e.get("type") == "blob"}
 
@@ -257,7 +256,7 @@ class GitLabClient:
             while True:
                 page = gl.projects.list(
                     get_all=False, order_by="id", sort="asc", per_page=LISTING_PAGE,
-                    id_after=found[-1].project.id if found else 0, max_retries=LISTING_RETRIES, **query,
+                    id_after=found[-1].project.id if found else 0, max_retries=META_RETRIES, **query,
                 )  # fmt: skip
                 found += [_activity(p.attributes) for p in page]
                 if len(page) < LISTING_PAGE:

@@ -1,16 +1,25 @@
-"""Job names and deterministic job ids on the arq queue.
+"""Job names and job ids on the arq queue: the one module that spells them.
 
 A sync job's id carries the project's requested generation (`sync:<project>:<gen>`): every delivery
-that bumps the generation gets its own job, so none is dropped by arq's id deduplication (which
-also blocks an id while its result is kept), and runs that find the work already done return at once.
+that bumps the generation gets its own job, and runs that find the work already done return at once.
+
+arq refuses an id while a job, an in-progress key or a kept result with it is stored. A delivery's
+id is always new (PostgreSQL hands each generation out once), but the sweep, the hand-over and the
+start-up catch-up ask again for a generation whose id may be held by a job that can never run: one
+killed by SIGKILL (its in-progress key lives the job timeout + 10 s) or one out of tries (its result
+is kept). `enqueue_sync` therefore only reports "already queued" when that job is really waiting to
+run, and otherwise enqueues the same work under a fresh id (`sync:<project>:<gen>:<nonce>`).
+Several jobs for one project are harmless: they serialize on the project's lock, and a job that
+finds the lock taken returns at once (the holder looks again after releasing it).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 
 from arq.connections import ArqRedis
-from arq.constants import job_key_prefix
+from arq.constants import in_progress_key_prefix, job_key_prefix
 from arq.jobs import serialize_job
 from arq.utils import timestamp_ms
 
@@ -22,10 +31,35 @@ BACKFILL = "backfill"
 REPLAY = "replay_delivery"
 
 
+def sync_job_id(project_id: int, gen: int, nonce: str | None = None) -> str:
+    """The id of the job that syncs `project_id` up to (at least) generation `gen`."""
+    base = f"sync:{project_id}:{gen}"
+    return base if nonce is None else f"{base}:{nonce}"
+
+
 async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: str) -> bool:
-    """Ask the worker to sync a project up to (at least) generation `gen`; False if already queued."""
-    job = await queue.enqueue_job(SYNC, project_id, trigger, _job_id=f"sync:{project_id}:{gen}")
-    return job is not None
+    """Ask the worker to sync a project up to (at least) generation `gen`; False if already queued.
+
+    "Already queued" means a job under the generation's id waits in the queue and no worker holds
+    it. An id held by anything else (a running or killed job, a kept result) gets the work enqueued
+    under a fresh id instead, so a request is never dropped because of an old job.
+    """
+    job_id = sync_job_id(project_id, gen)
+    if await queue.enqueue_job(SYNC, project_id, trigger, _job_id=job_id) is not None:
+        return True
+    if await _waiting(queue, job_id):
+        return False
+    fresh = sync_job_id(project_id, gen, uuid.uuid4().hex[:12])
+    return await queue.enqueue_job(SYNC, project_id, trigger, _job_id=fresh) is not None
+
+
+async def _waiting(queue: ArqRedis, job_id: str) -> bool:
+    """Whether `job_id` is in the queue (deferred or due) and no worker has started it."""
+    async with queue.pipeline(transaction=False) as pipe:
+        pipe.zscore(queue.default_queue_name, job_id)
+        pipe.exists(in_progress_key_prefix + job_id)
+        score, in_progress = await pipe.execute()
+    return score is not None and not in_progress
 
 
 async def push_syncs(queue: ArqRedis, jobs: Sequence[tuple[int, int, str]]) -> None:
@@ -42,7 +76,7 @@ async def push_syncs(queue: ArqRedis, jobs: Sequence[tuple[int, int, str]]) -> N
     now = timestamp_ms()
     async with queue.pipeline(transaction=True) as pipe:
         for project_id, gen, trigger in jobs:
-            job_id = f"sync:{project_id}:{gen}"
+            job_id = sync_job_id(project_id, gen)
             job = serialize_job(SYNC, (project_id, trigger), {}, None, now, serializer=queue.job_serializer)
             pipe.psetex(job_key_prefix + job_id, queue.expires_extra_ms, job)
             pipe.zadd(queue.default_queue_name, {job_id: now})

@@ -99,7 +99,8 @@ class ProjectState(BaseModel):
     default_branch: str | None
     indexed_sha: str | None
     target_sha: str | None
-    status: str
+    status: str = Field(description="`pending` while a requested sync is not indexed, else the last run's outcome")
+    behind: bool = Field(description="A requested sync (a delivery, a full reindex) is not indexed yet")
     last_error: str | None
     indexed_at: datetime | None
 

@@ -19,7 +19,7 @@ from qdrant_client import models as qm
 
 from app.db import Database, ProjectRow, RunCounts
 from app.deps import Deps
-from app.errors import GitLabUnavailableError
+from app.errors import GitLabUnavailableError, StorageError
 from app.gitlab_api import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
 from app.indexing import WritePlan
 from app.scope import InScope, decide
@@ -173,8 +173,13 @@ class Syncer:
         )  # fmt: skip
 
     async def _record_failure(self, run_id: int, project_id: int, head: str, error: str) -> None:
-        await self.db.finish_run(run_id, status="FAILED", to_sha=head, mode=None, counts=RunCounts(), error=error)
-        await self.db.set_status(project_id, "failed", error)
+        # Best effort: when PostgreSQL is what failed, the original error must still reach the job's
+        # retry policy (a lost status write leaves a RUNNING run, which the next holder closes).
+        try:
+            await self.db.finish_run(run_id, status="FAILED", to_sha=head, mode=None, counts=RunCounts(), error=error)
+            await self.db.set_status(project_id, "failed", error)
+        except StorageError as exc:
+            logger.warning("project %s: cannot record the failed run: %s", project_id, exc)
 
     async def _follow_rename(self, row: ProjectRow, info: ProjectInfo) -> None:
         # A rename whose hook was missed: catch up before writing under the new path.

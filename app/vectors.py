@@ -21,6 +21,7 @@ from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ApiException, UnexpectedResponse
 
 from app.errors import IndexMismatchError, StorageError
+from app.qdrant_thread import threaded_local_client
 from app.settings import QdrantSettings
 from pipeline.lexical import document_vector
 from pipeline.model import Chunk
@@ -77,13 +78,15 @@ class IndexModel:
 
 
 def open_client(settings: QdrantSettings) -> AsyncQdrantClient:
-    """A client for the Qdrant server at `url`, or the embedded local mode at `path` (one process only)."""
+    """A client for the Qdrant server at `url`, or the embedded local mode at `path` (one process only).
+
+    The embedded mode's calls run on one dedicated thread, never on the event loop.
+    """
     if settings.url:
         key = settings.api_key.get_secret_value() if settings.api_key else None
         return AsyncQdrantClient(url=settings.url, api_key=key, timeout=int(settings.timeout_s))
-    if settings.path == ":memory:":
-        return AsyncQdrantClient(location=":memory:")
-    return AsyncQdrantClient(path=settings.path)
+    # The embedded engine computes on the calling thread: run it on its own (app.qdrant_thread).
+    return threaded_local_client(settings.path)
 
 
 class VectorStore:

@@ -46,6 +46,7 @@ from app.schemas import (
     validation_message,
 )
 from app.settings import GITLAB_UNSET, Settings
+from app.supervisor import WorkerHealth
 from hooks.events import MAX_ID
 from hooks.receiver import BodyTooLargeError, Receiver, make_endpoint, read_body
 from mcp_server.auth import UnavailableAs503, build_auth
@@ -61,15 +62,24 @@ class State(TypedDict):
 
     deps: Deps
     receiver: Receiver
+    worker_health: Callable[[], WorkerHealth] | None
 
 
 RATE_LIMITED = ("/mcp", "/api/v1")
 
 
 def create_app(
-    settings: Settings, deps: Deps | None = None, *, clock: Callable[[], float] = time.monotonic
+    settings: Settings,
+    deps: Deps | None = None,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    worker_health: Callable[[], WorkerHealth] | None = None,
 ) -> Starlette:
-    """The web application; `clock` drives the permission cache and the rate limits (tests inject it)."""
+    """The web application.
+
+    `clock` drives the permission cache and the rate limits (tests inject it); `worker_health`
+    reports the worker running in this process (`javakb serve`).
+    """
     current: dict[str, Deps] = {}
     credentials = _credentials(settings, lambda: current["deps"], clock)
 
@@ -78,13 +88,13 @@ def create_app(
         if deps is not None:
             current["deps"] = deps
             _freeze_heap()
-            yield {"deps": deps, "receiver": Receiver(deps)}
+            yield {"deps": deps, "receiver": Receiver(deps), "worker_health": worker_health}
             return
         async with open_deps(settings, with_db=True, with_queue=True) as opened:
             await opened.store.ensure(await opened.index_model())
             current["deps"] = opened
             _freeze_heap()
-            yield {"deps": opened, "receiver": Receiver(opened)}
+            yield {"deps": opened, "receiver": Receiver(opened), "worker_health": worker_health}
 
     mcp = create_server(lambda: current["deps"], auth=build_auth(settings, lambda: credentials))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
@@ -137,7 +147,7 @@ async def healthz(request: Request) -> JSONResponse:
 
 
 async def readyz(request: Request) -> JSONResponse:
-    """Readiness: PostgreSQL, Redis and Qdrant answer."""
+    """Readiness: PostgreSQL, Redis and Qdrant answer, and the worker of this process (if any) runs."""
     deps: Deps = request.state.deps
     checks: dict[str, str] = {}
     try:
@@ -155,6 +165,9 @@ async def readyz(request: Request) -> JSONResponse:
         checks["qdrant"] = "ok"
     except ServiceError as exc:
         checks["qdrant"] = f"error: {exc}"
+    health: Callable[[], WorkerHealth] | None = request.state.worker_health
+    if health is not None:
+        checks["worker"] = health().describe()
     ready = all(v == "ok" for v in checks.values())
     return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
 
@@ -224,6 +237,8 @@ async def admin_projects(request: Request) -> JSONResponse:
         return unauthorized()
     deps: Deps = request.state.deps
     rows = await deps.require_db().projects()
+    # `state`, not the stored status: `ok` only when nothing requested is waiting.
+    shown = {"status": "state"}
     fields = ProjectState.model_fields
-    states = [ProjectState.model_validate({name: getattr(r, name) for name in fields}) for r in rows]
+    states = [ProjectState.model_validate({name: getattr(r, shown.get(name, name)) for name in fields}) for r in rows]
     return JSONResponse([state.model_dump(mode="json") for state in states])

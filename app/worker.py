@@ -5,7 +5,8 @@ A job takes the project's advisory lock (so one project never syncs in parallel)
 read the generation, sync to the *current* head read from the API (so an older push arriving late
 cannot move the index backwards), record the generation as done, and go again if more deliveries
 came in meanwhile. Jobs that find the work done return at once; a job that finds the lock busy
-while work is pending retries shortly, in case the holder already made its last check.
+returns too: the holder reads the generations again after releasing the lock and enqueues one
+follow-up job when work is left (`app.queue.enqueue_sync` never loses it to an old job's id).
 
 Errors: transient ones (GitLab 5xx/429/timeouts, embedding outage, Qdrant/PostgreSQL) become
 `arq.Retry` with backoff; arq retries nothing else. The project keeps its previous index and shows
@@ -26,6 +27,7 @@ from arq import Retry, cron
 from arq.worker import Function, Worker, func
 
 from app import lifecycle
+from app.db import Database
 from app.deps import Deps
 from app.errors import (
     TRANSIENT_ERRORS,
@@ -50,7 +52,6 @@ REPLAY_TRIES = 40
 LIFECYCLE_TRIES = REPLAY_TRIES  # a destroyed project's code must not stay searchable through a long outage
 NO_GITLAB = f"{GITLAB_UNSET}, then POST /admin/reindex"
 MAX_LOOPS = 5  # syncs per job before it hands over to the next queued job
-BUSY_RETRY_S = 2.0
 # A sweep that fails (GitLab down, a refused token) is logged; the next one lists from the last good one.
 SWEEP_ERRORS: tuple[type[ServiceError], ...] = (*TRANSIENT_ERRORS, GitLabError)
 
@@ -67,56 +68,80 @@ def backoff_s(job_try: int, cap: float = 300.0) -> float:
 
 
 async def sync_project(ctx: dict[str, Any], project_id: int, trigger: str = "push") -> str:
-    """Sync one project to its default branch head, coalescing deliveries that arrive meanwhile."""
+    """Sync one project to its default branch head, coalescing deliveries that arrive meanwhile.
+
+    Any transient failure, including PostgreSQL's own (the status write, the lock, the hand-over),
+    becomes `Retry` with backoff: the status is written when it can be, and never stops the retry.
+    """
     deps = deps_of(ctx)
     db = deps.require_db()
-    if deps.gitlab is None:  # `javakb serve` on bare defaults: deliveries are recorded, nothing can sync
-        await db.set_status(project_id, "failed", NO_GITLAB)
-        logger.error("sync of project %s skipped: %s", project_id, NO_GITLAB)
-        return NO_GITLAB
-    syncer = Syncer(deps, db, deps.gitlab, deps.executor)
+    try:
+        if deps.gitlab is None:  # `javakb serve` on bare defaults: deliveries are recorded, nothing can sync
+            await db.set_status(project_id, "failed", NO_GITLAB)
+            logger.error("sync of project %s skipped: %s", project_id, NO_GITLAB)
+            return NO_GITLAB
+        return await _sync_and_hand_over(deps, db, Syncer(deps, db, deps.gitlab, deps.executor), project_id, trigger)
+    except TRANSIENT_ERRORS as exc:
+        await _note_failure(db, project_id, f"{type(exc).__name__}: {exc} (will retry)")
+        raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
+
+
+async def _sync_and_hand_over(deps: Deps, db: Database, syncer: Syncer, project_id: int, trigger: str) -> str:
+    """Sync under the project's lock; once it is released, cover what arrived meanwhile.
+
+    A job that finds the lock taken returns at once instead of retrying (jobs retrying every few
+    seconds burnt their tries while a long sync held the lock): the holder reads the generations
+    again *after* releasing the lock, so a delivery whose job found it taken is always seen by
+    someone, and it enqueues one follow-up job when work is left. Busy jobs never enqueue
+    anything, so no job spins while another holds the lock.
+    """
     async with db.project_lock(project_id) as locked:
         if not locked:
-            row = await db.project(project_id)
-            if row is not None and row.requested_gen > row.done_gen:
-                raise Retry(defer=BUSY_RETRY_S)  # the holder may have made its last check already
-            return "busy: another job covers it"
-        await db.close_abandoned_runs(project_id)
-        runs = 0
-        while runs < MAX_LOOPS:
-            row = await db.project(project_id)
-            if row is None:
-                return "unknown project"
-            if row.done_gen >= row.requested_gen and not row.full_sync:
-                return f"up to date after {runs} runs"
-            outcome = await _guarded(ctx, db.set_status, project_id, syncer.sync_once(row, trigger))
-            runs += 1
-            c = outcome.counts
-            logger.info(
-                "sync %s %s..%s %s: %d files, %d embedded, %d reused, %d deleted (%.2fs)",
-                project_id, (outcome.from_sha or "-")[:10], (outcome.to_sha or "-")[:10], outcome.mode,
-                c.files_changed, c.chunks_embedded, c.chunks_reused, c.chunks_deleted, outcome.seconds,
-            )  # fmt: skip
-        latest = await db.project(project_id)
-        if latest is not None:
-            await enqueue_sync(deps.require_queue(), project_id, latest.requested_gen, "continue")
-        return f"handed over after {runs} runs"
+            return "busy: the job holding the lock looks again when it releases it"
+        result = await _sync_loop(db, syncer, project_id, trigger)
+    row = await db.project(project_id)
+    if row is not None and row.behind:
+        await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, "continue")
+        return f"{result}; handed over at generation {row.requested_gen}"
+    return result
+
+
+async def _sync_loop(db: Database, syncer: Syncer, project_id: int, trigger: str) -> str:
+    """Sync to the current head until the requested generation is done, at most `MAX_LOOPS` times."""
+    await db.close_abandoned_runs(project_id)
+    for runs in range(MAX_LOOPS):
+        row = await db.project(project_id)
+        if row is None:
+            return "unknown project"
+        if not row.behind:
+            return f"up to date after {runs} runs"
+        outcome = await _guarded(db.set_status, project_id, syncer.sync_once(row, trigger))
+        c = outcome.counts
+        logger.info(
+            "sync %s %s..%s %s: %d files, %d embedded, %d reused, %d deleted (%.2fs)",
+            project_id, (outcome.from_sha or "-")[:10], (outcome.to_sha or "-")[:10], outcome.mode,
+            c.files_changed, c.chunks_embedded, c.chunks_reused, c.chunks_deleted, outcome.seconds,
+        )  # fmt: skip
+    return f"stopped after {MAX_LOOPS} runs"
+
+
+async def _note_failure(db: Database, project_id: int, error: str) -> None:
+    """Record a failure on the project if PostgreSQL takes it; a failing write must not stop the retry."""
+    try:
+        await db.set_status(project_id, "failed", error)
+    except StorageError as exc:
+        logger.warning("project %s: cannot record %r: %s", project_id, error, exc)
 
 
 async def _guarded(
-    ctx: dict[str, Any],
     set_status: Callable[[int, str, str | None], Awaitable[None]],
     project_id: int,
     step: Awaitable[SyncOutcome],
 ) -> SyncOutcome:
-    """Run a sync step; record failures on the project and turn transient ones into `Retry`."""
+    """Run a sync step; record a permanent failure on the project (transient ones go up to `Retry`)."""
     try:
         return await step
-    except TRANSIENT_ERRORS as exc:
-        await set_status(project_id, "failed", f"{type(exc).__name__}: {exc} (will retry)")
-        raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
-    except GitLabNotFoundError as exc:
-        await set_status(project_id, "failed", f"{type(exc).__name__}: {exc}")
+    except TRANSIENT_ERRORS:
         raise
     except ServiceError as exc:
         await set_status(project_id, "failed", f"{type(exc).__name__}: {exc}")
@@ -244,7 +269,8 @@ def functions(settings: Settings) -> list[Function]:
     tries = settings.worker.max_tries
     timeout = settings.worker.job_timeout_s
     return [
-        func(sync_project, name=SYNC, max_tries=tries, timeout=timeout, keep_result=60),
+        # No result kept: a finished sync frees its id at once (see app.queue).
+        func(sync_project, name=SYNC, max_tries=tries, timeout=timeout, keep_result=0),
         func(purge_project, name=PURGE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(move_project, name=MOVE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(refresh_project, name=REFRESH, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),

@@ -306,7 +306,7 @@ def _repo_item(path: str, chunks: int, row: Any) -> dict[str, Any]:
         "default_branch": getattr(row, "default_branch", None),
         "indexed_sha": getattr(row, "indexed_sha", None),
         "indexed_at": row.indexed_at.isoformat() if row is not None and row.indexed_at else None,
-        "status": getattr(row, "status", "ok" if chunks else "pending"),
+        "status": getattr(row, "state", "ok" if chunks else "pending"),
         "last_error": getattr(row, "last_error", None),
     }
 

@@ -101,7 +101,7 @@ async def test_a_compare_that_keeps_failing_falls_back_to_a_tree_walk(env: SyncE
     await env.push(project, {SRC + "B.java": service("B"), SRC + "A.java": None})
     await env.work()
     await env.audit(project)
-    assert env.gitlab.call_count("/repository/compare") == 3  # COMPARE_RETRIES + 1 attempts, in one run
+    assert env.gitlab.call_count("/repository/compare") == 3  # META_RETRIES + 1 attempts, in one run
     assert [(r["mode"], r["status"]) for r in await env.runs(project.id)][-1] == ("tree", "DONE")
 
 

@@ -18,6 +18,7 @@ from arq import Retry
 from qdrant_client import AsyncQdrantClient
 
 from app.deps import Deps
+from app.gitlab_api import META_RETRIES
 from app.vectors import VectorStore
 from app.worker import move_project, purge_project, refresh_project
 from tests.app.test_scope_sync import indexed
@@ -57,8 +58,8 @@ def ctx(deps: Deps, job_try: int = 1) -> dict[str, Any]:
 
 
 def gitlab_down(env: SyncEnv, project: FakeProject) -> None:
-    # More 503s than python-gitlab's 10 retries; `Retry-After: 0` keeps its waits at zero.
-    env.gitlab.fail_next(11, status=503, retry_after="0", path_contains=f"/projects/{project.id}")
+    # As many 503s as one call's attempts (`META_RETRIES` + 1); `Retry-After: 0` keeps the waits at zero.
+    env.gitlab.fail_next(META_RETRIES + 1, status=503, retry_after="0", path_contains=f"/projects/{project.id}")
 
 
 @asynccontextmanager

@@ -161,7 +161,7 @@ async def test_a_sweep_during_a_gitlab_outage_fails_quietly_and_the_next_one_hea
     await env.push(project, {SRC + "A.java": service("A")})
     await env.work()
     project.commit({SRC + "B.java": service("B")}, "lost push")
-    env.gitlab.fail_next(3, 503, path_contains=LISTING)  # the listing's attempts (LISTING_RETRIES + 1)
+    env.gitlab.fail_next(3, 503, path_contains=LISTING)  # the listing's attempts (META_RETRIES + 1)
     assert "sweep failed" in await reconcile({"deps": env.deps})
     await reconcile({"deps": env.deps})
     await env.work()

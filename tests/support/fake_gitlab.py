@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -201,6 +203,8 @@ class FakeGitLab:
         """GitLab's `diff_max_patch_bytes`: a longer patch comes back `too_large` with an empty diff."""
         self.directory = Directory()
         """Users, groups, memberships and OAuth (`tests/support/fake_gitlab_users.py`)."""
+        self.latency_s = 0.0
+        """Seconds every API request takes before it is answered (a slow GitLab); requests overlap."""
         self._state = _State()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -442,6 +446,11 @@ class _Server(ThreadingHTTPServer):
         self._connections: set[socket] = set()
         self._connections_lock = threading.Lock()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client that was killed (SIGKILL scenarios) reset its keep-alive connection
+        super().handle_error(request, client_address)
+
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._connections_lock:
             self._connections.add(request)
@@ -498,6 +507,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _respond(self, method: str) -> Response:
         api = self.server.api
+        if api.gl.latency_s > 0:
+            time.sleep(api.gl.latency_s)  # the server's own thread: a slow instance, not a test pause
         try:
             return api.handle(method, self.path, _token(self.headers.get("PRIVATE-TOKEN"), self.headers))
         except Exception as exc:  # the edge of a request: answer 500 and keep serving
