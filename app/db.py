@@ -282,6 +282,16 @@ class Database:
         )
         return {int(r["id"]): str(r["repo_path"]) for r in rows}
 
+    async def unlisted(self, listed: Sequence[int]) -> tuple[list[int], int]:
+        """Known projects (not out of scope) missing from a full listing, and how many known projects there are."""
+        rows = await self._fetch(
+            """
+            SELECT id, NOT (id = ANY($1::bigint[])) AS missing FROM projects WHERE status <> 'out_of_scope'
+            """,
+            list(listed),
+        )
+        return sorted(int(r["id"]) for r in rows if r["missing"]), len(rows)
+
     async def behind(self) -> list[int]:
         """Projects whose requested generation was not synced yet (for the reconcile sweep)."""
         rows = await self._fetch("SELECT id FROM projects WHERE requested_gen > done_gen ORDER BY id")

@@ -16,7 +16,14 @@ listing's cutoff is the previous listing's start minus the same hour. `SLACK` co
 GitLab's clock and PostgreSQL's, whose `now()` stamps every check. When nothing changed for an hour a
 sweep costs one call per 100 recently active projects (one call when there are none).
 
-`plan_sweep` and `compare_heads` are pure; `sweep` does the I/O.
+3. After a full listing, known projects it no longer lists are asked for one by one: GitLab answers
+   404 for a project that was destroyed while its `project_destroy` delivery was lost (the purge job
+   confirms it again and purges), or reports it archived or otherwise out of scope (its sync purges
+   it). A full listing that misses more than `VANISHED_SHARE` of the known projects (and more than
+   `VANISHED_MIN`) is not believed: that is a token that lost access, not a wave of deletions, and
+   GitLab answers 404 for projects a token cannot see, so nothing is purged and a warning says why.
+
+`plan_sweep`, `compare_heads` and `believable` are pure; `sweep` does the I/O.
 """
 
 from __future__ import annotations
@@ -29,8 +36,9 @@ from datetime import datetime, timedelta
 
 from app.db import HeadSeen, SweepMarks
 from app.deps import Deps
+from app.errors import GitLabNotFoundError
 from app.gitlab_api import Activity, ProjectInfo
-from app.queue import enqueue_sync
+from app.queue import PURGE, enqueue_once, enqueue_sync
 from app.scope import OutOfScope, decide
 from app.settings import ScopeSettings
 
@@ -39,6 +47,8 @@ logger = logging.getLogger(__name__)
 THROTTLE = timedelta(hours=1)  # gitlabhq `Event::RESET_PROJECT_ACTIVITY_INTERVAL`
 SLACK = timedelta(minutes=5)
 NAME = "reconcile"
+VANISHED_SHARE = 0.1
+VANISHED_MIN = 10
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -131,6 +141,8 @@ async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
         gen = await db.request_sync(p.id, p.path_with_namespace, p.default_branch, None, full=drift.full)
         await enqueue_sync(queue, p.id, gen, "reconcile")
         logger.info("sweep: project %s (%s) %s: sync requested", p.id, p.path_with_namespace, drift.reason)
+    if cutoff is None:
+        await confirm_unlisted(deps, [a.project.id for a in listed])
     await db.mark_heads_checked(same, marks.now)
     await db.sweep_done(NAME, marks.now, full=cutoff is None)
     logger.info(
@@ -138,3 +150,32 @@ async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
         len(listed), "all" if cutoff is None else f"active after {cutoff.isoformat()}", len(plan.check), len(drifts),
     )  # fmt: skip
     return drifts
+
+
+def believable(missing: int, known: int) -> bool:
+    """Whether `missing` of `known` projects absent from a full listing can be deletions (see the module docs)."""
+    return missing <= max(VANISHED_MIN, known * VANISHED_SHARE)
+
+
+async def confirm_unlisted(deps: Deps, listed: Sequence[int]) -> int:
+    """Ask GitLab about known projects a full listing left out; purge or re-scope them; how many were acted on."""
+    db, gitlab, queue = deps.require_db(), deps.require_gitlab(), deps.require_queue()
+    missing, known = await db.unlisted(listed)
+    if not believable(len(missing), known):
+        logger.warning(
+            "sweep: %d of %d known projects are not in GitLab's listing: none purged (did the token lose access?)",
+            len(missing), known,
+        )  # fmt: skip
+        return 0
+    acted = 0
+    for project_id in missing:
+        try:
+            info = await gitlab.project(project_id)
+        except GitLabNotFoundError:
+            acted += await enqueue_once(queue, PURGE, f"purge:{project_id}:sweep", project_id)
+            logger.info("sweep: project %s is gone from GitLab: purge requested", project_id)
+            continue
+        if isinstance(decide(info, deps.settings.scope), OutOfScope):  # archived, for one: not listed
+            gen = await db.request_sync(project_id, info.path_with_namespace, info.default_branch, None, full=True)
+            acted += await enqueue_sync(queue, project_id, gen, "scope")
+    return acted

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from app.db import HeadSeen, SweepMarks
 from app.gitlab_api import Activity, ProjectInfo
 from app.settings import ScopeSettings, WorkerSettings, cron_fields
-from app.sweep import THROTTLE, listing_cutoff, may_have_moved, plan_sweep
+from app.sweep import THROTTLE, believable, confirm_unlisted, listing_cutoff, may_have_moved, plan_sweep, sweep
 from app.worker import build_worker, reconcile
 from tests.support.fake_embedder import FakeEmbeddingServer
 from tests.support.sync_env import SyncEnv, push_payload, sync_env
@@ -261,3 +261,44 @@ async def test_a_delivery_naming_a_new_path_leaves_the_move_to_the_sync(env: Syn
     await env.deliver(push_payload(project, project.head()))
     row = await env.deps.require_db().project(project.id)
     assert row is not None and row.repo_path == "acme/shop"  # still where its points are
+
+
+async def test_a_project_destroyed_while_its_hook_was_lost_is_purged_by_a_full_sweep(env: SyncEnv) -> None:
+    gone, kept = env.gitlab.create_project("acme/gone"), env.gitlab.create_project("acme/kept")
+    for project in (gone, kept):
+        await env.push(project, {SRC + "A.java": service("A")})
+    await env.work()
+    env.gitlab.delete_project(gone.id)  # and its project_destroy delivery is lost
+    await sweep(env.deps, timedelta(0))  # a full listing
+    await env.work()
+    assert await env.points(gone.id) == {}
+    assert await env.deps.require_db().project(gone.id) is None
+    await env.audit(kept)
+
+
+async def test_a_project_archived_while_its_hook_was_lost_leaves_scope_at_a_full_sweep(env: SyncEnv) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    await env.push(project, {SRC + "A.java": service("A")})
+    await env.work()
+    env.gitlab.set_project_attributes(project.id, archived=True)  # the listing (archived=false) leaves it out
+    await sweep(env.deps, timedelta(0))
+    await env.work()
+    row = await env.deps.require_db().project(project.id)
+    assert row is not None and row.status == "out_of_scope"
+    assert await env.points(project.id) == {}
+
+
+async def test_a_listing_that_misses_most_known_projects_purges_nothing(env: SyncEnv) -> None:
+    db = env.deps.require_db()
+    for project_id in range(101, 113):  # 12 known projects, none of them listed any more
+        await db.request_sync(project_id, f"acme/p{project_id}", "main", None)
+    before = len(env.gitlab.calls)
+    assert await confirm_unlisted(env.deps, []) == 0
+    assert env.gitlab.calls[before:] == []  # not even asked: a token that lost access looks like this
+    assert await env.deps.require_queue().zcard(env.settings.redis.queue) == 0
+
+
+def test_how_many_missing_projects_can_be_deletions() -> None:
+    assert believable(10, 10) and believable(10, 11)  # a few, even of a few
+    assert believable(100, 1000) and not believable(101, 1000)  # a tenth of many
+    assert not believable(11, 12)
