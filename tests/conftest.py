@@ -41,14 +41,19 @@ def pg_dsn() -> Iterator[str]:
     asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-@pytest_asyncio.fixture
-async def clean_db(pg_dsn: str) -> AsyncIterator[str]:
-    """The test database with every table emptied before the test."""
-    conn = await asyncpg.connect(pg_dsn)
+async def truncate(dsn: str) -> None:
+    """Empty every table of the test database."""
+    conn = await asyncpg.connect(dsn)
     try:
         await conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY")
     finally:
         await conn.close()
+
+
+@pytest_asyncio.fixture
+async def clean_db(pg_dsn: str) -> AsyncIterator[str]:
+    """The test database with every table emptied before the test."""
+    await truncate(pg_dsn)
     yield pg_dsn
 
 

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-import asyncpg
 import httpx
 import psycopg
 import pytest
@@ -15,7 +14,7 @@ import redis
 from pydantic import SecretStr
 
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings
-from tests.conftest import REDIS, TABLES
+from tests.conftest import REDIS, truncate
 from tests.support.fake_gitlab import FakeGitLab
 from tests.support.live_app import LiveApp, serve_app
 from tests.support.tokens import admin_token, service_token
@@ -37,14 +36,6 @@ class Fuzzed:
     http: httpx.Client
 
 
-async def _truncate(dsn: str) -> None:
-    conn = await asyncpg.connect(dsn)
-    try:
-        await conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY")
-    finally:
-        await conn.close()
-
-
 _COUNTS = " UNION ALL ".join(f"SELECT count(*) FROM {table}" for table in KEPT)
 
 
@@ -58,7 +49,7 @@ def kept(fuzzed: Fuzzed) -> tuple[int, ...]:
 
 @pytest.fixture(scope="module")
 def fuzzed(pg_dsn: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
-    asyncio.run(_truncate(pg_dsn))
+    asyncio.run(truncate(pg_dsn))
     client = redis.Redis.from_url(REDIS)
     try:
         client.flushdb()

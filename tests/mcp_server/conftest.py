@@ -11,26 +11,17 @@ import asyncio
 from collections.abc import Iterator
 from typing import Final
 
-import asyncpg
 import pytest
 import redis
 from pydantic import SecretStr
 
 from app.settings import PostgresSettings, QdrantSettings, RedisSettings, Settings
-from tests.conftest import REDIS, TABLES
+from tests.conftest import REDIS, truncate
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.live_app import LiveApp, serve_app
 from tests.support.tokens import service_token
 
 TOKEN: Final = "t0k"
-
-
-async def _truncate(dsn: str) -> None:
-    conn = await asyncpg.connect(dsn)
-    try:
-        await conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY")
-    finally:
-        await conn.close()
 
 
 def live_settings(dsn: str) -> Settings:
@@ -44,7 +35,7 @@ def live_settings(dsn: str) -> Settings:
 
 @pytest.fixture(scope="module")
 def live_app(pg_dsn: str) -> Iterator[LiveApp]:
-    asyncio.run(_truncate(pg_dsn))
+    asyncio.run(truncate(pg_dsn))
     client = redis.Redis.from_url(REDIS)
     try:
         client.flushdb()

@@ -290,20 +290,19 @@ class FakeGitLab:
             raise ValueError(f"unknown visibility {visibility!r}")
         if repository_access_level is not None and repository_access_level not in ("enabled", "private", "disabled"):
             raise ValueError(f"unknown repository_access_level {repository_access_level!r}")
+        given = {
+            "visibility": visibility,
+            "repository_access_level": repository_access_level,
+            "archived": archived,
+            "topics": topics,
+            "forked_from_id": forked_from_id,
+            "marked_for_deletion_on": marked_for_deletion_on,
+        }
         with self.lock:
             project = self._state.projects[project_id]
-            if visibility is not None:
-                project.visibility = visibility
-            if repository_access_level is not None:
-                project.repository_access_level = repository_access_level
-            if archived is not None:
-                project.archived = archived
-            if topics is not None:
-                project.topics = topics
-            if forked_from_id is not None:
-                project.forked_from_id = forked_from_id
-            if marked_for_deletion_on is not None:
-                project.marked_for_deletion_on = marked_for_deletion_on
+            for name, value in given.items():
+                if value is not None:
+                    setattr(project, name, value)
 
     def set_namespace_kind(self, full_path: str, kind: str) -> None:
         """Make a namespace a personal (`user`) one or a `group`."""
