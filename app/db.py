@@ -376,6 +376,19 @@ class Database:
             project_id, visibility, repository_access,
         )  # fmt: skip
 
+    async def set_projects_access(self, access: Sequence[tuple[int, str, str]]) -> int:
+        """`set_project_access` for many known projects (id, visibility, repository access); how many changed."""
+        result = await self._execute(
+            """
+            UPDATE projects SET visibility = a.visibility, repository_access = a.repository_access, updated_at = now()
+            FROM unnest($1::bigint[], $2::text[], $3::text[]) AS a(id, visibility, repository_access)
+            WHERE projects.id = a.id AND (projects.visibility, projects.repository_access)
+                IS DISTINCT FROM (a.visibility, a.repository_access)
+            """,
+            [a[0] for a in access], [a[1] for a in access], [a[2] for a in access],
+        )  # fmt: skip
+        return int(result.rsplit(" ", 1)[-1])
+
     async def open_projects(self) -> dict[int, str]:
         """Projects whose code any signed-in user may read: id → visibility (`internal` or `public`).
 

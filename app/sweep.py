@@ -130,6 +130,7 @@ async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
     cutoff = listing_cutoff(marks, full_every)
     listed = await gitlab.activity(cutoff)
     known = await db.heads_seen([a.project.id for a in listed])
+    await record_listed_access(deps, listed)
     plan = plan_sweep(listed, known, deps.settings.scope)
     heads = await asyncio.gather(
         *(gitlab.branch_head(a.project.id, a.project.default_branch or "") for a in plan.check)
@@ -150,6 +151,20 @@ async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
         len(listed), "all" if cutoff is None else f"active after {cutoff.isoformat()}", len(plan.check), len(drifts),
     )  # fmt: skip
     return drifts
+
+
+async def record_listed_access(deps: Deps, listed: Sequence[Activity]) -> int:
+    """Refresh who may read the listed projects (a `project_update` whose delivery was lost).
+
+    The access model reads these columns: a project made private is closed to non-members within one
+    full listing (`full_sweep_every_s`) even when its hook never arrived.
+    """
+    rows = [
+        (a.project.id, a.project.visibility, a.project.repository_access)
+        for a in listed
+        if a.project.visibility is not None and a.project.repository_access is not None
+    ]
+    return await deps.require_db().set_projects_access(rows) if rows else 0
 
 
 def believable(missing: int, known: int) -> bool:

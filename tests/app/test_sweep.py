@@ -302,3 +302,17 @@ def test_how_many_missing_projects_can_be_deletions() -> None:
     assert believable(10, 10) and believable(10, 11)  # a few, even of a few
     assert believable(100, 1000) and not believable(101, 1000)  # a tenth of many
     assert not believable(11, 12)
+
+
+async def test_a_visibility_change_whose_hook_was_lost_is_recorded_by_the_full_sweep(env: SyncEnv) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    env.gitlab.set_project_attributes(project.id, visibility="internal")
+    await env.push(project, {SRC + "A.java": service("A")})
+    await env.work()
+    db = env.deps.require_db()
+    assert project.id in await db.open_projects()
+    env.gitlab.set_project_attributes(project.id, visibility="private")  # and its project_update is lost
+    await sweep(env.deps, timedelta(0))
+    assert project.id not in await db.open_projects()  # closed to non-members: the access model reads this
+    row = await db.project(project.id)
+    assert row is not None and (row.visibility, row.repository_access) == ("private", "enabled")
