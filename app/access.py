@@ -19,7 +19,8 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from qdrant_client import models as qm
+from app import filters
+from app.filters import Condition, Filter
 
 PROJECT_ID_FIELD = "gitlab_project_id"
 REPO_PREFIXES_FIELD = "repo_prefixes"
@@ -55,7 +56,7 @@ class Access:
             return ("prefixes", frozenset(self.repo_prefixes))
         return ("all",)
 
-    def condition(self) -> qm.Condition | None:
+    def condition(self) -> Condition | None:
         """The filter condition that keeps only readable points (None: nothing to filter).
 
         A GitLab identity's set is written as whichever is shorter of the allowed ids, or the range
@@ -66,7 +67,7 @@ class Access:
         shorter list is what keeps a reader of most of 20,000 projects affordable.
         """
         if self.repo_prefixes is not None:
-            return _match_any(REPO_PREFIXES_FIELD, list(self.repo_prefixes)) if self.repo_prefixes else _nothing()
+            return filters.any_of(REPO_PREFIXES_FIELD, self.repo_prefixes) if self.repo_prefixes else _nothing()
         if self.project_ids is None:
             return None
         if not self.project_ids:
@@ -76,7 +77,7 @@ class Access:
         if highest - len(allowed) < len(allowed):  # the gaps below the highest id are fewer than the ids
             gaps = sorted(set(range(1, highest + 1)) - self.project_ids)
             return complement_condition(highest, gaps)
-        return _match_any(PROJECT_ID_FIELD, allowed)
+        return filters.any_of(PROJECT_ID_FIELD, allowed)
 
     def may_read(self, repo_path: str, project_id: int | None) -> bool:
         """The same rule as `condition()`, for one project known by path and (GitLab) id."""
@@ -87,11 +88,10 @@ class Access:
         return project_id is not None and project_id in self.project_ids
 
 
-def complement_condition(highest: int, gaps: Sequence[int]) -> qm.Filter:
+def complement_condition(highest: int, gaps: Sequence[int]) -> Filter:
     """Points of a GitLab project whose id is in `1..highest` and not one of `gaps`."""
-    in_range = qm.FieldCondition(key=PROJECT_ID_FIELD, range=qm.Range(gte=1, lte=highest))
-    must_not: list[qm.Condition] = [_match_any(PROJECT_ID_FIELD, list(gaps))] if gaps else []
-    return qm.Filter(must=[in_range], must_not=must_not)
+    excluded = [filters.any_of(PROJECT_ID_FIELD, gaps)] if gaps else []
+    return filters.all_of(filters.between(PROJECT_ID_FIELD, 1, highest), none_of=excluded)
 
 
 def everything(subject: str) -> Access:
@@ -113,10 +113,6 @@ def _path_in(repo_path: str, prefix: str) -> bool:
     return repo_path == prefix or (prefix.endswith("/") and repo_path.startswith(prefix))
 
 
-def _match_any(key: str, values: list[str] | list[int]) -> qm.FieldCondition:
-    return qm.FieldCondition(key=key, match=qm.MatchAny(any=values))
-
-
-def _nothing() -> qm.Filter:
+def _nothing() -> Filter:
     """A condition no point satisfies: an empty readable set must read nothing, not everything."""
-    return qm.Filter(must=[qm.IsEmptyCondition(is_empty=qm.PayloadField(key="repo_path"))])
+    return filters.all_of(filters.is_empty("repo_path"))

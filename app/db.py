@@ -1,14 +1,16 @@
 """PostgreSQL adapter (asyncpg): project sync state, runs, deliveries and the file manifest.
 
-All SQL lives here. asyncpg errors are translated to `StorageError` at this boundary.
+All SQL lives here. Every asyncpg call runs inside `_translated`, the one place where its errors
+become `StorageError` (or `UnstorableError` for a value PostgreSQL refuses), as httpx maps
+httpcore's exceptions at its transport boundary.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -121,6 +123,17 @@ async def _unlock(conn: Any, project_id: int) -> None:
             conn.terminate()
 
 
+@contextmanager
+def _translated(message: str = "PostgreSQL query failed") -> Iterator[None]:
+    """Run asyncpg calls, turning a refused value into `UnstorableError` and any other failure into `StorageError`."""
+    try:
+        yield
+    except asyncpg.DataError as exc:
+        raise UnstorableError(f"PostgreSQL cannot store a value: {_short(exc)}") from exc
+    except _ERRORS as exc:
+        raise StorageError(f"{message}: {exc}") from exc
+
+
 def _short(exc: Exception, limit: int = 200) -> str:
     """An error message cut to `limit` characters: asyncpg's data errors quote the offending input."""
     text = str(exc)
@@ -141,10 +154,8 @@ class Database:
     @classmethod
     async def connect(cls, dsn: str, *, min_size: int = 1, max_size: int = 10) -> Database:
         """Open a pool."""
-        try:
+        with _translated("cannot connect to PostgreSQL"):
             pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
-        except _ERRORS as exc:
-            raise StorageError(f"cannot connect to PostgreSQL: {exc}") from exc
         return cls(pool)
 
     async def ping(self) -> None:
@@ -153,7 +164,8 @@ class Database:
 
     async def close(self) -> None:
         """Close the pool."""
-        await self.pool.close()
+        with _translated("closing the PostgreSQL pool failed"):
+            await self.pool.close()
 
     async def record_delivery(
         self,
@@ -364,10 +376,8 @@ class Database:
         if holder is None:
             await self._execute(query, project_id, sha, gen, default_branch)
             return
-        try:
+        with _translated(f"the session holding project {project_id}'s lock is gone"):
             await holder.execute(query, project_id, sha, gen, default_branch)
-        except _ERRORS as exc:
-            raise StorageError(f"the session holding project {project_id}'s lock is gone: {exc}") from exc
 
     async def set_project_access(self, project_id: int, visibility: str, repository_access: str) -> None:
         """Record who may read a project's code, as GitLab reports it (`visibility`, `repository_access_level`)."""
@@ -550,15 +560,11 @@ class Database:
         The lock lives on one pooled connection, so a killed worker releases it when its
         connection drops: no stale locks, no TTL to tune.
         """
-        try:
+        with _translated("PostgreSQL connection failed"):
             conn = await self.pool.acquire()
-        except _ERRORS as exc:
-            raise StorageError(f"PostgreSQL connection failed: {exc}") from exc
         try:
-            try:
+            with _translated():
                 got = await conn.fetchval("SELECT pg_try_advisory_lock($1)", lock_key(project_id))
-            except _ERRORS as exc:
-                raise StorageError(f"PostgreSQL query failed: {exc}") from exc
             if got:
                 self._held[project_id] = conn
             try:
@@ -574,40 +580,22 @@ class Database:
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Any]:
         """A pooled connection inside a transaction; asyncpg's errors come out as `StorageError`."""
-        try:
+        with _translated("PostgreSQL transaction failed"):
             async with self.pool.acquire() as conn, conn.transaction():
                 yield conn
-        except _ERRORS as exc:
-            raise StorageError(f"PostgreSQL transaction failed: {exc}") from exc
 
     async def _fetchval(self, query: str, *args: Any) -> Any:
-        try:
+        with _translated():
             return await self.pool.fetchval(query, *args)
-        except asyncpg.DataError as exc:
-            raise UnstorableError(f"PostgreSQL cannot store a value: {_short(exc)}") from exc
-        except _ERRORS as exc:
-            raise StorageError(f"PostgreSQL query failed: {exc}") from exc
 
     async def _fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
-        try:
+        with _translated():
             return await self.pool.fetchrow(query, *args)
-        except asyncpg.DataError as exc:
-            raise UnstorableError(f"PostgreSQL cannot store a value: {_short(exc)}") from exc
-        except _ERRORS as exc:
-            raise StorageError(f"PostgreSQL query failed: {exc}") from exc
 
     async def _fetch(self, query: str, *args: Any) -> list[asyncpg.Record]:
-        try:
+        with _translated():
             return await self.pool.fetch(query, *args)
-        except asyncpg.DataError as exc:
-            raise UnstorableError(f"PostgreSQL cannot store a value: {_short(exc)}") from exc
-        except _ERRORS as exc:
-            raise StorageError(f"PostgreSQL query failed: {exc}") from exc
 
     async def _execute(self, query: str, *args: Any) -> str:
-        try:
+        with _translated():
             return str(await self.pool.execute(query, *args))
-        except asyncpg.DataError as exc:
-            raise UnstorableError(f"PostgreSQL cannot store a value: {_short(exc)}") from exc
-        except _ERRORS as exc:
-            raise StorageError(f"PostgreSQL query failed: {exc}") from exc

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from qdrant_client import models as qm
-
+from app import filters
 from app.embeddings import Embedder
 from app.vectors import StoredState, VectorStore, chunk_payload, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
@@ -173,12 +172,7 @@ class Indexer:
         """Move key → (old id, vectors) of the points stored under renamed files' old paths."""
         if not old_paths:
             return {}
-        where = qm.Filter(
-            must=[
-                qm.FieldCondition(key="repo_path", match=qm.MatchValue(value=repo_path)),
-                qm.FieldCondition(key="file_path", match=qm.MatchAny(any=list(old_paths))),
-            ]
-        )
+        where = filters.all_of(filters.eq("repo_path", repo_path), filters.any_of("file_path", old_paths))
         fields = ["qualified_name", "parameter_types", "part_index", "content_hash"]
         found: dict[MoveKey, tuple[str, Any]] = {}
         async for record in self.store.scroll(where, fields, collection=collection, with_vectors=True):
@@ -200,5 +194,4 @@ class Indexer:
 
     async def delete_repo(self, repo_path: str) -> None:
         """Remove every point of a repository."""
-        where = qm.Filter(must=[qm.FieldCondition(key="repo_path", match=qm.MatchValue(value=repo_path))])
-        await self.store.delete_where(where)
+        await self.store.delete_where(filters.all_of(filters.eq("repo_path", repo_path)))

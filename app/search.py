@@ -16,13 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from qdrant_client import models as qm
-
 from app.access import Access
 from app.embeddings import Embedder
 from app.errors import PayloadError
+from app.filters import Condition, Filter, any_of, either, eq, everything
 from app.ranking import QueryTerms, expand_query, query_terms, rerank
-from app.vectors import DENSE, LEXICAL, VectorStore
+from app.vectors import VectorStore
 from pipeline.lexical import query_vector
 from pipeline.routes import query_keys, route_matches, specificity
 from pipeline.spring import ANY_METHOD
@@ -82,27 +81,27 @@ class Hit:
         }
 
 
-def build_filter(access: Access, filters: Filters, *extra: qm.Condition) -> qm.Filter | None:
+def build_filter(access: Access, filters: Filters, *extra: Condition) -> Filter | None:
     """Translate the caller's access and search filters to one Qdrant filter (None when nothing filters)."""
-    must: list[qm.Condition] = list(extra)
+    must: list[Condition] = list(extra)
     if filters.repo:
         repo = filters.repo
-        must.append(_any("repo_prefixes", [repo]) if repo.endswith("/") else _eq("repo_path", repo))
+        must.append(any_of("repo_prefixes", [repo]) if repo.endswith("/") else eq("repo_path", repo))
     if filters.path_prefix:
         prefix = filters.path_prefix.strip("/")
-        must.append(_any("path_prefixes", [prefix, prefix + "/"]))
+        must.append(any_of("path_prefixes", [prefix, prefix + "/"]))
     if filters.symbol_type:
-        must.append(_eq("symbol_type", filters.symbol_type))
+        must.append(eq("symbol_type", filters.symbol_type))
     if filters.stereotype:
-        must.append(_eq("stereotype", filters.stereotype))
+        must.append(eq("stereotype", filters.stereotype))
     if filters.annotation:
-        must.append(_eq("annotation_names", annotation_name(filters.annotation)))
+        must.append(eq("annotation_names", annotation_name(filters.annotation)))
     if filters.http_method:
-        must.append(_any("http_method", [filters.http_method.upper(), ANY_METHOD]))
+        must.append(any_of("http_method", [filters.http_method.upper(), ANY_METHOD]))
     readable = access.condition()
     if readable is not None:  # last: embedded Qdrant checks conditions in order, and this one costs most
         must.append(readable)
-    return qm.Filter(must=must) if must else None
+    return Filter(must=must) if must else None
 
 
 def annotation_name(annotation: str) -> str:
@@ -153,19 +152,13 @@ class SearchService:
         self.check_query(query)
         where = build_filter(access, filters)
         candidates = max(limit * 4, 40)
-        prefetch = await self._prefetch(query, where, candidates)
-        if not prefetch:
+        sparse = query_vector(expand_query(query))
+        lexical = sparse if sparse.indices else None
+        dense = (await self.embedder.embed([query]))[0] if self.embedder is not None and query.strip() else None
+        if lexical is None and dense is None:
             return []
-        if len(prefetch) == 1:
-            only = prefetch[0]
-            response = await self.store.client.query_points(
-                self.store.alias, query=only.query, using=only.using, query_filter=where, limit=candidates
-            )
-        else:
-            response = await self.store.client.query_points(
-                self.store.alias, prefetch=prefetch, query=qm.FusionQuery(fusion=qm.Fusion.RRF), limit=candidates
-            )
-        hits = [self._hit(p.id, p.score, p.payload or {}) for p in response.points]
+        points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=candidates)
+        hits = [self._hit(p.id, p.score, p.payload or {}) for p in points]
         terms = query_terms(query)
         hits = await self._with_relations(access, terms, filters, hits)
         order = rerank(terms, [h.payload for h in hits])
@@ -189,23 +182,12 @@ class SearchService:
                     extra.append(hit)
         return [*hits, *extra]
 
-    async def _prefetch(self, query: str, where: qm.Filter | None, limit: int) -> list[qm.Prefetch]:
-        prefetch: list[qm.Prefetch] = []
-        sparse = query_vector(expand_query(query))
-        if sparse.indices:
-            vector = qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
-            prefetch.append(qm.Prefetch(query=vector, using=LEXICAL, filter=where, limit=limit))
-        if self.embedder is not None and query.strip():
-            dense = (await self.embedder.embed([query]))[0]
-            prefetch.append(qm.Prefetch(query=dense, using=DENSE, filter=where, limit=limit))
-        return prefetch
-
     async def symbol(self, access: Access, name: str, repo: str | None = None) -> list[Hit]:
         """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads."""
         base, params = _split_params(name)
         simple = base.rsplit(".", 1)[-1]
         qualified = base if "." in base and base[:1].islower() else None
-        condition = _eq("qualified_name", qualified) if qualified else _eq("name", simple)
+        condition = eq("qualified_name", qualified) if qualified else eq("name", simple)
         hits = await self._lookup(access, Filters(repo=repo), condition)
         if "." in base and not qualified:
             hits = [h for h in hits if h.qualified_name.endswith("." + base)]
@@ -225,14 +207,14 @@ class SearchService:
     async def callers(self, access: Access, name: str, repo: str | None = None) -> list[Hit]:
         """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`)."""
         keys_fq, keys = await self._call_keys(access, name, repo)
-        conditions: list[qm.Condition] = []
+        conditions: list[Condition] = []
         if keys_fq:
-            conditions.append(_any("calls_fq", keys_fq))
+            conditions.append(any_of("calls_fq", keys_fq))
         if keys:
-            conditions.append(_any("calls", keys))
+            conditions.append(any_of("calls", keys))
         if not conditions:
             return []
-        return await self._lookup(access, Filters(repo=repo), qm.Filter(should=conditions))
+        return await self._lookup(access, Filters(repo=repo), either(*conditions))
 
     async def callees(self, access: Access, name: str, repo: str | None = None) -> list[tuple[str, list[Hit]]]:
         """What the named method calls: each call as written, with the indexed symbols it resolves to.
@@ -252,8 +234,8 @@ class SearchService:
         exact_names = sorted({f for _, _, exact in calls for f in exact})
         methods = sorted({method for _, method, exact in calls if method is not None and not exact})
         scope = Filters(repo=repo)
-        by_fq = await self._lookup(access, scope, _any("qualified_name", exact_names)) if exact_names else []
-        by_name = await self._lookup(access, scope, _any("name", methods)) if methods else []
+        by_fq = await self._lookup(access, scope, any_of("qualified_name", exact_names)) if exact_names else []
+        by_name = await self._lookup(access, scope, any_of("name", methods)) if methods else []
         out: list[tuple[str, list[Hit]]] = []
         for call, method, exact in calls:
             if method is None:
@@ -273,8 +255,8 @@ class SearchService:
 
     async def implementations(self, access: Access, type_name: str, repo: str | None = None) -> list[Hit]:
         """Types that implement or extend the named type."""
-        should: list[qm.Condition] = [_type_condition(key, type_name) for key in ("implements", "extends")]
-        hits = await self._lookup(access, Filters(repo=repo), qm.Filter(should=should))
+        should = [_type_condition(key, type_name) for key in ("implements", "extends")]
+        hits = await self._lookup(access, Filters(repo=repo), either(*should))
         return [h for h in hits if h.symbol_type in _TYPE_SYMBOLS]
 
     async def endpoint(
@@ -282,7 +264,7 @@ class SearchService:
     ) -> list[Hit]:
         """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`."""
         candidates = await self._lookup(
-            access, Filters(repo=repo, http_method=http_method), _any("http_keys", query_keys(path))
+            access, Filters(repo=repo, http_method=http_method), any_of("http_keys", query_keys(path))
         )
         scored = []
         for hit in candidates:
@@ -318,12 +300,10 @@ class SearchService:
 
     async def outline(self, access: Access, repo: str, file_path: str) -> list[Hit]:
         """Every chunk of one file in line order."""
-        return await self._lookup(access, Filters(repo=repo), _eq("file_path", file_path.strip("/")))
+        return await self._lookup(access, Filters(repo=repo), eq("file_path", file_path.strip("/")))
 
-    async def _lookup(
-        self, access: Access, filters: Filters, *extra: qm.Condition, limit: int | None = None
-    ) -> list[Hit]:
-        where = build_filter(access, filters, *extra) or qm.Filter()
+    async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
+        where = build_filter(access, filters, *extra) or everything()
         hits: list[Hit] = []
         async for record in self.store.scroll(where, True, page=min(limit or 1024, 1024)):
             hits.append(self._hit(record.id, 1.0, record.payload or {}))
@@ -392,20 +372,12 @@ def _in_folder(file_path: str, prefix: str) -> bool:
     return file_path == prefix or file_path.startswith(prefix + "/")
 
 
-def _eq(key: str, value: str) -> qm.FieldCondition:
-    return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
-
-
-def _any(key: str, values: Sequence[str]) -> qm.FieldCondition:
-    return qm.FieldCondition(key=key, match=qm.MatchAny(any=list(values)))
-
-
-def _type_condition(key: str, type_name: str) -> qm.Filter:
+def _type_condition(key: str, type_name: str) -> Filter:
     """Match a type by simple name on `key` or by fully qualified name on `key_fq`."""
     base = type_name.strip()
     if "." in base and base[:1].islower():
-        return qm.Filter(should=[_eq(f"{key}_fq", base), _eq(key, base.rsplit(".", 1)[-1])])
-    return qm.Filter(should=[_eq(key, base)])
+        return either(eq(f"{key}_fq", base), eq(key, base.rsplit(".", 1)[-1]))
+    return either(eq(key, base))
 
 
 def _split_params(name: str) -> tuple[str, list[str] | None]:

@@ -15,11 +15,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 
-from qdrant_client import models as qm
-
+from app import filters
+from app.access import PROJECT_ID_FIELD
 from app.db import Database, ProjectRow, RunCounts
 from app.deps import Deps
 from app.errors import GitLabUnavailableError, StorageError
+from app.filters import Condition, Filter
 from app.gitlab_api import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
 from app.indexing import WritePlan
 from app.scope import InScope, decide
@@ -261,8 +262,8 @@ def add_batch(counts: RunCounts, plan: WritePlan, results: Sequence[FileResult])
     counts.chunks_deleted += len(plan.delete)
 
 
-def _project_filter(project_id: int) -> qm.Filter:
-    return qm.Filter(must=[qm.FieldCondition(key="gitlab_project_id", match=qm.MatchValue(value=project_id))])
+def _project_filter(project_id: int, *, none_of: Sequence[Condition] = ()) -> Filter:
+    return filters.all_of(filters.eq(PROJECT_ID_FIELD, project_id), none_of=none_of)
 
 
 async def rename_points(deps: Deps, project_id: int, repo_path: str) -> None:
@@ -276,8 +277,7 @@ async def cite_commit(deps: Deps, project_id: int, sha: str) -> None:
     Called after a sync whose indexed commit may have left the branch, so no permalink names a
     rewritten-away commit (docs/decisions.md, "GitLab sync").
     """
-    stale = _project_filter(project_id)
-    stale.must_not = [qm.FieldCondition(key="commit_sha", match=qm.MatchValue(value=sha))]  # written by this run
+    stale = _project_filter(project_id, none_of=[filters.eq("commit_sha", sha)])  # none_of: written by this run
     await deps.store.set_payload_where(stale, {"commit_sha": sha})
 
 

@@ -4,7 +4,9 @@ The searched name is an alias (`settings.collection`) that points at a physical 
 `<alias>_<generation>`. A rebuild writes a new generation and swaps the alias in one atomic call,
 so searches never see a half-built index. The collection's metadata records the embedding model
 and dimension; opening it with other settings is refused (vectors are never mixed).
-Every qdrant-client exception is translated to `StorageError` here.
+Every qdrant-client call goes through `VectorStore`, inside `_translated`, the one place where its
+exceptions become `StorageError` (as httpx maps httpcore's at its transport boundary); nothing
+outside this module touches the client.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,10 +23,12 @@ from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ApiException, UnexpectedResponse
 
+from app import filters
 from app.errors import IndexMismatchError, StorageError
+from app.filters import Filter
 from app.qdrant_thread import threaded_local_client
 from app.settings import QdrantSettings
-from pipeline.lexical import document_vector
+from pipeline.lexical import SparseVector, document_vector
 from pipeline.model import Chunk
 from pipeline.records import chunk_record
 from pipeline.routes import route_keys
@@ -58,7 +63,19 @@ KEYWORD_INDEXES = (
 )
 INTEGER_INDEXES = ("gitlab_project_id",)
 STATE_PAGE = 10_000
+# What qdrant-client raises when the server or the embedded engine fails: its API errors (a refused or
+# lost connection comes as `ResponseHandlingException`, an `ApiException`), and the embedded engine's
+# ValueError/RuntimeError (a missing collection, a closed client).
 _QDRANT_ERRORS = (ApiException, UnexpectedResponse, ValueError, RuntimeError, OSError)
+
+
+@contextmanager
+def _translated(action: str) -> Iterator[None]:
+    """Run qdrant-client calls, turning their failures into `StorageError("<action> failed: ...")`."""
+    try:
+        yield
+    except _QDRANT_ERRORS as exc:
+        raise StorageError(f"{action} failed: {exc}") from exc
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,7 +107,7 @@ def open_client(settings: QdrantSettings) -> AsyncQdrantClient:
 
 
 class VectorStore:
-    """The organization's code collection behind its alias."""
+    """The organization's code collection behind its alias: every Qdrant call of the service."""
 
     def __init__(self, client: AsyncQdrantClient, alias: str, *, server: bool = False) -> None:
         self.client = client
@@ -99,14 +116,11 @@ class VectorStore:
 
     async def ensure(self, model: IndexModel, *, rebuild_hint: str = "javakb index PATH --rebuild") -> None:
         """Create the collection on first use; refuse one that holds vectors of another model."""
-        try:
-            current = await self._alias_target()
-            if current is None:
-                await self.switch_alias(await self._orphan(model) or await self.create_generation(model))
-                return
-            recorded = await self.recorded_model()
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"Qdrant is not usable: {exc}") from exc
+        current = await self._alias_target()
+        if current is None:
+            await self.switch_alias(await self._orphan(model) or await self.create_generation(model))
+            return
+        recorded = await self.recorded_model()
         if recorded != model:
             raise IndexMismatchError(
                 f"collection {self.alias!r} holds vectors of {recorded.describe() if recorded else 'an unknown model'}"
@@ -116,12 +130,10 @@ class VectorStore:
 
     async def _orphan(self, model: IndexModel) -> str | None:
         """A generation left without the alias by an interrupted first start, if it holds this model."""
-        names = sorted(
-            (c.name for c in (await self.client.get_collections()).collections if _generation(c.name, self.alias)),
-            key=lambda n: _generation(n, self.alias),
-        )
+        names = sorted((n for n in await self._collection_names() if _generation(n, self.alias)), key=self._gen)
         for name in reversed(names):
-            meta = (await self.client.get_collection(name)).config.metadata or {}
+            with _translated(f"reading collection {name!r}"):
+                meta = (await self.client.get_collection(name)).config.metadata or {}
             if meta.get("embedding_model") == model.embedding_model and meta.get("dimension") == model.dimension:
                 logger.info("adopting collection %s left without its alias", name)
                 return name
@@ -129,10 +141,8 @@ class VectorStore:
 
     async def recorded_model(self) -> IndexModel | None:
         """The model recorded in the collection's metadata."""
-        try:
+        with _translated(f"reading collection {self.alias!r}"):
             info = await self.client.get_collection(self.alias)
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"collection {self.alias!r} cannot be read: {exc}") from exc
         meta = info.config.metadata or {}
         if "javakb_schema" not in meta:
             return None
@@ -141,19 +151,16 @@ class VectorStore:
     async def create_generation(self, model: IndexModel, *, generation: int | None = None) -> str:
         """Create a new physical collection for `model` and return its name (the alias is not moved)."""
         if generation is None:
-            names = {c.name for c in (await self.client.get_collections()).collections}
-            generation = 1 + max((_generation(n, self.alias) for n in names), default=0)
+            generation = 1 + max(map(self._gen, await self._collection_names()), default=0)
         name = f"{self.alias}_{generation}"
         vectors = {DENSE: qm.VectorParams(size=model.dimension, distance=qm.Distance.COSINE)} if model.dimension else {}
-        try:
+        with _translated(f"creating collection {name!r}"):
             await self.client.create_collection(
                 name,
                 vectors_config=vectors,
                 sparse_vectors_config={LEXICAL: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
                 metadata=model.metadata(),
             )
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"cannot create collection {name!r}: {exc}") from exc
         if self.server:
             await self._create_indexes(name)
         logger.info("created collection %s for %s", name, model.describe())
@@ -168,26 +175,57 @@ class VectorStore:
         ops.append(
             qm.CreateAliasOperation(create_alias=qm.CreateAlias(collection_name=collection, alias_name=self.alias))
         )
-        try:
+        with _translated(f"pointing {self.alias!r} at {collection!r}"):
             await self.client.update_collection_aliases(ops)
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"cannot point {self.alias!r} at {collection!r}: {exc}") from exc
         return previous
 
     async def drop_collection(self, name: str) -> None:
         """Delete a physical collection (an old generation after a rebuild)."""
-        await self.client.delete_collection(name)
+        with _translated(f"dropping collection {name!r}"):
+            await self.client.delete_collection(name)
+
+    async def _collection_names(self) -> list[str]:
+        with _translated("listing collections"):
+            return [c.name for c in (await self.client.get_collections()).collections]
+
+    def _gen(self, name: str) -> int:
+        return _generation(name, self.alias)
 
     async def _alias_target(self) -> str | None:
-        aliases = await self.client.get_aliases()
+        with _translated(f"looking up alias {self.alias!r}"):
+            aliases = await self.client.get_aliases()
         return next((a.collection_name for a in aliases.aliases if a.alias_name == self.alias), None)
 
     async def _create_indexes(self, name: str) -> None:
         # On a server, filtered search needs them (and strict mode rejects filters without them).
-        for field_name in KEYWORD_INDEXES:
-            await self.client.create_payload_index(name, field_name, qm.PayloadSchemaType.KEYWORD)
-        for field_name in INTEGER_INDEXES:
-            await self.client.create_payload_index(name, field_name, qm.PayloadSchemaType.INTEGER)
+        kinds = [(f, qm.PayloadSchemaType.KEYWORD) for f in KEYWORD_INDEXES]
+        kinds += [(f, qm.PayloadSchemaType.INTEGER) for f in INTEGER_INDEXES]
+        for field_name, kind in kinds:
+            with _translated(f"creating the payload index {field_name!r} of {name!r}"):
+                await self.client.create_payload_index(name, field_name, kind)
+
+    async def query(
+        self, *, lexical: SparseVector | None, dense: Sequence[float] | None, where: Filter | None, limit: int
+    ) -> list[qm.ScoredPoint]:
+        """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given."""
+        prefetch: list[qm.Prefetch] = []
+        if lexical is not None:
+            sparse = qm.SparseVector(indices=list(lexical.indices), values=list(lexical.values))
+            prefetch.append(qm.Prefetch(query=sparse, using=LEXICAL, filter=where, limit=limit))
+        if dense is not None:
+            prefetch.append(qm.Prefetch(query=list(dense), using=DENSE, filter=where, limit=limit))
+        if not prefetch:
+            return []
+        with _translated("Qdrant query"):
+            if len(prefetch) == 1:
+                only = prefetch[0]
+                response = await self.client.query_points(
+                    self.alias, query=only.query, using=only.using, query_filter=where, limit=limit
+                )
+            else:
+                fusion = qm.FusionQuery(fusion=qm.Fusion.RRF)
+                response = await self.client.query_points(self.alias, prefetch=prefetch, query=fusion, limit=limit)
+        return response.points
 
     async def stored_hashes(
         self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
@@ -202,19 +240,20 @@ class VectorStore:
         state = StoredState()
         if file_paths is not None and not file_paths:
             return state
-        conditions: list[qm.Condition] = [_match("repo_path", repo_path)]
+        conditions: list[filters.Condition] = [filters.eq("repo_path", repo_path)]
         if file_paths is not None:
-            conditions.append(_match_any("file_path", file_paths))
+            conditions.append(filters.any_of("file_path", file_paths))
         fields = ["file_path", "content_hash", "payload_hash"]
         # Large pages of three short fields: embedded Qdrant scans the whole collection for every page.
-        async for record in self.scroll(qm.Filter(must=conditions), fields, collection=collection, page=STATE_PAGE):
+        where = filters.all_of(*conditions)
+        async for record in self.scroll(where, fields, collection=collection, page=STATE_PAGE):
             p = record.payload or {}
             state.add(str(record.id), p.get("file_path", ""), p.get("content_hash", ""), p.get("payload_hash", ""))
         return state
 
     async def scroll(
         self,
-        where: qm.Filter,
+        where: Filter,
         fields: Sequence[str] | bool,
         *,
         collection: str | None = None,
@@ -226,7 +265,7 @@ class VectorStore:
         target = collection or self.alias
         with_payload: Any = list(fields) if not isinstance(fields, bool) else fields
         while True:
-            try:
+            with _translated("Qdrant scroll"):
                 records, offset = await self.client.scroll(
                     target,
                     scroll_filter=where,
@@ -235,8 +274,6 @@ class VectorStore:
                     with_payload=with_payload,
                     with_vectors=with_vectors,
                 )
-            except _QDRANT_ERRORS as exc:
-                raise StorageError(f"Qdrant scroll failed: {exc}") from exc
             for record in records:
                 yield record
             if offset is None:
@@ -246,10 +283,8 @@ class VectorStore:
         """Write points (vectors and payload), waiting until they are searchable."""
         if not points:
             return
-        try:
+        with _translated(f"Qdrant upsert of {len(points)} points"):
             await self.client.upsert(collection or self.alias, points=list(points), wait=True)
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"Qdrant upsert of {len(points)} points failed: {exc}") from exc
 
     async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
         """Update the payload of existing points whose vectors stay as they are."""
@@ -259,57 +294,46 @@ class VectorStore:
             qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, points=[point_id]))
             for point_id, payload in payloads.items()
         ]
-        try:
+        with _translated(f"Qdrant payload update of {len(ops)} points"):
             await self.client.batch_update_points(collection or self.alias, ops, wait=True)
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"Qdrant payload update of {len(ops)} points failed: {exc}") from exc
 
     async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None:
         """Delete points by id."""
         id_list: list[Any] = list(ids)
         if not id_list:
             return
-        try:
+        with _translated(f"Qdrant delete of {len(id_list)} points"):
             await self.client.delete(
                 collection or self.alias, points_selector=qm.PointIdsList(points=id_list), wait=True
             )
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"Qdrant delete of {len(id_list)} points failed: {exc}") from exc
 
-    async def delete_where(self, where: qm.Filter, *, collection: str | None = None) -> None:
+    async def delete_where(self, where: Filter, *, collection: str | None = None) -> None:
         """Delete every point matching a filter."""
-        try:
+        with _translated("Qdrant delete by filter"):
             await self.client.delete(
                 collection or self.alias, points_selector=qm.FilterSelector(filter=where), wait=True
             )
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"Qdrant delete by filter failed: {exc}") from exc
 
-    async def set_payload_where(self, where: qm.Filter, payload: dict[str, Any]) -> None:
+    async def set_payload_where(self, where: Filter, payload: dict[str, Any]) -> None:
         """Set payload keys on every point matching a filter (a project rename rewrites repo_path)."""
-        try:
+        with _translated("Qdrant payload update by filter"):
             await self.client.set_payload(self.alias, payload=payload, points=where, wait=True)
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"Qdrant payload update by filter failed: {exc}") from exc
 
-    async def counts_by(self, key: str, limit: int = 100_000, where: qm.Filter | None = None) -> dict[str, int]:
+    async def counts_by(self, key: str, limit: int = 100_000, where: Filter | None = None) -> dict[str, int]:
         """Number of points per value of a keyword field (exact facet counts), optionally of matching points."""
-        try:
+        with _translated(f"Qdrant facet on {key}"):
             response = await self.client.facet(self.alias, key, facet_filter=where, limit=limit, exact=True)
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"Qdrant facet on {key} failed: {exc}") from exc
         return {str(hit.value): hit.count for hit in response.hits}
 
-    async def count(self, where: qm.Filter | None = None) -> int:
+    async def count(self, where: Filter | None = None) -> int:
         """Number of points, optionally matching a filter."""
-        try:
+        with _translated("Qdrant count"):
             return (await self.client.count(self.alias, count_filter=where, exact=True)).count
-        except _QDRANT_ERRORS as exc:
-            raise StorageError(f"Qdrant count failed: {exc}") from exc
 
     async def close(self) -> None:
         """Close the client (releases the embedded mode's folder lock)."""
-        await self.client.close()
+        with _translated("closing Qdrant"):
+            await self.client.close()
 
 
 def _generation(name: str, alias: str) -> int:
@@ -338,14 +362,6 @@ class StoredState:
             for point_id in self.by_file.get(path, ()):
                 part.add(point_id, path, self.hashes[point_id][1], self.payloads[point_id])
         return part
-
-
-def _match(key: str, value: str | int) -> qm.FieldCondition:
-    return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
-
-
-def _match_any(key: str, values: Sequence[str]) -> qm.FieldCondition:
-    return qm.FieldCondition(key=key, match=qm.MatchAny(any=list(values)))
 
 
 def chunk_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:

@@ -1,0 +1,71 @@
+"""Only the adapters touch their clients (issue 11), checked by reading every module's source.
+
+PostgreSQL's client (asyncpg) is imported by `app/db.py` alone and qdrant-client by the Qdrant
+adapter (`app/vectors.py`, its filters `app/filters.py` and the embedded-mode thread
+`app/qdrant_thread.py`), and no module reaches through the store to its client (`store.client`):
+so every call goes through the one place that translates its errors into `StorageError`. Imports
+are read as tests/pipeline/test_purity.py reads them (top level, in functions, dynamic).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.pipeline.test_purity import imported_modules
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("app", "hooks", "mcp_server")
+ADAPTERS = {
+    "asyncpg": {"app/db.py"},
+    "qdrant_client": {"app/vectors.py", "app/filters.py", "app/qdrant_thread.py"},
+}
+MODULES = sorted(p.relative_to(ROOT).as_posix() for package in PACKAGES for p in (ROOT / package).glob("**/*.py"))
+
+
+def store_client_uses(source: str) -> list[int]:
+    """Lines that read `.client` off something named like a store (`store.client`, `deps.store.client`)."""
+    lines: list[int] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr == "client":
+            owner = node.value
+            name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+            if "store" in name.lower():
+                lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_the_service_packages_have_modules() -> None:
+    assert "app/search.py" in MODULES and "app/db.py" in MODULES and len(MODULES) > 30
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_only_the_adapters_import_their_clients(module: str) -> None:
+    roots = {name.split(".")[0] for name in imported_modules(ROOT / module)}
+    trespassing = sorted(client for client, owners in ADAPTERS.items() if client in roots and module not in owners)
+    assert trespassing == []
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m != "app/vectors.py"])
+def test_no_module_reaches_through_the_store_to_its_client(module: str) -> None:
+    assert store_client_uses((ROOT / module).read_text(encoding="utf-8")) == []
+
+
+def test_the_client_walker_sees_each_way_of_reaching_the_client() -> None:
+    source = (
+        "async def f(deps, store, self):\n"
+        "    await store.client.query_points('c')\n"
+        "    await deps.store.client.scroll('c')\n"
+        "    c = self.store.client\n"
+        "    g = self.gitlab.client\n"  # another adapter's client: allowed
+    )
+    assert store_client_uses(source) == [2, 3, 4]
+
+
+def test_the_import_check_catches_a_client_imported_by_a_service(tmp_path: Path) -> None:
+    sample = tmp_path / "service.py"
+    sample.write_text("from qdrant_client.http.exceptions import ApiException\nimport asyncpg.exceptions\n")
+    roots = {name.split(".")[0] for name in imported_modules(sample)}
+    assert roots & set(ADAPTERS) == {"qdrant_client", "asyncpg"}

@@ -1,0 +1,187 @@
+"""The adapters translate every failure of their client in one place (issue 11).
+
+Every `VectorStore` call against a Qdrant server where nothing listens, every search entry point
+over such a store, and every `Database` write during a PostgreSQL outage leave the adapter as a
+`StorageError` (chained to the client's own exception), never as a qdrant-client or asyncpg one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+from qdrant_client import AsyncQdrantClient
+from qdrant_client import models as qm
+from qdrant_client.http.exceptions import ApiException
+
+from app import filters
+from app.access import LOCAL, Access
+from app.db import Database, RunCounts
+from app.embeddings import OpenAIEmbedder
+from app.errors import StorageError, UnstorableError
+from app.indexing import Indexer
+from app.qdrant_thread import threaded_local_client
+from app.search import SearchService
+from app.settings import EmbeddingSettings
+from app.vectors import IndexModel, VectorStore
+from tests.support.fake_embedder import FakeEmbeddingServer
+from tests.support.java import chunk_java
+from tests.support.pg_outage import postgres_down
+
+UNUSED_PORT = 1  # nothing listens there: a Qdrant server that is down (as in test_lifecycle.py)
+ALIAS = "java_code"
+MODEL = IndexModel(embedding_model=None, dimension=None)
+SOURCE = "package demo;\n\npublic class Owners {\n    public int count() {\n        return 1;\n    }\n}\n"
+
+StoreCall = Callable[[VectorStore], Awaitable[Any]]
+
+
+@pytest_asyncio.fixture
+async def down_store() -> AsyncIterator[VectorStore]:
+    client = AsyncQdrantClient(url=f"http://127.0.0.1:{UNUSED_PORT}", timeout=1, check_compatibility=False)
+    try:
+        yield VectorStore(client, ALIAS, server=True)
+    finally:
+        await client.close()
+
+
+def _point() -> qm.PointStruct:
+    return qm.PointStruct(id=str(uuid.uuid4()), vector={}, payload={"repo_path": "a/b"})
+
+
+async def _first_scrolled(store: VectorStore) -> list[qm.Record]:
+    return [r async for r in store.scroll(filters.everything(), True)]
+
+
+STORE_CALLS: dict[str, StoreCall] = {
+    "ensure": lambda s: s.ensure(MODEL),
+    "recorded_model": lambda s: s.recorded_model(),
+    "create_generation": lambda s: s.create_generation(MODEL),
+    "create_generation_numbered": lambda s: s.create_generation(MODEL, generation=3),
+    "switch_alias": lambda s: s.switch_alias(f"{ALIAS}_1"),
+    "drop_collection": lambda s: s.drop_collection(f"{ALIAS}_1"),
+    "query": lambda s: s.query(lexical=None, dense=[1.0, 0.0], where=None, limit=5),
+    "scroll": _first_scrolled,
+    "stored_state": lambda s: s.stored_state("a/b", None),
+    "upsert": lambda s: s.upsert([_point()]),
+    "set_payloads": lambda s: s.set_payloads({str(uuid.uuid4()): {"x": 1}}),
+    "delete_ids": lambda s: s.delete_ids([str(uuid.uuid4())]),
+    "delete_where": lambda s: s.delete_where(filters.all_of(filters.eq("repo_path", "a/b"))),
+    "set_payload_where": lambda s: s.set_payload_where(filters.all_of(filters.eq("repo_path", "a/b")), {"x": 1}),
+    "counts_by": lambda s: s.counts_by("repo_path"),
+    "count": lambda s: s.count(),
+}
+
+
+@pytest.mark.parametrize("call", STORE_CALLS.values(), ids=STORE_CALLS.keys())
+async def test_every_store_call_on_a_qdrant_that_is_down_is_a_storage_error(
+    down_store: VectorStore, call: StoreCall
+) -> None:
+    with pytest.raises(StorageError) as raised:
+        await call(down_store)
+    assert isinstance(raised.value.__cause__, ApiException)  # qdrant-client's connection error, translated
+
+
+SEARCH_CALLS: dict[str, Callable[[SearchService, Access], Awaitable[Any]]] = {
+    "search": lambda s, a: s.search(a, "owner count"),
+    "symbol": lambda s, a: s.symbol(a, "Owners.count"),
+    "callers": lambda s, a: s.callers(a, "count"),
+    "implementations": lambda s, a: s.implementations(a, "Repository"),
+    "outline": lambda s, a: s.outline(a, "a/b", "src/Owners.java"),
+    "repositories": lambda s, a: s.repositories(a),
+}
+
+
+@pytest.mark.parametrize("call", SEARCH_CALLS.values(), ids=SEARCH_CALLS.keys())
+@pytest.mark.parametrize("access", [LOCAL, Access(subject="user:1", project_ids=frozenset({1, 2}))], ids=["all", "ids"])
+async def test_a_search_over_a_qdrant_that_is_down_is_a_storage_error(
+    down_store: VectorStore, call: Callable[[SearchService, Access], Awaitable[Any]], access: Access
+) -> None:
+    with pytest.raises(StorageError):
+        await call(SearchService(down_store, None), access)
+
+
+async def test_qdrant_failing_after_the_query_was_embedded_is_a_storage_error(down_store: VectorStore) -> None:
+    # The middle of a hybrid search: the embedding endpoint answered, then the fused query fails.
+    with FakeEmbeddingServer(dim=8) as server:
+        async with httpx.AsyncClient() as http:
+            embedder = OpenAIEmbedder(EmbeddingSettings(base_url=server.base_url, dimensions=8), http)
+            with pytest.raises(StorageError, match="Qdrant query failed"):
+                await SearchService(down_store, embedder).search(LOCAL, "owner count")
+        assert server.calls == 1
+
+
+async def test_a_collection_gone_under_a_search_is_a_storage_error() -> None:
+    # Embedded Qdrant (through the thread facade) raises ValueError for a missing collection.
+    store = VectorStore(threaded_local_client(":memory:"), ALIAS)
+    try:
+        await store.ensure(MODEL)
+        await Indexer(store, None).write("a/b", [chunk_java(SOURCE, "src/Owners.java", repo="a/b")])
+        search = SearchService(store, None)
+        assert [h.qualified_name for h in await search.search(LOCAL, "owners count")] != []
+        await store.drop_collection(f"{ALIAS}_1")  # the alias goes with its collection
+        with pytest.raises(StorageError, match="Qdrant query failed"):
+            await search.search(LOCAL, "owners count")
+    finally:
+        await store.close()
+
+
+@pytest_asyncio.fixture
+async def db(clean_db: str) -> AsyncIterator[Database]:
+    database = await Database.connect(clean_db, max_size=2)
+    try:
+        await database.request_sync(7, "acme/shop", "main", "a" * 40)
+        yield database
+    finally:
+        await database.close()
+
+
+DbCall = Callable[[Database], Awaitable[Any]]
+DB_WRITES: dict[str, DbCall] = {
+    "update_manifest": lambda d: d.update_manifest(7, {"A.java": ("b" * 40, ["id-1"])}, ["B.java"]),
+    "delete_project": lambda d: d.delete_project(7),
+    "rename_project": lambda d: d.rename_project(7, "acme/store"),
+    "mark_synced": lambda d: d.mark_synced(7, "a" * 40, 1, "main"),
+    "mark_out_of_scope": lambda d: d.mark_out_of_scope(7, "archived", 1),
+    "set_status": lambda d: d.set_status(7, "failed", "boom"),
+    "request_sync": lambda d: d.request_sync(7, "acme/shop", "main", None),
+    "record_delivery": lambda d: d.record_delivery("k", "push", 7, "main", None, "enqueued", ""),
+    "start_run": lambda d: d.start_run(7, "push", None),
+    "finish_run": lambda d: d.finish_run(1, status="OK", to_sha=None, mode="compare", counts=RunCounts(), error=None),
+    "create_backfill": lambda d: d.create_backfill(None, False),
+}
+
+
+async def _lock_and_write(d: Database) -> None:
+    async with d.project_lock(7):
+        pass
+
+
+@pytest.mark.parametrize("call", [*DB_WRITES.values(), _lock_and_write], ids=[*DB_WRITES.keys(), "project_lock"])
+async def test_a_db_write_during_a_postgresql_outage_is_a_storage_error(
+    db: Database, clean_db: str, call: DbCall
+) -> None:
+    async with postgres_down(clean_db):
+        with pytest.raises(StorageError) as raised:
+            await call(db)
+    assert raised.value.__cause__ is not None and not isinstance(raised.value, UnstorableError)
+
+
+async def test_a_manifest_write_lost_in_an_outage_succeeds_when_retried(db: Database, clean_db: str) -> None:
+    upserts = {"A.java": ("b" * 40, ["id-1"])}
+    async with postgres_down(clean_db):
+        with pytest.raises(StorageError, match="PostgreSQL transaction failed"):
+            await db.update_manifest(7, upserts, [])
+    assert await db.manifest(7) == {}
+    await db.update_manifest(7, upserts, [])  # the pool reconnects: the retried write lands
+    assert await db.manifest(7) == {"A.java": "b" * 40}
+
+
+async def test_a_manifest_value_postgresql_refuses_is_unstorable_not_an_outage(db: Database) -> None:
+    with pytest.raises(UnstorableError, match="cannot store a value"):
+        await db.update_manifest(7, {"A\x00.java": ("b" * 40, [])}, [])
+    assert await db.manifest(7) == {}  # the transaction wrote nothing
