@@ -16,7 +16,7 @@ from typing import Any
 import asyncpg
 
 from app.errors import StorageError, UnstorableError
-from hooks.events import SyncRequested
+from app.events import SyncRequested
 
 # What a lost or refused connection raises: asyncpg's interface errors (a connection closed under a
 # query) and its internal client errors (a pooled connection left mid-protocol by a terminated backend).
@@ -80,7 +80,7 @@ class SweepMarks:
 
 
 @dataclass(slots=True, kw_only=True)
-class RunCounts:
+class JobCounts:
     """What one sync run did, as stored in `index_jobs` (accumulated batch by batch while it runs)."""
 
     files_changed: int = 0
@@ -183,7 +183,7 @@ class Database:
         Returns, per delivery and in order, its generation, or None when its idempotency key was seen
         before (a duplicate: nothing is bumped). Deliveries for one project get consecutive generations
         in the order given, and the last one sets `target_sha`, exactly as if they had come one by one.
-        The receiver groups concurrent deliveries into one call (`hooks.group_commit`): this is its
+        The receiver groups concurrent deliveries into one call (`app.group_commit`): this is its
         only query. Keys must be distinct within one call.
         """
         rows = await self._fetch(
@@ -436,7 +436,7 @@ class Database:
         return int(run_id)
 
     async def finish_run(
-        self, run_id: int, *, status: str, to_sha: str | None, mode: str | None, counts: RunCounts, error: str | None
+        self, run_id: int, *, status: str, to_sha: str | None, mode: str | None, counts: JobCounts, error: str | None
     ) -> None:
         """Close a sync run with its outcome and counts."""
         await self._execute(

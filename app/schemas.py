@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
-from hooks.events import MAX_ID
+from app.events import MAX_ID
 from pipeline.model import SYMBOL_TYPES
 
 MAX_ERRORS_SHOWN = 5

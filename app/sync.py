@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from qdrant_client import models as qm
 
-from app.db import Database, ProjectRow, RunCounts
+from app.db import Database, JobCounts, ProjectRow
 from app.deps import Deps
 from app.errors import GitLabUnavailableError, StorageError
 from app.gitlab_api import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
@@ -101,7 +101,7 @@ class SyncOutcome:
     from_sha: str | None
     to_sha: str | None
     mode: str
-    counts: RunCounts
+    counts: JobCounts
     seconds: float
 
 
@@ -129,7 +129,7 @@ class Syncer:
         if head is None or (head == row.indexed_sha and not row.full_sync):
             await self.db.mark_synced(row.id, head or row.indexed_sha, gen, info.default_branch)
             return SyncOutcome(
-                project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode="noop", counts=RunCounts(),
+                project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode="noop", counts=JobCounts(),
                 seconds=time.monotonic() - started,
             )  # fmt: skip
         await self.db.set_status(row.id, "syncing", row.last_error)
@@ -168,7 +168,7 @@ class Syncer:
             await self.db.rename_project(row.id, info.path_with_namespace)
         logger.info("project %s (%s) is out of scope: %s", row.id, info.path_with_namespace, decision.reason)
         return SyncOutcome(
-            project_id=row.id, from_sha=row.indexed_sha, to_sha=None, mode=OUT_OF_SCOPE, counts=RunCounts(),
+            project_id=row.id, from_sha=row.indexed_sha, to_sha=None, mode=OUT_OF_SCOPE, counts=JobCounts(),
             seconds=time.monotonic() - started,
         )  # fmt: skip
 
@@ -176,7 +176,7 @@ class Syncer:
         # Best effort: when PostgreSQL is what failed, the original error must still reach the job's
         # retry policy (a lost status write leaves a RUNNING run, which the next holder closes).
         try:
-            await self.db.finish_run(run_id, status="FAILED", to_sha=head, mode=None, counts=RunCounts(), error=error)
+            await self.db.finish_run(run_id, status="FAILED", to_sha=head, mode=None, counts=JobCounts(), error=error)
             await self.db.set_status(project_id, "failed", error)
         except StorageError as exc:
             logger.warning("project %s: cannot record the failed run: %s", project_id, exc)
@@ -212,8 +212,8 @@ class Syncer:
             logger.warning("project %s: compare %s..%s failed: %s", project_id, base[:10], head[:10], exc)
             return None
 
-    async def _apply(self, project_id: int, plan: SyncPlan, context: SourceContext) -> RunCounts:
-        totals = RunCounts(files_changed=len(plan.fetch) + len(plan.delete))
+    async def _apply(self, project_id: int, plan: SyncPlan, context: SourceContext) -> JobCounts:
+        totals = JobCounts(files_changed=len(plan.fetch) + len(plan.delete))
         for start in range(0, len(plan.fetch), self.batch):
             batch = plan.fetch[start : start + self.batch]
             raws = await asyncio.gather(*(self._download(project_id, f, context) for f in batch))
@@ -252,7 +252,7 @@ class Syncer:
         return await loop.run_in_executor(self.executor, chunk_source, raw.data, f.path, context, self.config)
 
 
-def add_batch(counts: RunCounts, plan: WritePlan, results: Sequence[FileResult]) -> None:
+def add_batch(counts: JobCounts, plan: WritePlan, results: Sequence[FileResult]) -> None:
     """Add one written batch to a run's counts."""
     counts.files_parsed += sum(1 for r in results if r.chunks or not r.skipped)
     counts.files_skipped += sum(1 for r in results if r.skipped and not r.chunks)

@@ -28,6 +28,7 @@ from arq.worker import Function, Worker, func
 
 from app import lifecycle
 from app.db import Database
+from app.deliveries import DeliveryRecorder
 from app.deps import Deps
 from app.errors import (
     TRANSIENT_ERRORS,
@@ -38,13 +39,12 @@ from app.errors import (
     ServiceError,
     StorageError,
 )
+from app.events import Event
 from app.gitlab_api import ProjectInfo
 from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
 from app.settings import GITLAB_UNSET, Settings, cron_fields
 from app.sweep import sweep
 from app.sync import Syncer, SyncOutcome
-from hooks.events import Event
-from hooks.receiver import Receiver
 
 logger = logging.getLogger(__name__)
 
@@ -234,7 +234,7 @@ async def _backfill_one(deps: Deps, target: int | ProjectInfo, full: bool) -> tu
 async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:
     """A delivery the receiver could not record (PostgreSQL was down): handle it now, as it would have."""
     try:
-        outcome, detail = await Receiver(deps_of(ctx)).handle(event, key)
+        outcome, detail = await DeliveryRecorder(deps_of(ctx)).handle(event, key)
     except StorageError as exc:
         raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
     return f"{outcome}: {detail}"
