@@ -17,6 +17,7 @@ import asyncpg
 
 from app.errors import StorageError, UnstorableError
 from app.events import SyncRequested
+from app.states import BackfillOutcome, BackfillStatus, DeliveryOutcome, ProjectStatus, RunStatus, SyncMode
 
 # What a lost or refused connection raises: asyncpg's interface errors (a connection closed under a
 # query) and its internal client errors (a pooled connection left mid-protocol by a terminated backend).
@@ -54,7 +55,7 @@ class ProjectRow:
         The stored status is what the last run ended with; a delivery that arrived since (or whose
         job Redis lost) leaves it `ok` while the index is behind, which is not the truth.
         """
-        return "pending" if self.status == "ok" and self.behind else self.status
+        return ProjectStatus.PENDING if self.status == ProjectStatus.OK and self.behind else self.status
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,7 +163,7 @@ class Database:
         project_id: int | None,
         ref: str | None,
         after: str | None,
-        outcome: str,
+        outcome: DeliveryOutcome,
         detail: str,
     ) -> bool:
         """Record a delivery; False when its idempotency key was seen before (a duplicate)."""
@@ -329,7 +330,7 @@ class Database:
             list(project_ids), at,
         )  # fmt: skip
 
-    async def set_status(self, project_id: int, status: str, error: str | None = None) -> None:
+    async def set_status(self, project_id: int, status: ProjectStatus, error: str | None = None) -> None:
         """Set a project's status (and its last error, cleared when None)."""
         await self._execute(
             "UPDATE projects SET status = $2, last_error = $3, updated_at = now() WHERE id = $1",
@@ -436,7 +437,14 @@ class Database:
         return int(run_id)
 
     async def finish_run(
-        self, run_id: int, *, status: str, to_sha: str | None, mode: str | None, counts: JobCounts, error: str | None
+        self,
+        run_id: int,
+        *,
+        status: RunStatus,
+        to_sha: str | None,
+        mode: SyncMode | None,
+        counts: JobCounts,
+        error: str | None,
     ) -> None:
         """Close a sync run with its outcome and counts."""
         await self._execute(
@@ -488,7 +496,7 @@ class Database:
         )
         return int(backfill_id)
 
-    async def set_backfill_status(self, backfill_id: int, status: str, error: str | None = None) -> None:
+    async def set_backfill_status(self, backfill_id: int, status: BackfillStatus, error: str | None = None) -> None:
         """Move a backfill to `running`, `done` or `failed` (the last two close it)."""
         await self._execute(
             """
@@ -499,7 +507,9 @@ class Database:
             backfill_id, status, error,
         )  # fmt: skip
 
-    async def record_backfill_result(self, backfill_id: int, project_id: int, outcome: str, detail: str) -> None:
+    async def record_backfill_result(
+        self, backfill_id: int, project_id: int, outcome: BackfillOutcome, detail: str
+    ) -> None:
         """What the backfill did for one project (a retried backfill overwrites its earlier result)."""
         await self._execute(
             """

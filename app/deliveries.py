@@ -32,6 +32,7 @@ from app.queue import (
     replay_job_id,
 )
 from app.scope import screen
+from app.states import DeliveryOutcome
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ class DeliveryRecorder:
         self.deps = deps
         self._pushes: GroupCommit[KeyedPush, PushResult] = GroupCommit(self._record_pushes, max_batch=max_batch)
 
-    async def handle_or_defer(self, event: Event, key: str) -> tuple[str, str]:
+    async def handle_or_defer(self, event: Event, key: str) -> tuple[DeliveryOutcome, str]:
         """`handle`, or with PostgreSQL down, queue the event for the worker to replay (`replay_delivery`).
 
         Raises `StorageError` only when Redis cannot take it either.
@@ -59,9 +60,12 @@ class DeliveryRecorder:
                 await enqueue_once(self.deps.require_queue(), REPLAY, replay_job_id(key), event, key)
             except (RedisError, OSError) as queue_exc:
                 raise StorageError(f"{exc}; and the queue is unavailable: {queue_exc}") from queue_exc
-            return "deferred", "PostgreSQL is unavailable: the worker records this delivery when it is back"
+            return (
+                DeliveryOutcome.DEFERRED,
+                "PostgreSQL is unavailable: the worker records this delivery when it is back",
+            )
 
-    async def handle(self, event: Event, key: str) -> tuple[str, str]:
+    async def handle(self, event: Event, key: str) -> tuple[DeliveryOutcome, str]:
         """Record the delivery and enqueue what it asks for; return (outcome, detail)."""
         event = screen(event, self.deps.settings.scope)  # a push out of the indexing scope is ignored
         if isinstance(event, SyncRequested):
@@ -69,18 +73,22 @@ class DeliveryRecorder:
             if isinstance(gen, PayloadError):
                 raise gen
             if gen is None:
-                return "duplicate", "delivery seen before"
-            return "enqueued", f"sync of project {event.project_id} (generation {gen})"
+                return DeliveryOutcome.DUPLICATE, "delivery seen before"
+            return DeliveryOutcome.ENQUEUED, f"sync of project {event.project_id} (generation {gen})"
         db = self.deps.require_db()
         if isinstance(event, Ignored):
-            fresh = await db.record_delivery(key, event.event, event.project_id, None, None, "ignored", event.reason)
-            return ("ignored" if fresh else "duplicate"), event.reason
+            fresh = await db.record_delivery(
+                key, event.event, event.project_id, None, None, DeliveryOutcome.IGNORED, event.reason
+            )
+            return (DeliveryOutcome.IGNORED if fresh else DeliveryOutcome.DUPLICATE), event.reason
         job_id, function, args = _lifecycle_job(event, key)
-        fresh = await db.record_delivery(key, event.event, event.project_id, None, None, "enqueued", function)
+        fresh = await db.record_delivery(
+            key, event.event, event.project_id, None, None, DeliveryOutcome.ENQUEUED, function
+        )
         if not fresh:
-            return "duplicate", "delivery seen before"
+            return DeliveryOutcome.DUPLICATE, "delivery seen before"
         await _nudge(enqueue_once(self.deps.require_queue(), function, job_id, *args))
-        return "enqueued", f"{function} of project {event.project_id}"
+        return DeliveryOutcome.ENQUEUED, f"{function} of project {event.project_id}"
 
     async def _record_pushes(self, pushes: Sequence[KeyedPush]) -> list[PushResult]:
         # One key twice in a batch (a resend racing its original) is the second one's duplicate.

@@ -48,6 +48,7 @@ from app.schemas import (
     validation_message,
 )
 from app.settings import GITLAB_UNSET, Settings
+from app.states import BackfillStatus
 from app.supervisor import WorkerHealth
 from hooks.receiver import BodyTooLargeError, make_endpoint, read_body
 from mcp_server.auth import UnavailableAs503, build_auth
@@ -202,9 +203,9 @@ async def admin_reindex(request: Request) -> JSONResponse:
         args = (asked.project_ids, asked.full, backfill_id)
         await enqueue_once(deps.require_queue(), BACKFILL, backfill_job_id(backfill_id), *args)
     except (RedisError, OSError) as exc:
-        await db.set_backfill_status(backfill_id, "failed", f"the queue is unavailable: {exc}")
+        await db.set_backfill_status(backfill_id, BackfillStatus.FAILED, f"the queue is unavailable: {exc}")
         return JSONResponse({"error": "the queue is unavailable, try again"}, status_code=503)
-    answer = ReindexAccepted(backfill_id=backfill_id, status="queued")
+    answer = ReindexAccepted(backfill_id=backfill_id, status=BackfillStatus.QUEUED.value)
     return JSONResponse(answer.model_dump(mode="json"), status_code=202)
 
 

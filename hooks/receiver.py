@@ -30,6 +30,7 @@ from app.deliveries import DeliveryRecorder
 from app.errors import PayloadError, SignatureError, StorageError
 from app.events import Event
 from app.settings import GitLabSettings
+from app.states import ACCEPTED
 from hooks.auth import SignedHeaders, check_token, signed_headers, signing_key, verify
 from hooks.events import parse_event
 
@@ -116,7 +117,7 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
             logger.error("delivery lost: %s", exc)
             return JSONResponse({"error": "delivery not recorded, try again"}, status_code=503)
         logger.info("delivery %s %s -> %s (%.1f ms)", key, event.event, status, (time.perf_counter() - started) * 1e3)
-        accepted = status in ("enqueued", "deferred")
+        accepted = status in ACCEPTED
         return JSONResponse({"status": status, "detail": detail}, status_code=202 if accepted else 200)
 
     return gitlab_hook

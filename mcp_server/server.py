@@ -27,7 +27,7 @@ from app.errors import PayloadError
 from app.search import Filters, Hit, SearchService
 from mcp_server.auth import caller_access
 from mcp_server.render import DEFAULT_BUDGET, Rendered, echo, render_hits
-from pipeline.model import SYMBOL_TYPES
+from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS
 
 INSTRUCTIONS = """\
 Exact, fresh knowledge of the organization's Java code (every GitLab project's default branch),
@@ -238,7 +238,7 @@ class KnowledgeTools:
         """
         search, access = await self._search(repo)
         injectors = await search.injectors(access, type, repo)
-        own = [h for h in await search.symbol(access, type, repo) if h.symbol_type in _TYPE_KINDS]
+        own = [h for h in await search.symbol(access, type, repo) if h.symbol_type in TYPE_SYMBOLS]
         depends_on = sorted({d for h in own for d in h.payload.get("injects", [])})
         header = f"{echo(type)} depends on: {', '.join(depends_on) or 'nothing injected'}\nInjected into:"
         rendered = render_hits(injectors, budget=max_chars, excerpt_lines=6, header=header)
@@ -272,9 +272,6 @@ class KnowledgeTools:
         return ToolResult(
             content=[TextContent(type="text", text="\n".join(lines))], structured_content={"outline": items}
         )
-
-
-_TYPE_KINDS = ("class", "interface", "record", "enum")
 
 
 def _result(rendered: Rendered) -> ToolResult:

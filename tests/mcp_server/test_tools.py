@@ -26,7 +26,7 @@ from app.local_index import index_directory
 from app.localfs import chunk_local_files
 from app.settings import GitLabSettings, QdrantSettings, Settings
 from mcp_server.server import create_server
-from pipeline.model import SourceContext
+from pipeline.model import TYPE_SYMBOLS, SourceContext
 from tests.support.contract import CITATION_FIELDS, TOOL_NAMES
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import API_SRC, CORE_SRC, JOBS_SRC, chunk_shop, short
@@ -37,7 +37,7 @@ REPO: Final = "acme/shop"
 OWNER_SERVICE: Final = f"{CORE_SRC}/core/service/OwnerService.java"
 TOOLS: Final = TOOL_NAMES
 CITATION: Final = CITATION_FIELDS
-TYPE_KINDS: Final = frozenset({"class", "interface", "enum", "record", "annotation"})
+TYPE_KINDS: Final = TYPE_SYMBOLS
 # One call per tool that needs an argument, each with a real answer on the fixture.
 CALLS: Final[dict[str, dict[str, Any]]] = {
     "semantic_search": {"query": "who reminds owners about tomorrow's visits"},
