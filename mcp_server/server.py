@@ -25,6 +25,7 @@ from app.access import Access
 from app.deps import Deps
 from app.errors import PayloadError
 from app.search import Filters, Hit, SearchService
+from app.states import ProjectStatus
 from mcp_server.auth import caller_access
 from mcp_server.render import DEFAULT_BUDGET, Rendered, echo, render_hits
 from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS
@@ -303,7 +304,7 @@ def _repo_item(path: str, chunks: int, row: Any) -> dict[str, Any]:
         "default_branch": getattr(row, "default_branch", None),
         "indexed_sha": getattr(row, "indexed_sha", None),
         "indexed_at": row.indexed_at.isoformat() if row is not None and row.indexed_at else None,
-        "status": getattr(row, "state", "ok" if chunks else "pending"),
+        "status": getattr(row, "state", ProjectStatus.OK if chunks else ProjectStatus.PENDING),
         "last_error": getattr(row, "last_error", None),
     }
 
