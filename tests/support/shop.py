@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.localfs import chunk_local_files, iter_sources
-from pipeline.model import TYPE_SYMBOLS, Chunk, ChunkerConfig, FileResult, SourceContext, SymbolType
+from pipeline.model import Chunk, ChunkerConfig, FileResult, SourceContext, SymbolType
 from pipeline.scope import Scope
 from tests.support.java_fixtures import SHOP_DIR
 
@@ -21,8 +21,6 @@ API_SRC = "shop-api/src/main/java/com/acme/shop/api"
 CORE_SRC = "shop-core/src/main/java/com/acme/shop"
 JOBS_SRC = "shop-jobs/src/main/java/com/acme/shop/jobs"
 REPO = "acme/shop"
-
-TYPE_KINDS = TYPE_SYMBOLS
 
 
 @dataclass(frozen=True, slots=True, repr=False)
