@@ -18,7 +18,8 @@ from typing import Any
 import asyncpg
 
 from app.errors import StorageError, UnstorableError
-from hooks.events import SyncRequested
+from app.events import SyncRequested
+from app.states import BackfillOutcome, BackfillStatus, DeliveryOutcome, ProjectStatus, RunStatus, SyncMode
 
 # What a lost or refused connection raises: asyncpg's interface errors (a connection closed under a
 # query) and its internal client errors (a pooled connection left mid-protocol by a terminated backend).
@@ -56,7 +57,7 @@ class ProjectRow:
         The stored status is what the last run ended with; a delivery that arrived since (or whose
         job Redis lost) leaves it `ok` while the index is behind, which is not the truth.
         """
-        return "pending" if self.status == "ok" and self.behind else self.status
+        return ProjectStatus.PENDING if self.status == ProjectStatus.OK and self.behind else self.status
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,7 +83,7 @@ class SweepMarks:
 
 
 @dataclass(slots=True, kw_only=True)
-class RunCounts:
+class JobCounts:
     """What one sync run did, as stored in `index_jobs` (accumulated batch by batch while it runs)."""
 
     files_changed: int = 0
@@ -174,7 +175,7 @@ class Database:
         project_id: int | None,
         ref: str | None,
         after: str | None,
-        outcome: str,
+        outcome: DeliveryOutcome,
         detail: str,
     ) -> bool:
         """Record a delivery; False when its idempotency key was seen before (a duplicate)."""
@@ -195,7 +196,7 @@ class Database:
         Returns, per delivery and in order, its generation, or None when its idempotency key was seen
         before (a duplicate: nothing is bumped). Deliveries for one project get consecutive generations
         in the order given, and the last one sets `target_sha`, exactly as if they had come one by one.
-        The receiver groups concurrent deliveries into one call (`hooks.group_commit`): this is its
+        The receiver groups concurrent deliveries into one call (`app.group_commit`): this is its
         only query. Keys must be distinct within one call.
         """
         rows = await self._fetch(
@@ -351,7 +352,7 @@ class Database:
             list(project_ids), at,
         )  # fmt: skip
 
-    async def set_status(self, project_id: int, status: str, error: str | None = None) -> None:
+    async def set_status(self, project_id: int, status: ProjectStatus, error: str | None = None) -> None:
         """Set a project's status (and its last error, cleared when None)."""
         await self._execute(
             "UPDATE projects SET status = $2, last_error = $3, updated_at = now() WHERE id = $1",
@@ -469,7 +470,14 @@ class Database:
         return int(run_id)
 
     async def finish_run(
-        self, run_id: int, *, status: str, to_sha: str | None, mode: str | None, counts: RunCounts, error: str | None
+        self,
+        run_id: int,
+        *,
+        status: RunStatus,
+        to_sha: str | None,
+        mode: SyncMode | None,
+        counts: JobCounts,
+        error: str | None,
     ) -> None:
         """Close a sync run with its outcome and counts."""
         await self._execute(
@@ -521,7 +529,7 @@ class Database:
         )
         return int(backfill_id)
 
-    async def set_backfill_status(self, backfill_id: int, status: str, error: str | None = None) -> None:
+    async def set_backfill_status(self, backfill_id: int, status: BackfillStatus, error: str | None = None) -> None:
         """Move a backfill to `running`, `done` or `failed` (the last two close it)."""
         await self._execute(
             """
@@ -532,7 +540,9 @@ class Database:
             backfill_id, status, error,
         )  # fmt: skip
 
-    async def record_backfill_result(self, backfill_id: int, project_id: int, outcome: str, detail: str) -> None:
+    async def record_backfill_result(
+        self, backfill_id: int, project_id: int, outcome: BackfillOutcome, detail: str
+    ) -> None:
         """What the backfill did for one project (a retried backfill overwrites its earlier result)."""
         await self._execute(
             """

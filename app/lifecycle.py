@@ -22,7 +22,8 @@ from app.errors import GitLabNotFoundError, ProjectBusyError
 from app.gitlab_api import GitLabClient, ProjectInfo
 from app.queue import enqueue_sync
 from app.scope import OutOfScope, decide, decide_path
-from app.sync import OUT_OF_SCOPE, purge_points, record_access, rename_points
+from app.states import ProjectStatus
+from app.sync import purge_points, record_access, rename_points
 
 logger = logging.getLogger(__name__)
 
@@ -82,10 +83,10 @@ async def move(deps: Deps, project_id: int, claimed_path: str) -> str:
     if row is None:
         return f"project {project_id} is not indexed"
     out = isinstance(decide(info, deps.settings.scope), OutOfScope)
-    if out and row.status == OUT_OF_SCOPE:
+    if out and row.status == ProjectStatus.OUT_OF_SCOPE:
         await db.rename_project(project_id, info.path_with_namespace)  # nothing indexed to move
         return f"project {project_id} is out of scope, now at {info.path_with_namespace}"
-    if out or row.status == OUT_OF_SCOPE:
+    if out or row.status == ProjectStatus.OUT_OF_SCOPE:
         return await _request(deps, info, "scope")  # the sync leaves (or re-enters) scope
     if row.repo_path == info.path_with_namespace:
         return f"project {project_id} is already at {row.repo_path}"
@@ -103,10 +104,10 @@ async def refresh(deps: Deps, project_id: int) -> str:
     row = await db.project(project_id)
     decision = decide(info, deps.settings.scope)
     if isinstance(decision, OutOfScope):
-        if row is None or row.status == OUT_OF_SCOPE:
+        if row is None or row.status == ProjectStatus.OUT_OF_SCOPE:
             return f"project {project_id} is out of scope: {decision.reason}"
         return await _request(deps, info, "scope")  # the sync purges it
-    if row is not None and row.status == OUT_OF_SCOPE:
+    if row is not None and row.status == ProjectStatus.OUT_OF_SCOPE:
         return await _request(deps, info, "scope")  # back in scope: index it again
     if row is not None and row.default_branch == info.default_branch:
         return "default branch unchanged"
@@ -130,7 +131,7 @@ async def out_of_scope(deps: Deps, info: ProjectInfo) -> str | None:
     if not isinstance(decision, OutOfScope):
         return None
     row = await deps.require_db().project(info.id)
-    if row is not None and row.status != OUT_OF_SCOPE:
+    if row is not None and row.status != ProjectStatus.OUT_OF_SCOPE:
         logger.info("backfill: project %s (%s) left scope: %s", info.id, info.path_with_namespace, decision.reason)
         await _request(deps, info, "scope")
     return decision.reason

@@ -37,6 +37,31 @@ def sync_job_id(project_id: int, gen: int, nonce: str | None = None) -> str:
     return base if nonce is None else f"{base}:{nonce}"
 
 
+def purge_job_id(project_id: int, key: str) -> str:
+    """The id of the job that purges a destroyed project, per delivery `key` (a resend runs once)."""
+    return f"purge:{project_id}:{key}"
+
+
+def move_job_id(project_id: int, key: str) -> str:
+    """The id of the job that moves a renamed or transferred project, per delivery `key`."""
+    return f"move:{project_id}:{key}"
+
+
+def refresh_job_id(project_id: int, key: str) -> str:
+    """The id of the job that refreshes a project after `project_update`, per delivery `key`."""
+    return f"refresh:{project_id}:{key}"
+
+
+def replay_job_id(key: str) -> str:
+    """The id of the job that records delivery `key` once PostgreSQL is back."""
+    return f"replay:{key}"
+
+
+def backfill_job_id(backfill_id: int) -> str:
+    """The id of the job that runs admin backfill `backfill_id`."""
+    return f"backfill:{backfill_id}"
+
+
 async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: str) -> bool:
     """Ask the worker to sync a project up to (at least) generation `gen`; False if already queued.
 

@@ -12,11 +12,13 @@ candidates to the front in tiers, keeping fused order within a tier:
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline.model import TYPE_SYMBOLS
 from pipeline.routes import route_matches
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?")
@@ -25,9 +27,21 @@ _ROUTE = re.compile(r"(?<![\w.])/[\w{}$.~:-]*(?:/[\w{}$.~:-]*)*")
 
 _WORD = re.compile(r"[A-Za-z]+")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
-_RELATIONS: dict[str, frozenset[str]] = {
-    "callers": frozenset({"call", "calls", "called", "caller", "callers", "invoke", "invokes", "invoked", "usages"}),
-    "injectors": frozenset(
+
+
+class Relation(enum.StrEnum):
+    """What a relation question asks for: who calls, who injects, or who implements X."""
+
+    CALLERS = "callers"
+    INJECTORS = "injectors"
+    IMPLEMENTATIONS = "implementations"
+
+
+_RELATIONS: dict[Relation, frozenset[str]] = {
+    Relation.CALLERS: frozenset(
+        {"call", "calls", "called", "caller", "callers", "invoke", "invokes", "invoked", "usages"}
+    ),
+    Relation.INJECTORS: frozenset(
         {
             "inject",
             "injects",
@@ -43,13 +57,17 @@ _RELATIONS: dict[str, frozenset[str]] = {
             "wires",
         }
     ),
-    "implementations": frozenset(
+    Relation.IMPLEMENTATIONS: frozenset(
         {"implement", "implements", "implemented", "implementation", "implementations", "subclass", "subclasses"}
     ),
 }
 # "Who uses X" asks for callers when X is a method and for injectors when X is a type.
 _USE_VERBS = frozenset({"use", "uses", "used", "using", "usage", "user", "users"})
-_RELATION_FIELDS = {"callers": ("calls",), "injectors": ("injects",), "implementations": ("implements", "extends")}
+_RELATION_FIELDS = {
+    Relation.CALLERS: ("calls",),
+    Relation.INJECTORS: ("injects",),
+    Relation.IMPLEMENTATIONS: ("implements", "extends"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +81,7 @@ class QueryTerms:
 
     identifiers: tuple[str, ...]
     routes: tuple[str, ...]
-    relation: str | None = None
+    relation: Relation | None = None
     words: frozenset[str] = frozenset()
 
 
@@ -81,7 +99,7 @@ def query_terms(query: str) -> QueryTerms:
     words = [w.lower() for w in _WORD.findall(query)]
     relation = next((name for name, verbs in _RELATIONS.items() if verbs.intersection(words)), None)
     if relation is None and idents and _USE_VERBS.intersection(words):
-        relation = "callers" if _is_member(idents[0]) else "injectors"
+        relation = Relation.CALLERS if _is_member(idents[0]) else Relation.INJECTORS
     return QueryTerms(
         identifiers=tuple(dict.fromkeys(idents)),
         routes=routes,
@@ -121,7 +139,6 @@ def _looks_like_code(word: str, *, sentence_start: bool) -> bool:
 
 
 _MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
-_TYPE_SYMBOLS = frozenset({"class", "interface", "enum", "record", "annotation"})
 
 
 def tier(terms: QueryTerms, payload: Mapping[str, Any]) -> int:
@@ -132,7 +149,7 @@ def tier(terms: QueryTerms, payload: Mapping[str, Any]) -> int:
         return 2
     if _names_role(terms, payload) or _names_enclosing(terms, payload):
         # "Which methods are audited" asks for members: a type carrying the same words comes after them.
-        is_type = payload.get("symbol_type") in _TYPE_SYMBOLS
+        is_type = payload.get("symbol_type") in TYPE_SYMBOLS
         return 0 if is_type and _MEMBER_WORDS & terms.words else 1
     return 0
 

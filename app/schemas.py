@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
-from hooks.events import MAX_ID
+from app.events import MAX_ID
 from pipeline.model import SYMBOL_TYPES
 
 MAX_ERRORS_SHOWN = 5
@@ -58,22 +58,24 @@ class ReindexRequest(BaseModel):
         return None if self.all else list(dict.fromkeys(self.projects or []))
 
 
-BackfillStatus = Literal["queued", "running", "done", "failed"]
-BackfillOutcome = Literal["requested", "not_found", "forbidden", "failed", "out_of_scope"]
+# The JSON values of `app.states`' enums, inline in the OpenAPI (tests/app/test_names.py keeps them equal).
+BackfillStatusValue = Literal["queued", "running", "done", "failed"]
+BackfillOutcomeValue = Literal["requested", "not_found", "forbidden", "failed", "out_of_scope"]
+DeliveryOutcomeValue = Literal["enqueued", "deferred", "duplicate", "ignored"]
 
 
 class ReindexAccepted(BaseModel):
     """The answer to an accepted `POST /admin/reindex` (202)."""
 
     backfill_id: int
-    status: BackfillStatus
+    status: BackfillStatusValue
 
 
 class BackfillResult(BaseModel):
     """What a backfill did for one project."""
 
     project_id: int
-    outcome: BackfillOutcome
+    outcome: BackfillOutcomeValue
     detail: str | None = None
 
 
@@ -81,13 +83,13 @@ class BackfillReport(BaseModel):
     """`GET /admin/backfills/{id}`: a backfill's state, with one result per project handled so far."""
 
     id: int
-    status: BackfillStatus
+    status: BackfillStatusValue
     projects: list[int] | None = Field(description="The ids asked for; null for all projects")
     full: bool
     error: str | None = None
     created_at: datetime
     finished_at: datetime | None = None
-    counts: dict[BackfillOutcome, int]
+    counts: dict[BackfillOutcomeValue, int]
     results: list[BackfillResult]
 
 
@@ -168,5 +170,5 @@ class HookEnvelope(BaseModel):
 class HookAnswer(BaseModel):
     """The answer to a delivery: `enqueued`/`deferred` (202), `duplicate`/`ignored` (200)."""
 
-    status: Literal["enqueued", "deferred", "duplicate", "ignored"]
+    status: DeliveryOutcomeValue
     detail: str

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hooks.events import Event, Ignored, SyncRequested
+from app.events import Event, Ignored, SyncRequested
 
 if TYPE_CHECKING:
     from app.gitlab_api import ProjectInfo

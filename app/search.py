@@ -20,13 +20,13 @@ from app.access import Access
 from app.embeddings import Embedder
 from app.errors import PayloadError
 from app.filters import Condition, Filter, any_of, either, eq, everything
-from app.ranking import QueryTerms, expand_query, query_terms, rerank
+from app.ranking import QueryTerms, Relation, expand_query, query_terms, rerank
 from app.vectors import VectorStore
 from pipeline.lexical import query_vector
+from pipeline.model import TYPE_SYMBOLS
 from pipeline.routes import query_keys, route_matches, specificity
 from pipeline.spring import ANY_METHOD
 
-_TYPE_SYMBOLS = ("class", "interface", "enum", "record", "annotation")
 MAX_SCOPES_CACHED = 1024
 
 
@@ -169,9 +169,9 @@ class SearchService:
         if terms.relation is None:
             return hits
         lookup = {
-            "callers": self.callers,
-            "injectors": self.injectors,
-            "implementations": self.implementations,
+            Relation.CALLERS: self.callers,
+            Relation.INJECTORS: self.injectors,
+            Relation.IMPLEMENTATIONS: self.implementations,
         }[terms.relation]
         seen = {h.id for h in hits}
         extra: list[Hit] = []
@@ -257,7 +257,7 @@ class SearchService:
         """Types that implement or extend the named type."""
         should = [_type_condition(key, type_name) for key in ("implements", "extends")]
         hits = await self._lookup(access, Filters(repo=repo), either(*should))
-        return [h for h in hits if h.symbol_type in _TYPE_SYMBOLS]
+        return [h for h in hits if h.symbol_type in TYPE_SYMBOLS]
 
     async def endpoint(
         self, access: Access, path: str, http_method: str | None = None, repo: str | None = None

@@ -120,7 +120,7 @@ class PostgresSettings(BaseModel):
     max_pool: int = Field(default=10, ge=1)
 
 
-class RedisSettings(BaseModel):
+class QueueSettings(BaseModel):
     """The arq queue."""
 
     url: str = "redis://127.0.0.1:6379/0"
@@ -182,7 +182,7 @@ class ScopeSettings(BaseModel):
         return value.strip() or None if value is not None else None
 
 
-class WorkerSettings(BaseModel):
+class SyncWorkerSettings(BaseModel):
     """The sync worker."""
 
     max_jobs: int = Field(default=4, ge=1)
@@ -277,9 +277,9 @@ class Settings(BaseSettings):
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
     postgres: PostgresSettings = Field(default_factory=PostgresSettings)
-    redis: RedisSettings = Field(default_factory=RedisSettings)
+    redis: QueueSettings = Field(default_factory=QueueSettings)
     gitlab: GitLabSettings = Field(default_factory=GitLabSettings)
-    worker: WorkerSettings = Field(default_factory=WorkerSettings)
+    worker: SyncWorkerSettings = Field(default_factory=SyncWorkerSettings)
     scope: ScopeSettings = Field(default_factory=ScopeSettings)
     admin_tokens: list[AdminToken] = Field(default_factory=list, description="Hashed bearer tokens for /admin")
     service_tokens: list[ServiceToken] = Field(default_factory=list, description="Hashed bearer tokens for MCP, REST")

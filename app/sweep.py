@@ -38,7 +38,7 @@ from app.db import HeadSeen, SweepMarks
 from app.deps import Deps
 from app.errors import GitLabNotFoundError
 from app.gitlab_api import Activity, ProjectInfo
-from app.queue import PURGE, enqueue_once, enqueue_sync
+from app.queue import PURGE, enqueue_once, enqueue_sync, purge_job_id
 from app.scope import OutOfScope, decide
 from app.settings import ScopeSettings
 
@@ -187,7 +187,7 @@ async def confirm_unlisted(deps: Deps, listed: Sequence[int]) -> int:
         try:
             info = await gitlab.project(project_id)
         except GitLabNotFoundError:
-            acted += await enqueue_once(queue, PURGE, f"purge:{project_id}:sweep", project_id)
+            acted += await enqueue_once(queue, PURGE, purge_job_id(project_id, "sweep"), project_id)
             logger.info("sweep: project %s is gone from GitLab: purge requested", project_id)
             continue
         if isinstance(decide(info, deps.settings.scope), OutOfScope):  # archived, for one: not listed

@@ -17,22 +17,20 @@ from dataclasses import dataclass, replace
 
 from app import filters
 from app.access import PROJECT_ID_FIELD
-from app.db import Database, ProjectRow, RunCounts
+from app.db import Database, JobCounts, ProjectRow
 from app.deps import Deps
 from app.errors import GitLabUnavailableError, StorageError
 from app.filters import Condition, Filter
 from app.gitlab_api import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
 from app.indexing import WritePlan
 from app.scope import InScope, decide
+from app.states import ProjectStatus, RunStatus, SyncMode
 from app.vectors import repo_payload
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
 
 logger = logging.getLogger(__name__)
-
-OUT_OF_SCOPE = "out_of_scope"
-"""The status of a project outside the indexing scope (migration 0003), and the mode of the sync that saw it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,7 +46,7 @@ class Fetch:
 class SyncPlan:
     """Files to fetch and paths whose points go."""
 
-    mode: str  # compare | tree
+    mode: SyncMode  # compare or tree
     fetch: tuple[Fetch, ...]
     delete: tuple[str, ...]
     cite_head: bool = False
@@ -71,7 +69,7 @@ def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
                 delete.append(d.old_path)
         elif new_in:
             fetch.append(Fetch(path=d.new_path))
-    return SyncPlan(mode="compare", fetch=tuple(fetch), delete=tuple(delete))
+    return SyncPlan(mode=SyncMode.COMPARE, fetch=tuple(fetch), delete=tuple(delete))
 
 
 def plan_tree(tree: Mapping[str, str], manifest: Mapping[str, str], scope: Scope) -> SyncPlan:
@@ -91,7 +89,7 @@ def plan_tree(tree: Mapping[str, str], manifest: Mapping[str, str], scope: Scope
         fetch.append(Fetch(path=path, blob_id=blob, moved_from=moved))
     moved_away = {f.moved_from for f in fetch if f.moved_from}
     delete = tuple(sorted(p for p in gone if p not in moved_away))
-    return SyncPlan(mode="tree", fetch=tuple(fetch), delete=delete)
+    return SyncPlan(mode=SyncMode.TREE, fetch=tuple(fetch), delete=delete)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,8 +99,8 @@ class SyncOutcome:
     project_id: int
     from_sha: str | None
     to_sha: str | None
-    mode: str
-    counts: RunCounts
+    mode: SyncMode
+    counts: JobCounts
     seconds: float
 
 
@@ -130,10 +128,10 @@ class Syncer:
         if head is None or (head == row.indexed_sha and not row.full_sync):
             await self.db.mark_synced(row.id, head or row.indexed_sha, gen, info.default_branch)
             return SyncOutcome(
-                project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode="noop", counts=RunCounts(),
+                project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode=SyncMode.NOOP, counts=JobCounts(),
                 seconds=time.monotonic() - started,
             )  # fmt: skip
-        await self.db.set_status(row.id, "syncing", row.last_error)
+        await self.db.set_status(row.id, ProjectStatus.SYNCING, row.last_error)
         run_id = await self.db.start_run(row.id, trigger, row.indexed_sha)
         try:
             plan = await self._plan(row, head)
@@ -152,7 +150,7 @@ class Syncer:
             await asyncio.shield(self._record_failure(run_id, row.id, head, error))
             raise
         await self.db.mark_synced(row.id, head, gen, info.default_branch)  # last: only after every write
-        await self.db.finish_run(run_id, status="DONE", to_sha=head, mode=plan.mode, counts=counts, error=None)
+        await self.db.finish_run(run_id, status=RunStatus.DONE, to_sha=head, mode=plan.mode, counts=counts, error=None)
         return SyncOutcome(
             project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode=plan.mode, counts=counts,
             seconds=time.monotonic() - started,
@@ -169,7 +167,7 @@ class Syncer:
             await self.db.rename_project(row.id, info.path_with_namespace)
         logger.info("project %s (%s) is out of scope: %s", row.id, info.path_with_namespace, decision.reason)
         return SyncOutcome(
-            project_id=row.id, from_sha=row.indexed_sha, to_sha=None, mode=OUT_OF_SCOPE, counts=RunCounts(),
+            project_id=row.id, from_sha=row.indexed_sha, to_sha=None, mode=SyncMode.OUT_OF_SCOPE, counts=JobCounts(),
             seconds=time.monotonic() - started,
         )  # fmt: skip
 
@@ -177,8 +175,10 @@ class Syncer:
         # Best effort: when PostgreSQL is what failed, the original error must still reach the job's
         # retry policy (a lost status write leaves a RUNNING run, which the next holder closes).
         try:
-            await self.db.finish_run(run_id, status="FAILED", to_sha=head, mode=None, counts=RunCounts(), error=error)
-            await self.db.set_status(project_id, "failed", error)
+            await self.db.finish_run(
+                run_id, status=RunStatus.FAILED, to_sha=head, mode=None, counts=JobCounts(), error=error
+            )
+            await self.db.set_status(project_id, ProjectStatus.FAILED, error)
         except StorageError as exc:
             logger.warning("project %s: cannot record the failed run: %s", project_id, exc)
 
@@ -213,8 +213,8 @@ class Syncer:
             logger.warning("project %s: compare %s..%s failed: %s", project_id, base[:10], head[:10], exc)
             return None
 
-    async def _apply(self, project_id: int, plan: SyncPlan, context: SourceContext) -> RunCounts:
-        totals = RunCounts(files_changed=len(plan.fetch) + len(plan.delete))
+    async def _apply(self, project_id: int, plan: SyncPlan, context: SourceContext) -> JobCounts:
+        totals = JobCounts(files_changed=len(plan.fetch) + len(plan.delete))
         for start in range(0, len(plan.fetch), self.batch):
             batch = plan.fetch[start : start + self.batch]
             raws = await asyncio.gather(*(self._download(project_id, f, context) for f in batch))
@@ -253,7 +253,7 @@ class Syncer:
         return await loop.run_in_executor(self.executor, chunk_source, raw.data, f.path, context, self.config)
 
 
-def add_batch(counts: RunCounts, plan: WritePlan, results: Sequence[FileResult]) -> None:
+def add_batch(counts: JobCounts, plan: WritePlan, results: Sequence[FileResult]) -> None:
     """Add one written batch to a run's counts."""
     counts.files_parsed += sum(1 for r in results if r.chunks or not r.skipped)
     counts.files_skipped += sum(1 for r in results if r.skipped and not r.chunks)

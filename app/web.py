@@ -31,11 +31,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.api import search_endpoint, unauthorized
+from app.deliveries import DeliveryRecorder
 from app.deps import Deps, open_deps
 from app.errors import ServiceError
+from app.events import MAX_ID
 from app.identity import Credentials, bearer_token, build_credentials, match_token
 from app.openapi import openapi_document
-from app.queue import BACKFILL, enqueue_once
+from app.queue import BACKFILL, backfill_job_id, enqueue_once
 from app.ratelimit import RateLimitMiddleware, TokenBuckets
 from app.schemas import (
     BackfillReport,
@@ -46,9 +48,9 @@ from app.schemas import (
     validation_message,
 )
 from app.settings import GITLAB_UNSET, Settings
+from app.states import BackfillStatus
 from app.supervisor import WorkerHealth
-from hooks.events import MAX_ID
-from hooks.receiver import BodyTooLargeError, Receiver, make_endpoint, read_body
+from hooks.receiver import BodyTooLargeError, make_endpoint, read_body
 from mcp_server.auth import UnavailableAs503, build_auth
 from mcp_server.server import create_server
 
@@ -61,7 +63,7 @@ class State(TypedDict):
     """Lifespan state: what every request sees as `request.state`."""
 
     deps: Deps
-    receiver: Receiver
+    receiver: DeliveryRecorder
     worker_health: Callable[[], WorkerHealth] | None
 
 
@@ -88,13 +90,13 @@ def create_app(
         if deps is not None:
             current["deps"] = deps
             _freeze_heap()
-            yield {"deps": deps, "receiver": Receiver(deps), "worker_health": worker_health}
+            yield {"deps": deps, "receiver": DeliveryRecorder(deps), "worker_health": worker_health}
             return
         async with open_deps(settings, with_db=True, with_queue=True) as opened:
             await opened.store.ensure(await opened.index_model())
             current["deps"] = opened
             _freeze_heap()
-            yield {"deps": opened, "receiver": Receiver(opened), "worker_health": worker_health}
+            yield {"deps": opened, "receiver": DeliveryRecorder(opened), "worker_health": worker_health}
 
     mcp = create_server(lambda: current["deps"], auth=build_auth(settings, lambda: credentials))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
@@ -199,11 +201,11 @@ async def admin_reindex(request: Request) -> JSONResponse:
     backfill_id = await db.create_backfill(asked.project_ids, asked.full)
     try:
         args = (asked.project_ids, asked.full, backfill_id)
-        await enqueue_once(deps.require_queue(), BACKFILL, f"backfill:{backfill_id}", *args)
+        await enqueue_once(deps.require_queue(), BACKFILL, backfill_job_id(backfill_id), *args)
     except (RedisError, OSError) as exc:
-        await db.set_backfill_status(backfill_id, "failed", f"the queue is unavailable: {exc}")
+        await db.set_backfill_status(backfill_id, BackfillStatus.FAILED, f"the queue is unavailable: {exc}")
         return JSONResponse({"error": "the queue is unavailable, try again"}, status_code=503)
-    answer = ReindexAccepted(backfill_id=backfill_id, status="queued")
+    answer = ReindexAccepted(backfill_id=backfill_id, status=BackfillStatus.QUEUED.value)
     return JSONResponse(answer.model_dump(mode="json"), status_code=202)
 
 

@@ -28,6 +28,7 @@ from arq.worker import Function, Worker, func
 
 from app import lifecycle
 from app.db import Database
+from app.deliveries import DeliveryRecorder
 from app.deps import Deps
 from app.errors import (
     TRANSIENT_ERRORS,
@@ -38,13 +39,13 @@ from app.errors import (
     ServiceError,
     StorageError,
 )
+from app.events import Event
 from app.gitlab_api import ProjectInfo
 from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
 from app.settings import GITLAB_UNSET, Settings, cron_fields
+from app.states import BackfillOutcome, BackfillStatus, ProjectStatus
 from app.sweep import sweep
 from app.sync import Syncer, SyncOutcome
-from hooks.events import Event
-from hooks.receiver import Receiver
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +78,7 @@ async def sync_project(ctx: dict[str, Any], project_id: int, trigger: str = "pus
     db = deps.require_db()
     try:
         if deps.gitlab is None:  # `javakb serve` on bare defaults: deliveries are recorded, nothing can sync
-            await db.set_status(project_id, "failed", NO_GITLAB)
+            await db.set_status(project_id, ProjectStatus.FAILED, NO_GITLAB)
             logger.error("sync of project %s skipped: %s", project_id, NO_GITLAB)
             return NO_GITLAB
         return await _sync_and_hand_over(deps, db, Syncer(deps, db, deps.gitlab, deps.executor), project_id, trigger)
@@ -128,13 +129,13 @@ async def _sync_loop(db: Database, syncer: Syncer, project_id: int, trigger: str
 async def _note_failure(db: Database, project_id: int, error: str) -> None:
     """Record a failure on the project if PostgreSQL takes it; a failing write must not stop the retry."""
     try:
-        await db.set_status(project_id, "failed", error)
+        await db.set_status(project_id, ProjectStatus.FAILED, error)
     except StorageError as exc:
         logger.warning("project %s: cannot record %r: %s", project_id, error, exc)
 
 
 async def _guarded(
-    set_status: Callable[[int, str, str | None], Awaitable[None]],
+    set_status: Callable[[int, ProjectStatus, str | None], Awaitable[None]],
     project_id: int,
     step: Awaitable[SyncOutcome],
 ) -> SyncOutcome:
@@ -144,7 +145,7 @@ async def _guarded(
     except TRANSIENT_ERRORS:
         raise
     except ServiceError as exc:
-        await set_status(project_id, "failed", f"{type(exc).__name__}: {exc}")
+        await set_status(project_id, ProjectStatus.FAILED, f"{type(exc).__name__}: {exc}")
         raise
 
 
@@ -192,49 +193,49 @@ async def backfill(
     db = deps.require_db()
     if backfill_id is None:  # enqueued by hand, not through POST /admin/reindex
         backfill_id = await db.create_backfill(project_ids, full)
-    await db.set_backfill_status(backfill_id, "running")
+    await db.set_backfill_status(backfill_id, BackfillStatus.RUNNING)
     try:
         targets: list[int | ProjectInfo] = (
             list(project_ids) if project_ids is not None else list(await deps.require_gitlab().project_ids())
         )
     except TRANSIENT_ERRORS as exc:
-        await db.set_backfill_status(backfill_id, "queued", f"{type(exc).__name__}: {exc} (will retry)")
+        await db.set_backfill_status(backfill_id, BackfillStatus.QUEUED, f"{type(exc).__name__}: {exc} (will retry)")
         raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
     except ServiceError as exc:
-        await db.set_backfill_status(backfill_id, "failed", f"{type(exc).__name__}: {exc}")
+        await db.set_backfill_status(backfill_id, BackfillStatus.FAILED, f"{type(exc).__name__}: {exc}")
         return f"backfill {backfill_id} failed: {exc}"
-    outcomes: Counter[str] = Counter()
+    outcomes: Counter[BackfillOutcome] = Counter()
     for target in targets:
         project_id = target if isinstance(target, int) else target.id
         outcome, detail = await _backfill_one(deps, target, full)
         await db.record_backfill_result(backfill_id, project_id, outcome, detail)
         outcomes[outcome] += 1
-    await db.set_backfill_status(backfill_id, "done")
+    await db.set_backfill_status(backfill_id, BackfillStatus.DONE)
     return f"backfill {backfill_id}: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
 
 
-async def _backfill_one(deps: Deps, target: int | ProjectInfo, full: bool) -> tuple[str, str]:
+async def _backfill_one(deps: Deps, target: int | ProjectInfo, full: bool) -> tuple[BackfillOutcome, str]:
     """Request one project's sync; (outcome, detail). A PostgreSQL or Redis failure propagates."""
     try:
         info = target if isinstance(target, ProjectInfo) else await deps.require_gitlab().project(target)
     except GitLabNotFoundError:
-        return "not_found", "GitLab has no such project, or the token cannot see it"
+        return BackfillOutcome.NOT_FOUND, "GitLab has no such project, or the token cannot see it"
     except GitLabAuthError as exc:
-        return "forbidden", str(exc)
+        return BackfillOutcome.FORBIDDEN, str(exc)
     except GitLabError as exc:
-        return "failed", f"{type(exc).__name__}: {exc} (run the backfill again)"
+        return BackfillOutcome.FAILED, f"{type(exc).__name__}: {exc} (run the backfill again)"
     reason = await lifecycle.out_of_scope(deps, info)
     if reason is not None:
-        return "out_of_scope", reason
+        return BackfillOutcome.OUT_OF_SCOPE, reason
     gen = await deps.require_db().request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=full)
     await enqueue_sync(deps.require_queue(), info.id, gen, "backfill")
-    return "requested", f"sync generation {gen}"
+    return BackfillOutcome.REQUESTED, f"sync generation {gen}"
 
 
 async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:
     """A delivery the receiver could not record (PostgreSQL was down): handle it now, as it would have."""
     try:
-        outcome, detail = await Receiver(deps_of(ctx)).handle(event, key)
+        outcome, detail = await DeliveryRecorder(deps_of(ctx)).handle(event, key)
     except StorageError as exc:
         raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
     return f"{outcome}: {detail}"

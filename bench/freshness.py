@@ -22,7 +22,7 @@ does. They are run with TCP_NODELAY like real servers, unless `--keep-nagle`.
    `src/main/java/com/acme/...`, generated from `--seed`) is committed in one commit, its push delivered,
    and the initial index timed (a tree walk).
 2. `--pushes` times: one method of one random service or controller changes (a literal in its body), is
-   committed, its push delivered through `hooks.receiver.handle` (what POST /hooks/gitlab does after
+   committed, its push delivered through `app.deliveries.DeliveryRecorder.handle` (what POST /hooks/gitlab does after
    authentication), and `deps.search.symbol(<qualified name>)` is polled every `--poll-every` seconds until it
    returns the chunk with the new content hash: that is the freshness. The script then waits for the sync job
    to finish before it counts the GitLab API calls (by endpoint), the embedding inputs and the `index_jobs` row
@@ -65,20 +65,20 @@ from pydantic import SecretStr
 from redis.asyncio import Redis
 
 from app.access import LOCAL
+from app.deliveries import DeliveryRecorder
 from app.deps import Deps, open_deps
 from app.settings import (
     EmbeddingSettings,
     GitLabSettings,
     PostgresSettings,
     QdrantSettings,
-    RedisSettings,
+    QueueSettings,
     Settings,
-    WorkerSettings,
+    SyncWorkerSettings,
 )
 from app.worker import build_worker
 from bench.stub_embedder import StubServer
 from hooks.events import parse_event
-from hooks.receiver import Receiver
 from pipeline.chunking import chunk_source
 from pipeline.model import SourceContext
 from tests.support import fake_gitlab
@@ -601,7 +601,7 @@ async def open_stack(
     dsn: str,
     tmp: Path,
     *,
-    worker: WorkerSettings | None = None,
+    worker: SyncWorkerSettings | None = None,
     gitlab_clock: Callable[[], datetime] | None = None,
 ) -> AsyncIterator[Stack]:
     redis_url = f"{REDIS_SERVER}/{args.redis_db}"
@@ -616,11 +616,11 @@ async def open_stack(
                 qdrant = ":memory:" if args.qdrant_memory else str(tmp / "qdrant")
                 settings = Settings(
                     postgres=PostgresSettings(dsn=SecretStr(dsn)),
-                    redis=RedisSettings(url=redis_url, queue=f"javakb:bench:{uuid.uuid4().hex[:8]}"),
+                    redis=QueueSettings(url=redis_url, queue=f"javakb:bench:{uuid.uuid4().hex[:8]}"),
                     qdrant=QdrantSettings(path=qdrant),
                     gitlab=GitLabSettings(url=gitlab.url, token=SecretStr(gitlab.token), webhook_secret=SecretStr("x")),
                     embedding=EmbeddingSettings(base_url=stub.base_url, model=STUB_MODEL),
-                    worker=worker or WorkerSettings(),
+                    worker=worker or SyncWorkerSettings(),
                 )
                 async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
                     await deps.store.ensure(await deps.index_model())
@@ -653,7 +653,7 @@ async def deliver(stack: Stack, project: FakeProject, before: str, after: str) -
     """What POST /hooks/gitlab does after authentication; returns the seconds it took."""
     t0 = time.perf_counter()
     event = parse_event(push_payload(project, after, before=before))
-    outcome, _ = await Receiver(stack.deps).handle(event, uuid.uuid4().hex)
+    outcome, _ = await DeliveryRecorder(stack.deps).handle(event, uuid.uuid4().hex)
     if outcome != "enqueued":
         raise RuntimeError(f"the delivery was {outcome}")
     return time.perf_counter() - t0

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from app.settings import WorkerSettings
+from app.settings import SyncWorkerSettings
 from app.worker import reconcile
 from bench.freshness import (
     PROJECT_PATH,
@@ -73,7 +73,7 @@ async def time_to_sync(stack: Stack, project: FakeProject, timeout: float) -> di
 async def heal_run(args: argparse.Namespace, dsn: str, tmp: Path) -> dict[str, Any]:
     """Part 1: the lost delivery, the lost force push, the delivered amend."""
     sources, editable = generate_repository(args.files, args.seed)
-    worker = WorkerSettings(reconcile_every_s=args.reconcile_every)
+    worker = SyncWorkerSettings(reconcile_every_s=args.reconcile_every)
     async with open_stack(args, dsn, tmp, worker=worker) as stack:
         project = stack.gitlab.create_project(PROJECT_PATH)
         async with running_worker(stack, args.poll_delay):

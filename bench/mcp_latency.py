@@ -74,6 +74,7 @@ from bench.index_jdk import (
     status_kb,
     version,
 )
+from pipeline.model import TYPE_SYMBOLS
 
 DEFAULT_STORE: Final = Path("/tmp/javakb-bench/mcp-latency")
 LEXICAL_ALIAS: Final = "javakb_mcp_latency"
@@ -160,7 +161,6 @@ CATALOG_FIELDS: Final = (
     "http_path",
     "http_method",
 )
-TYPE_SYMBOLS: Final = frozenset({"class", "interface", "enum", "record", "annotation"})
 
 
 # --------------------------------------------------------------------------------------------------- helpers

@@ -20,7 +20,7 @@ from pydantic import SecretStr
 from app.deps import open_deps
 from app.lifecycle import sweep_scope
 from app.migrate import apply_migrations
-from app.settings import PostgresSettings, QdrantSettings, RedisSettings, ScopeSettings, Settings
+from app.settings import PostgresSettings, QdrantSettings, QueueSettings, ScopeSettings, Settings
 
 SERVER = "postgresql://root@127.0.0.1:5432"
 REDIS = "redis://127.0.0.1:6379/5"
@@ -35,7 +35,7 @@ async def run(dsn: str, deny: tuple[str, ...]) -> tuple[int, float]:
     queue = f"javakb:bench:{uuid.uuid4().hex[:8]}"
     settings = Settings(
         postgres=PostgresSettings(dsn=SecretStr(dsn)),
-        redis=RedisSettings(url=REDIS, queue=queue),
+        redis=QueueSettings(url=REDIS, queue=queue),
         qdrant=QdrantSettings(path=":memory:"),
         scope=ScopeSettings(deny=deny),
     )

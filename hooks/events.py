@@ -9,67 +9,33 @@ to an empty project) counts as default (`Git::BranchHooksService#default_branch?
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from app.errors import PayloadError
+from app.events import (  # re-exported: replay jobs queued before the move name these classes here
+    MAX_ID,
+    Event,
+    Ignored,
+    ProjectDestroyed,
+    ProjectMoved,
+    ProjectUpdated,
+    SyncRequested,
+)
+
+__all__ = [
+    "MAX_ID",
+    "Event",
+    "Ignored",
+    "ProjectDestroyed",
+    "ProjectMoved",
+    "ProjectUpdated",
+    "SyncRequested",
+    "parse_event",
+]
 
 ZERO_SHA = "0" * 40
 _BRANCH_PREFIX = "refs/heads/"
-MAX_ID = 2**63 - 1  # ids are PostgreSQL bigints (GitLab's own ids are bigint too)
 MAX_TEXT_CHARS = 4096  # paths, refs, shas and event names: far above any real one
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SyncRequested:
-    """A push to a project's default branch: sync the index to (at least) `after`."""
-
-    event: str
-    project_id: int
-    repo_path: str
-    default_branch: str | None
-    ref: str
-    after: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProjectDestroyed:
-    """The project is gone: purge its points and state."""
-
-    event: str
-    project_id: int
-    repo_path: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProjectMoved:
-    """A rename or a transfer: rewrite repo_path, no re-embedding."""
-
-    event: str
-    project_id: int
-    old_path: str
-    new_path: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProjectUpdated:
-    """Settings changed; the default branch may have (the payload does not say): check through the API."""
-
-    event: str
-    project_id: int
-    repo_path: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Ignored:
-    """A delivery we answer and drop, with the reason."""
-
-    event: str
-    reason: str
-    project_id: int | None = None
-
-
-Event = SyncRequested | ProjectDestroyed | ProjectMoved | ProjectUpdated | Ignored
 
 
 def parse_event(body: Any) -> Event:

@@ -5,7 +5,8 @@ time window), so an unauthenticated client never gets its body read; then the bo
 size cap, its signature verified, and only then parsed and validated (what PostgreSQL cannot store
 is a 400 here, not a "deferred"). It is deduplicated on the signed `webhook-id` when signed, else on
 `Idempotency-Key` (fallback `X-Gitlab-Webhook-UUID`), in the same PostgreSQL round trip that records
-the delivery and bumps the project's generation. Pushes that arrive together share that round trip
+the delivery and bumps the project's generation (`app.deliveries`, which the worker's replay calls
+too). Pushes that arrive together share that round trip
 and one Redis round trip (`GroupCommit`): each is answered only once it is recorded. The queue is
 only a nudge: if Redis is down the delivery is still recorded, and the worker's reconcile sweep
 picks the project up. GitLab never resends a failed delivery on its own, so if PostgreSQL is down
@@ -19,29 +20,24 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable
 
-from redis.exceptions import RedisError
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from app.db import KeyedPush
-from app.deps import Deps
-from app.errors import PayloadError, SignatureError, StorageError, UnstorableError
-from app.queue import MOVE, PURGE, REFRESH, REPLAY, enqueue_once, push_syncs
-from app.scope import screen
+from app.deliveries import DeliveryRecorder
+from app.errors import PayloadError, SignatureError, StorageError
+from app.events import Event
 from app.settings import GitLabSettings
+from app.states import ACCEPTED
 from hooks.auth import SignedHeaders, check_token, signed_headers, signing_key, verify
-from hooks.events import Event, Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested, parse_event
-from hooks.group_commit import GroupCommit
+from hooks.events import parse_event
 
 logger = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
 MAX_KEY_CHARS = 256
-PushResult = int | None | PayloadError
-"""A push's generation, None for a duplicate, or why PostgreSQL could not store it."""
 
 
 class BodyTooLargeError(PayloadError):
@@ -104,7 +100,7 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
     """The Starlette endpoint (the clock is injected for signature timestamps)."""
 
     async def gitlab_hook(request: Request) -> JSONResponse:
-        receiver: Receiver = request.state.receiver
+        receiver: DeliveryRecorder = request.state.receiver
         settings = receiver.deps.settings.gitlab
         started = time.perf_counter()
         try:
@@ -121,7 +117,7 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
             logger.error("delivery lost: %s", exc)
             return JSONResponse({"error": "delivery not recorded, try again"}, status_code=503)
         logger.info("delivery %s %s -> %s (%.1f ms)", key, event.event, status, (time.perf_counter() - started) * 1e3)
-        accepted = status in ("enqueued", "deferred")
+        accepted = status in ACCEPTED
         return JSONResponse({"status": status, "detail": detail}, status_code=202 if accepted else 200)
 
     return gitlab_hook
@@ -143,90 +139,3 @@ def _decode(body: bytes) -> object:
         raise PayloadError(f"malformed JSON: {exc}") from exc
     except RecursionError as exc:  # nesting deeper than the parser's recursion limit
         raise PayloadError("malformed JSON: nested too deeply") from exc
-
-
-class Receiver:
-    """Records deliveries and enqueues their jobs; concurrent pushes share their round trips."""
-
-    def __init__(self, deps: Deps, *, max_batch: int = 256) -> None:
-        self.deps = deps
-        self._pushes: GroupCommit[KeyedPush, PushResult] = GroupCommit(self._record_pushes, max_batch=max_batch)
-
-    async def handle_or_defer(self, event: Event, key: str) -> tuple[str, str]:
-        """`handle`, or with PostgreSQL down, queue the event for the worker to replay (`replay_delivery`).
-
-        Raises `StorageError` only when Redis cannot take it either.
-        """
-        try:
-            return await self.handle(event, key)
-        except StorageError as exc:
-            logger.warning("PostgreSQL unavailable, delivery %s deferred to the worker: %s", key, exc)
-            try:
-                await enqueue_once(self.deps.require_queue(), REPLAY, f"replay:{key}", event, key)
-            except (RedisError, OSError) as queue_exc:
-                raise StorageError(f"{exc}; and the queue is unavailable: {queue_exc}") from queue_exc
-            return "deferred", "PostgreSQL is unavailable: the worker records this delivery when it is back"
-
-    async def handle(self, event: Event, key: str) -> tuple[str, str]:
-        """Record the delivery and enqueue what it asks for; return (outcome, detail)."""
-        event = screen(event, self.deps.settings.scope)  # a push out of the indexing scope is ignored
-        if isinstance(event, SyncRequested):
-            gen = await self._pushes.submit((key, event))
-            if isinstance(gen, PayloadError):
-                raise gen
-            if gen is None:
-                return "duplicate", "delivery seen before"
-            return "enqueued", f"sync of project {event.project_id} (generation {gen})"
-        db = self.deps.require_db()
-        if isinstance(event, Ignored):
-            fresh = await db.record_delivery(key, event.event, event.project_id, None, None, "ignored", event.reason)
-            return ("ignored" if fresh else "duplicate"), event.reason
-        job_id, function, args = _lifecycle_job(event, key)
-        fresh = await db.record_delivery(key, event.event, event.project_id, None, None, "enqueued", function)
-        if not fresh:
-            return "duplicate", "delivery seen before"
-        await _nudge(enqueue_once(self.deps.require_queue(), function, job_id, *args))
-        return "enqueued", f"{function} of project {event.project_id}"
-
-    async def _record_pushes(self, pushes: Sequence[KeyedPush]) -> list[PushResult]:
-        # One key twice in a batch (a resend racing its original) is the second one's duplicate.
-        first: dict[str, int] = {}
-        for i, (key, _) in enumerate(pushes):
-            first.setdefault(key, i)
-        distinct = [pushes[i] for i in first.values()]
-        recorded = dict(zip(first, await self._record_isolated(distinct), strict=True))
-        jobs = [(p.project_id, gen, p.event) for key, p in distinct if isinstance(gen := recorded[key], int)]
-        await _nudge(push_syncs(self.deps.require_queue(), jobs))
-        return [recorded[key] if first[key] == i else None for i, (key, _) in enumerate(pushes)]
-
-    async def _record_isolated(self, pushes: Sequence[KeyedPush]) -> list[PushResult]:
-        """Record a batch; when PostgreSQL cannot store one of its values, record each push on its own.
-
-        The edge validates what it can, so this is the last line: one bad row must not turn its
-        neighbours' answers into errors (nor into "deferred", as a StorageError would).
-        """
-        db = self.deps.require_db()
-        try:
-            return list(await db.record_sync_deliveries(pushes))
-        except UnstorableError as exc:
-            if len(pushes) == 1:
-                return [exc]
-        return [result for push in pushes for result in await self._record_isolated([push])]
-
-
-def _lifecycle_job(
-    event: ProjectDestroyed | ProjectMoved | ProjectUpdated, key: str
-) -> tuple[str, str, tuple[object, ...]]:
-    if isinstance(event, ProjectDestroyed):
-        return f"purge:{event.project_id}:{key}", PURGE, (event.project_id,)
-    if isinstance(event, ProjectMoved):
-        return f"move:{event.project_id}:{key}", MOVE, (event.project_id, event.new_path)
-    return f"refresh:{event.project_id}:{key}", REFRESH, (event.project_id,)
-
-
-async def _nudge(enqueue: Awaitable[object]) -> None:
-    try:
-        await enqueue
-    except (RedisError, OSError) as exc:
-        # The delivery is recorded in PostgreSQL; the reconcile sweep enqueues what is behind.
-        logger.warning("queue unavailable, left to the reconcile sweep: %s", exc)

@@ -25,9 +25,10 @@ from app.access import Access
 from app.deps import Deps
 from app.errors import PayloadError
 from app.search import Filters, Hit, SearchService
+from app.states import ProjectStatus
 from mcp_server.auth import caller_access
 from mcp_server.render import DEFAULT_BUDGET, Rendered, echo, render_hits
-from pipeline.model import SYMBOL_TYPES
+from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS
 
 INSTRUCTIONS = """\
 Exact, fresh knowledge of the organization's Java code (every GitLab project's default branch),
@@ -238,7 +239,7 @@ class KnowledgeTools:
         """
         search, access = await self._search(repo)
         injectors = await search.injectors(access, type, repo)
-        own = [h for h in await search.symbol(access, type, repo) if h.symbol_type in _TYPE_KINDS]
+        own = [h for h in await search.symbol(access, type, repo) if h.symbol_type in TYPE_SYMBOLS]
         depends_on = sorted({d for h in own for d in h.payload.get("injects", [])})
         header = f"{echo(type)} depends on: {', '.join(depends_on) or 'nothing injected'}\nInjected into:"
         rendered = render_hits(injectors, budget=max_chars, excerpt_lines=6, header=header)
@@ -274,9 +275,6 @@ class KnowledgeTools:
         )
 
 
-_TYPE_KINDS = ("class", "interface", "record", "enum")
-
-
 def _result(rendered: Rendered) -> ToolResult:
     return ToolResult(
         content=[TextContent(type="text", text=rendered.text)],
@@ -306,7 +304,7 @@ def _repo_item(path: str, chunks: int, row: Any) -> dict[str, Any]:
         "default_branch": getattr(row, "default_branch", None),
         "indexed_sha": getattr(row, "indexed_sha", None),
         "indexed_at": row.indexed_at.isoformat() if row is not None and row.indexed_at else None,
-        "status": getattr(row, "state", "ok" if chunks else "pending"),
+        "status": getattr(row, "state", ProjectStatus.OK if chunks else ProjectStatus.PENDING),
         "last_error": getattr(row, "last_error", None),
     }
 

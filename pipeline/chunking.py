@@ -14,10 +14,10 @@ from tree_sitter import Node
 from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
-from pipeline.members import CONSTRUCTOR_KINDS, Member, read_members
+from pipeline.members import Member, read_members
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
 from pipeline.native import OutlineReader, read_outline, summarize
-from pipeline.outline import MemberDecl
+from pipeline.outline import CONSTRUCTOR_NODE_KINDS, MemberDecl
 from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source
@@ -122,7 +122,7 @@ def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, 
         parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, root, rows, decl))
     return Draft(
         key=f"{decl.owner}.{name}({','.join(decl.parameter_types)})",
-        symbol_type=SymbolType.CONSTRUCTOR if decl.kind in CONSTRUCTOR_KINDS else SymbolType.METHOD,
+        symbol_type=SymbolType.CONSTRUCTOR if decl.kind in CONSTRUCTOR_NODE_KINDS else SymbolType.METHOD,
         name=name,
         qualified_name=f"{owner}.{name}",
         enclosing_type=owner,

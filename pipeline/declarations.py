@@ -5,20 +5,12 @@ Everything here is read once per type and shared by the type's own chunk and its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 from pipeline._values import value
 from pipeline.model import SymbolType
-from pipeline.outline import Field, Modifiers, TypeDecl
+from pipeline.outline import TYPE_NODE_KINDS, Field, Modifiers, TypeDecl
 from pipeline.spring import BEAN_STEREOTYPES, route_prefixes, stereotype_of
-
-TYPE_KINDS: Mapping[str, SymbolType] = {
-    "class_declaration": SymbolType.CLASS,
-    "interface_declaration": SymbolType.INTERFACE,
-    "enum_declaration": SymbolType.ENUM,
-    "record_declaration": SymbolType.RECORD,
-    "annotation_type_declaration": SymbolType.ANNOTATION,
-}
 
 
 @value
@@ -50,7 +42,7 @@ class TypeInfo:
 def find_types(decls: list[TypeDecl]) -> Iterator[TypeInfo]:
     """The type declarations of a file's outline, in the same order (outer before inner)."""
     for decl in decls:
-        kind = TYPE_KINDS[decl.kind]
+        kind = TYPE_NODE_KINDS[decl.kind]
         modifiers = decl.modifiers
         yield TypeInfo(
             decl=decl,

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pipeline._values import value
 from pipeline.declarations import TypeInfo
-from pipeline.outline import MemberDecl, Modifiers, Param
+from pipeline.outline import CALLABLE_NODE_KINDS, CONSTRUCTOR_NODE_KINDS, MemberDecl, Modifiers, Param
 from pipeline.spring import injected_type, is_injected_member, method_routes
 
-CONSTRUCTOR_KINDS = frozenset({"constructor_declaration", "compact_constructor_declaration"})
-_METHOD_KINDS = frozenset({"method_declaration", *CONSTRUCTOR_KINDS})
 _NONE: tuple[str, ...] = ()
 
 
@@ -24,7 +22,7 @@ class Member:
     @property
     def is_constructor(self) -> bool:
         """Constructors and compact record constructors."""
-        return self.decl.kind in CONSTRUCTOR_KINDS
+        return self.decl.kind in CONSTRUCTOR_NODE_KINDS
 
     @property
     def has_body(self) -> bool:
@@ -46,7 +44,7 @@ def member_injections(
     kind: str, modifiers: Modifiers, params: tuple[Param, ...], info: TypeInfo, sole_ctor: bool
 ) -> tuple[str, ...]:
     """Bean types a member (of node type `kind`) receives by injection: constructors, setters and `@Bean`."""
-    if kind in CONSTRUCTOR_KINDS:
+    if kind in CONSTRUCTOR_NODE_KINDS:
         explicit = modifiers.has("Autowired", "Inject")
         return param_injections(params) if info.is_bean and (explicit or sole_ctor) else _NONE
     if not modifiers.annotations:
@@ -59,11 +57,11 @@ def member_injections(
 def read_members(info: TypeInfo) -> list[Member]:
     """Methods, constructors and static initializers of a type, plus methods in enum constant bodies."""
     decls = info.decl.members
-    sole_ctor = sum(1 for d in decls if d.kind in CONSTRUCTOR_KINDS) == 1
+    sole_ctor = sum(1 for d in decls if d.kind in CONSTRUCTOR_NODE_KINDS) == 1
     members: list[Member] = []
     for decl in decls:
         kind = decl.kind
-        if kind in _METHOD_KINDS:
+        if kind in CALLABLE_NODE_KINDS:
             members.append(_member(decl, info, sole_ctor))
         elif kind == "static_initializer":
             members.append(Member(decl=decl, injects=_NONE, http_method=_NONE, http_path=_NONE))

@@ -32,6 +32,7 @@ SYMBOL_TYPES = frozenset(t.value for t in SymbolType)
 TYPE_SYMBOLS = frozenset(
     {SymbolType.CLASS, SymbolType.INTERFACE, SymbolType.ENUM, SymbolType.RECORD, SymbolType.ANNOTATION}
 )
+"""The symbol types of a type's chunk (its skeleton), as opposed to a member's: the one copy (issue 11)."""
 
 
 class SkipReason(enum.StrEnum):

@@ -18,6 +18,22 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
+from pipeline.model import SymbolType
+
+TYPE_NODE_KINDS: Mapping[str, SymbolType] = MappingProxyType(
+    {
+        "class_declaration": SymbolType.CLASS,
+        "interface_declaration": SymbolType.INTERFACE,
+        "enum_declaration": SymbolType.ENUM,
+        "record_declaration": SymbolType.RECORD,
+        "annotation_type_declaration": SymbolType.ANNOTATION,
+    }
+)
+"""The tree-sitter node kinds of type declarations (`TypeDecl.kind`), and the symbol type of each."""
+CONSTRUCTOR_NODE_KINDS = frozenset({"constructor_declaration", "compact_constructor_declaration"})
+CALLABLE_NODE_KINDS = frozenset({"method_declaration", *CONSTRUCTOR_NODE_KINDS})
+"""The node kinds of methods and constructors (`MemberDecl.kind`)."""
+
 EMPTY_ARGS: Mapping[str, tuple[AnnotationValue, ...]] = MappingProxyType({})
 
 

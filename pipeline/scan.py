@@ -13,17 +13,10 @@ from operator import attrgetter
 
 from tree_sitter import Node, QueryCursor
 
-from pipeline.outline import Call, LocalDecl, Receiver
+from pipeline.outline import TYPE_NODE_KINDS, Call, LocalDecl, Receiver
 from pipeline.syntax import query, slice_text, squash, text
 from pipeline.types import simple_type
 
-TYPE_NODE_KINDS = (
-    "class_declaration",
-    "interface_declaration",
-    "enum_declaration",
-    "record_declaration",
-    "annotation_type_declaration",
-)
 _SCAN = query(
     " ".join(f"({kind}) @type" for kind in TYPE_NODE_KINDS)
     + """
@@ -134,7 +127,7 @@ def _call(data: bytes, row: int, name: str, node: Node | None) -> Call:
 
 _CHAIN_LINKS = frozenset({"method_invocation", "field_access"})
 _LITERAL_TYPES = {"string_literal": "String", "text_block": "String", "character_literal": "char"}
-_TYPE_KINDS = frozenset({"type_identifier", "scoped_type_identifier", "generic_type", "array_type"})
+_TYPE_USE_KINDS = frozenset({"type_identifier", "scoped_type_identifier", "generic_type", "array_type"})
 
 
 def _dotted(data: bytes, node: Node) -> str | None:
@@ -181,6 +174,6 @@ def _root(data: bytes, node: Node) -> tuple[int, str, str]:
         return Receiver.TYPED, simple_type(node.child_by_field_name("type")), ""
     if kind in _LITERAL_TYPES:
         return Receiver.TYPED, _LITERAL_TYPES[kind], ""
-    if kind in _TYPE_KINDS:
+    if kind in _TYPE_USE_KINDS:
         return Receiver.TYPED, simple_type(node), ""
     return Receiver.OTHER, squash(text(node)), ""

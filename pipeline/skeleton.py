@@ -13,7 +13,7 @@ from pipeline.declarations import TypeInfo
 from pipeline.drafts import Draft, FileUnit
 from pipeline.members import Member
 from pipeline.native import summarize
-from pipeline.outline import MemberDecl
+from pipeline.outline import CALLABLE_NODE_KINDS, TYPE_NODE_KINDS, MemberDecl
 from pipeline.splitting import LineSpan
 from pipeline.spring import injected_type, lombok_constructor_fields
 from pipeline.syntax import squash
@@ -21,16 +21,6 @@ from pipeline.syntax import squash
 _ELIDED = " { ... }"
 _MAX_MEMBER_CHARS = 240
 _INDENT = "    "
-_CALLABLE_KINDS = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"})
-_TYPE_KINDS = frozenset(
-    {
-        "class_declaration",
-        "interface_declaration",
-        "enum_declaration",
-        "record_declaration",
-        "annotation_type_declaration",
-    }
-)
 
 
 def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: list[Member]) -> Draft:
@@ -129,14 +119,14 @@ def _member_line(unit: FileUnit, member: MemberDecl, kind: str) -> str | None:
         return _shorten(member.head)
     if kind == "static_initializer":
         return "static" + _ELIDED
-    if kind in _CALLABLE_KINDS:
+    if kind in CALLABLE_NODE_KINDS:
         if member.body_start >= 0:
             return member.head + _ELIDED
         summary = summarize(unit.between(member.doc_start, member.doc_end)) if member.doc_start >= 0 else None
         return f"/** {summary} */ {member.head}" if summary else member.head
     if kind == "annotation_type_element_declaration":
         return member.head
-    if kind in _TYPE_KINDS:
+    if kind in TYPE_NODE_KINDS:
         return _elide(member)
     return None  # blocks, ERROR nodes
 

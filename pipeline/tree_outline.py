@@ -11,13 +11,22 @@ from collections.abc import Iterator
 from tree_sitter import Node, Tree
 
 from pipeline.annotations import read_modifiers
-from pipeline.outline import NO_MODIFIERS, Field, Import, MemberDecl, Outline, Param, TypeDecl
-from pipeline.scan import TYPE_NODE_KINDS, scan
+from pipeline.outline import (
+    CALLABLE_NODE_KINDS,
+    NO_MODIFIERS,
+    TYPE_NODE_KINDS,
+    Field,
+    Import,
+    MemberDecl,
+    Outline,
+    Param,
+    TypeDecl,
+)
+from pipeline.scan import scan
 from pipeline.syntax import slice_text, squash, text
 from pipeline.types import simple_type
 
 _NAMES = ("scoped_identifier", "identifier")
-_CALLABLE_KINDS = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"})
 _PARAM_KINDS = ("formal_parameter", "spread_parameter")
 _UNQUOTED = frozenset({"line_comment", "block_comment", "static_initializer"})  # skeletons show no text of these
 
@@ -233,7 +242,7 @@ def _member(node: Node, data: bytes, owner: str, record_params: tuple[tuple[Para
     if static:
         body = node.named_children[-1] if node.named_child_count else None
     name = slice_text(data, node.child_by_field_name("name"))
-    callable_ = kind in _CALLABLE_KINDS
+    callable_ = kind in CALLABLE_NODE_KINDS
     params = record_params if kind == "compact_constructor_declaration" else ()
     if kind == "method_declaration" or kind == "constructor_declaration":
         params = _params(node.child_by_field_name("parameters"), data)
@@ -241,7 +250,7 @@ def _member(node: Node, data: bytes, owner: str, record_params: tuple[tuple[Para
     members: tuple[MemberDecl, ...] = ()
     if kind == "enum_constant" and body is not None:
         constant_owner = f"{owner}.{name}"
-        members = tuple(m for m in _members(body, data, constant_owner, ()) if m.kind in _CALLABLE_KINDS)
+        members = tuple(m for m in _members(body, data, constant_owner, ()) if m.kind in CALLABLE_NODE_KINDS)
     return MemberDecl(
         kind=kind,
         start=node.start_byte,

@@ -20,13 +20,14 @@ from qdrant_client.http.exceptions import ApiException
 
 from app import filters
 from app.access import LOCAL, Access
-from app.db import Database, RunCounts
+from app.db import Database, JobCounts
 from app.embeddings import OpenAIEmbedder
 from app.errors import StorageError, UnstorableError
 from app.indexing import Indexer
 from app.qdrant_thread import threaded_local_client
 from app.search import SearchService
 from app.settings import EmbeddingSettings
+from app.states import DeliveryOutcome, ProjectStatus, RunStatus, SyncMode
 from app.vectors import IndexModel, VectorStore
 from tests.support.fake_embedder import FakeEmbeddingServer
 from tests.support.java import chunk_java
@@ -147,11 +148,13 @@ DB_WRITES: dict[str, DbCall] = {
     "rename_project": lambda d: d.rename_project(7, "acme/store"),
     "mark_synced": lambda d: d.mark_synced(7, "a" * 40, 1, "main"),
     "mark_out_of_scope": lambda d: d.mark_out_of_scope(7, "archived", 1),
-    "set_status": lambda d: d.set_status(7, "failed", "boom"),
+    "set_status": lambda d: d.set_status(7, ProjectStatus.FAILED, "boom"),
     "request_sync": lambda d: d.request_sync(7, "acme/shop", "main", None),
-    "record_delivery": lambda d: d.record_delivery("k", "push", 7, "main", None, "enqueued", ""),
+    "record_delivery": lambda d: d.record_delivery("k", "push", 7, "main", None, DeliveryOutcome.ENQUEUED, ""),
     "start_run": lambda d: d.start_run(7, "push", None),
-    "finish_run": lambda d: d.finish_run(1, status="OK", to_sha=None, mode="compare", counts=RunCounts(), error=None),
+    "finish_run": lambda d: d.finish_run(
+        1, status=RunStatus.DONE, to_sha=None, mode=SyncMode.COMPARE, counts=JobCounts(), error=None
+    ),
     "create_backfill": lambda d: d.create_backfill(None, False),
 }
 

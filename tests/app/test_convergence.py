@@ -23,7 +23,7 @@ from arq.worker import Worker
 from app.db import lock_key
 from app.errors import StorageError
 from app.queue import enqueue_sync, sync_job_id
-from app.settings import WorkerSettings
+from app.settings import SyncWorkerSettings
 from app.worker import build_worker, move_project, purge_project, sync_project
 from hooks.events import parse_event
 from tests.support.fake_gitlab import FakeProject
@@ -43,7 +43,7 @@ def service(name: str, body: str = "return 1;") -> str:
 
 @pytest_asyncio.fixture
 async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
-    async with sync_env(tmp_path, clean_db, clean_redis, worker=WorkerSettings(max_jobs=4, files_per_batch=2)) as e:
+    async with sync_env(tmp_path, clean_db, clean_redis, worker=SyncWorkerSettings(max_jobs=4, files_per_batch=2)) as e:
         yield e
 
 

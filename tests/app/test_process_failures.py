@@ -20,7 +20,7 @@ import pytest
 from pydantic import SecretStr
 
 from app.deps import open_deps
-from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings, WorkerSettings
+from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings, SyncWorkerSettings
 from tests.support.fake_gitlab import FakeGitLab, FakeProject
 from tests.support.processes import RedisServer, ServeProcess
 from tests.support.sync_env import SyncEnv, push_payload
@@ -38,10 +38,10 @@ def service(name: str, body: str = "return 1;") -> str:
 def settings_for(tmp_path: Path, gitlab: FakeGitLab, pg_dsn: str, redis_url: str) -> Settings:
     return Settings(
         postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
-        redis=RedisSettings(url=redis_url, queue=f"javakb:test:{uuid.uuid4().hex[:8]}"),
+        redis=QueueSettings(url=redis_url, queue=f"javakb:test:{uuid.uuid4().hex[:8]}"),
         qdrant=QdrantSettings(path=str(tmp_path / "qdrant")),
         gitlab=GitLabSettings(url=gitlab.url, token=SecretStr(gitlab.token), webhook_secret=SecretStr(SECRET)),
-        worker=WorkerSettings(files_per_batch=16),
+        worker=SyncWorkerSettings(files_per_batch=16),
     )
 
 

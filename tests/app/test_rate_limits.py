@@ -8,7 +8,7 @@ from pydantic import SecretStr
 from starlette.testclient import TestClient
 
 from app.ratelimit import TokenBuckets
-from app.settings import AccessSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings
+from app.settings import AccessSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.web import create_app
 from tests.support.tenants import ManualClock
 from tests.support.tokens import service_token
@@ -41,7 +41,7 @@ def test_a_bucket_refills_to_the_burst_and_no_further() -> None:
 def settings(dsn: str, redis_url: str) -> Settings:
     return Settings(
         postgres=PostgresSettings(dsn=SecretStr(dsn)),
-        redis=RedisSettings(url=redis_url, queue="javakb:test-rate"),
+        redis=QueueSettings(url=redis_url, queue="javakb:test-rate"),
         qdrant=QdrantSettings(path=":memory:"),
         service_tokens=[service_token(ONE, name="one"), service_token(TWO, name="two")],
         access=AccessSettings(rate_per_s=0.5, rate_burst=2),

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from app.db import HeadSeen, SweepMarks
 from app.gitlab_api import Activity, ProjectInfo
-from app.settings import ScopeSettings, WorkerSettings, cron_fields
+from app.settings import ScopeSettings, SyncWorkerSettings, cron_fields
 from app.sweep import THROTTLE, believable, confirm_unlisted, listing_cutoff, may_have_moved, plan_sweep, sweep
 from app.worker import build_worker, reconcile
 from tests.support.fake_embedder import FakeEmbeddingServer
@@ -123,7 +123,7 @@ async def test_a_missed_rename_followed_by_a_push_moves_the_project_first(
 async def test_a_missed_rename_or_transfer_is_found_by_the_sweep(
     tmp_path: Path, clean_db: str, clean_redis: str, change: str
 ) -> None:
-    worker = WorkerSettings(max_jobs=4, files_per_batch=8, full_sweep_every_s=0)
+    worker = SyncWorkerSettings(max_jobs=4, files_per_batch=8, full_sweep_every_s=0)
     async with sync_env(tmp_path, clean_db, clean_redis, worker=worker) as env:
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {SRC + "A.java": service("A")})
@@ -141,7 +141,7 @@ async def test_a_missed_rename_or_transfer_is_found_by_the_sweep(
 async def test_a_missed_default_branch_change_is_found_by_the_sweep(
     tmp_path: Path, clean_db: str, clean_redis: str
 ) -> None:
-    worker = WorkerSettings(max_jobs=4, files_per_batch=8, full_sweep_every_s=0)
+    worker = SyncWorkerSettings(max_jobs=4, files_per_batch=8, full_sweep_every_s=0)
     async with sync_env(tmp_path, clean_db, clean_redis, worker=worker) as env:
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {SRC + "A.java": service("A")})
@@ -244,11 +244,11 @@ def test_the_cron_fires_at_exactly_the_interval(every: int, fields: dict[str, se
 @pytest.mark.parametrize("every", [45, 90, 420, 5400, 172800])
 def test_an_interval_a_cron_cannot_keep_is_refused(every: int) -> None:
     with pytest.raises(ValidationError, match="does not divide a minute, an hour or a day"):
-        WorkerSettings(reconcile_every_s=every)
+        SyncWorkerSettings(reconcile_every_s=every)
 
 
 async def test_the_worker_schedules_the_sweep_every_30_seconds(tmp_path: Path, clean_db: str, clean_redis: str) -> None:
-    async with sync_env(tmp_path, clean_db, clean_redis, worker=WorkerSettings(reconcile_every_s=30)) as env:
+    async with sync_env(tmp_path, clean_db, clean_redis, worker=SyncWorkerSettings(reconcile_every_s=30)) as env:
         [job] = build_worker(env.settings, env.deps, burst=True, handle_signals=False).cron_jobs
         assert (job.second, job.minute) == ({0, 30}, None)
 

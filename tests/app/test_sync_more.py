@@ -19,19 +19,19 @@ import pytest_asyncio
 from arq import Retry
 from pydantic import SecretStr
 
+from app.deliveries import DeliveryRecorder
 from app.deps import open_deps
 from app.queue import BACKFILL
 from app.settings import (
     ChunkingSettings,
     PostgresSettings,
     QdrantSettings,
-    RedisSettings,
+    QueueSettings,
     Settings,
-    WorkerSettings,
+    SyncWorkerSettings,
 )
 from app.worker import NO_GITLAB, build_worker, replay_delivery, sync_project
 from hooks.events import SyncRequested, parse_event
-from hooks.receiver import Receiver
 from tests.support.fake_gitlab import FakeProject
 from tests.support.pg_outage import postgres_down
 from tests.support.sync_env import SyncEnv, push_payload, sync_env
@@ -281,7 +281,7 @@ async def test_a_project_update_with_the_same_default_branch_syncs_nothing(env: 
 async def test_a_worker_killed_mid_sync_is_resumed_by_the_next_one(
     tmp_path: Path, clean_db: str, clean_redis: str
 ) -> None:
-    worker_settings = WorkerSettings(max_jobs=4, files_per_batch=2)
+    worker_settings = SyncWorkerSettings(max_jobs=4, files_per_batch=2)
     async with sync_env(tmp_path, clean_db, clean_redis, worker=worker_settings) as env:
         db = env.deps.require_db()
         project = env.gitlab.create_project("acme/shop")
@@ -313,7 +313,7 @@ async def test_a_worker_killed_mid_sync_is_resumed_by_the_next_one(
 
 
 async def test_a_killed_run_is_not_left_running(tmp_path: Path, clean_db: str, clean_redis: str) -> None:
-    async with sync_env(tmp_path, clean_db, clean_redis, worker=WorkerSettings(files_per_batch=2)) as env:
+    async with sync_env(tmp_path, clean_db, clean_redis, worker=SyncWorkerSettings(files_per_batch=2)) as env:
         db = env.deps.require_db()
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {SRC + f"F{i}.java": service(f"F{i}") for i in range(30)})
@@ -335,7 +335,7 @@ async def test_a_killed_run_is_not_left_running(tmp_path: Path, clean_db: str, c
 
 
 async def test_two_workers_never_sync_one_project_in_parallel(tmp_path: Path, clean_db: str, clean_redis: str) -> None:
-    worker_settings = WorkerSettings(max_jobs=1, files_per_batch=4)
+    worker_settings = SyncWorkerSettings(max_jobs=1, files_per_batch=4)
     async with sync_env(tmp_path, clean_db, clean_redis, worker=worker_settings) as env:
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {SRC + f"F{i}.java": service(f"F{i}") for i in range(20)})
@@ -386,14 +386,14 @@ async def test_without_gitlab_configured_a_sync_fails_with_what_to_set(clean_db:
     # `javakb serve` on bare defaults records deliveries but has no GitLab to read them from.
     settings = Settings(
         postgres=PostgresSettings(dsn=SecretStr(clean_db)),
-        redis=RedisSettings(url=clean_redis, queue="javakb:test:nogitlab"),
+        redis=QueueSettings(url=clean_redis, queue="javakb:test:nogitlab"),
         qdrant=QdrantSettings(path=":memory:"),
     )
     async with open_deps(settings, with_db=True, with_queue=True) as deps:
         event = SyncRequested(
             event="push", project_id=7, repo_path="acme/x", default_branch="main", ref="refs/heads/main", after="a" * 40
         )
-        assert (await Receiver(deps).handle(event, "k"))[0] == "enqueued"
+        assert (await DeliveryRecorder(deps).handle(event, "k"))[0] == "enqueued"
         assert await sync_project({"deps": deps}, 7) == NO_GITLAB
         row = await deps.require_db().project(7)
     assert row is not None
@@ -479,8 +479,8 @@ async def test_backfill_of_listed_and_of_all_projects(env: SyncEnv) -> None:
 
 async def test_a_sync_that_times_out_is_recorded_as_failed(tmp_path: Path, clean_db: str, clean_redis: str) -> None:
     # Production settings keep `job_timeout_s` at 10 s or more; one second keeps this test short.
-    fields = WorkerSettings(files_per_batch=1).model_dump() | {"job_timeout_s": 1}
-    async with sync_env(tmp_path, clean_db, clean_redis, worker=WorkerSettings.model_construct(**fields)) as env:
+    fields = SyncWorkerSettings(files_per_batch=1).model_dump() | {"job_timeout_s": 1}
+    async with sync_env(tmp_path, clean_db, clean_redis, worker=SyncWorkerSettings.model_construct(**fields)) as env:
         db = env.deps.require_db()
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {SRC + f"F{i}.java": service(f"F{i}") for i in range(4)})

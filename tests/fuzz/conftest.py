@@ -13,7 +13,7 @@ import pytest
 import redis
 from pydantic import SecretStr
 
-from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings
+from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from tests.conftest import REDIS, truncate
 from tests.support.fake_gitlab import FakeGitLab
 from tests.support.live_app import LiveApp, serve_app
@@ -62,7 +62,7 @@ def fuzzed(pg_dsn: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fu
 def _serve(pg_dsn: str, gitlab: FakeGitLab) -> Iterator[Fuzzed]:
     settings = Settings(
         postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
-        redis=RedisSettings(url=REDIS, queue=QUEUE),
+        redis=QueueSettings(url=REDIS, queue=QUEUE),
         qdrant=QdrantSettings(path=":memory:"),
         # A GitLab that answers: a fuzzed bearer is refused by it (401), as it would be. An accepted
         # backfill is queued, and no worker runs it here.

@@ -13,13 +13,14 @@ from pydantic import SecretStr, ValidationError
 from starlette.requests import Request
 from starlette.testclient import TestClient
 
+from app.deliveries import DeliveryRecorder
 from app.deps import open_deps
 from app.errors import PayloadError, SignatureError
 from app.settings import GitLabSettings
 from app.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
-from hooks.receiver import Receiver, accept_delivery
+from hooks.receiver import accept_delivery
 from tests.hooks.test_receiver import (
     SECRET,
     SIGNING,
@@ -107,7 +108,7 @@ async def test_a_bad_row_in_a_batch_fails_alone_and_its_neighbours_are_recorded(
     # The edge refuses these already; this is the last line, should one slip through.
     bad = SyncRequested(event="push", project_id=7, repo_path="a/\x00", default_branch=None, ref="r", after="s")
     async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True) as deps:
-        receiver = Receiver(deps)
+        receiver = DeliveryRecorder(deps)
         calls = [receiver.handle(push_event(1, "s1"), "good-1"), receiver.handle(bad, "bad")]
         calls += [receiver.handle(push_event(2, "s2"), "good-2"), receiver.handle(push_event(1, "s3"), "good-3")]
         outcomes = await asyncio.gather(*calls, return_exceptions=True)

@@ -17,13 +17,13 @@ from pydantic import SecretStr
 from starlette.testclient import TestClient
 
 from app.db import KeyedPush
+from app.deliveries import DeliveryRecorder
 from app.deps import open_deps
 from app.errors import StorageError
-from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, RedisSettings, Settings
+from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
-from hooks.receiver import Receiver
 from tests.support.pg_outage import postgres_down, set_outage
 from tests.support.tokens import admin_token
 
@@ -42,7 +42,7 @@ def sample(name: str) -> dict[str, Any]:
 def make_settings(dsn: str, redis_url: str, **gitlab: Any) -> Settings:
     return Settings(
         postgres=PostgresSettings(dsn=SecretStr(dsn)),
-        redis=RedisSettings(url=redis_url, queue=QUEUE),
+        redis=QueueSettings(url=redis_url, queue=QUEUE),
         qdrant=QdrantSettings(path=":memory:"),
         gitlab=GitLabSettings(**({"webhook_secret": SecretStr(SECRET)} | gitlab)),
     )
@@ -235,7 +235,7 @@ async def test_concurrent_pushes_share_round_trips_and_keep_every_generation(
     # 60 pushes over 3 projects, all in flight at once, with a resend racing its original and a
     # key recorded earlier: each project gets generations 1..n in arrival order, one job each.
     async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True) as deps:
-        receiver = Receiver(deps, max_batch=16)
+        receiver = DeliveryRecorder(deps, max_batch=16)
         assert (await receiver.handle(push_event(1, "sha-early"), "early"))[0] == "enqueued"
         db = deps.require_db()
         record = db.record_sync_deliveries
@@ -313,8 +313,8 @@ async def test_with_postgresql_and_redis_down_the_delivery_is_refused(clean_db: 
         no_redis = replace(deps, queue=ArqRedis(host="127.0.0.1", port=UNUSED_PORT))
         async with postgres_down(clean_db):
             with pytest.raises(StorageError, match="queue is unavailable"):
-                await Receiver(no_redis).handle_or_defer(push_event(1, "sha"), "k")
-        assert await Receiver(deps).handle_or_defer(push_event(1, "sha"), "k") == (
+                await DeliveryRecorder(no_redis).handle_or_defer(push_event(1, "sha"), "k")
+        assert await DeliveryRecorder(deps).handle_or_defer(push_event(1, "sha"), "k") == (
             "enqueued",
             "sync of project 1 (generation 1)",
         )

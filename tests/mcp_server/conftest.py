@@ -15,7 +15,7 @@ import pytest
 import redis
 from pydantic import SecretStr
 
-from app.settings import PostgresSettings, QdrantSettings, RedisSettings, Settings
+from app.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings
 from tests.conftest import REDIS, truncate
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.live_app import LiveApp, serve_app
@@ -28,7 +28,7 @@ def live_settings(dsn: str) -> Settings:
     return Settings(
         service_tokens=[service_token(TOKEN)],
         postgres=PostgresSettings(dsn=SecretStr(dsn)),
-        redis=RedisSettings(url=REDIS, queue="javakb:test-mcp"),
+        redis=QueueSettings(url=REDIS, queue="javakb:test-mcp"),
         qdrant=QdrantSettings(path=":memory:"),
     )
 

@@ -26,7 +26,7 @@ from app.local_index import index_directory
 from app.localfs import chunk_local_files
 from app.settings import GitLabSettings, QdrantSettings, Settings
 from mcp_server.server import create_server
-from pipeline.model import SourceContext
+from pipeline.model import TYPE_SYMBOLS, SourceContext
 from tests.support.contract import CITATION_FIELDS, TOOL_NAMES
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import API_SRC, CORE_SRC, JOBS_SRC, chunk_shop, short
@@ -37,7 +37,6 @@ REPO: Final = "acme/shop"
 OWNER_SERVICE: Final = f"{CORE_SRC}/core/service/OwnerService.java"
 TOOLS: Final = TOOL_NAMES
 CITATION: Final = CITATION_FIELDS
-TYPE_KINDS: Final = frozenset({"class", "interface", "enum", "record", "annotation"})
 # One call per tool that needs an argument, each with a real answer on the fixture.
 CALLS: Final[dict[str, dict[str, Any]]] = {
     "semantic_search": {"query": "who reminds owners about tomorrow's visits"},
@@ -89,7 +88,7 @@ def names(items: list[dict[str, Any]]) -> list[str]:
 def owner_type(item: dict[str, Any]) -> str:
     """The type a result belongs to: itself for a type, else the enclosing type of a member."""
     name = short(item["qualified_name"])
-    return name if item["symbol_type"] in TYPE_KINDS else name.rsplit(".", 1)[0]
+    return name if item["symbol_type"] in TYPE_SYMBOLS else name.rsplit(".", 1)[0]
 
 
 def cited_lines(citation: dict[str, Any]) -> list[str]:
@@ -112,7 +111,7 @@ def assert_cites_its_source(citation: dict[str, Any]) -> None:
         return
     cut = EXCERPT_MARK.search(code)
     shown = code[: cut.start()].splitlines() if cut else code.splitlines()
-    if citation["symbol_type"] in TYPE_KINDS:  # a type chunk is a skeleton: member bodies are elided
+    if citation["symbol_type"] in TYPE_SYMBOLS:  # a type chunk is a skeleton: member bodies are elided
         assert shown[0] == lines[0], citation
         return
     assert shown == lines[: len(shown)], citation

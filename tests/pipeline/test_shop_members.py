@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.model import SymbolType
-from tests.support.shop import API, CORE, JOBS, TYPE_KINDS, Shop, case_id, short
+from pipeline.model import TYPE_SYMBOLS, SymbolType
+from tests.support.shop import API, CORE, JOBS, Shop, case_id, short
 
 # --------------------------------------------------------------------------------------------------
 # Methods: signatures, parameter types, modifiers, annotations
@@ -199,7 +199,7 @@ def test_feign_client_type_chunk_carries_the_union_of_its_routes(shop: Shop) -> 
 
 
 def test_feign_client_is_the_only_type_chunk_with_a_route(shop: Shop) -> None:
-    routed = [c.qualified_name for c in shop.chunks if c.http_path and c.symbol_type in TYPE_KINDS]
+    routed = [c.qualified_name for c in shop.chunks if c.http_path and c.symbol_type in TYPE_SYMBOLS]
     assert routed == [f"{API}.client.BillingClient"]
 
 

@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from pipeline.chunking import chunk_source
-from pipeline.model import ChunkerConfig, SkipReason, SourceContext, SymbolType
+from pipeline.model import TYPE_SYMBOLS, ChunkerConfig, SkipReason, SourceContext, SymbolType
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import (
     API,
@@ -26,7 +26,6 @@ from tests.support.shop import (
     JOBS,
     JOBS_SRC,
     REPO,
-    TYPE_KINDS,
     Shop,
     case_id,
     short,
@@ -229,7 +228,7 @@ def test_chunk_counts_per_symbol_type(shop: Shop) -> None:
 
 
 def test_every_named_type_has_one_type_chunk(shop: Shop) -> None:
-    type_chunks = [c.qualified_name for c in shop.chunks if c.symbol_type in TYPE_KINDS]
+    type_chunks = [c.qualified_name for c in shop.chunks if c.symbol_type in TYPE_SYMBOLS]
     assert sorted(type_chunks) == sorted(TYPE_NAMES)
 
 
@@ -238,7 +237,7 @@ def test_every_constructor_with_a_body_has_one_chunk(shop: Shop) -> None:
     assert sorted(ctors) == sorted(CONSTRUCTOR_NAMES)
 
 
-@pytest.mark.parametrize("symbol_type", sorted(TYPE_KINDS))
+@pytest.mark.parametrize("symbol_type", sorted(TYPE_SYMBOLS))
 def test_type_chunks_have_no_parameters_and_no_calls(shop: Shop, symbol_type: SymbolType) -> None:
     chunks = [c for c in shop.chunks if c.symbol_type is symbol_type]
     assert chunks
@@ -453,7 +452,7 @@ def test_method_code_is_exactly_its_source_lines(shop: Shop) -> None:
             continue
         lines = _source_lines(path, result.encoding or "utf-8")
         for chunk in result.chunks:
-            if chunk.symbol_type in TYPE_KINDS:
+            if chunk.symbol_type in TYPE_SYMBOLS:
                 continue
             assert chunk.code == "\n".join(lines[chunk.line_start - 1 : chunk.line_end]), chunk.qualified_name
             checked += 1

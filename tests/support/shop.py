@@ -22,10 +22,6 @@ CORE_SRC = "shop-core/src/main/java/com/acme/shop"
 JOBS_SRC = "shop-jobs/src/main/java/com/acme/shop/jobs"
 REPO = "acme/shop"
 
-TYPE_KINDS = frozenset(
-    {SymbolType.CLASS, SymbolType.INTERFACE, SymbolType.ENUM, SymbolType.RECORD, SymbolType.ANNOTATION}
-)
-
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Shop:

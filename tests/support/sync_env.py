@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from app.deliveries import DeliveryRecorder
 from app.deps import Deps, open_deps
 from app.settings import (
     ChunkingSettings,
@@ -22,14 +23,13 @@ from app.settings import (
     GitLabSettings,
     PostgresSettings,
     QdrantSettings,
-    RedisSettings,
+    QueueSettings,
     ScopeSettings,
     Settings,
-    WorkerSettings,
+    SyncWorkerSettings,
 )
 from app.worker import build_worker
 from hooks.events import parse_event
-from hooks.receiver import Receiver
 from tests.support.audit import audit, head_chunks, project_points
 from tests.support.fake_gitlab import FakeGitLab, FakeProject
 from tests.support.git_repo import GitRepo
@@ -58,10 +58,10 @@ class SyncEnv:
     deps: Deps
     settings: Settings
     gitlab: FakeGitLab
-    receiver: Receiver = field(init=False)
+    receiver: DeliveryRecorder = field(init=False)
 
     def __post_init__(self) -> None:
-        self.receiver = Receiver(self.deps)
+        self.receiver = DeliveryRecorder(self.deps)
 
     async def deliver(self, body: dict[str, Any], key: str | None = None) -> str:
         """Handle one delivery exactly as the receiver does after authentication; return its outcome."""
@@ -124,7 +124,7 @@ async def sync_env(
     *,
     embedding_url: str | None = None,
     chunking: ChunkingSettings | None = None,
-    worker: WorkerSettings | None = None,
+    worker: SyncWorkerSettings | None = None,
     gitlab_token: str | None = None,
     scope: ScopeSettings | None = None,
     gitlab_clock: Callable[[], datetime] | None = None,
@@ -138,12 +138,12 @@ async def sync_env(
         token = gitlab.token if gitlab_token is None else gitlab_token
         settings = Settings(
             postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
-            redis=RedisSettings(url=redis_url, queue=f"javakb:test:{uuid.uuid4().hex[:8]}"),
+            redis=QueueSettings(url=redis_url, queue=f"javakb:test:{uuid.uuid4().hex[:8]}"),
             qdrant=QdrantSettings(path=":memory:"),
             gitlab=GitLabSettings(url=gitlab.url, token=SecretStr(token), webhook_secret=SecretStr("x")),
             embedding=EmbeddingSettings(base_url=embedding_url, model="fake", max_retries=1, max_backoff_s=0.05),
             chunking=chunking or ChunkingSettings(),
-            worker=worker or WorkerSettings(max_jobs=4, files_per_batch=8),
+            worker=worker or SyncWorkerSettings(max_jobs=4, files_per_batch=8),
             scope=scope or ScopeSettings(),
         )
         async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:

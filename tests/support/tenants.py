@@ -35,7 +35,7 @@ from app.settings import (
     OAuthSettings,
     PostgresSettings,
     QdrantSettings,
-    RedisSettings,
+    QueueSettings,
     Settings,
 )
 from tests.conftest import TABLES
@@ -154,7 +154,7 @@ READABLE: Final[dict[str, frozenset[str]]] = {
 def org_settings(gl: FakeGitLab, pg_dsn: str, redis_url: str) -> Settings:
     return Settings(
         postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
-        redis=RedisSettings(url=redis_url, queue=f"javakb:test-access:{uuid.uuid4().hex[:8]}"),
+        redis=QueueSettings(url=redis_url, queue=f"javakb:test-access:{uuid.uuid4().hex[:8]}"),
         qdrant=QdrantSettings(path=":memory:"),
         gitlab=GitLabSettings(url=gl.url, token=SecretStr(gl.token), webhook_secret=SecretStr("x")),
         service_tokens=[service_token(OSS_TOKEN, ["oss/"], "oss"), service_token(PARTNER_TOKEN, [PARTNERS], "p")],

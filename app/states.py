@@ -1,0 +1,70 @@
+"""The names of states and outcomes that PostgreSQL stores and the APIs answer: each spelled once.
+
+`StrEnum`s, so a member is its string: what is stored, logged and sent as JSON stays the same text.
+The CHECK constraints in `migrations/` and the `Literal`s of `app.schemas` list the same values;
+`tests/app/test_names.py` fails when one of them drifts from these.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ProjectStatus(enum.StrEnum):
+    """`projects.status`: what the project's last sync run ended with (or is doing)."""
+
+    PENDING = "pending"
+    SYNCING = "syncing"
+    OK = "ok"
+    FAILED = "failed"
+    OUT_OF_SCOPE = "out_of_scope"
+
+
+class RunStatus(enum.StrEnum):
+    """`index_jobs.status`: one sync run's state."""
+
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    DONE = "DONE"
+    FAILED = "FAILED"
+
+
+class SyncMode(enum.StrEnum):
+    """`index_jobs.mode`: how a run found what changed (none when it failed before planning)."""
+
+    COMPARE = "compare"  # GitLab's compare between the indexed commit and the head
+    TREE = "tree"  # a walk of the whole tree against the manifest
+    NOOP = "noop"  # the index is already at the head
+    OUT_OF_SCOPE = "out_of_scope"  # the project left the indexing scope: its points were dropped
+
+
+class BackfillStatus(enum.StrEnum):
+    """`backfills.status`: an admin backfill's state."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class BackfillOutcome(enum.StrEnum):
+    """`backfill_projects.outcome`: what a backfill did for one project."""
+
+    REQUESTED = "requested"
+    NOT_FOUND = "not_found"
+    FORBIDDEN = "forbidden"
+    FAILED = "failed"
+    OUT_OF_SCOPE = "out_of_scope"
+
+
+class DeliveryOutcome(enum.StrEnum):
+    """What the receiver answers for a delivery (`deliveries.outcome` stores `enqueued` or `ignored`)."""
+
+    ENQUEUED = "enqueued"
+    DEFERRED = "deferred"
+    DUPLICATE = "duplicate"
+    IGNORED = "ignored"
+
+
+ACCEPTED = frozenset({DeliveryOutcome.ENQUEUED, DeliveryOutcome.DEFERRED})
+"""The outcomes answered 202 (the others are 200)."""

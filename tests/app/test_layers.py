@@ -1,0 +1,128 @@
+"""No import runs back up: entry points → services → adapters → base (issue 11).
+
+Every module of `app/`, `hooks/` and `mcp_server/` has a level here; a module may import modules of
+its own level or below. Entry points may import another entry point only when they compose them
+(`app.web` mounts the receiver, REST and MCP; `app.cli` runs the web app and the worker) or within
+their own package. A new module without a level fails `test_every_module_has_a_level`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.pipeline.test_purity import imported_modules
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("app", "hooks", "mcp_server")
+
+BASE = 0
+ADAPTER = 1
+SERVICE = 2
+ENTRY = 3
+
+LEVELS: dict[str, int] = {
+    # Base: values, errors and settings everyone reads; the pure pipeline.
+    "app": BASE,
+    "app.errors": BASE,
+    "app.settings": BASE,
+    "app.events": BASE,
+    "app.access": BASE,
+    "app.logs": BASE,
+    "pipeline": BASE,
+    # Adapters: PostgreSQL, Qdrant, embeddings, GitLab, the queue, the file system.
+    "app.db": ADAPTER,
+    "app.migrate": ADAPTER,
+    "app.vectors": ADAPTER,
+    "app.qdrant_thread": ADAPTER,
+    "app.embeddings": ADAPTER,
+    "app.gitlab_api": ADAPTER,
+    "app.queue": ADAPTER,
+    "app.group_commit": ADAPTER,
+    "app.localfs": ADAPTER,
+    # Services, with the `Deps` that bundles the adapters and the core services they hold.
+    "app.deps": SERVICE,
+    "app.scope": SERVICE,
+    "app.indexing": SERVICE,
+    "app.search": SERVICE,
+    "app.ranking": SERVICE,
+    "app.results": SERVICE,
+    "app.identity": SERVICE,
+    "app.ratelimit": SERVICE,
+    "app.sync": SERVICE,
+    "app.sweep": SERVICE,
+    "app.lifecycle": SERVICE,
+    "app.deliveries": SERVICE,
+    "app.local_index": SERVICE,
+    "app.supervisor": SERVICE,
+    "app.schemas": SERVICE,
+    "app.openapi": SERVICE,
+    # Entry points: the web app, the worker, the CLI, REST, the webhook receiver, MCP.
+    "app.web": ENTRY,
+    "app.cli": ENTRY,
+    "app.worker": ENTRY,
+    "app.api": ENTRY,
+    "hooks": ENTRY,
+    "mcp_server": ENTRY,
+}
+COMPOSERS = frozenset({"app.web", "app.cli"})
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a source file under the repository root."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def level_of(name: str) -> tuple[str, int] | None:
+    """The most specific entry of `LEVELS` that names `name` (itself or a parent package)."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        key = ".".join(parts[:i])
+        if key in LEVELS:
+            return key, LEVELS[key]
+    return None
+
+
+def upward_imports(name: str, imports: set[str]) -> list[str]:
+    """What `name` imports that sits above it, or is another package's entry point it does not compose."""
+    own = level_of(name)
+    assert own is not None, name
+    wrong = []
+    for target in sorted(imports):
+        found = level_of(target)
+        if found is None:
+            continue  # third-party
+        _, level = found
+        crosses_entry = level == own[1] == ENTRY and name not in COMPOSERS and not _same_package(name, target)
+        if level > own[1] or crosses_entry:
+            wrong.append(target)
+    return wrong
+
+
+def _same_package(a: str, b: str) -> bool:
+    return a.split(".")[0] == b.split(".")[0] and a.split(".")[0] != "app"
+
+
+MODULES = sorted(p for package in PACKAGES for p in (ROOT / package).glob("**/*.py"))
+
+
+def test_every_module_has_a_level() -> None:
+    assert [module_name(p) for p in MODULES if level_of(module_name(p)) is None] == []
+    assert len(MODULES) > 30
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[module_name(p) for p in MODULES])
+def test_no_import_runs_back_up(path: Path) -> None:
+    assert upward_imports(module_name(path), imported_modules(path)) == []
+
+
+def test_the_rule_catches_the_arrows_issue_11_named() -> None:
+    # The two arrows that ran back up before this layering: an adapter reading the receiver's
+    # event type, and the worker building the receiver to replay deliveries.
+    assert upward_imports("app.db", {"hooks.events", "app.errors"}) == ["hooks.events"]
+    assert upward_imports("app.worker", {"hooks.receiver", "app.deliveries"}) == ["hooks.receiver"]
+    assert upward_imports("app.api", {"mcp_server.auth"}) == ["mcp_server.auth"]
+    assert upward_imports("app.web", {"hooks.receiver", "mcp_server.server"}) == []
+    assert upward_imports("mcp_server.server", {"mcp_server.auth", "app.search", "httpx"}) == []
