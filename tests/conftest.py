@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 import asyncpg
 import pytest
 import pytest_asyncio
+import redis
 import redis.asyncio as aioredis
 
 from app.migrate import apply_migrations
@@ -48,6 +49,16 @@ async def truncate(dsn: str) -> None:
         await conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY")
     finally:
         await conn.close()
+
+
+def reset_services(dsn: str) -> None:
+    """Empty the test database and flush the test Redis (for module-scoped fixtures, outside a loop)."""
+    asyncio.run(truncate(dsn))
+    client = redis.Redis.from_url(REDIS)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
 
 
 @pytest_asyncio.fixture

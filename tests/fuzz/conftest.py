@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -14,7 +13,7 @@ import redis
 from pydantic import SecretStr
 
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
-from tests.conftest import REDIS, truncate
+from tests.conftest import REDIS, reset_services
 from tests.support.fake_gitlab import FakeGitLab
 from tests.support.live_app import LiveApp, serve_app
 from tests.support.tokens import admin_token, service_token
@@ -49,12 +48,7 @@ def kept(fuzzed: Fuzzed) -> tuple[int, ...]:
 
 @pytest.fixture(scope="module")
 def fuzzed(pg_dsn: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
-    asyncio.run(truncate(pg_dsn))
-    client = redis.Redis.from_url(REDIS)
-    try:
-        client.flushdb()
-    finally:
-        client.close()
+    reset_services(pg_dsn)
     with FakeGitLab(tmp_path_factory.mktemp("fuzz-gitlab")) as gitlab:
         yield from _serve(pg_dsn, gitlab)
 

@@ -7,16 +7,14 @@ here only read, so one server per module serves them all and keeps each test wel
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from typing import Final
 
 import pytest
-import redis
 from pydantic import SecretStr
 
 from app.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings
-from tests.conftest import REDIS, truncate
+from tests.conftest import REDIS, reset_services
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.live_app import LiveApp, serve_app
 from tests.support.tokens import service_token
@@ -35,11 +33,6 @@ def live_settings(dsn: str) -> Settings:
 
 @pytest.fixture(scope="module")
 def live_app(pg_dsn: str) -> Iterator[LiveApp]:
-    asyncio.run(truncate(pg_dsn))
-    client = redis.Redis.from_url(REDIS)
-    try:
-        client.flushdb()
-    finally:
-        client.close()
+    reset_services(pg_dsn)
     with serve_app(live_settings(pg_dsn), checkout=SHOP_DIR) as app:
         yield app
