@@ -1,23 +1,14 @@
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from app.errors import PayloadError
 from hooks.events import Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested, parse_event
-
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "gitlab"
-
-
-def sample(name: str) -> Any:
-    return json.loads((SAMPLES / name).read_text())
+from tests.support import payloads
 
 
 def test_system_hook_push_to_default_branch_requests_a_sync() -> None:
-    event = parse_event(sample("system_hook_push.json"))
+    event = parse_event(payloads.system_hook_push())
     assert event == SyncRequested(
         event="push",
         project_id=15,
@@ -29,13 +20,13 @@ def test_system_hook_push_to_default_branch_requests_a_sync() -> None:
 
 
 def test_project_webhook_push_has_the_same_meaning() -> None:
-    event = parse_event(sample("project_webhook_push.json"))
+    event = parse_event(payloads.project_webhook_push())
     assert isinstance(event, SyncRequested)
     assert event.project_id == 15
 
 
 def test_push_to_another_branch_is_ignored() -> None:
-    body = sample("system_hook_push.json")
+    body = payloads.system_hook_push()
     body["ref"] = "refs/heads/feature/x"
     event = parse_event(body)
     assert isinstance(event, Ignored)
@@ -43,7 +34,7 @@ def test_push_to_another_branch_is_ignored() -> None:
 
 
 def test_first_push_with_null_default_branch_counts_as_default() -> None:
-    body = sample("push_branch_create.json")
+    body = payloads.push_branch_create()
     body["project"]["default_branch"] = None
     event = parse_event(body)
     assert isinstance(event, SyncRequested)
@@ -51,40 +42,40 @@ def test_first_push_with_null_default_branch_counts_as_default() -> None:
 
 
 def test_branch_delete_is_ignored() -> None:
-    event = parse_event(sample("push_branch_delete.json"))
+    event = parse_event(payloads.push_branch_delete())
     assert isinstance(event, Ignored)
 
 
 def test_tag_push_is_ignored() -> None:
-    event = parse_event(sample("system_hook_tag_push.json"))
+    event = parse_event(payloads.system_hook_tag_push())
     assert isinstance(event, Ignored)
     assert event.event == "tag_push"
 
 
 def test_repository_update_on_default_branch_requests_a_sync() -> None:
-    event = parse_event(sample("system_hook_repository_update.json"))
+    event = parse_event(payloads.system_hook_repository_update())
     assert isinstance(event, SyncRequested)
     assert event.event == "repository_update"
     assert event.after == "4045ea7a3df38697b3730a20fb73c8bed8a3e69e"
 
 
 def test_repository_update_without_default_branch_change_is_ignored() -> None:
-    body = sample("system_hook_repository_update.json")
+    body = payloads.system_hook_repository_update()
     body["changes"] = [{"before": "a" * 40, "after": "b" * 40, "ref": "refs/tags/v1"}]
     assert isinstance(parse_event(body), Ignored)
 
 
 def test_project_lifecycle_events() -> None:
-    assert parse_event(sample("system_hook_project_destroy.json")) == ProjectDestroyed(
+    assert parse_event(payloads.system_hook_project_destroy()) == ProjectDestroyed(
         event="project_destroy", project_id=73, repo_path="jsmith/underscore"
     )
-    assert parse_event(sample("system_hook_project_rename.json")) == ProjectMoved(
+    assert parse_event(payloads.system_hook_project_rename()) == ProjectMoved(
         event="project_rename", project_id=73, old_path="jsmith/overscore", new_path="jsmith/underscore"
     )
-    assert parse_event(sample("system_hook_project_transfer.json")) == ProjectMoved(
+    assert parse_event(payloads.system_hook_project_transfer()) == ProjectMoved(
         event="project_transfer", project_id=73, old_path="jsmith/overscore", new_path="scores/underscore"
     )
-    assert parse_event(sample("system_hook_project_update.json")) == ProjectUpdated(
+    assert parse_event(payloads.system_hook_project_update()) == ProjectUpdated(
         event="project_update", project_id=74, repo_path="jsmith/storecloud"
     )
 

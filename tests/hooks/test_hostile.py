@@ -30,10 +30,10 @@ from tests.hooks.test_receiver import (
     post,
     push_event,
     queued_jobs,
-    sample,
 )
+from tests.support import payloads
 
-PUSH = sample("system_hook_push.json")
+PUSH = payloads.system_hook_push()
 
 
 @pytest.fixture
@@ -150,7 +150,7 @@ def test_a_timestamp_of_hundreds_of_digits_is_401(clean_db: str, clean_redis: st
 
 def test_a_signed_delivery_is_deduplicated_on_its_signed_id_not_on_fresh_keys(clean_db: str, clean_redis: str) -> None:
     # A captured signed project_destroy replayed in the tolerance window with new Idempotency-Keys.
-    body = json.dumps(sample("system_hook_project_destroy.json")).encode()
+    body = json.dumps(payloads.system_hook_project_destroy()).encode()
     headers = signed_headers_for(body, "msg-destroy")
     with signed_client(clean_db, clean_redis) as client:
         first = client.post("/hooks/gitlab", content=body, headers=headers | {"Idempotency-Key": "fresh-1"})

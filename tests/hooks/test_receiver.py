@@ -4,9 +4,8 @@ import asyncio
 import base64
 import json
 import pickle
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -24,19 +23,14 @@ from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, Queue
 from app.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
+from tests.support import payloads
 from tests.support.pg_outage import postgres_down, set_outage
 from tests.support.tokens import admin_token
 
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "gitlab"
 SECRET = "s3cret-token"
 SIGNING = "whsec_" + base64.b64encode(b"signing-key-32-bytes-long-000000").decode()
 QUEUE = "javakb:test"
 UNUSED_PORT = 1  # nothing listens there: a Redis that is down
-
-
-def sample(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((SAMPLES / name).read_text())
-    return data
 
 
 def make_settings(dsn: str, redis_url: str, **gitlab: Any) -> Settings:
@@ -82,7 +76,7 @@ def queued_jobs(redis_url: str) -> set[str]:
 
 
 def test_a_default_branch_push_is_recorded_and_enqueued(client: TestClient, clean_db: str, clean_redis: str) -> None:
-    response = post(client, sample("system_hook_push.json"))
+    response = post(client, payloads.system_hook_push())
     assert response.status_code == 202
     assert response.json()["status"] == "enqueued"
     [project] = fetch(clean_db, "SELECT * FROM projects")
@@ -94,8 +88,8 @@ def test_a_default_branch_push_is_recorded_and_enqueued(client: TestClient, clea
 
 
 def test_a_duplicate_delivery_changes_nothing(client: TestClient, clean_db: str, clean_redis: str) -> None:
-    post(client, sample("system_hook_push.json"), key="same")
-    again = post(client, sample("system_hook_push.json"), key="same")
+    post(client, payloads.system_hook_push(), key="same")
+    again = post(client, payloads.system_hook_push(), key="same")
     assert again.status_code == 200
     assert again.json()["status"] == "duplicate"
     assert fetch(clean_db, "SELECT requested_gen FROM projects") == [{"requested_gen": 1}]
@@ -104,20 +98,20 @@ def test_a_duplicate_delivery_changes_nothing(client: TestClient, clean_db: str,
 
 def test_every_new_push_gets_its_own_generation_and_job(client: TestClient, clean_db: str, clean_redis: str) -> None:
     for i in range(3):
-        assert post(client, sample("system_hook_push.json"), key=f"k{i}").status_code == 202
+        assert post(client, payloads.system_hook_push(), key=f"k{i}").status_code == 202
     assert fetch(clean_db, "SELECT requested_gen FROM projects") == [{"requested_gen": 3}]
     assert queued_jobs(clean_redis) == {"sync:15:1", "sync:15:2", "sync:15:3"}
 
 
 def test_webhook_uuid_is_the_fallback_key(client: TestClient, clean_db: str) -> None:
-    body = json.dumps(sample("system_hook_push.json"))
+    body = json.dumps(payloads.system_hook_push())
     headers = {"X-Gitlab-Token": SECRET, "X-Gitlab-Webhook-UUID": "uuid-1"}
     client.post("/hooks/gitlab", content=body, headers=headers)
     assert client.post("/hooks/gitlab", content=body, headers=headers).json()["status"] == "duplicate"
 
 
 def test_a_push_to_another_branch_is_answered_and_ignored(client: TestClient, clean_db: str, clean_redis: str) -> None:
-    body = sample("system_hook_push.json") | {"ref": "refs/heads/feature"}
+    body = payloads.system_hook_push() | {"ref": "refs/heads/feature"}
     response = post(client, body)
     assert response.status_code == 200
     assert response.json()["status"] == "ignored"
@@ -127,18 +121,18 @@ def test_a_push_to_another_branch_is_answered_and_ignored(client: TestClient, cl
 
 
 @pytest.mark.parametrize(
-    ("sample_name", "job_prefix"),
+    ("build", "job_prefix"),
     [
-        ("system_hook_project_destroy.json", "purge:73:"),
-        ("system_hook_project_rename.json", "move:73:"),
-        ("system_hook_project_transfer.json", "move:73:"),
-        ("system_hook_project_update.json", "refresh:74:"),
+        (payloads.system_hook_project_destroy, "purge:73:"),
+        (payloads.system_hook_project_rename, "move:73:"),
+        (payloads.system_hook_project_transfer, "move:73:"),
+        (payloads.system_hook_project_update, "refresh:74:"),
     ],
 )
 def test_project_lifecycle_events_enqueue_their_job(
-    client: TestClient, clean_redis: str, sample_name: str, job_prefix: str
+    client: TestClient, clean_redis: str, build: Callable[[], payloads.ProjectEventBody], job_prefix: str
 ) -> None:
-    response = post(client, sample(sample_name))
+    response = post(client, build())
     assert response.status_code == 202
     [job] = queued_jobs(clean_redis)
     assert job.startswith(job_prefix)
@@ -146,7 +140,7 @@ def test_project_lifecycle_events_enqueue_their_job(
 
 @pytest.mark.parametrize("token", [None, "wrong", ""])
 def test_a_bad_or_missing_token_is_401(client: TestClient, clean_db: str, token: str | None) -> None:
-    assert post(client, sample("system_hook_push.json"), token=token).status_code == 401
+    assert post(client, payloads.system_hook_push(), token=token).status_code == 401
     assert fetch(clean_db, "SELECT * FROM deliveries") == []
 
 
@@ -169,7 +163,7 @@ def test_a_body_over_the_limit_is_413(clean_db: str, clean_redis: str) -> None:
 
 def test_a_signed_delivery_is_checked_over_the_raw_body(clean_db: str, clean_redis: str) -> None:
     settings = make_settings(clean_db, clean_redis, signing_token=SecretStr(SIGNING))
-    body = json.dumps(sample("system_hook_push.json")).encode()
+    body = json.dumps(payloads.system_hook_push()).encode()
     with TestClient(create_app(settings)) as client:
         import time
 
@@ -185,7 +179,7 @@ def test_a_signed_delivery_is_checked_over_the_raw_body(clean_db: str, clean_red
 def test_without_any_configured_secret_everything_is_refused(clean_db: str, clean_redis: str) -> None:
     settings = make_settings(clean_db, clean_redis, webhook_secret=None)
     with TestClient(create_app(settings)) as client:
-        assert post(client, sample("system_hook_push.json")).status_code == 401
+        assert post(client, payloads.system_hook_push()).status_code == 401
 
 
 def test_health_and_readiness(client: TestClient) -> None:
@@ -295,7 +289,7 @@ def test_with_postgresql_down_a_push_is_deferred_to_the_worker_whole(
     # GitLab never resends on its own: a 503 would lose the push. It is queued for the worker.
     asyncio.run(set_outage(clean_db, down=True))
     try:
-        deferred = post(client, sample("system_hook_push.json"), key="during-outage")
+        deferred = post(client, payloads.system_hook_push(), key="during-outage")
     finally:
         asyncio.run(set_outage(clean_db, down=False))
     assert deferred.status_code == 202

@@ -6,13 +6,14 @@ from starlette.testclient import TestClient
 
 from app.settings import ScopeSettings
 from app.web import create_app
-from tests.hooks.test_receiver import fetch, make_settings, post, queued_jobs, sample
+from tests.hooks.test_receiver import fetch, make_settings, post, queued_jobs
+from tests.support import payloads
 
 
 def test_a_push_out_of_scope_is_answered_200_ignored_with_the_reason(clean_db: str, clean_redis: str) -> None:
     settings = make_settings(clean_db, clean_redis).model_copy(update={"scope": ScopeSettings(allow=("acme",))})
     with TestClient(create_app(settings)) as client:
-        response = post(client, sample("system_hook_push.json"))  # mike/diaspora
+        response = post(client, payloads.system_hook_push())  # mike/diaspora
     assert response.status_code == 200
     assert response.json() == {
         "status": "ignored",

@@ -6,7 +6,7 @@ the git tree at the head.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,22 +33,19 @@ from hooks.events import parse_event
 from tests.support.audit import audit, head_chunks, project_points
 from tests.support.fake_gitlab import FakeGitLab, FakeProject
 from tests.support.git_repo import GitRepo
+from tests.support.payloads import ADMIN, HookProject, PushBody, push_body
 
 
-def push_payload(project: FakeProject, after: str, *, before: str = "0" * 40, ref: str | None = None) -> dict[str, Any]:
-    """A system-hook push body as GitLab builds it (`Gitlab::DataBuilder::Push`)."""
-    return {
-        "object_kind": "push",
-        "event_name": "push",
-        "before": before,
-        "after": after,
-        "ref": ref or f"refs/heads/{project.default_branch}",
-        "checkout_sha": after,
-        "project_id": project.id,
-        "project": {"path_with_namespace": project.path_with_namespace, "default_branch": project.default_branch},
-        "commits": [],
-        "total_commits_count": 0,
-    }
+def push_payload(project: FakeProject, after: str, *, before: str = "0" * 40, ref: str | None = None) -> PushBody:
+    """A push body for `project` as GitLab builds it (`tests.support.payloads.push_body`), with no commits."""
+    hook_project = HookProject(
+        id=project.id,
+        name=project.path_with_namespace.rsplit("/", 1)[-1],
+        namespace=project.path_with_namespace.split("/", 1)[0],
+        path_with_namespace=project.path_with_namespace,
+        default_branch=project.default_branch,
+    )
+    return push_body(hook_project, ADMIN, before=before, after=after, ref=ref or f"refs/heads/{project.default_branch}")
 
 
 @dataclass
@@ -63,7 +60,7 @@ class SyncEnv:
     def __post_init__(self) -> None:
         self.receiver = DeliveryRecorder(self.deps)
 
-    async def deliver(self, body: dict[str, Any], key: str | None = None) -> str:
+    async def deliver(self, body: Mapping[str, object], key: str | None = None) -> str:
         """Handle one delivery exactly as the receiver does after authentication; return its outcome."""
         outcome, _ = await self.receiver.handle(parse_event(body), key or uuid.uuid4().hex)
         return outcome
