@@ -22,8 +22,8 @@ the other core (this process is pinned there, and so is wrk):
 5. when a target is missed (or with `--profile always`), py-spy samples the server for 5 s under a
    closed-loop load and the profile is summarised by package and by function.
 
-Bodies are GitLab system-hook push events built from `--payload` (the fixture
-`/work/shared/fixtures/gitlab/system_hook_push.json`), each with a unique `Idempotency-Key`, spread over
+Bodies are GitLab system-hook push events built from `--payload` (default: the suite's own
+`tests.support.payloads.system_hook_push()`), each with a unique `Idempotency-Key`, spread over
 `--projects` project ids, with a fresh `after` sha. After every hook run, NOTHING LOST is checked: the rows
 of `deliveries`, the sum of `projects.requested_gen` and the arq jobs in Redis (`arq:job:sync:*` keys and
 the queue's sorted set) each grow by exactly the number of 202 answers; for the Python generator the keys
@@ -72,7 +72,8 @@ from psycopg import sql
 from redis.asyncio import Redis
 from starlette.applications import Starlette
 
-DEFAULT_PAYLOAD: Final = Path("/work/shared/fixtures/gitlab/system_hook_push.json")
+from tests.support.payloads import system_hook_push
+
 PG_SERVER: Final = "postgresql://root@127.0.0.1:5432"
 REDIS_SERVER: Final = "redis://127.0.0.1:6379"
 HOST: Final = "127.0.0.1"
@@ -112,8 +113,11 @@ class BodyTemplate:
     size: int
 
     @classmethod
-    def load(cls, path: Path) -> BodyTemplate:
-        body: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    def load(cls, path: Path | None) -> BodyTemplate:
+        """From a push body in a file, or without one the suite's own system-hook push."""
+        body: dict[str, Any] = (
+            json.loads(path.read_text(encoding="utf-8")) if path is not None else dict(system_hook_push())
+        )
         body["project_id"] = 0  # replaced below by the marks
         body["before"] = MARKS[2]
         body["after"] = body["checkout_sha"] = MARKS[3]
@@ -1084,7 +1088,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=32, help="connections (default: 32)")
     parser.add_argument("--projects", type=int, default=200, help="project ids the deliveries spread over (200)")
     parser.add_argument("--rate", type=float, default=TARGET_RATE, help="open-loop arrivals/s (default: 2000)")
-    parser.add_argument("--payload", type=Path, default=DEFAULT_PAYLOAD, help="push body template (%(default)s)")
+    parser.add_argument(
+        "--payload",
+        type=Path,
+        default=None,
+        help="push body template (default: tests.support.payloads.system_hook_push)",
+    )
     parser.add_argument("--redis-db", type=int, default=14, help="an EMPTY Redis database index (default: 14)")
     parser.add_argument("--server-cpu", type=int, default=0, help="core of the server (default: 0)")
     parser.add_argument("--client-cpu", type=int, default=1, help="core of the load generators (default: 1)")
@@ -1106,7 +1115,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--concurrency in [1, 1000], --projects >= 1, --rate in (0, 50000]")
     if not 0 <= args.redis_db <= 15:
         parser.error("--redis-db in [0, 15]")
-    if not args.payload.is_file():
+    if args.payload is not None and not args.payload.is_file():
         parser.error(f"{args.payload} not found (pass --payload with a GitLab system-hook push body)")
     if args.generators != "python" and shutil.which("wrk") is None:
         parser.error("wrk is not installed (apt-get install wrk), or pass --generators python")
@@ -1197,7 +1206,7 @@ async def measure(bench: Bench, server: Server, dsn: str, tmp: Path) -> dict[str
             "concurrency": args.concurrency,
             "projects": args.projects,
             "rate": args.rate,
-            "payload": str(args.payload),
+            "payload": str(args.payload or "tests.support.payloads.system_hook_push"),
             "body_bytes": bench.template.size,
             "redis_db": args.redis_db,
             "app_log_level": args.app_log_level,
