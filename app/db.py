@@ -382,10 +382,7 @@ class Database:
 
     async def set_project_access(self, project_id: int, visibility: str, repository_access: str) -> None:
         """Record who may read a project's code, as GitLab reports it (`visibility`, `repository_access_level`)."""
-        await self._execute(
-            "UPDATE projects SET visibility = $2, repository_access = $3, updated_at = now() WHERE id = $1",
-            project_id, visibility, repository_access,
-        )  # fmt: skip
+        await self.set_projects_access([(project_id, visibility, repository_access)])
 
     async def set_projects_access(self, access: Sequence[tuple[int, str, str]]) -> int:
         """`set_project_access` for many known projects (id, visibility, repository access); how many changed."""
