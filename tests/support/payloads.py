@@ -470,19 +470,12 @@ def system_hook_repository_update() -> RepositoryUpdateBody:
 
 def system_hook_project_destroy() -> ProjectEventBody:
     """`project_destroy` of `jsmith/underscore` (73)."""
-    return project_event_body("project_destroy", UNDERSCORE, JSMITH, created_at=CREATED_AT, updated_at=UPDATED_AT)
+    return _sample_event("project_destroy", UNDERSCORE)
 
 
 def system_hook_project_rename() -> ProjectEventBody:
     """`project_rename` of 73 from `jsmith/overscore` to `jsmith/underscore`."""
-    return project_event_body(
-        "project_rename",
-        UNDERSCORE,
-        JSMITH,
-        created_at=CREATED_AT,
-        updated_at=UPDATED_AT,
-        old_path_with_namespace="jsmith/overscore",
-    )
+    return _sample_event("project_rename", UNDERSCORE, old_path="jsmith/overscore")
 
 
 def system_hook_project_transfer() -> ProjectEventBody:
@@ -490,16 +483,16 @@ def system_hook_project_transfer() -> ProjectEventBody:
     moved = HookProject(
         id=73, name="Underscore", namespace="Scores", path_with_namespace="scores/underscore", visibility_level=10
     )
-    return project_event_body(
-        "project_transfer",
-        moved,
-        JSMITH,
-        created_at=CREATED_AT,
-        updated_at=UPDATED_AT,
-        old_path_with_namespace="jsmith/overscore",
-    )
+    return _sample_event("project_transfer", moved, old_path="jsmith/overscore")
 
 
 def system_hook_project_update() -> ProjectEventBody:
     """`project_update` of `jsmith/storecloud` (74)."""
-    return project_event_body("project_update", STORECLOUD, JSMITH, created_at=CREATED_AT, updated_at=UPDATED_AT)
+    return _sample_event("project_update", STORECLOUD)
+
+
+def _sample_event(event: ProjectEventName, project: HookProject, old_path: str | None = None) -> ProjectEventBody:
+    """A sample lifecycle event of jsmith's, with the samples' timestamps."""
+    return project_event_body(
+        event, project, JSMITH, created_at=CREATED_AT, updated_at=UPDATED_AT, old_path_with_namespace=old_path
+    )
