@@ -47,7 +47,7 @@ from app.qdrant_thread import threaded_local_client
 from app.search import SearchService
 from app.vectors import VectorStore
 from app.web import healthz
-from tests.support.sync_env import SyncEnv, sync_env
+from testkit.sync_env import SyncEnv, sync_env
 
 DIM = 384
 BATCH = 64
