@@ -5,7 +5,7 @@ Run from the repository root:
     .venv/bin/python -m bench.freshness                          # 5,000 files, 20 pushes
     .venv/bin/python -m bench.freshness --files 500 --pushes 5   # a quick check
 
-The whole sync stack runs in this process, as `tests/support/sync_env.py` builds it: the fake GitLab
+The whole sync stack runs in this process, as `testkit/sync_env.py` builds it: the fake GitLab
 (`testkit.fake_gitlab.FakeGitLab`, real git underneath, its HTTP server in a thread), PostgreSQL in a
 database made for this run (`javakb_bench_<random>`, dropped at the end), Redis in a database index that must
 be empty (flushed at the end), a real arq `Worker` started once as a background task (not burst, `poll_delay`
