@@ -33,14 +33,15 @@ from pathlib import Path
 
 from bench.chunk_jdk_report import ParallelResult, SerialResult, Tally, build_report, print_report, report_crashes
 from bench.common import (
-    DEFAULT_CACHE_DIR,
     DEFAULT_MODULE,
-    DEFAULT_SRC_ZIP,
     MB,
     SourceFile,
+    add_jdk_arguments,
     ensure_extracted,
     load_files,
     max_rss_mb,
+    status_kb,
+    write_json,
 )
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, SourceContext
@@ -140,14 +141,8 @@ def own_peak_rss_kb() -> int:
 
     ru_maxrss is not usable inside a spawned worker: Linux carries the parent's RSS at fork time over the exec.
     """
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = status_kb("VmHWM")
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _worker_batch(batch: list[SourceFile]) -> Tally:
@@ -251,8 +246,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m bench.chunk_jdk",
         description="Benchmark the Java pipeline on the JDK sources against a bare tree-sitter parse.",
     )
-    parser.add_argument("--src-zip", type=Path, default=DEFAULT_SRC_ZIP, help="JDK src.zip (default: %(default)s)")
-    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="extracted once (%(default)s)")
+    add_jdk_arguments(parser)
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--module", default=DEFAULT_MODULE, help="one JDK module (default: %(default)s)")
     which.add_argument("--all", action="store_true", help="every module in src.zip")
@@ -301,8 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print_report(report)
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_json(args.json, report)
         print(f"\nwrote {args.json}")
     status = 0
     if report_crashes(report):

@@ -7,6 +7,7 @@ patching attributes of our modules; `tests/test_bench_layout.py` keeps `bench/` 
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import math
@@ -29,6 +30,11 @@ MB: Final = 1_000_000
 PG_SERVER: Final = "postgresql://root@127.0.0.1:5432"
 REDIS_SERVER: Final = "redis://127.0.0.1:6379"
 HOST: Final = "127.0.0.1"
+SEED: Final = 20240917  # every bench's default seed
+PROGRESS_EVERY_S: Final = 15.0  # how often a long phase reports on stderr
+STUB_DIM: Final = 384  # the stub embedder's vectors: all-MiniLM-L6-v2's size
+STUB_MODEL: Final = "stub-minilm-384"
+LOCAL_MODE_WARNING: Final = r"Local mode is not recommended"  # embedded Qdrant's warning above 20,000 points
 
 # --------------------------------------------------------------------------------------------------- databases
 
@@ -199,6 +205,12 @@ DEFAULT_MODULE: Final = "java.base"
 EXTRACTED_MARKER: Final = ".javakb-bench-extracted"
 
 SourceFile = tuple[str, bytes]
+
+
+def add_jdk_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--src-zip` and `--cache-dir`, the JDK sources every JDK bench reads."""
+    parser.add_argument("--src-zip", type=Path, default=DEFAULT_SRC_ZIP, help="JDK src.zip (default: %(default)s)")
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="extracted once (%(default)s)")
 
 
 def ensure_extracted(src_zip: Path, cache_dir: Path) -> None:

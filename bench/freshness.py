@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import shutil
@@ -53,7 +52,7 @@ from typing import Any, Final
 import psycopg
 
 from app.access import LOCAL
-from bench.common import bench_database
+from bench.common import LOCAL_MODE_WARNING, bench_database, write_json
 from bench.freshness_repo import Editable, edit_method, generate_repository
 from bench.freshness_report import build_report, print_report, run_row, wall_of
 from bench.freshness_stack import (
@@ -73,7 +72,6 @@ from pipeline.model import SourceContext
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv
 
-LOCAL_MODE_WARNING: Final = r"Local mode is not recommended"
 ZERO: Final = "0" * 40
 
 # --------------------------------------------------------------------------------------------------- the repository
@@ -252,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         if args.json is not None:
-            args.json.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
+            write_json(args.json, report)
         return 0
     try:
         with bench_database() as dsn:
@@ -264,8 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     print_report(report)
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
+        write_json(args.json, report)
         print(f"\nwrote {args.json}")
     return 0 if report["verdict"]["met"] else 1
 

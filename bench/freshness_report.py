@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from bench.common import nearest_rank
-from bench.freshness_stack import STUB_DIM, STUB_MODEL, Stack
+from bench.common import STUB_DIM, STUB_MODEL, nearest_rank
+from bench.freshness_stack import Stack
 
 TARGET_P50_S: Final = 2.0
 

@@ -34,19 +34,13 @@ from app.settings import (
     SyncWorkerSettings,
 )
 from app.worker import build_worker
-from bench.common import REDIS_SERVER, StubServer, timed_async
+from bench.common import REDIS_SERVER, STUB_DIM, STUB_MODEL, StubServer, timed_async
 from hooks.events import parse_event
 from pipeline.chunking import chunk_source
 from pipeline.model import SourceContext
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.standins import Around, ByRole
 from testkit.sync_env import push_payload
-
-STUB_DIM: Final = 384
-
-
-STUB_MODEL: Final = "stub-minilm-384"
-
 
 PROJECT_PATH: Final = "acme/platform-monolith"
 

@@ -58,11 +58,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from bench.common import (
-    DEFAULT_CACHE_DIR,
     DEFAULT_MODULE,
-    DEFAULT_SRC_ZIP,
+    LOCAL_MODE_WARNING,
     MB,
+    PROGRESS_EVERY_S,
+    SEED,
+    STUB_DIM,
+    STUB_MODEL,
     StubServer,
+    add_jdk_arguments,
     ensure_extracted,
     kb_to_mb,
     latency_summary,
@@ -70,13 +74,11 @@ from bench.common import (
     rate,
     status_kb,
     version,
+    write_json,
 )
 from bench.index_jdk_probe import Meter, Probe, ProbeWrap, batch_growth, timed_steps
 from bench.index_jdk_queries import (
     LOCAL_MODE_THRESHOLD,
-    LOCAL_MODE_WARNING,
-    STUB_DIM,
-    STUB_MODEL,
     InProcessStub,
     Query,
     digest,
@@ -87,9 +89,7 @@ from bench.index_jdk_queries import (
 )
 from bench.index_jdk_report import print_report
 
-SEED: Final = 20240917
 WARMUP_QUERIES: Final = 5
-PROGRESS_EVERY_S: Final = 15.0
 MODES: Final = ("lexical", "stub-http", "stub-inproc")
 
 
@@ -379,8 +379,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m bench.index_jdk",
         description="Index a JDK module end to end (lexical-only and with a stub embedder), then time searches.",
     )
-    parser.add_argument("--src-zip", type=Path, default=DEFAULT_SRC_ZIP, help="JDK src.zip (default: %(default)s)")
-    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="extracted once (%(default)s)")
+    add_jdk_arguments(parser)
     parser.add_argument("--module", default=DEFAULT_MODULE, help="one JDK module (default: %(default)s)")
     parser.add_argument("--mode", choices=("lexical", "stub", "both"), default="both", help="default: both")
     parser.add_argument(
@@ -478,8 +477,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     print_report(report)
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_json(args.json, report)
         print(f"\nwrote {args.json}")
     failed = any("error" in m or m.get("problems") for m in results)
     return 1 if failed else 0

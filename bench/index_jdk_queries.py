@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from bench.common import STUB_MODEL
+
 _QUESTIONS: Final = (
     "how does {type} {words}",
     "where does {type} {words}",
@@ -22,15 +24,6 @@ _QUESTIONS: Final = (
     "{words} in {type}",
     "who calls {dotted}",
 )
-
-
-STUB_DIM: Final = 384  # all-MiniLM-L6-v2's size
-
-
-STUB_MODEL: Final = "stub-minilm-384"
-
-
-LOCAL_MODE_WARNING: Final = r"Local mode is not recommended"
 
 
 LOCAL_MODE_THRESHOLD: Final = 20_000

@@ -54,8 +54,10 @@ from typing import Any, Final, TypeVar
 
 from app.access import LOCAL
 from bench.common import (
-    DEFAULT_CACHE_DIR,
-    DEFAULT_SRC_ZIP,
+    LOCAL_MODE_WARNING,
+    PROGRESS_EVERY_S,
+    SEED,
+    add_jdk_arguments,
     cpu_seconds,
     ensure_extracted,
     interpolated,
@@ -67,8 +69,9 @@ from bench.common import (
     status_kb,
     timed_async,
     version,
+    write_json,
 )
-from bench.index_jdk_queries import LOCAL_MODE_THRESHOLD, LOCAL_MODE_WARNING
+from bench.index_jdk_queries import LOCAL_MODE_THRESHOLD
 from bench.mcp_latency_calls import (
     TOOL_WEIGHTS,
     Call,
@@ -85,7 +88,6 @@ from bench.mcp_latency_report import print_report, profile_slow, text_of
 from bench.mcp_latency_stores import (
     DENSE_DIM,
     PREFERRED_MODULES,
-    PROGRESS_EVERY_S,
     FixedVectorEmbedder,
     build_dense,
     dense_store,
@@ -95,7 +97,6 @@ from bench.mcp_latency_stores import (
 from testkit.standins import Around, ByRole, around
 
 DEFAULT_STORE: Final = Path("/tmp/javakb-bench/mcp-latency")
-SEED: Final = 20240917
 MASKED_ERROR: Final = "Error calling tool"  # an exception other than ToolError, masked by the server
 
 
@@ -352,8 +353,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--qdrant-path", type=Path, default=DEFAULT_STORE, metavar="DIR", help="stores (%(default)s)")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
-    parser.add_argument("--src-zip", type=Path, default=DEFAULT_SRC_ZIP, help="JDK src.zip (default: %(default)s)")
-    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="extracted once (%(default)s)")
+    add_jdk_arguments(parser)
     parser.add_argument("--jobs", type=int, default=1, help="index_directory parse processes (default: 1)")
     parser.add_argument(
         "--modules",
@@ -424,8 +424,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = report["environment"]
     print(f"\ntotal {env['total_seconds']:.0f} s, peak RSS {env['peak_rss_mb']:.0f} MB")
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
+        write_json(args.json, report)
         print(f"wrote {args.json}")
     runs = [result["lexical"], *([result["dense"]] if "dense" in result else [])]
     unexpected = sum(row["unexpected_errors"] for run in runs for row in run["tools"].values())

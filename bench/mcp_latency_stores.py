@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from app.access import LOCAL
-from bench.common import cpu_seconds, load_avg, log
+from bench.common import PROGRESS_EVERY_S, cpu_seconds, load_avg, log
 
 LEXICAL_ALIAS: Final = "javakb_mcp_latency"
 
@@ -40,9 +40,6 @@ COPY_PAGE: Final = 10_000
 
 
 UPSERT_BATCH: Final = 1_024
-
-
-PROGRESS_EVERY_S: Final = 15.0
 
 
 # The order modules are added in until --min-chunks is reached; then any other module, by name.

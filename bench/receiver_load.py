@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import math
 import os
 import platform
@@ -63,7 +62,7 @@ import uvloop
 from redis.asyncio import Redis
 from starlette.applications import Starlette
 
-from bench.common import REDIS_SERVER, bench_database, nearest_rank
+from bench.common import REDIS_SERVER, bench_database, nearest_rank, write_json
 from bench.receiver_load_gen import (
     BodyTemplate,
     RequestMaker,
@@ -410,8 +409,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     print_report(report)
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_json(args.json, report)
         print(f"\nwrote {args.json}")
     v = report["verdict"]
     return 0 if v["nothing_lost"] and v["throughput_met"] and v["latency_met"] else 1
