@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 import httpx
 from arq import create_pool
@@ -26,6 +27,26 @@ from app.migrate import apply_migrations
 from app.search import SearchService
 from app.settings import Settings
 from app.vectors import IndexModel, VectorStore, open_client
+
+_Part = TypeVar("_Part")
+
+
+class Wrap(Protocol):
+    """Given each part `open_deps` builds and its role, returns the part to use in its place.
+
+    Roles: `qdrant` (the qdrant-client), `store`, `embedder` (None when lexical-only), `db`, `gitlab`,
+    `indexer`. Production keeps every part as built; a benchmark passes timed stand-ins and a test a
+    spy, each injected before the services that use it are built.
+    """
+
+    def __call__(self, role: str, part: _Part, /) -> _Part:
+        """The part to use for `role`."""
+        ...
+
+
+def as_built(role: str, part: _Part, /) -> _Part:
+    """Every part as `open_deps` built it."""
+    return part
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,23 +97,25 @@ async def open_deps(
     with_db: bool = False,
     with_queue: bool = False,
     with_gitlab: bool = False,
+    wrap: Wrap = as_built,
 ) -> AsyncIterator[Deps]:
-    """Open the clients and services; close them on exit."""
+    """Open the clients and services; close them on exit. `wrap` may stand in for any part (see `Wrap`)."""
     async with AsyncExitStack() as stack:
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=httpx.Timeout(settings.embedding.timeout_s)))
-        store = VectorStore(open_client(settings.qdrant), settings.qdrant.collection, server=bool(settings.qdrant.url))
+        client = wrap("qdrant", open_client(settings.qdrant))
+        store = wrap("store", VectorStore(client, settings.qdrant.collection, server=bool(settings.qdrant.url)))
         stack.push_async_callback(store.close)
-        embedder = build_embedder(settings.embedding, http)
-        db = await _open_db(settings, stack) if with_db else None
+        embedder = wrap("embedder", build_embedder(settings.embedding, http))
+        db = wrap("db", await _open_db(settings, stack)) if with_db else None
         queue = await _open_queue(settings, stack) if with_queue else None
-        gitlab = _open_gitlab(settings, stack) if with_gitlab else None
+        gitlab = wrap("gitlab", _open_gitlab(settings, stack)) if with_gitlab else None
         executor = _open_executor(settings, stack) if with_gitlab else None
         yield Deps(
             settings=settings,
             http=http,
             store=store,
             embedder=embedder,
-            indexer=Indexer(store, embedder, clock),
+            indexer=wrap("indexer", Indexer(store, embedder, clock)),
             search=SearchService(
                 store,
                 embedder,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,13 +13,15 @@ from app.errors import ConfigError, StorageError
 from app.indexing import RunCounts
 from app.localfs import chunk_local_files, iter_sources
 from app.vectors import StoredState
-from pipeline.model import FileResult, SourceContext
+from pipeline.model import ChunkerConfig, FileResult, SourceContext
 from pipeline.scope import Scope
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (files done, files total)
-BATCH_FILES = 64
+Walk = Callable[[Path, Scope], Iterator[tuple[str, Path]]]
+ChunkFiles = Callable[[list[tuple[str, Path]], SourceContext, ChunkerConfig, int], Iterator[FileResult]]
+RemoveVanished = Callable[[Deps, StoredState, set[str]], Awaitable[int]]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,6 +34,15 @@ class LocalRun:
     collection: str | None  # the new generation when rebuilt
 
 
+@dataclass(frozen=True, slots=True)
+class LocalSteps:
+    """The steps of a local run, each replaceable: a benchmark passes timed ones."""
+
+    walk: Walk
+    chunk: ChunkFiles
+    remove_vanished: RemoveVanished
+
+
 async def index_directory(
     deps: Deps,
     root: Path,
@@ -41,14 +52,16 @@ async def index_directory(
     drop_others: bool = False,
     jobs: int = 1,
     progress: Progress | None = None,
+    steps: LocalSteps | None = None,
 ) -> LocalRun:
     """Index every in-scope file under `root` as repository `repo_path`, incrementally by content hash.
 
     A rebuild writes a new collection from this checkout alone, so it refuses while the current
     collection holds other repositories, unless `drop_others` says they may go.
     """
+    steps = steps or LOCAL_STEPS
     config = deps.settings.chunking.to_config()
-    files = list(iter_sources(root, Scope.from_config(config)))
+    files = list(steps.walk(root, Scope.from_config(config)))
     if rebuild and not drop_others:
         await _refuse_losing_others(deps, repo_path)
     model = await deps.index_model()
@@ -59,15 +72,15 @@ async def index_directory(
     # embedded Qdrant every filtered read scans the whole collection.
     known = await deps.store.stored_state(repo_path, None) if target is None else StoredState()
     counts = RunCounts()
-    results = chunk_local_files(files, SourceContext(repo_path=repo_path), config, jobs)
-    for done, batch in _batches(results, BATCH_FILES):
+    results = steps.chunk(files, SourceContext(repo_path=repo_path), config, jobs)
+    for done, batch in _batches(results, deps.settings.worker.files_per_batch):
         plan = await deps.indexer.write(repo_path, batch, collection=target, known=known)
         counts.add(plan, batch)
         if progress is not None:
             progress(done, len(files))
     removed = 0
     if target is None:
-        removed = await _remove_vanished(deps, known, {rel for rel, _ in files})
+        removed = await steps.remove_vanished(deps, known, {rel for rel, _ in files})
     else:
         previous = await deps.store.switch_alias(target)
         if previous is not None and previous != target:
@@ -101,9 +114,12 @@ def _batches(results: Iterable[FileResult], size: int) -> Iterable[tuple[int, li
         yield done, batch
 
 
-async def _remove_vanished(deps: Deps, known: StoredState, present: set[str]) -> int:
+async def remove_vanished(deps: Deps, known: StoredState, present: set[str]) -> int:
     """Delete the points of files that were indexed before but are gone (or out of scope) now."""
     vanished = sorted(set(known.by_file) - present)
     stale = [point_id for path in vanished for point_id in known.by_file[path]]
     await deps.store.delete_ids(stale)
     return len(vanished)
+
+
+LOCAL_STEPS = LocalSteps(walk=iter_sources, chunk=chunk_local_files, remove_vanished=remove_vanished)

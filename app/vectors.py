@@ -279,6 +279,11 @@ class VectorStore:
             if offset is None:
                 return
 
+    async def retrieve(self, ids: Sequence[str], fields: Sequence[str]) -> list[qm.Record]:
+        """The points with these ids (those that exist), with the given payload fields: a lookup, not a scan."""
+        with _translated(f"Qdrant retrieve of {len(ids)} points"):
+            return await self.client.retrieve(self.alias, ids=list(ids), with_payload=list(fields))
+
     async def upsert(self, points: Sequence[qm.PointStruct], *, collection: str | None = None) -> None:
         """Write points (vectors and payload), waiting until they are searchable."""
         if not points:

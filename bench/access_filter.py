@@ -95,11 +95,10 @@ def conditions(projects: int, sizes: Sequence[int], complement_of: int, rng: ran
 
 def shapes(store: VectorStore, rng: random.Random) -> dict[str, Callable[[qm.Filter | None], Awaitable[Any]]]:
     sparse = query_vector(" ".join(rng.choices(WORDS, k=3)))
-    vector = qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
     name = rng.choice(WORDS)
 
     async def lexical(where: qm.Filter | None) -> Any:
-        return await store.client.query_points(store.alias, query=vector, using=LEXICAL, query_filter=where, limit=40)
+        return await store.query(lexical=sparse, dense=None, where=where, limit=40)
 
     async def lookup(where: qm.Filter | None) -> Any:
         must: list[qm.Condition] = [qm.FieldCondition(key="name", match=qm.MatchValue(value=name))]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sys
 
-from bench.chunk_jdk import CONFIG, CONTEXT, DEFAULT_CACHE_DIR, load_files
+from bench.chunk_jdk import CONFIG, CONTEXT
+from bench.common import DEFAULT_CACHE_DIR, load_files
 from pipeline.chunking import chunk_source
 from pipeline.syntax import parse
 

@@ -13,7 +13,7 @@ repository of `--files` files, indexed first through a delivered push, then:
    sweep asks for its branch head);
 2. a force push (history rewritten, old objects pruned) whose delivery is lost too: seconds to heal;
 3. a delivered force push that only amends a message: seconds until synced;
-each followed by the audit of `tests.support.audit` (content, spans, and every citation on the branch).
+each followed by the audit of `testkit.audit` (content, spans, and every citation on the branch).
 
 Part 2 (`--projects` empty projects in the fake, their last activity three hours old on GitLab's clock,
 known to the service as synced) counts GitLab calls per sweep: the first (full) listing, a sweep when
@@ -31,22 +31,21 @@ from typing import Any
 
 from app.settings import SyncWorkerSettings
 from app.worker import reconcile
-from bench.freshness import (
+from bench.common import bench_database
+from bench.freshness_repo import edit_method, generate_repository
+from bench.freshness_report import run_row
+from bench.freshness_stack import (
     PROJECT_PATH,
     Stack,
-    bench_database,
     calls_since,
     commit_all,
     deliver,
-    edit_method,
-    generate_repository,
     open_stack,
-    run_row,
     running_worker,
     wait_synced,
 )
-from tests.support.audit import audit
-from tests.support.fake_gitlab import FakeProject
+from testkit.audit import audit
+from testkit.fake_gitlab import FakeProject
 
 
 class Clock:

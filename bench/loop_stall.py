@@ -13,7 +13,7 @@ them), then `--queries` maximal hybrid-style queries (dense, limit 1,000, over e
 qdrant-client's own local mode (`AsyncQdrantClient(location=":memory:")`, computing on the loop: before) and
 ours (`app.qdrant_thread.threaded_local_client`, one dedicated thread: after), measured in the same run.
 
-`--sync FILES` adds the whole sync: the stack of `tests/support/sync_env.py` (fake GitLab over real git,
+`--sync FILES` adds the whole sync: the stack of `testkit/sync_env.py` (fake GitLab over real git,
 PostgreSQL in a database made for the run and dropped after, Redis at `--redis`, a real arq worker, lexical-only)
 syncs a push of FILES Java files into embedded Qdrant while `/healthz` is polled the same way, once with each
 client (a fresh database and fake GitLab each time).
@@ -29,11 +29,9 @@ import statistics
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import asyncpg
 import httpx
 import uvicorn
 from qdrant_client import AsyncQdrantClient
@@ -42,12 +40,12 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from app.indexing import Indexer
-from app.migrate import apply_migrations
 from app.qdrant_thread import threaded_local_client
 from app.search import SearchService
 from app.vectors import VectorStore
 from app.web import healthz
-from tests.support.sync_env import SyncEnv, sync_env
+from bench.common import PG_SERVER, bench_database
+from testkit.sync_env import SyncEnv, sync_env
 
 DIM = 384
 BATCH = 64
@@ -130,33 +128,20 @@ async def measure_sync(
     client: AsyncQdrantClient, poller: Poller, files: int, pg_server: str, redis_url: str
 ) -> dict[str, float]:
     """Sync a push of `files` files with `client` as the store; `/healthz` latency meanwhile."""
-    dsn = f"{pg_server}/javakb_bench_{uuid.uuid4().hex[:10]}"
-    await asyncio.to_thread(apply_migrations, dsn)
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            async with sync_env(Path(tmp), dsn, redis_url) as env:
-                store = VectorStore(client, env.settings.qdrant.collection)
-                await store.ensure(await env.deps.index_model())
-                deps = dataclasses.replace(
-                    env.deps, store=store, indexer=Indexer(store, None), search=SearchService(store, None, None)
-                )
-                bench_env = SyncEnv(deps=deps, settings=env.settings, gitlab=env.gitlab)
-                project = env.gitlab.create_project("bench/big")
-                sources: dict[str, str | bytes | None] = {
-                    f"src/main/java/com/acme/S{i}.java": java_file(i) for i in range(files)
-                }
-                await bench_env.push(project, sources)
-                return await phase(poller, bench_env.work)
-    finally:
-        await _drop(pg_server, dsn.rsplit("/", 1)[1])
-
-
-async def _drop(pg_server: str, name: str) -> None:
-    conn = await asyncpg.connect(f"{pg_server}/postgres")
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
+    with bench_database(pg_server) as dsn, tempfile.TemporaryDirectory() as tmp:
+        async with sync_env(Path(tmp), dsn, redis_url) as env:
+            store = VectorStore(client, env.settings.qdrant.collection)
+            await store.ensure(await env.deps.index_model())
+            deps = dataclasses.replace(
+                env.deps, store=store, indexer=Indexer(store, None), search=SearchService(store, None, None)
+            )
+            bench_env = SyncEnv(deps=deps, settings=env.settings, gitlab=env.gitlab)
+            project = env.gitlab.create_project("bench/big")
+            sources: dict[str, str | bytes | None] = {
+                f"src/main/java/com/acme/S{i}.java": java_file(i) for i in range(files)
+            }
+            await bench_env.push(project, sources)
+            return await phase(poller, bench_env.work)
 
 
 async def run(n: int, queries: int, sync_files: int = 0, pg_server: str = "", redis_url: str = "") -> None:
@@ -203,7 +188,7 @@ def main() -> None:
     parser.add_argument("--points", type=int, default=20_000)
     parser.add_argument("--queries", type=int, default=5)
     parser.add_argument("--sync", type=int, default=0, metavar="FILES", help="also time a sync of FILES files")
-    parser.add_argument("--postgres", default="postgresql://root@127.0.0.1:5432", help="server URL, no database")
+    parser.add_argument("--postgres", default=PG_SERVER, help="server URL, no database")
     parser.add_argument("--redis", default="", help="a Redis database of your own (never db 0), for --sync")
     args = parser.parse_args()
     if args.sync and not args.redis:

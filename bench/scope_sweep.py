@@ -19,11 +19,10 @@ from pydantic import SecretStr
 
 from app.deps import open_deps
 from app.lifecycle import sweep_scope
-from app.migrate import apply_migrations
 from app.settings import PostgresSettings, QdrantSettings, QueueSettings, ScopeSettings, Settings
+from bench.common import bench_database, redis_url
 
-SERVER = "postgresql://root@127.0.0.1:5432"
-REDIS = "redis://127.0.0.1:6379/5"
+REDIS = redis_url(5)
 FILL = """
 INSERT INTO projects (id, repo_path, requested_gen, done_gen, status)
 SELECT g, CASE WHEN g % 100 = 0 THEN 'attic/p' || g ELSE 'acme/team' || (g % 50) || '/p' || g END, 1, 1, 'ok'
@@ -31,11 +30,11 @@ FROM generate_series(1, $1::int) g
 """
 
 
-async def run(dsn: str, deny: tuple[str, ...]) -> tuple[int, float]:
+async def run(dsn: str, deny: tuple[str, ...], redis: str) -> tuple[int, float]:
     queue = f"javakb:bench:{uuid.uuid4().hex[:8]}"
     settings = Settings(
         postgres=PostgresSettings(dsn=SecretStr(dsn)),
-        redis=QueueSettings(url=REDIS, queue=queue),
+        redis=QueueSettings(url=redis, queue=queue),
         qdrant=QdrantSettings(path=":memory:"),
         scope=ScopeSettings(deny=deny),
     )
@@ -48,21 +47,14 @@ async def run(dsn: str, deny: tuple[str, ...]) -> tuple[int, float]:
     return leaving, seconds
 
 
-async def main(projects: int) -> None:
-    name = f"javakb_bench_{uuid.uuid4().hex[:8]}"
-    dsn = f"{SERVER}/{name}"
-    await asyncio.to_thread(apply_migrations, dsn)
-    try:
+async def main(projects: int, redis: str = REDIS) -> None:
+    with bench_database() as dsn:
         conn = await asyncpg.connect(dsn)
         await conn.execute(FILL, projects)
         await conn.close()
         for deny in ((), ("attic",)):
-            leaving, seconds = await run(dsn, deny)
+            leaving, seconds = await run(dsn, deny, redis)
             print(f"{projects} projects, deny={list(deny)}: {leaving} leaving, {seconds * 1000:.0f} ms")
-    finally:
-        admin = await asyncpg.connect(f"{SERVER}/postgres")
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ from app.identity import Credentials, GitLabIdentities, bearer_token
 from app.local_index import index_directory
 from app.settings import OAuthSettings, QdrantSettings, ServiceToken, Settings
 from app.web import create_app
-from tests.support.fake_gitlab import FakeGitLab
-from tests.support.fake_gitlab_users import REPORTER
+from testkit.fake_gitlab import FakeGitLab
+from testkit.fake_gitlab_users import REPORTER
 from tests.support.tenants import ManualClock
 from tests.support.tokens import service_token
 

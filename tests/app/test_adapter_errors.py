@@ -29,7 +29,7 @@ from app.search import SearchService
 from app.settings import EmbeddingSettings
 from app.states import DeliveryOutcome, ProjectStatus, RunStatus, SyncMode
 from app.vectors import IndexModel, VectorStore
-from tests.support.fake_embedder import FakeEmbeddingServer
+from testkit.fake_embedder import FakeEmbeddingServer
 from tests.support.java import chunk_java
 from tests.support.pg_outage import postgres_down
 

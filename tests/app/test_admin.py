@@ -11,8 +11,8 @@ import pytest_asyncio
 from starlette.testclient import TestClient
 
 from app.web import create_app
+from testkit.sync_env import SyncEnv, sync_env
 from tests.hooks.test_receiver import fetch, make_settings, queued_jobs
-from tests.support.sync_env import SyncEnv, sync_env
 from tests.support.tokens import admin_token
 
 ADMIN = "admin-token-for-tests-0123"

@@ -1,6 +1,6 @@
 """Every chunk cites a commit that is on the default branch now, after force pushes and amends.
 
-The audit (`tests.support.audit`) checks each chunk's `commit_sha`: it exists, it is the head or an
+The audit (`testkit.audit`) checks each chunk's `commit_sha`: it exists, it is the head or an
 ancestor of it, and the chunk's file holds the same lines there as at the head.
 """
 
@@ -14,7 +14,7 @@ import pytest_asyncio
 from qdrant_client import models as qm
 
 from app.queue import BACKFILL
-from tests.support.sync_env import SyncEnv, push_payload, sync_env
+from testkit.sync_env import SyncEnv, push_payload, sync_env
 
 SRC = "src/main/java/com/acme/"
 

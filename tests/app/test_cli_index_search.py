@@ -5,23 +5,27 @@ The CLI builds `Settings` from the environment, so the tests set `JAVAKB_*` vari
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
-from app import local_index
 from app.cli import main
-from app.vectors import StoredState, VectorStore
+from app.deps import open_deps
+from app.local_index import LocalRun, index_directory
+from app.settings import Settings
+from app.vectors import StoredState
+from testkit.fake_embedder import FakeEmbeddingServer
+from testkit.standins import ByRole, Method
 from tests.support.contract import CITATION_FIELDS
-from tests.support.fake_embedder import FakeEmbeddingServer
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import API_SRC, CORE_SRC
 
@@ -127,21 +131,27 @@ def test_a_reindex_reads_the_stored_state_once_not_per_batch(
 ) -> None:
     # On embedded Qdrant each filtered read scans the whole collection: one per batch made an idle
     # re-run of java.base take 160 s. The run reads the repository's state once and plans from it.
-    monkeypatch.setattr(local_index, "BATCH_FILES", 2)
+    monkeypatch.setenv("JAVAKB_WORKER__FILES_PER_BATCH", "2")
     index(capsys, project)
     (project / OWNER_SERVICE).unlink()
     reads: list[Sequence[str] | None] = []
-    original = VectorStore.stored_state
 
-    async def counted(self: VectorStore, repo_path: str, file_paths: Sequence[str] | None, **kw: Any) -> StoredState:
-        reads.append(file_paths)
-        return await original(self, repo_path, file_paths, **kw)
+    def counted(stored_state: Method) -> Method:
+        async def count(repo_path: str, file_paths: Sequence[str] | None, **kw: Any) -> StoredState:
+            reads.append(file_paths)
+            return cast(StoredState, await stored_state(repo_path, file_paths, **kw))
 
-    monkeypatch.setattr(VectorStore, "stored_state", counted)
-    second = index(capsys, project)
+        return count
+
+    async def reindex() -> LocalRun:
+        async with open_deps(Settings(), wrap=ByRole({"store": {"stored_state": counted}})) as deps:
+            assert deps.settings.worker.files_per_batch == 2
+            return await index_directory(deps, project, REPO)
+
+    second = asyncio.run(reindex())  # the CLI runs its own loop too
     assert reads == [None]  # the whole repository, once, for 9 batches
-    assert (second["embedded"], second["deleted"], second["removed"]) == (0, 0, 1)
-    assert second["reused"] == PROJECT_CHUNKS - 13
+    assert (second.counts.embedded, second.counts.deleted, second.removed_files) == (0, 0, 1)
+    assert second.counts.reused == PROJECT_CHUNKS - 13
 
 
 def test_index_writes_one_point_per_chunk(project: Path, capsys: pytest.CaptureFixture[str], qdrant_path: Path) -> None:

@@ -26,9 +26,9 @@ from app.queue import enqueue_sync, sync_job_id
 from app.settings import SyncWorkerSettings
 from app.worker import build_worker, move_project, purge_project, sync_project
 from hooks.events import parse_event
-from tests.support.fake_gitlab import FakeProject
+from testkit.fake_gitlab import FakeProject
+from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.support.pg_outage import postgres_down
-from tests.support.sync_env import SyncEnv, push_payload, sync_env
 
 SRC = "src/main/java/com/acme/"
 OUTAGE_S = 20.0  # as long as the outage seen in issue 10

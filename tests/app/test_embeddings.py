@@ -29,7 +29,7 @@ from app.errors import (
     EmbeddingUnavailableError,
 )
 from app.settings import EmbeddingSettings
-from tests.support.fake_embedder import fake_vector
+from testkit.fake_embedder import fake_vector
 
 BASE = "http://embed.test/v1"
 URL = f"{BASE}/embeddings"

@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from app.embeddings import OpenAIEmbedder
 from app.errors import EmbeddingAuthError, EmbeddingModelError
 from app.settings import EmbeddingSettings
-from tests.support.fake_embedder import FakeEmbeddingServer, fake_tokens, fake_vector
+from testkit.fake_embedder import FakeEmbeddingServer, fake_tokens, fake_vector
 
 KEY = "sk-fake"
 

@@ -19,7 +19,7 @@ from app.settings import EmbeddingSettings
 from app.vectors import DENSE, IndexModel, VectorStore
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, ChunkerConfig, FileResult, SourceContext
-from tests.support.fake_embedder import FakeEmbeddingServer, fake_vector
+from testkit.fake_embedder import FakeEmbeddingServer, fake_vector
 
 REPO = "acme/pets"
 OTHER_REPO = "acme/vets"

@@ -21,10 +21,10 @@ from app.deps import Deps
 from app.gitlab_api import META_RETRIES
 from app.vectors import VectorStore
 from app.worker import move_project, purge_project, refresh_project
+from testkit.fake_gitlab import FakeProject
+from testkit.sync_env import SyncEnv, sync_env
 from tests.app.test_scope_sync import indexed
-from tests.support.fake_gitlab import FakeProject
 from tests.support.pg_outage import postgres_down
-from tests.support.sync_env import SyncEnv, sync_env
 
 UNUSED_PORT = 1  # nothing listens there: a Qdrant server that is down
 

@@ -21,9 +21,9 @@ from pydantic import SecretStr
 
 from app.deps import open_deps
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings, SyncWorkerSettings
-from tests.support.fake_gitlab import FakeGitLab, FakeProject
+from testkit.fake_gitlab import FakeGitLab, FakeProject
+from testkit.sync_env import SyncEnv, push_payload
 from tests.support.processes import RedisServer, ServeProcess
-from tests.support.sync_env import SyncEnv, push_payload
 
 pytestmark = pytest.mark.integration
 

@@ -16,9 +16,9 @@ from app import lifecycle
 from app.queue import BACKFILL
 from app.settings import ScopeSettings
 from app.worker import build_worker
+from testkit.fake_gitlab import FakeProject
+from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.app.test_sync_scenarios import SRC, service
-from tests.support.fake_gitlab import FakeProject
-from tests.support.sync_env import SyncEnv, push_payload, sync_env
 
 SOURCES: dict[str, str | bytes | None] = {SRC + "A.java": service("A"), SRC + "B.java": service("B")}
 

@@ -28,7 +28,8 @@ from app.vectors import IndexModel, VectorStore
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, ChunkerConfig, SourceContext
 from pipeline.scope import Scope
-from tests.support.fake_embedder import FakeEmbeddingServer
+from testkit.fake_embedder import FakeEmbeddingServer
+from testkit.standins import Method, around
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import API, API_SRC, CORE, CORE_SRC, JOBS, JOBS_SRC, short
 
@@ -247,19 +248,19 @@ async def test_callees_of_a_method_calling_outside_the_index(search: SearchServi
     assert callees["List.size"] == []  # the JDK is not indexed
 
 
-async def test_callees_take_three_lookups_however_many_calls(
-    search: SearchService, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_callees_take_three_lookups_however_many_calls(indexed: Indexed) -> None:
     # One for the method itself, one by exact qualified names, one by method names: each lookup is a
     # full scan in embedded Qdrant, so one per call made a 29-call method take 44 s at JDK size.
     scrolls: list[object] = []
-    scroll = search.store.scroll
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        scrolls.append(args[0])
-        return scroll(*args, **kwargs)
+    def counted(scroll: Method) -> Method:
+        def count(*args: Any, **kwargs: Any) -> Any:
+            scrolls.append(args[0])
+            return scroll(*args, **kwargs)
 
-    monkeypatch.setattr(search.store, "scroll", counted)
+        return count
+
+    search = SearchService(around(indexed.store, scroll=counted), indexed.search.embedder, GITLAB + "/")
     callees = await search.callees(LOCAL, "StandardPricingPolicy.discountFor", ACME)
     assert len(callees) >= 3
     assert len(scrolls) <= 3

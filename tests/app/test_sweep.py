@@ -22,8 +22,8 @@ from app.gitlab_api import Activity, ProjectInfo
 from app.settings import ScopeSettings, SyncWorkerSettings, cron_fields
 from app.sweep import THROTTLE, believable, confirm_unlisted, listing_cutoff, may_have_moved, plan_sweep, sweep
 from app.worker import build_worker, reconcile
-from tests.support.fake_embedder import FakeEmbeddingServer
-from tests.support.sync_env import SyncEnv, push_payload, sync_env
+from testkit.fake_embedder import FakeEmbeddingServer
+from testkit.sync_env import SyncEnv, push_payload, sync_env
 
 SRC = "src/main/java/com/acme/"
 LISTING = "/api/v4/projects"

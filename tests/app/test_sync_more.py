@@ -32,9 +32,9 @@ from app.settings import (
 )
 from app.worker import NO_GITLAB, build_worker, replay_delivery, sync_project
 from hooks.events import SyncRequested, parse_event
-from tests.support.fake_gitlab import FakeProject
+from testkit.fake_gitlab import FakeProject
+from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.support.pg_outage import postgres_down
-from tests.support.sync_env import SyncEnv, push_payload, sync_env
 
 SRC = "src/main/java/com/acme/"
 

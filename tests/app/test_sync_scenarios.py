@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest_asyncio
 
-from tests.support.fake_embedder import FakeEmbeddingServer
-from tests.support.sync_env import SyncEnv, push_payload, sync_env
+from testkit.fake_embedder import FakeEmbeddingServer
+from testkit.sync_env import SyncEnv, push_payload, sync_env
 
 SRC = "src/main/java/com/acme/"
 

@@ -13,8 +13,8 @@ import redis
 from pydantic import SecretStr
 
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
+from testkit.fake_gitlab import FakeGitLab
 from tests.conftest import REDIS, reset_services
-from tests.support.fake_gitlab import FakeGitLab
 from tests.support.live_app import LiveApp, serve_app
 from tests.support.tokens import admin_token, service_token
 

@@ -4,7 +4,7 @@ import pytest
 
 from app.errors import PayloadError
 from hooks.events import Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested, parse_event
-from tests.support import payloads
+from testkit import payloads
 
 
 def test_system_hook_push_to_default_branch_requests_a_sync() -> None:

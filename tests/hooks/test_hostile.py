@@ -21,6 +21,7 @@ from app.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
 from hooks.receiver import accept_delivery
+from testkit import payloads
 from tests.hooks.test_receiver import (
     SECRET,
     SIGNING,
@@ -31,7 +32,6 @@ from tests.hooks.test_receiver import (
     push_event,
     queued_jobs,
 )
-from tests.support import payloads
 
 PUSH = payloads.system_hook_push()
 

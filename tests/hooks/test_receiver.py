@@ -6,7 +6,7 @@ import json
 import pickle
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 import pytest
@@ -23,7 +23,8 @@ from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, Queue
 from app.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
-from tests.support import payloads
+from testkit import payloads
+from testkit.standins import ByRole, Method
 from tests.support.pg_outage import postgres_down, set_outage
 from tests.support.tokens import admin_token
 
@@ -223,23 +224,25 @@ def test_a_backfill_without_gitlab_configured_is_refused_with_what_to_set(clean_
     assert queued_jobs(clean_redis) == set()
 
 
-async def test_concurrent_pushes_share_round_trips_and_keep_every_generation(
-    clean_db: str, clean_redis: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_concurrent_pushes_share_round_trips_and_keep_every_generation(clean_db: str, clean_redis: str) -> None:
     # 60 pushes over 3 projects, all in flight at once, with a resend racing its original and a
     # key recorded earlier: each project gets generations 1..n in arrival order, one job each.
-    async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True) as deps:
+    batch_sizes: list[int] = []
+    counting = False
+
+    def counted(record: Method) -> Method:
+        async def count(pushes: Sequence[KeyedPush]) -> list[int | None]:
+            if counting:
+                batch_sizes.append(len(pushes))
+            return cast("list[int | None]", await record(pushes))
+
+        return count
+
+    wrap = ByRole({"db": {"record_sync_deliveries": counted}})
+    async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True, wrap=wrap) as deps:
         receiver = DeliveryRecorder(deps, max_batch=16)
         assert (await receiver.handle(push_event(1, "sha-early"), "early"))[0] == "enqueued"
-        db = deps.require_db()
-        record = db.record_sync_deliveries
-        batch_sizes: list[int] = []
-
-        async def counted(pushes: Sequence[KeyedPush]) -> list[int | None]:
-            batch_sizes.append(len(pushes))
-            return await record(pushes)
-
-        monkeypatch.setattr(db, "record_sync_deliveries", counted)
+        counting = True
         keys = [f"k{i}" for i in range(60)]
         events = [push_event(1 + i % 3, f"sha-{i}") for i in range(60)]
         calls = [receiver.handle(e, k) for e, k in zip(events, keys, strict=True)]

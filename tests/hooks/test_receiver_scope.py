@@ -6,8 +6,8 @@ from starlette.testclient import TestClient
 
 from app.settings import ScopeSettings
 from app.web import create_app
+from testkit import payloads
 from tests.hooks.test_receiver import fetch, make_settings, post, queued_jobs
-from tests.support import payloads
 
 
 def test_a_push_out_of_scope_is_answered_200_ignored_with_the_reason(clean_db: str, clean_redis: str) -> None:

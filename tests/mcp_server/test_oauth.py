@@ -27,8 +27,8 @@ from mcp.types import TextContent
 from pydantic import SecretStr
 
 from app.settings import OAuthSettings
+from testkit.fake_gitlab import FakeGitLab
 from tests.conftest import REDIS
-from tests.support.fake_gitlab import FakeGitLab
 from tests.support.tenants import ALL_REPOS, Org, serve_org
 
 CLIENT_REDIRECT: Final = "http://127.0.0.1:9/callback"  # the MCP client's own loopback redirect (never called)

@@ -15,7 +15,7 @@ from app.deps import open_deps
 from app.local_index import index_directory
 from app.search import SearchService
 from app.settings import EmbeddingSettings, QdrantSettings, Settings
-from tests.support.fake_embedder import FakeEmbeddingServer
+from testkit.fake_embedder import FakeEmbeddingServer
 
 Mode = Literal["lexical", "hybrid"]
 MODES: Final[tuple[Mode, ...]] = ("lexical", "hybrid")

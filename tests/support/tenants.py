@@ -38,11 +38,11 @@ from app.settings import (
     QueueSettings,
     Settings,
 )
+from testkit.fake_gitlab import FakeGitLab, FakeProject
+from testkit.fake_gitlab_users import DEVELOPER, GUEST, REPORTER, FakeUser
+from testkit.sync_env import SyncEnv, push_payload
 from tests.conftest import TABLES
-from tests.support.fake_gitlab import FakeGitLab, FakeProject
-from tests.support.fake_gitlab_users import DEVELOPER, GUEST, REPORTER, FakeUser
 from tests.support.live_app import LiveApp, serve_app
-from tests.support.sync_env import SyncEnv, push_payload
 from tests.support.tokens import service_token
 
 CORE, DOCS, OSS, SECRET, PARTNERS = (

@@ -14,7 +14,7 @@ import gitlab.utils
 import pytest
 import requests
 
-from tests.support.fake_gitlab import FakeGitLab, FakeProject
+from testkit.fake_gitlab import FakeGitLab, FakeProject
 
 TOKEN = "glpat-test"
 JAVA_A = "src/main/java/A.java"

@@ -10,7 +10,7 @@ from typing import Any
 import gitlab
 import pytest
 
-from tests.support.fake_gitlab import FakeGitLab
+from testkit.fake_gitlab import FakeGitLab
 
 TOKEN = "glpat-test"
 T0 = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)

@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from tests.support.fake_gitlab import FakeGitLab
-from tests.support.fake_gitlab_users import DEVELOPER, GUEST, REPORTER
+from testkit.fake_gitlab import FakeGitLab
+from testkit.fake_gitlab_users import DEVELOPER, GUEST, REPORTER
 
 
 @pytest.fixture

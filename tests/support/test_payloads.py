@@ -1,8 +1,8 @@
-"""The payload builders keep the shapes GitLab sends (`tests.support.payloads`)."""
+"""The payload builders keep the shapes GitLab sends (`testkit.payloads`)."""
 
 from __future__ import annotations
 
-from tests.support import payloads
+from testkit import payloads
 
 
 def test_the_legacy_push_has_no_object_kind_and_no_file_lists() -> None:

@@ -1,4 +1,5 @@
-"""The tests read nothing outside the repository: no `../shared` samples, no path climbing above the root."""
+"""The tests, their testkit and the benchmarks read nothing outside the repository: no `../shared`
+samples, no path climbing above the root."""
 
 from __future__ import annotations
 
@@ -10,15 +11,18 @@ import pytest
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 TESTS: Final = ROOT / "tests"
+CHECKED: Final = (TESTS, ROOT / "testkit", ROOT / "bench")
 # `Path(__file__).resolve().parents[N]` followed by any `.parent`s, or a plain `.parent.parent...` chain.
 PARENTS: Final = re.compile(r"__file__\)(?:\.resolve\(\))?(?:\.parents\[(\d+)\])?((?:\.parent\b)*)")
 OUTSIDE: Final = re.compile(r"""["'](?:\.\./|/work/)|/ *["']shared["']""")
 
 
 def python_files() -> list[Path]:
-    """Every Python file of the tests but this one, whose examples are the very patterns it looks for."""
+    """Every Python file of the tests, testkit and benches but this one, whose examples are the very patterns
+    it looks for."""
     here = Path(__file__).resolve()
-    return sorted(p for p in TESTS.rglob("*.py") if "fixtures" not in p.relative_to(TESTS).parts and p != here)
+    found = (p for folder in CHECKED for p in folder.rglob("*.py"))
+    return sorted(p for p in found if "fixtures" not in p.relative_to(ROOT).parts and p != here)
 
 
 def levels_up(match: re.Match[str]) -> int:

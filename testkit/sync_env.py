@@ -30,14 +30,14 @@ from app.settings import (
 )
 from app.worker import build_worker
 from hooks.events import parse_event
-from tests.support.audit import audit, head_chunks, project_points
-from tests.support.fake_gitlab import FakeGitLab, FakeProject
-from tests.support.git_repo import GitRepo
-from tests.support.payloads import ADMIN, HookProject, PushBody, push_body
+from testkit.audit import audit, head_chunks, project_points
+from testkit.fake_gitlab import FakeGitLab, FakeProject
+from testkit.git_repo import GitRepo
+from testkit.payloads import ADMIN, HookProject, PushBody, push_body
 
 
 def push_payload(project: FakeProject, after: str, *, before: str = "0" * 40, ref: str | None = None) -> PushBody:
-    """A push body for `project` as GitLab builds it (`tests.support.payloads.push_body`), with no commits."""
+    """A push body for `project` as GitLab builds it (`testkit.payloads.push_body`), with no commits."""
     hook_project = HookProject(
         id=project.id,
         name=project.path_with_namespace.rsplit("/", 1)[-1],
@@ -96,7 +96,7 @@ class SyncEnv:
         return await project_points(self.deps, project_id)
 
     async def audit(self, project: FakeProject, *, gone_paths: Iterable[str] = ()) -> None:
-        """The index equals the default branch head (`tests.support.audit`)."""
+        """The index equals the default branch head (`testkit.audit`)."""
         await audit(self.deps, self.settings, project, gone_paths=gone_paths)
 
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 if TYPE_CHECKING:
-    from tests.support.fake_gitlab import ProjectSnapshot
+    from testkit.fake_gitlab import ProjectSnapshot
 
 GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER = 10, 20, 30, 40, 50
 

@@ -30,11 +30,11 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl, quote, unquote, urlencode
 
-from tests.support.fake_gitlab_users import FakeUser, user_entity
-from tests.support.git_repo import EMPTY_TREE, CommitInfo, FileChange, TreeEntry
+from testkit.fake_gitlab_users import FakeUser, user_entity
+from testkit.git_repo import EMPTY_TREE, CommitInfo, FileChange, TreeEntry
 
 if TYPE_CHECKING:
-    from tests.support.fake_gitlab import FakeGitLab, Fault, ProjectSnapshot
+    from testkit.fake_gitlab import FakeGitLab, Fault, ProjectSnapshot
 
 T = TypeVar("T")
 Json = dict[str, Any]
@@ -153,7 +153,7 @@ class GitLabApi:
         if sort not in {"asc", "desc"}:
             raise bad_request("sort does not have a valid value")
         projects = self.gl.snapshots()
-        if req.user is not None:  # what the caller may list (`tests/support/fake_gitlab_users.py`)
+        if req.user is not None:  # what the caller may list (`testkit/fake_gitlab_users.py`)
             projects = self.gl.directory.visible(req.user, projects, q)
         projects = _filter_activity(_filter_ids(_filter_attributes(projects, q), q), q)
         projects.sort(key=lambda p: (_project_sort_key(p, order_by), p.id), reverse=sort == "desc")

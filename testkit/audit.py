@@ -20,8 +20,8 @@ from app.settings import Settings
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, SourceContext
 from pipeline.scope import Scope
-from tests.support.fake_gitlab import FakeProject
-from tests.support.git_repo import GitRepo, TreeEntry
+from testkit.fake_gitlab import FakeProject
+from testkit.git_repo import GitRepo, TreeEntry
 
 
 def blobs(repo: GitRepo, sha: str) -> list[TreeEntry]:

@@ -5,7 +5,7 @@
 JSON shapes, headers, pagination and error bodies of GitLab itself, so python-gitlab (or httpx) works
 against it unchanged. Each project is a git repository made with the git CLI under the test's tmp dir;
 tests change it through `FakeProject` (commit, rename, force-reset, branch) and the fake reads git again
-on every request. The endpoint logic lives in `tests/support/fake_gitlab_api.py`.
+on every request. The endpoint logic lives in `testkit/fake_gitlab_api.py`.
 
     with FakeGitLab(tmp_path) as gl:
         project = gl.create_project("acme/shop")
@@ -30,9 +30,9 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import unquote
 
-from tests.support.fake_gitlab_api import GitLabApi, Response
-from tests.support.fake_gitlab_users import Directory
-from tests.support.git_repo import GitError, GitRepo
+from testkit.fake_gitlab_api import GitLabApi, Response
+from testkit.fake_gitlab_users import Directory
+from testkit.git_repo import GitError, GitRepo
 
 logger = logging.getLogger(__name__)
 
@@ -185,8 +185,18 @@ class _State:
 class FakeGitLab:
     """The fake GitLab server and its test-side controls. Use it as a context manager."""
 
-    def __init__(self, root: Path, token: str = "glpat-test", clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        token: str = "glpat-test",
+        clock: Callable[[], datetime] | None = None,
+        *,
+        nodelay: bool = False,
+    ) -> None:
         self.root = root / "fake-gitlab"
+        self.nodelay = nodelay
+        """TCP_NODELAY on every connection, as real servers do (without it, a response's second write waits
+        for the client's delayed ACK, about 40 ms on loopback; only benchmarks care)."""
         self.token = token
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(tz=UTC))
         """GitLab's clock: creation times and `last_activity_at` (tests move it to skip hours)."""
@@ -202,7 +212,7 @@ class FakeGitLab:
         self.max_patch_bytes = 200 * 1024
         """GitLab's `diff_max_patch_bytes`: a longer patch comes back `too_large` with an empty diff."""
         self.directory = Directory()
-        """Users, groups, memberships and OAuth (`tests/support/fake_gitlab_users.py`)."""
+        """Users, groups, memberships and OAuth (`testkit/fake_gitlab_users.py`)."""
         self.latency_s = 0.0
         """Seconds every API request takes before it is answered (a slow GitLab); requests overlap."""
         self._state = _State()
@@ -213,7 +223,8 @@ class FakeGitLab:
 
     def __enter__(self) -> FakeGitLab:
         self.root.mkdir(parents=True, exist_ok=True)
-        self._server = _Server(("127.0.0.1", 0), GitLabApi(self))
+        handler = _NoDelayHandler if self.nodelay else _Handler
+        self._server = _Server(("127.0.0.1", 0), GitLabApi(self), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
         self._thread.daemon = True
         self._thread.start()
@@ -439,8 +450,8 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = False
     block_on_close = True
 
-    def __init__(self, address: tuple[str, int], api: GitLabApi) -> None:
-        super().__init__(address, _Handler)
+    def __init__(self, address: tuple[str, int], api: GitLabApi, handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
         self.api = api
         self._connections: set[socket] = set()
         self._connections_lock = threading.Lock()
@@ -528,3 +539,7 @@ def _token(private_token: str | None, headers: Any) -> str | None:
 
 
 __all__ = ["FakeGitLab", "FakeProject", "GitError", "ProjectSnapshot"]
+
+
+class _NoDelayHandler(_Handler):
+    disable_nagle_algorithm = True
