@@ -93,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     token.set_defaults(command=run_token)
 
     sub.add_parser("migrate", help="apply the PostgreSQL migrations").set_defaults(command=run_migrate)
+    sub.add_parser("doctor", help="check every dependency and say what is wrong and how to fix it").set_defaults(
+        command=run_doctor
+    )
     sub.add_parser("web", help="run the receiver, admin API (and MCP): needs a Qdrant server").set_defaults(
         command=run_web
     )
@@ -231,6 +234,15 @@ def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
     applied = apply_migrations(settings.postgres.dsn.get_secret_value())
     print(f"javakb migrate: {applied} migrations applied", file=sys.stderr)
     return 0
+
+
+def run_doctor(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
+    """Check every dependency; exit 1 when any check failed."""
+    from app import doctor  # imported here: the other commands do not need its clients
+
+    text, code = doctor.report(asyncio.run(doctor.examine(settings)))
+    print(text, file=out or sys.stdout)
+    return code
 
 
 def _needs_server(settings: Settings, command: str) -> bool:

@@ -10,6 +10,8 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from yoyo import get_backend, read_migrations
 
+from app.errors import StorageError
+
 logger = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
@@ -37,6 +39,28 @@ def ensure_database(dsn: str) -> bool:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     logger.info("created database %s", name)
     return True
+
+
+def pending_migrations(dsn: str, directory: Path = MIGRATIONS_DIR) -> list[str] | None:
+    """The ids of the migrations not applied yet, or None when the database does not exist. Blocking.
+
+    Nothing is created or changed (`javakb doctor`).
+
+    Raises:
+        StorageError: PostgreSQL cannot be reached.
+    """
+    name = str(conninfo_to_dict(dsn).get("dbname") or "")
+    try:
+        with psycopg.connect(make_conninfo(dsn, dbname="postgres"), connect_timeout=5) as conn:
+            if name and conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+                return None
+        backend = get_backend(yoyo_url(dsn))
+    except psycopg.Error as exc:
+        raise StorageError(f"cannot connect to PostgreSQL: {exc}") from exc
+    try:
+        return [m.id for m in backend.to_apply(read_migrations(str(directory)))]
+    finally:
+        backend.connection.close()
 
 
 def apply_migrations(dsn: str, directory: Path = MIGRATIONS_DIR) -> int:

@@ -291,7 +291,7 @@ class Settings(BaseSettings):
     dev_mode: bool = Field(default=False, description="Allow placeholder and short secrets (never in production)")
 
 
-def _secrets(settings: Settings) -> dict[str, SecretStr | None]:
+def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
     """The secrets `check_secrets` judges, by their environment variable's name."""
     return {
         "JAVAKB_GITLAB__WEBHOOK_SECRET": settings.gitlab.webhook_secret,
@@ -327,7 +327,7 @@ def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
         return
     weak = [
         f"{name} {why}"
-        for name, secret in _secrets(settings).items()
+        for name, secret in named_secrets(settings).items()
         if secret is not None and (why := weak_secret(secret.get_secret_value()))
     ]
     if weak:

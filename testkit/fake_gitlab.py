@@ -215,6 +215,10 @@ class FakeGitLab:
         """Users, groups, memberships and OAuth (`testkit/fake_gitlab_users.py`)."""
         self.latency_s = 0.0
         """Seconds every API request takes before it is answered (a slow GitLab); requests overlap."""
+        self.token_scopes: list[str] = ["api"]
+        """The sync token's scopes, as `GET /personal_access_tokens/self` reports them."""
+        self.system_hooks: list[dict[str, Any]] = []
+        """System hooks as `GET /hooks` lists them (`system_hook_entity` builds one)."""
         self._state = _State()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None

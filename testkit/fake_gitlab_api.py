@@ -88,6 +88,8 @@ class GitLabApi:
         self.gl = gl
         self.routes: tuple[tuple[str, tuple[str, ...], Handler], ...] = (
             ("GET", ("user",), self.current_user),
+            ("GET", ("personal_access_tokens", "self"), self.token_self),
+            ("GET", ("hooks",), self.list_system_hooks),
             ("GET", ("projects",), self.list_projects),
             ("GET", ("projects", ":id"), self.get_project),
             ("GET", ("projects", ":id", "repository", "branches", ":branch"), self.get_branch),
@@ -141,6 +143,17 @@ class GitLabApi:
             root = {"id": 1, "username": "root", "name": "Administrator", "state": "active", "is_admin": True}
             return json_response(200, root | {"bot": False, "external": False})
         return json_response(200, user_entity(req.user, req.base_url))
+
+    def token_self(self, req: Request) -> Response:
+        """`GET /personal_access_tokens/self` (`lib/api/personal_access_tokens/self_information.rb`)."""
+        user_id, scopes = (1, self.gl.token_scopes) if req.user is None else (req.user.id, ["read_api"])
+        return json_response(200, token_entity(user_id, scopes))
+
+    def list_system_hooks(self, req: Request) -> Response:
+        """`GET /hooks` (`lib/api/system_hooks.rb`): administrators only."""
+        if req.user is not None and not req.user.is_admin:
+            return json_response(403, {"message": "403 Forbidden"})
+        return json_response(200, self.gl.system_hooks)
 
     def get_project(self, req: Request) -> Response:
         return json_response(200, self._project_entity(self._project(req), req.base_url, simple=False))
@@ -407,6 +420,26 @@ HeaderPair = tuple[str, str]
 
 
 # -- entities -------------------------------------------------------------------------------------
+
+
+def token_entity(user_id: int, scopes: Sequence[str]) -> Json:
+    """`Entities::PersonalAccessToken` of the token that asks."""
+    return {
+        "id": 1000 + user_id, "name": "javakb", "revoked": False, "created_at": "2026-01-01T00:00:00.000Z",
+        "description": None, "scopes": list(scopes), "user_id": user_id, "last_used_at": None, "active": True,
+        "expires_at": None,
+    }  # fmt: skip
+
+
+def system_hook_entity(
+    hook_id: int, url: str, *, push_events: bool = True, repository_update_events: bool = True
+) -> Json:
+    """`Entities::Hook` of a system hook as `GET /hooks` lists it (the token is never returned)."""
+    return {
+        "id": hook_id, "url": url, "name": "", "description": "", "created_at": "2026-01-01T00:00:00.000Z",
+        "push_events": push_events, "tag_push_events": False, "merge_requests_events": False,
+        "repository_update_events": repository_update_events, "enable_ssl_verification": True, "url_variables": [],
+    }  # fmt: skip
 
 
 def commit_entity(commit: CommitInfo, project_web_url: str) -> Json:

@@ -61,6 +61,7 @@ LEVELS: dict[str, int] = {
     # Entry points: the web app, the worker, the CLI, REST, the webhook receiver, MCP.
     "app.web": ENTRY,
     "app.cli": ENTRY,
+    "app.doctor": ENTRY,
     "app.worker": ENTRY,
     "app.api": ENTRY,
     "hooks": ENTRY,

@@ -1,0 +1,356 @@
+"""`javakb doctor`: every dependency checked, with what is wrong and how to fix it.
+
+Each check is one small async function that answers a `Finding` and never raises: a broken
+dependency is the doctor's answer, not its failure. Nothing is written anywhere (no migration is
+applied, no collection created), so it is safe against production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis.asyncio as aioredis
+
+from app.embeddings import build_embedder
+from app.errors import ServiceError
+from app.migrate import pending_migrations
+from app.settings import Settings, named_secrets, weak_secret
+from app.vectors import IndexModel, VectorStore, open_client
+
+RECEIVER_PATH = "/hooks/gitlab"
+READ_SCOPES = frozenset({"api", "read_api"})
+
+
+class Verdict(StrEnum):
+    """How one check ended: `fail` makes the exit code non-zero, `warn` does not."""
+
+    OK = "ok"
+    WARN = "warn"
+    FAIL = "fail"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What one check found, and how to fix it when it is not `ok`."""
+
+    name: str
+    verdict: Verdict
+    detail: str
+    fix: str = ""
+
+
+Check = Callable[[Settings, httpx.AsyncClient], Awaitable[list[Finding]]]
+
+
+def ok(name: str, detail: str) -> Finding:
+    """A passed check."""
+    return Finding(name, Verdict.OK, detail)
+
+
+def warn(name: str, detail: str, fix: str) -> Finding:
+    """Works, but not as a production service should."""
+    return Finding(name, Verdict.WARN, detail, fix)
+
+
+def fail(name: str, detail: str, fix: str) -> Finding:
+    """Broken: the service cannot do its job."""
+    return Finding(name, Verdict.FAIL, detail, fix)
+
+
+async def check_secrets(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
+    """The hook's secret is set; no secret is a placeholder or short (the rule `check_secrets` applies)."""
+    findings = []
+    if settings.gitlab.webhook_secret is None and settings.gitlab.signing_token is None:
+        findings.append(
+            fail(
+                "secrets",
+                "no webhook secret or signing key: every GitLab delivery is refused",
+                "set JAVAKB_GITLAB__WEBHOOK_SECRET (the system hook's secret token) or JAVAKB_GITLAB__SIGNING_TOKEN",
+            )
+        )
+    for name, secret in named_secrets(settings).items():
+        why = weak_secret(secret.get_secret_value()) if secret is not None else None
+        if why:
+            verdict = warn if settings.dev_mode else fail
+            findings.append(verdict("secrets", f"{name} {why}", f"set {name} to a long random value"))
+    return findings or [ok("secrets", "set, none a placeholder")]
+
+
+async def check_postgres(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
+    """PostgreSQL answers and every migration is applied."""
+    try:
+        pending = await asyncio.to_thread(pending_migrations, settings.postgres.dsn.get_secret_value())
+    except ServiceError as exc:
+        return [fail("postgres", _short(exc), "start PostgreSQL or fix JAVAKB_POSTGRES__DSN")]
+    if pending is None:
+        return [fail("postgres", "reachable, but its database does not exist", "run `javakb migrate` (it creates it)")]
+    if pending:
+        return [
+            fail("postgres", f"{len(pending)} migrations not applied: {', '.join(pending)}", "run `javakb migrate`")
+        ]
+    return [ok("postgres", "reachable, every migration applied")]
+
+
+async def check_redis(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
+    """Redis (the queue) answers."""
+    client = aioredis.Redis.from_url(settings.redis.url, socket_connect_timeout=5, socket_timeout=5)
+    try:
+        await client.ping()
+    except (OSError, aioredis.RedisError) as exc:
+        return [
+            fail(
+                "redis",
+                f"cannot reach {_redis_place(settings.redis.url)}: {_short(exc)}",
+                "start Redis or fix JAVAKB_REDIS__URL",
+            )
+        ]
+    finally:
+        await client.aclose()
+    return [ok("redis", f"reachable at {_redis_place(settings.redis.url)}")]
+
+
+async def check_qdrant(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:
+    """Qdrant opens, and its collection's recorded model is the one the settings ask for."""
+    where = _qdrant_place(settings)
+    if settings.qdrant.url and (down := await _server_down(settings, client)):
+        return [fail("qdrant", f"cannot reach {where}: {down}", _qdrant_fix(settings))]
+    try:
+        recorded = await recorded_model(settings)
+    except (ServiceError, RuntimeError, OSError, ValueError) as exc:
+        return [fail("qdrant", f"cannot open {where}: {_short(exc)}", _qdrant_fix(settings))]
+    if recorded is NO_COLLECTION:
+        return [ok("qdrant", f"{where}: no collection yet (the first index creates it)")]
+    wanted = settings.embedding.model if settings.embedding.enabled else None
+    return [_model_finding(where, recorded, wanted)]
+
+
+NO_COLLECTION = IndexModel(embedding_model="no collection", dimension=None)
+
+
+async def recorded_model(settings: Settings) -> IndexModel | None:
+    """The model the collection records (None: none recorded; `NO_COLLECTION`: there is no collection).
+
+    Nothing is created: an embedded store whose folder does not exist is not opened.
+    """
+    if not settings.qdrant.url and not Path(settings.qdrant.path).exists():
+        return NO_COLLECTION
+    store = VectorStore(open_client(settings.qdrant), settings.qdrant.collection, server=bool(settings.qdrant.url))
+    try:
+        if not await store.has_collection():
+            return NO_COLLECTION
+        return await store.recorded_model()
+    finally:
+        with contextlib.suppress(ServiceError):
+            await store.close()
+
+
+def _model_finding(where: str, recorded: IndexModel | None, wanted: str | None) -> Finding:
+    if recorded is None:
+        return warn("qdrant", f"{where}: the collection records no model", "rebuild it: `javakb index PATH --rebuild`")
+    if recorded.embedding_model != wanted:
+        return fail(
+            "qdrant",
+            f"{where}: the collection holds {recorded.describe()}, the settings ask for {wanted or 'lexical-only'}",
+            "restore JAVAKB_EMBEDDING__MODEL / BASE_URL, or rebuild into a new collection",
+        )
+    return ok("qdrant", f"{where}: collection holds {recorded.describe()}")
+
+
+async def _server_down(settings: Settings, client: httpx.AsyncClient) -> str | None:
+    """Why the Qdrant server does not answer its root (name and version), or None when it does."""
+    key = settings.qdrant.api_key
+    headers = {"api-key": key.get_secret_value()} if key else {}
+    try:
+        response = await client.get(str(settings.qdrant.url).rstrip("/") + "/", headers=headers)
+    except httpx.HTTPError as exc:
+        return _short(exc)
+    return None if response.status_code == 200 else f"it answered {response.status_code}"
+
+
+def _qdrant_place(settings: Settings) -> str:
+    return f"server {settings.qdrant.url}" if settings.qdrant.url else f"embedded at {settings.qdrant.path}"
+
+
+def _qdrant_fix(settings: Settings) -> str:
+    if settings.qdrant.url:
+        return "start the Qdrant server or fix JAVAKB_QDRANT__URL / JAVAKB_QDRANT__API_KEY"
+    return "stop the process that holds the folder (`javakb serve`?) or set JAVAKB_QDRANT__PATH"
+
+
+async def check_embeddings(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:
+    """The endpoint answers an embedding request with the configured model, and its dimension fits."""
+    embedder = build_embedder(settings.embedding, client)
+    if embedder is None:
+        return [ok("embeddings", "not configured: lexical-only search (set JAVAKB_EMBEDDING__BASE_URL for hybrid)")]
+    try:
+        dimension = await embedder.dimension()
+    except ServiceError as exc:
+        return [
+            fail(
+                "embeddings",
+                f"{settings.embedding.base_url}: {_short(exc)}",
+                "check JAVAKB_EMBEDDING__BASE_URL, __MODEL and __API_KEY",
+            )
+        ]
+    wanted = settings.embedding.dimensions
+    if wanted is not None and dimension != wanted:
+        return [
+            fail(
+                "embeddings",
+                f"{settings.embedding.model} answers {dimension} dimensions, {wanted} configured",
+                "fix JAVAKB_EMBEDDING__DIMENSIONS or use a model that supports it",
+            )
+        ]
+    with contextlib.suppress(ServiceError, RuntimeError, OSError, ValueError):  # check_qdrant reports those
+        recorded = await recorded_model(settings)
+        if recorded not in (None, NO_COLLECTION) and recorded.dimension not in (None, dimension):
+            return [
+                fail(
+                    "embeddings",
+                    f"{settings.embedding.model} answers {dimension} dimensions; the collection "
+                    f"holds {recorded.dimension}",
+                    "restore the model the collection was built with, or rebuild",
+                )
+            ]
+    return [ok("embeddings", f"{settings.embedding.model}: {dimension} dimensions")]
+
+
+async def check_gitlab(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:
+    """The URL and token work, the token's scopes suffice, it sees every project, the system hook exists."""
+    gl = settings.gitlab
+    if not gl.url or gl.token is None:
+        return [fail("gitlab", "no URL or token", "set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN")]
+    api = f"{gl.url.rstrip('/')}/api/v4"
+    headers = {"PRIVATE-TOKEN": gl.token.get_secret_value()}
+    try:
+        user = await _get(client, f"{api}/user", headers)
+    except (httpx.HTTPError, ValueError) as exc:
+        return [fail("gitlab", f"cannot reach {gl.url}: {_short(exc)}", "fix JAVAKB_GITLAB__URL")]
+    if user.status_code == 401:
+        return [fail("gitlab", "the token is refused (401)", "set JAVAKB_GITLAB__TOKEN to a valid token")]
+    if user.status_code != 200:
+        return [fail("gitlab", f"GET /user answered {user.status_code}", "check GitLab's health and the URL")]
+    body = user.json()
+    findings = [ok("gitlab", f"{gl.url} as {body.get('username', '?')}")]
+    findings.append(await _scopes(client, api, headers))
+    findings.append(_visibility(bool(body.get("is_admin"))))
+    findings.append(await _hook(client, api, headers, settings, admin=bool(body.get("is_admin"))))
+    return findings
+
+
+async def _scopes(client: httpx.AsyncClient, api: str, headers: dict[str, str]) -> Finding:
+    response = await _get(client, f"{api}/personal_access_tokens/self", headers)
+    if response.status_code != 200:
+        return warn(
+            "gitlab token",
+            f"its scopes cannot be read ({response.status_code})",
+            "use a personal or service account token with read_api",
+        )
+    scopes = set(response.json().get("scopes") or [])
+    if not scopes & READ_SCOPES:
+        return fail("gitlab token", f"scopes {sorted(scopes)} cannot read the API", "create a token with read_api")
+    return ok("gitlab token", f"scopes {sorted(scopes)}")
+
+
+def _visibility(admin: bool) -> Finding:
+    if admin:
+        return ok("gitlab reach", "an administrator's token: every project can be read")
+    return warn(
+        "gitlab reach",
+        "not an administrator's token: only projects its user is a member of (and open ones) are indexed",
+        "use an administrator's (or an instance service account's) token to index the whole instance",
+    )
+
+
+async def _hook(
+    client: httpx.AsyncClient, api: str, headers: dict[str, str], settings: Settings, *, admin: bool
+) -> Finding:
+    if not admin:
+        return warn(
+            "system hook",
+            "cannot be listed without administrator rights",
+            "check Admin > System hooks by hand, or use an administrator's token",
+        )
+    response = await _get(client, f"{api}/hooks", headers)
+    if response.status_code != 200:
+        return warn("system hook", f"GET /hooks answered {response.status_code}", "check Admin > System hooks by hand")
+    hooks: list[dict[str, Any]] = response.json()
+    return judge_hooks(hooks, settings.oauth.public_url)
+
+
+def judge_hooks(hooks: Sequence[dict[str, Any]], public_url: str | None) -> Finding:
+    """Whether a system hook delivers pushes to this service's receiver (pure)."""
+    ours = [h for h in hooks if str(h.get("url", "")).rstrip("/").endswith(RECEIVER_PATH)]
+    if public_url:
+        ours = [h for h in ours if str(h["url"]).rstrip("/") == public_url.rstrip("/") + RECEIVER_PATH]
+    where = f"{public_url.rstrip('/')}{RECEIVER_PATH}" if public_url else f"a URL ending in {RECEIVER_PATH}"
+    if not ours:
+        return fail(
+            "system hook",
+            f"none points at {where}",
+            "register it: Admin > System hooks, URL " + where + ", secret token, `Push events` ticked",
+        )
+    if not any(h.get("push_events") for h in ours):
+        return fail(
+            "system hook",
+            f"hook {ours[0].get('id')} does not send push events",
+            "tick `Push events` on the system hook",
+        )
+    return ok("system hook", f"hook {ours[0].get('id')} sends pushes to {ours[0]['url']}")
+
+
+async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> httpx.Response:
+    return await client.get(url, headers=headers)
+
+
+def _short(exc: BaseException, limit: int = 160) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _redis_place(url: str) -> str:
+    """The Redis URL without its password."""
+    parsed = httpx.URL(url)
+    return f"{parsed.scheme}://{parsed.host}:{parsed.port or 6379}{parsed.path}"
+
+
+CHECKS: tuple[Check, ...] = (check_secrets, check_postgres, check_redis, check_qdrant, check_embeddings, check_gitlab)
+
+
+async def examine(settings: Settings, checks: Sequence[Check] = CHECKS, timeout_s: float = 20.0) -> list[Finding]:
+    """Every check's findings, in order; a check that hangs fails by its timeout."""
+    findings: list[Finding] = []
+    async with httpx.AsyncClient(timeout=timeout_s) as client:
+        for check in checks:  # one after another: the embedded store opens in one place at a time
+            findings += await _bounded(check, settings, client, timeout_s)
+    return findings
+
+
+async def _bounded(check: Check, settings: Settings, client: httpx.AsyncClient, timeout_s: float) -> list[Finding]:
+    name = check.__name__.removeprefix("check_")
+    try:
+        return await asyncio.wait_for(check(settings, client), timeout_s)
+    except TimeoutError:
+        return [fail(name, f"no answer within {timeout_s:g} s", "check that the dependency is up and reachable")]
+
+
+MARKS = {Verdict.OK: "ok  ", Verdict.WARN: "WARN", Verdict.FAIL: "FAIL"}
+
+
+def report(findings: Sequence[Finding]) -> tuple[str, int]:
+    """The printed report and the exit code (1 when anything failed)."""
+    lines = []
+    for f in findings:
+        lines.append(f"{MARKS[f.verdict]}  {f.name}: {f.detail}")
+        if f.fix:
+            lines.append(f"      fix: {f.fix}")
+    failed = sum(f.verdict is Verdict.FAIL for f in findings)
+    lines.append(f"{failed} failed, {sum(f.verdict is Verdict.WARN for f in findings)} warnings")
+    return "\n".join(lines), 1 if failed else 0

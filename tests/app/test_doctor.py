@@ -1,0 +1,254 @@
+"""`javakb doctor` against real PostgreSQL and Redis, the fake GitLab, a fake embedding server and
+embedded Qdrant: all well, then each dependency broken in turn, with the message it must give."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+from pydantic import SecretStr
+
+from app import doctor
+from app.cli import run_doctor
+from app.doctor import Finding, Verdict, examine, judge_hooks, report
+from app.settings import Settings
+from app.vectors import IndexModel, VectorStore, open_client
+from testkit.fake_embedder import FakeEmbeddingServer
+from testkit.fake_gitlab import FakeGitLab
+from testkit.fake_gitlab_api import system_hook_entity
+from tests.conftest import REDIS, SERVER
+
+SECRET = "x7Jq2mP9vL4sR8tW1zK6"  # long, random-looking: not a placeholder
+PUBLIC = "https://kb.example.com"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def gitlab(tmp_path: Path) -> Iterator[FakeGitLab]:
+    with FakeGitLab(tmp_path, token="glpat-" + SECRET) as gl:
+        gl.system_hooks.append(system_hook_entity(7, PUBLIC + "/hooks/gitlab"))
+        yield gl
+
+
+@pytest.fixture
+def embedder() -> Iterator[FakeEmbeddingServer]:
+    with FakeEmbeddingServer(dim=64) as server:
+        yield server
+
+
+def settings_for(
+    pg_dsn: str, gl: FakeGitLab, emb: FakeEmbeddingServer | None, qdrant: Path, **changes: Any
+) -> Settings:
+    values: dict[str, Any] = {
+        "postgres": {"dsn": SecretStr(pg_dsn)},
+        "redis": {"url": REDIS},
+        "qdrant": {"path": str(qdrant)},
+        "embedding": {"base_url": emb.base_url, "model": "fake-embed"} if emb else {},
+        "gitlab": {"url": gl.url, "token": SecretStr(gl.token), "webhook_secret": SecretStr(SECRET)},
+        "oauth": {"public_url": PUBLIC},
+    }
+    for key, value in changes.items():
+        section, _, field = key.partition("__")
+        if field:
+            values[section] = {**values.get(section, {}), field: value}
+        else:
+            values[section] = value
+    return Settings(**values)
+
+
+def by_name(findings: list[Finding]) -> dict[str, list[Finding]]:
+    grouped: dict[str, list[Finding]] = {}
+    for f in findings:
+        grouped.setdefault(f.name, []).append(f)
+    return grouped
+
+
+def only(findings: list[Finding], name: str) -> Finding:
+    [found] = by_name(findings)[name]
+    return found
+
+
+async def test_everything_well_is_all_ok_and_exit_zero(
+    pg_dsn: str, gitlab: FakeGitLab, embedder: FakeEmbeddingServer, tmp_path: Path
+) -> None:
+    findings = await examine(settings_for(pg_dsn, gitlab, embedder, tmp_path / "q"))
+    assert {f.name: f.verdict for f in findings} == dict.fromkeys(
+        [
+            "secrets",
+            "postgres",
+            "redis",
+            "qdrant",
+            "embeddings",
+            "gitlab",
+            "gitlab token",
+            "gitlab reach",
+            "system hook",
+        ],
+        Verdict.OK,
+    )
+    text, code = report(findings)
+    assert code == 0 and "0 failed, 0 warnings" in text
+    assert "fake-embed: 64 dimensions" in text and "hook 7 sends pushes" in text
+    assert not (tmp_path / "q").exists()  # nothing was created
+
+
+async def test_postgres_down_missing_or_unmigrated(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    down = settings_for(f"postgresql://root@127.0.0.1:{free_port()}/javakb", gitlab, None, tmp_path)
+    found = only(await examine(down, [doctor.check_postgres]), "postgres")
+    assert found.verdict is Verdict.FAIL and "cannot connect" in found.detail and "JAVAKB_POSTGRES__DSN" in found.fix
+
+    missing = settings_for(f"{SERVER}/javakb_missing_{uuid.uuid4().hex[:8]}", gitlab, None, tmp_path)
+    found = only(await examine(missing, [doctor.check_postgres]), "postgres")
+    assert found.verdict is Verdict.FAIL and "does not exist" in found.detail and "javakb migrate" in found.fix
+
+    name = f"javakb_empty_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(f"{SERVER}/postgres")
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        found = only(
+            await examine(settings_for(f"{SERVER}/{name}", gitlab, None, tmp_path), [doctor.check_postgres]), "postgres"
+        )
+        assert found.verdict is Verdict.FAIL and "migrations not applied: 0001" in found.detail
+        assert found.fix == "run `javakb migrate`"
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+async def test_redis_down(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    settings = settings_for(pg_dsn, gitlab, None, tmp_path, redis={"url": f"redis://:pw@127.0.0.1:{free_port()}/3"})
+    found = only(await examine(settings, [doctor.check_redis]), "redis")
+    assert found.verdict is Verdict.FAIL and "JAVAKB_REDIS__URL" in found.fix
+    assert "pw" not in found.detail  # the URL's password is not printed
+
+
+async def test_embedding_endpoint_down_or_of_another_dimension(
+    pg_dsn: str, gitlab: FakeGitLab, embedder: FakeEmbeddingServer, tmp_path: Path
+) -> None:
+    settings = settings_for(
+        pg_dsn,
+        gitlab,
+        embedder,
+        tmp_path / "q",
+        embedding__base_url=f"http://127.0.0.1:{free_port()}/v1",
+        embedding__max_retries=0,
+    )
+    found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.FAIL and "JAVAKB_EMBEDDING__BASE_URL" in found.fix
+
+    settings = settings_for(pg_dsn, gitlab, embedder, tmp_path / "q")
+    store = VectorStore(open_client(settings.qdrant), settings.qdrant.collection)
+    await store.ensure(IndexModel(embedding_model="fake-embed", dimension=32))
+    await store.close()
+    found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.FAIL and "answers 64 dimensions; the collection holds 32" in found.detail
+
+
+async def test_qdrant_holding_another_model(
+    pg_dsn: str, gitlab: FakeGitLab, embedder: FakeEmbeddingServer, tmp_path: Path
+) -> None:
+    settings = settings_for(pg_dsn, gitlab, embedder, tmp_path / "q")
+    store = VectorStore(open_client(settings.qdrant), settings.qdrant.collection)
+    await store.ensure(IndexModel(embedding_model="other-model", dimension=64))
+    await store.close()
+    found = only(await examine(settings, [doctor.check_qdrant]), "qdrant")
+    assert found.verdict is Verdict.FAIL and "holds other-model (64 dimensions)" in found.detail
+    assert "the settings ask for fake-embed" in found.detail
+
+
+async def test_qdrant_server_unreachable(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    settings = settings_for(pg_dsn, gitlab, None, tmp_path, qdrant__url=f"http://127.0.0.1:{free_port()}")
+    found = only(await examine(settings, [doctor.check_qdrant]), "qdrant")
+    assert found.verdict is Verdict.FAIL and "JAVAKB_QDRANT__URL" in found.fix
+
+
+async def test_gitlab_token_refused_or_missing(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    wrong = settings_for(pg_dsn, gitlab, None, tmp_path, gitlab__token=SecretStr("glpat-wrong-token-123456"))
+    found = only(await examine(wrong, [doctor.check_gitlab]), "gitlab")
+    assert found.verdict is Verdict.FAIL and "refused (401)" in found.detail
+
+    unset = settings_for(pg_dsn, gitlab, None, tmp_path, gitlab__url=None)
+    assert only(await examine(unset, [doctor.check_gitlab]), "gitlab").verdict is Verdict.FAIL
+
+    gone = settings_for(pg_dsn, gitlab, None, tmp_path, gitlab__url=f"http://127.0.0.1:{free_port()}")
+    found = only(await examine(gone, [doctor.check_gitlab]), "gitlab")
+    assert found.verdict is Verdict.FAIL and "cannot reach" in found.detail
+
+
+async def test_gitlab_scopes_reach_and_hook(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    settings = settings_for(pg_dsn, gitlab, None, tmp_path)
+    gitlab.token_scopes = ["read_repository"]
+    found = only(await examine(settings, [doctor.check_gitlab]), "gitlab token")
+    assert found.verdict is Verdict.FAIL and "read_api" in found.fix
+
+    gitlab.token_scopes = ["api"]
+    gitlab.system_hooks[0]["push_events"] = False
+    found = only(await examine(settings, [doctor.check_gitlab]), "system hook")
+    assert found.verdict is Verdict.FAIL and "does not send push events" in found.detail
+
+    gitlab.system_hooks.clear()
+    found = only(await examine(settings, [doctor.check_gitlab]), "system hook")
+    assert found.verdict is Verdict.FAIL and f"{PUBLIC}/hooks/gitlab" in found.fix
+
+
+async def test_a_members_token_warns_that_it_cannot_see_everything(
+    pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path
+) -> None:
+    user = gitlab.directory.add_user("dev")
+    findings = await examine(
+        settings_for(pg_dsn, gitlab, None, tmp_path, gitlab__token=SecretStr(user.token)), [doctor.check_gitlab]
+    )
+    assert only(findings, "gitlab reach").verdict is Verdict.WARN
+    assert only(findings, "system hook").verdict is Verdict.WARN
+    assert report(findings)[1] == 0  # warnings alone do not fail
+
+
+async def test_weak_or_missing_secrets(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    weak = settings_for(pg_dsn, gitlab, None, tmp_path, gitlab__webhook_secret=SecretStr("changeme"))
+    found = only(await examine(weak, [doctor.check_secrets]), "secrets")
+    assert found.verdict is Verdict.FAIL and found.detail == "JAVAKB_GITLAB__WEBHOOK_SECRET is a placeholder"
+    assert "changeme" not in report([found])[0]
+
+    dev = settings_for(pg_dsn, gitlab, None, tmp_path, gitlab__webhook_secret=SecretStr("changeme"), dev_mode=True)
+    assert only(await examine(dev, [doctor.check_secrets]), "secrets").verdict is Verdict.WARN
+
+    none = settings_for(pg_dsn, gitlab, None, tmp_path, gitlab__webhook_secret=None)
+    found = only(await examine(none, [doctor.check_secrets]), "secrets")
+    assert found.verdict is Verdict.FAIL and "every GitLab delivery is refused" in found.detail
+
+
+async def test_a_hanging_dependency_fails_by_its_timeout(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    async def hangs(settings: Settings, client: object) -> list[Finding]:
+        await asyncio.sleep(30)
+        return []
+
+    hangs.__name__ = "check_slow"
+    [found] = await examine(settings_for(pg_dsn, gitlab, None, tmp_path), [hangs], timeout_s=0.2)
+    assert found.name == "slow" and found.verdict is Verdict.FAIL and "within 0.2 s" in found.detail
+
+
+def test_the_hook_rule() -> None:
+    hooks = [system_hook_entity(1, "https://other.example.com/hooks/gitlab"), system_hook_entity(2, PUBLIC + "/x")]
+    assert judge_hooks(hooks, PUBLIC).verdict is Verdict.FAIL
+    assert judge_hooks(hooks, None).verdict is Verdict.OK  # without a public URL any receiver path counts
+    assert judge_hooks([system_hook_entity(3, PUBLIC + "/hooks/gitlab/")], PUBLIC).verdict is Verdict.OK
+
+
+def test_the_cli_prints_the_report_and_fails(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    settings = settings_for(pg_dsn, gitlab, None, tmp_path, redis={"url": f"redis://127.0.0.1:{free_port()}/0"})
+    out = io.StringIO()
+    assert run_doctor(None, settings, out) == 1  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert "FAIL  redis:" in text and "ok    postgres:" in text and text.rstrip().endswith("1 failed, 0 warnings")
