@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+import httpx
 import uvicorn
 from redis.exceptions import RedisError
 
 from app.access import LOCAL, token_digest
 from app.deps import open_deps
-from app.errors import ServiceError
+from app.errors import ConfigError, ServiceError
 from app.local_index import LocalRun, Progress, index_directory
 from app.localfs import chunk_local_files, iter_sources
 from app.logs import configure_logging
@@ -96,6 +97,10 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="check every dependency and say what is wrong and how to fix it").set_defaults(
         command=run_doctor
     )
+    admin = sub.add_parser("admin", help="administer the service").add_subparsers(required=True, metavar="ACTION")
+    hook = admin.add_parser("install-hook", help="register (or repair) the GitLab system hook, idempotently")
+    hook.add_argument("--url", help="this service's public base URL (default: JAVAKB_OAUTH__PUBLIC_URL)")
+    hook.set_defaults(command=run_install_hook)
     sub.add_parser("web", help="run the receiver, admin API (and MCP): needs a Qdrant server").set_defaults(
         command=run_web
     )
@@ -243,6 +248,22 @@ def run_doctor(args: argparse.Namespace, settings: Settings, out: TextIO | None 
     text, code = doctor.report(asyncio.run(doctor.examine(settings)))
     print(text, file=out or sys.stdout)
     return code
+
+
+def run_install_hook(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
+    """Create or repair the system hook that sends pushes to this service's receiver."""
+    base_url = args.url or settings.oauth.public_url
+    if not base_url:
+        raise ConfigError("give --url (this service's public base URL) or set JAVAKB_OAUTH__PUBLIC_URL")
+    print(asyncio.run(_install_hook(settings, base_url)), file=out or sys.stdout)
+    return 0
+
+
+async def _install_hook(settings: Settings, base_url: str) -> str:
+    from app.system_hook import install_hook  # imported here: the other commands do not need it
+
+    async with httpx.AsyncClient(timeout=settings.gitlab.timeout_s) as client:
+        return await install_hook(settings, base_url, client)
 
 
 def _needs_server(settings: Settings, command: str) -> bool:

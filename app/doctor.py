@@ -22,9 +22,9 @@ from app.embeddings import build_embedder
 from app.errors import ServiceError
 from app.migrate import pending_migrations
 from app.settings import Settings, named_secrets, weak_secret
+from app.system_hook import RECEIVER_PATH
 from app.vectors import IndexModel, VectorStore, open_client
 
-RECEIVER_PATH = "/hooks/gitlab"
 READ_SCOPES = frozenset({"api", "read_api"})
 
 

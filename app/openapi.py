@@ -21,6 +21,7 @@ from app.schemas import (
     ReindexRequest,
     SearchParams,
 )
+from app.system_hook import RECEIVER_PATH
 
 _REF = "#/components/schemas/{model}"
 _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
@@ -79,7 +80,7 @@ def _paths() -> dict[str, Any]:
         for name, text in _HOOK_HEADERS.items()
     ]
     return {
-        "/hooks/gitlab": {"post": {
+        RECEIVER_PATH: {"post": {
             "summary": "Receive a GitLab system or project hook", "security": [{"gitlab_token": []}, {}],
             "parameters": hook_headers,
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref(HookEnvelope)}}},

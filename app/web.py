@@ -50,6 +50,7 @@ from app.schemas import (
 from app.settings import GITLAB_UNSET, Settings
 from app.states import BackfillStatus
 from app.supervisor import WorkerHealth
+from app.system_hook import RECEIVER_PATH
 from hooks.receiver import BodyTooLargeError, make_endpoint, read_body
 from mcp_server.auth import UnavailableAs503, build_auth
 from mcp_server.server import create_server
@@ -107,7 +108,7 @@ def create_app(
 
     routes: list[BaseRoute] = [
         Route("/openapi.json", openapi_json, methods=["GET"]),
-        Route("/hooks/gitlab", make_endpoint(), methods=["POST"]),
+        Route(RECEIVER_PATH, make_endpoint(), methods=["POST"]),
         Route("/api/v1/search", search_endpoint(credentials), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),

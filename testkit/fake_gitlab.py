@@ -219,6 +219,8 @@ class FakeGitLab:
         """The sync token's scopes, as `GET /personal_access_tokens/self` reports them."""
         self.system_hooks: list[dict[str, Any]] = []
         """System hooks as `GET /hooks` lists them (`system_hook_entity` builds one)."""
+        self.system_hook_tokens: dict[int, str] = {}
+        """The secret token each system hook was given (GitLab never lists it)."""
         self._state = _State()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -510,7 +512,7 @@ class _Handler(BaseHTTPRequestHandler):
             reply = self.server.api.gl.directory.oauth(method, self.path, body, self.headers.get("Authorization"))
             response = Response(reply.status, reply.body, reply.headers)
         else:
-            response = self._respond(method)
+            response = self._respond(method, body)
         self.send_response(response.status)
         for name, value in response.headers:
             self.send_header(name, value)
@@ -519,12 +521,12 @@ class _Handler(BaseHTTPRequestHandler):
         if method != "HEAD":
             self.wfile.write(response.body)
 
-    def _respond(self, method: str) -> Response:
+    def _respond(self, method: str, body: bytes) -> Response:
         api = self.server.api
         if api.gl.latency_s > 0:
             time.sleep(api.gl.latency_s)  # the server's own thread: a slow instance, not a test pause
         try:
-            return api.handle(method, self.path, _token(self.headers.get("PRIVATE-TOKEN"), self.headers))
+            return api.handle(method, self.path, _token(self.headers.get("PRIVATE-TOKEN"), self.headers), body)
         except Exception as exc:  # the edge of a request: answer 500 and keep serving
             logger.exception("fake GitLab failed on %s %s", method, self.path)
             api.gl.server_errors.append(f"{method} {self.path}: {exc!r}")

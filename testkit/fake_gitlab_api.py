@@ -76,6 +76,7 @@ class Request:
     params: dict[str, str]  # route placeholders, decoded
     base_url: str
     user: FakeUser | None = None  # None: the sync's own (administrator) token
+    body: bytes = b""
 
 
 Handler = Callable[[Request], Response]
@@ -90,6 +91,8 @@ class GitLabApi:
             ("GET", ("user",), self.current_user),
             ("GET", ("personal_access_tokens", "self"), self.token_self),
             ("GET", ("hooks",), self.list_system_hooks),
+            ("POST", ("hooks",), self.add_system_hook),
+            ("PUT", ("hooks", ":hook_id"), self.edit_system_hook),
             ("GET", ("projects",), self.list_projects),
             ("GET", ("projects", ":id"), self.get_project),
             ("GET", ("projects", ":id", "repository", "branches", ":branch"), self.get_branch),
@@ -100,7 +103,7 @@ class GitLabApi:
             ("GET", ("projects", ":id", "repository", "blobs", ":sha", "raw"), self.raw_blob),
         )
 
-    def handle(self, method: str, target: str, token: str | None) -> Response:
+    def handle(self, method: str, target: str, token: str | None, body: bytes = b"") -> Response:
         path, _, query_string = target.partition("?")
         fault = self.gl.record_call(method, path)
         if fault is not None:
@@ -111,7 +114,9 @@ class GitLabApi:
         try:
             handler, params = self._match(method, path)
             query = dict(parse_qsl(query_string, keep_blank_values=True))
-            request = Request(method=method, path=path, query=query, params=params, base_url=self.gl.url, user=user)
+            request = Request(
+                method=method, path=path, query=query, params=params, base_url=self.gl.url, user=user, body=body
+            )
             return handler(request)
         except ApiError as err:
             return json_response(err.status, err.payload)
@@ -154,6 +159,36 @@ class GitLabApi:
         if req.user is not None and not req.user.is_admin:
             return json_response(403, {"message": "403 Forbidden"})
         return json_response(200, self.gl.system_hooks)
+
+    def add_system_hook(self, req: Request) -> Response:
+        """`POST /hooks`: 201 with the new hook (`url` required; the token is kept, never returned)."""
+        fields = self._hook_fields(req)
+        if "url" not in fields:
+            return json_response(400, {"error": "url is missing"})
+        hook_id = max((h["id"] for h in self.gl.system_hooks), default=0) + 1
+        hook = system_hook_entity(hook_id, str(fields.pop("url"))) | fields
+        self.gl.system_hooks.append(hook)
+        return json_response(201, hook)
+
+    def edit_system_hook(self, req: Request) -> Response:
+        """`PUT /hooks/:hook_id`: the given fields change; 404 for an unknown hook."""
+        hook = next((h for h in self.gl.system_hooks if str(h["id"]) == req.params["hook_id"]), None)
+        if hook is None:
+            raise not_found()
+        fields = self._hook_fields(req, hook_id=int(hook["id"]))
+        hook.update(fields)
+        return json_response(200, hook)
+
+    def _hook_fields(self, req: Request, hook_id: int | None = None) -> dict[str, Any]:
+        if req.user is not None and not req.user.is_admin:
+            raise ApiError(403, {"message": "403 Forbidden"})
+        fields = dict(json.loads(req.body or b"{}"))
+        token = fields.pop("token", None)
+        if token is not None:
+            key = hook_id if hook_id is not None else max((h["id"] for h in self.gl.system_hooks), default=0) + 1
+            self.gl.system_hook_tokens[key] = str(token)
+        allowed = set(system_hook_entity(0, "")) - {"id", "created_at"}
+        return {k: v for k, v in fields.items() if k in allowed}
 
     def get_project(self, req: Request) -> Response:
         return json_response(200, self._project_entity(self._project(req), req.base_url, simple=False))

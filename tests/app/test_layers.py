@@ -62,6 +62,7 @@ LEVELS: dict[str, int] = {
     "app.web": ENTRY,
     "app.cli": ENTRY,
     "app.doctor": ENTRY,
+    "app.system_hook": SERVICE,
     "app.worker": ENTRY,
     "app.api": ENTRY,
     "hooks": ENTRY,

@@ -1,0 +1,94 @@
+"""`javakb admin install-hook`: register (or repair) the GitLab system hook, idempotently.
+
+The hook's wanted state is written once (`wanted_hook`); `plan_hook` compares it with what
+`GET /hooks` lists (pure), and `install_hook` creates it (`POST /hooks`) or re-applies it with the
+secret (`PUT /hooks/:id`: GitLab never returns a hook's token, so it cannot be compared and is
+always sent again). Running it twice leaves one hook, configured the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from app.errors import ConfigError, GitLabError
+from app.settings import Settings
+
+RECEIVER_PATH = "/hooks/gitlab"
+"""Where the receiver listens (the web app mounts it there; the hook is pointed at it)."""
+
+
+def receiver_url(base_url: str) -> str:
+    """The receiver's URL under this service's public base URL."""
+    base = base_url.rstrip("/")
+    return base if base.endswith(RECEIVER_PATH) else base + RECEIVER_PATH
+
+
+def wanted_hook(url: str) -> dict[str, Any]:
+    """The system hook this service needs: pushes (project events come with every system hook)."""
+    return {
+        "url": url,
+        "push_events": True,  # off by default on a system hook; the receiver keeps default-branch pushes
+        "tag_push_events": False,
+        "merge_requests_events": False,
+        "repository_update_events": False,  # on by default; it carries no file changes we could use
+        "enable_ssl_verification": url.startswith("https://"),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class HookPlan:
+    """What to do: create, or re-apply to the hook `hook_id` (and which fields differ)."""
+
+    hook_id: int | None
+    changes: tuple[str, ...]
+
+
+def plan_hook(existing: list[dict[str, Any]], wanted: dict[str, Any]) -> HookPlan:
+    """Match the wanted hook by URL among the listed ones (pure)."""
+    same_url = [h for h in existing if str(h.get("url", "")).rstrip("/") == wanted["url"]]
+    if not same_url:
+        return HookPlan(None, tuple(sorted(wanted)))
+    hook = same_url[0]
+    return HookPlan(int(hook["id"]), tuple(sorted(k for k, v in wanted.items() if k != "url" and hook.get(k) != v)))
+
+
+async def install_hook(settings: Settings, base_url: str, client: httpx.AsyncClient) -> str:
+    """Create or repair the system hook; a line saying what was done.
+
+    Raises:
+        ConfigError: no GitLab URL, token or webhook secret.
+        GitLabError: GitLab refused (not an administrator's token) or failed.
+    """
+    gl = settings.gitlab
+    if not gl.url or gl.token is None:
+        raise ConfigError("set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN (an administrator's token)")
+    if gl.webhook_secret is None:
+        raise ConfigError("set JAVAKB_GITLAB__WEBHOOK_SECRET: the hook sends it, the receiver checks it")
+    api = f"{gl.url.rstrip('/')}/api/v4/hooks"
+    headers = {"PRIVATE-TOKEN": gl.token.get_secret_value()}
+    wanted = wanted_hook(receiver_url(base_url))
+    plan = plan_hook(await _call(client, "GET", api, headers), wanted)
+    body = wanted | {"token": gl.webhook_secret.get_secret_value()}
+    if plan.hook_id is None:
+        created = await _call(client, "POST", api, headers, body)
+        return f"created system hook {created['id']} for {wanted['url']}"
+    await _call(client, "PUT", f"{api}/{plan.hook_id}", headers, body)
+    fixed = f"; fixed {', '.join(plan.changes)}" if plan.changes else ""
+    return f"system hook {plan.hook_id} for {wanted['url']} is set up (secret re-applied{fixed})"
+
+
+async def _call(
+    client: httpx.AsyncClient, method: str, url: str, headers: dict[str, str], body: dict[str, Any] | None = None
+) -> Any:
+    try:
+        response = await client.request(method, url, headers=headers, json=body)
+    except httpx.HTTPError as exc:
+        raise GitLabError(f"GitLab cannot be reached: {exc}") from exc
+    if response.status_code in (401, 403):
+        raise GitLabError(f"GitLab refused {method} /hooks ({response.status_code}): it needs an administrator's token")
+    if response.status_code >= 300:
+        raise GitLabError(f"GitLab answered {method} /hooks with {response.status_code}: {response.text[:200]}")
+    return response.json()
