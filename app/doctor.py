@@ -295,13 +295,13 @@ def judge_hooks(hooks: Sequence[dict[str, Any]], public_url: str | None) -> Find
         return fail(
             "system hook",
             f"none points at {where}",
-            "register it: Admin > System hooks, URL " + where + ", secret token, `Push events` ticked",
+            "run `javakb admin install-hook --url <public URL>`, or add it under Admin > System hooks",
         )
-    if not any(h.get("push_events") for h in ours):
+    if not any(h.get("push_events") or h.get("repository_update_events") for h in ours):
         return fail(
             "system hook",
-            f"hook {ours[0].get('id')} does not send push events",
-            "tick `Push events` on the system hook",
+            f"hook {ours[0].get('id')} sends neither push nor repository update events",
+            "run `javakb admin install-hook`, or tick `Push events` on the system hook",
         )
     return ok("system hook", f"hook {ours[0].get('id')} sends pushes to {ours[0]['url']}")
 

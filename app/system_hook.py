@@ -27,13 +27,17 @@ def receiver_url(base_url: str) -> str:
 
 
 def wanted_hook(url: str) -> dict[str, Any]:
-    """The system hook this service needs: pushes (project events come with every system hook)."""
+    """The system hook this service needs (project events come with every system hook).
+
+    Both push triggers: `repository_update` is on by default and reaches the receiver for every
+    push; `push` (off by default) adds the commits. Duplicates of one push are coalesced.
+    """
     return {
         "url": url,
-        "push_events": True,  # off by default on a system hook; the receiver keeps default-branch pushes
+        "push_events": True,
         "tag_push_events": False,
         "merge_requests_events": False,
-        "repository_update_events": False,  # on by default; it carries no file changes we could use
+        "repository_update_events": True,
         "enable_ssl_verification": url.startswith("https://"),
     }
 

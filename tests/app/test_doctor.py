@@ -194,13 +194,16 @@ async def test_gitlab_scopes_reach_and_hook(pg_dsn: str, gitlab: FakeGitLab, tmp
     assert found.verdict is Verdict.FAIL and "read_api" in found.fix
 
     gitlab.token_scopes = ["api"]
-    gitlab.system_hooks[0]["push_events"] = False
+    gitlab.system_hooks[0]["push_events"] = False  # repository update events alone are enough
+    assert only(await examine(settings, [doctor.check_gitlab]), "system hook").verdict is Verdict.OK
+    gitlab.system_hooks[0]["repository_update_events"] = False
     found = only(await examine(settings, [doctor.check_gitlab]), "system hook")
-    assert found.verdict is Verdict.FAIL and "does not send push events" in found.detail
+    assert found.verdict is Verdict.FAIL and "neither push nor repository update" in found.detail
 
     gitlab.system_hooks.clear()
     found = only(await examine(settings, [doctor.check_gitlab]), "system hook")
-    assert found.verdict is Verdict.FAIL and f"{PUBLIC}/hooks/gitlab" in found.fix
+    assert found.verdict is Verdict.FAIL and f"{PUBLIC}/hooks/gitlab" in found.detail
+    assert "javakb admin install-hook" in found.fix
 
 
 async def test_a_members_token_warns_that_it_cannot_see_everything(

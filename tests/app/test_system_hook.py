@@ -47,7 +47,7 @@ def test_creates_the_hook_once_then_re_applies_it(gitlab: FakeGitLab) -> None:
     settings = settings_for(gitlab)
     assert install(settings) == f"created system hook 1 for {PUBLIC}/hooks/gitlab"
     [hook] = gitlab.system_hooks
-    assert hook["push_events"] is True and hook["repository_update_events"] is False
+    assert hook["push_events"] is True and hook["repository_update_events"] is True
     assert hook["enable_ssl_verification"] is True and "token" not in hook
     assert gitlab.system_hook_tokens == {1: SECRET}
     assert judge_hooks(gitlab.system_hooks, PUBLIC).verdict is Verdict.OK  # what doctor then says
@@ -59,9 +59,10 @@ def test_creates_the_hook_once_then_re_applies_it(gitlab: FakeGitLab) -> None:
 
 def test_repairs_a_hook_without_push_events_and_a_new_secret(gitlab: FakeGitLab) -> None:
     gitlab.system_hooks.append(system_hook_entity(4, f"{PUBLIC}/hooks/gitlab", push_events=False))
+    gitlab.system_hooks[0]["merge_requests_events"] = True
     gitlab.system_hooks.append(system_hook_entity(5, "https://other.example.com/hook"))
     line = install(settings_for(gitlab, secret="n3wS3cretValue-9876543"))
-    assert line.endswith("(secret re-applied; fixed push_events, repository_update_events)")
+    assert line.endswith("(secret re-applied; fixed merge_requests_events, push_events)")
     assert gitlab.system_hooks[0]["push_events"] is True
     assert gitlab.system_hook_tokens == {4: "n3wS3cretValue-9876543"}
     assert gitlab.system_hooks[1]["url"] == "https://other.example.com/hook"  # others untouched
@@ -91,7 +92,7 @@ def test_the_plan_matches_by_url_and_lists_differences() -> None:
     wanted = wanted_hook(receiver_url("http://kb.local:8000/"))
     assert wanted["url"] == "http://kb.local:8000/hooks/gitlab" and wanted["enable_ssl_verification"] is False
     assert plan_hook([], wanted).hook_id is None
-    listed = [system_hook_entity(9, "http://kb.local:8000/hooks/gitlab/", repository_update_events=False)]
+    listed = [system_hook_entity(9, "http://kb.local:8000/hooks/gitlab/")]
     assert plan_hook(listed, wanted).hook_id == 9
     assert plan_hook(listed, wanted).changes == ("enable_ssl_verification",)
     assert receiver_url(PUBLIC + "/hooks/gitlab") == PUBLIC + "/hooks/gitlab"
