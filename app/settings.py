@@ -196,6 +196,12 @@ class SyncWorkerSettings(BaseModel):
     full_sweep_every_s: int = Field(
         default=3600, ge=0, description="How often the sweep lists every project, not only active ones (0: always)"
     )
+    name: str | None = Field(
+        default=None, description="This worker's name in its health check key; unset: the host name (a pod's name)"
+    )
+    health_port: int = Field(
+        default=8081, ge=0, le=65535, description="Port of `javakb worker`'s GET /healthz for probes (0: none)"
+    )
 
     @field_validator("reconcile_every_s")
     @classmethod

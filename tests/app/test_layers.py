@@ -41,6 +41,7 @@ LEVELS: dict[str, int] = {
     "app.queue": ADAPTER,
     "app.group_commit": ADAPTER,
     "app.localfs": ADAPTER,
+    "app.worker_health": ADAPTER,
     # Services, with the `Deps` that bundles the adapters and the core services they hold.
     "app.deps": SERVICE,
     "app.scope": SERVICE,
