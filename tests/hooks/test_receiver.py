@@ -186,7 +186,11 @@ def test_health_and_readiness(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json() == {"ready": True, "degraded": False, "checks": {"postgres": "ok", "redis": "ok", "qdrant": "ok"}}
+    assert ready.json() == {
+        "ready": True,
+        "degraded": False,
+        "checks": {"postgres": "ok", "redis": "ok", "qdrant": "ok"},
+    }
 
 
 def test_with_postgresql_down_the_pod_stays_ready_and_says_degraded(client: TestClient, clean_db: str) -> None:
