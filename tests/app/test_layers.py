@@ -27,6 +27,7 @@ LEVELS: dict[str, int] = {
     "app": BASE,
     "app.errors": BASE,
     "app.settings": BASE,
+    "app.settings_doc": BASE,
     "app.events": BASE,
     "app.access": BASE,
     "app.logs": BASE,
