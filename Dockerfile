@@ -40,7 +40,8 @@ RUN groupadd --system --gid ${UID} javakb \
  && useradd --system --uid ${UID} --gid ${UID} --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin javakb
 COPY --from=builder /opt/venv /opt/venv
 COPY --from=builder /srv/java-kb-indexer /srv/java-kb-indexer
-ENV PATH=/opt/venv/bin:$PATH PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 JAVAKB_HOST=0.0.0.0
+# HOME is the writable /tmp (an emptyDir under the chart): the user has no home, the root file system is read-only.
+ENV PATH=/opt/venv/bin:$PATH PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 JAVAKB_HOST=0.0.0.0 HOME=/tmp
 WORKDIR /srv/java-kb-indexer
 USER ${UID}:${UID}
 # 8080: web (receiver, /mcp, /api/v1, /admin, /healthz, /readyz); 8081: the worker's /healthz.
