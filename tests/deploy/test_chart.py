@@ -159,6 +159,16 @@ def test_keda_and_a_worker_hpa_together_fail_clearly() -> None:
         render(both)
 
 
+def test_an_hpa_without_a_target_fails_clearly() -> None:
+    blind = {
+        "web": {
+            "autoscaling": {"enabled": True, "minReplicas": 1, "maxReplicas": 3, "targetCPUUtilizationPercentage": 0}
+        }
+    }
+    with pytest.raises(helm.HelmRenderError, match=r"web\.autoscaling: set targetCPUUtilizationPercentage"):
+        render(blind)
+
+
 def test_a_configuration_change_rolls_the_pods() -> None:
     def checksum(values: dict[str, Any]) -> str:
         web = find(manifests(render(values)), "Deployment", f"{FULL}-web")

@@ -86,6 +86,9 @@ spec:
     matchLabels: {{- include "javakb.selectorLabels" . | nindent 6 }}
 {{- end }}
 {{- if $values.autoscaling.enabled }}
+{{- if not (or $values.autoscaling.targetCPUUtilizationPercentage $values.autoscaling.targetMemoryUtilizationPercentage) }}
+{{- fail (printf "%s.autoscaling: set targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage above 0" .component) }}
+{{- end }}
 ---
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
