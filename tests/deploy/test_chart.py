@@ -268,3 +268,13 @@ def test_names_can_be_overridden() -> None:
     assert {o["metadata"]["name"] for o in objects if o["kind"] == "Deployment"} == {"kb-prod-web", "kb-prod-worker"}
     renamed = manifests(render({"nameOverride": "javakb"}))
     assert find(renamed, "Service", "kb-javakb")["spec"]["selector"]["app.kubernetes.io/name"] == "javakb"
+
+
+def test_the_chart_runs_as_the_image_s_user() -> None:
+    dockerfile = (CHART.parents[1] / "Dockerfile").read_text(encoding="utf-8")
+    [uid] = [line.split("=", 1)[1] for line in dockerfile.splitlines() if line.startswith("ARG UID=")]
+    assert "USER ${UID}:${UID}" in dockerfile
+    defaults = values_of(CHART / "values.yaml")
+    assert defaults["podSecurityContext"]["runAsUser"] == defaults["securityContext"]["runAsUser"] == int(uid)
+    compose = (CHART.parents[1] / "docker-compose.yml").read_text(encoding="utf-8")
+    assert f'user: "{uid}:{uid}"' in compose
