@@ -28,6 +28,7 @@ from app.settings import ALL_REPOS, AdminToken, ServiceToken, Settings, check_se
 from app.supervisor import WorkerSupervisor
 from app.web import create_app
 from app.worker import build_worker
+from app.worker_health import health_endpoint
 from pipeline.model import Skipped, SourceContext
 from pipeline.records import chunk_record, skipped_record
 from pipeline.scope import Scope
@@ -302,7 +303,8 @@ async def _worker(settings: Settings) -> None:
         await deps.store.ensure(await deps.index_model())
         worker = build_worker(settings, deps)
         try:
-            await worker.async_run()
+            async with health_endpoint(settings, deps.require_queue()):
+                await worker.async_run()
         finally:
             await worker.close()
 

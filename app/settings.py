@@ -81,16 +81,18 @@ class EmbeddingSettings(BaseModel):
     """An OpenAI-compatible `/v1/embeddings` endpoint. Without a base URL the service is lexical-only."""
 
     base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://ollama:11434/v1")
-    api_key: SecretStr | None = None
-    model: str = "text-embedding-3-small"
+    api_key: SecretStr | None = Field(
+        default=None, description="Bearer key (also sent as api-key for Azure-style gateways)"
+    )
+    model: str = Field(default="text-embedding-3-small", description="Model name")
     dimensions: int | None = Field(default=None, ge=1, description="Ask the model for this many dimensions.")
     batch_size: int = Field(default=64, ge=1, le=2048, description="Inputs per request.")
     max_batch_tokens: int = Field(default=100_000, ge=1, description="Estimated tokens per request.")
     max_input_tokens: int = Field(default=8000, ge=16, description="The model's input limit; longer inputs are cut.")
     concurrency: int = Field(default=4, ge=1, description="Requests in flight at once.")
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0, description="Seconds before a request is abandoned (and retried)")
     max_retries: int = Field(default=6, ge=0, description="Retries on 429, 5xx and timeouts.")
-    max_backoff_s: float = Field(default=30.0, gt=0)
+    max_backoff_s: float = Field(default=30.0, gt=0, description="Longest wait between retries")
 
     _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
 
@@ -104,10 +106,10 @@ class QdrantSettings(BaseModel):
     """Where the vectors live: a Qdrant server (url) or the embedded local mode (path)."""
 
     url: str | None = Field(default=None, description="Qdrant server URL; unset means embedded local mode.")
-    api_key: SecretStr | None = None
+    api_key: SecretStr | None = Field(default=None, description="Qdrant API key")
     path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")
-    timeout_s: float = Field(default=30.0, gt=0)
+    timeout_s: float = Field(default=30.0, gt=0, description="Seconds per Qdrant call")
 
     _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
 
@@ -115,15 +117,18 @@ class QdrantSettings(BaseModel):
 class PostgresSettings(BaseModel):
     """Where the sync state lives."""
 
-    dsn: SecretStr = SecretStr("postgresql://root@127.0.0.1:5432/javakb")
-    min_pool: int = Field(default=1, ge=0)
-    max_pool: int = Field(default=10, ge=1)
+    dsn: SecretStr = Field(
+        default=SecretStr("postgresql://root@127.0.0.1:5432/javakb"),
+        description="Connection URL; the database is created on first start",
+    )
+    min_pool: int = Field(default=1, ge=0, description="Connections kept open per process")
+    max_pool: int = Field(default=10, ge=1, description="Most connections per process")
 
 
 class QueueSettings(BaseModel):
     """The arq queue."""
 
-    url: str = "redis://127.0.0.1:6379/0"
+    url: str = Field(default="redis://127.0.0.1:6379/0", description="Redis URL of the arq queue")
     queue: str = Field(default="javakb:queue", description="arq queue name")
 
 
@@ -137,9 +142,11 @@ class GitLabSettings(BaseModel):
     token: SecretStr | None = Field(default=None, description="A token with read_api/read_repository on every project")
     webhook_secret: SecretStr | None = Field(default=None, description="The hook's secret token (X-Gitlab-Token)")
     signing_token: SecretStr | None = Field(default=None, description="Standard Webhooks signing key (whsec_...)")
-    signature_tolerance_s: int = Field(default=300, ge=1)
+    signature_tolerance_s: int = Field(
+        default=300, ge=1, description="Oldest webhook-timestamp a signature is accepted with"
+    )
     max_body_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, description="Larger deliveries get 413")
-    timeout_s: float = Field(default=30.0, gt=0)
+    timeout_s: float = Field(default=30.0, gt=0, description="Seconds per GitLab API call")
     api_concurrency: int = Field(default=8, ge=1, description="GitLab API calls in flight per sync")
 
     _unset_empty = field_validator("token", "webhook_secret", "signing_token", mode="before")(_empty_is_unset)
@@ -185,16 +192,22 @@ class ScopeSettings(BaseModel):
 class SyncWorkerSettings(BaseModel):
     """The sync worker."""
 
-    max_jobs: int = Field(default=4, ge=1)
-    job_timeout_s: int = Field(default=3600, ge=10)
-    max_tries: int = Field(default=8, ge=1)
+    max_jobs: int = Field(default=4, ge=1, description="Jobs one worker runs at once")
+    job_timeout_s: int = Field(default=3600, ge=10, description="A sync running longer is cancelled (and retried)")
+    max_tries: int = Field(default=8, ge=1, description="Tries of a sync job before arq gives it up")
     parse_processes: int = Field(default=0, ge=0, description="0: parse in threads; N: a pool of N processes")
-    files_per_batch: int = Field(default=64, ge=1)
+    files_per_batch: int = Field(default=64, ge=1, description="Files fetched, parsed and written per batch")
     reconcile_every_s: int = Field(
         default=300, ge=10, description="How often the sweep compares GitLab's heads with the index (divides a day)"
     )
     full_sweep_every_s: int = Field(
         default=3600, ge=0, description="How often the sweep lists every project, not only active ones (0: always)"
+    )
+    name: str | None = Field(
+        default=None, description="This worker's name in its health check key; unset: the host name (a pod's name)"
+    )
+    health_port: int = Field(
+        default=8081, ge=0, le=65535, description="Port of `javakb worker`'s GET /healthz for probes (0: none)"
     )
 
     @field_validator("reconcile_every_s")
@@ -285,9 +298,9 @@ class Settings(BaseSettings):
     service_tokens: list[ServiceToken] = Field(default_factory=list, description="Hashed bearer tokens for MCP, REST")
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
     access: AccessSettings = Field(default_factory=AccessSettings)
-    host: str = "127.0.0.1"
-    port: int = 8080
-    log_level: str = "INFO"
+    host: str = Field(default="127.0.0.1", description="Address the web server (and the worker's /healthz) listens on")
+    port: int = Field(default=8080, ge=1, le=65535, description="Port of the web server")
+    log_level: str = Field(default="INFO", description="DEBUG, INFO, WARNING or ERROR")
     dev_mode: bool = Field(default=False, description="Allow placeholder and short secrets (never in production)")
 
 

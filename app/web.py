@@ -149,8 +149,21 @@ async def healthz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "ok"})
 
 
+def is_ready(checks: dict[str, str]) -> bool:
+    """Whether this pod belongs in the Service: it can take GitLab's deliveries, and its own worker runs.
+
+    The receiver records a delivery in PostgreSQL, or defers it to Redis while PostgreSQL is down
+    (`202 deferred`), and refuses it only with both down: so PostgreSQL *or* Redis must answer. An
+    outage of a store every pod shares (PostgreSQL, Redis alone, Qdrant) is reported as `degraded`
+    but keeps the pod ready: taking every pod out of the Service would turn the receiver's 202 into
+    the ingress's 503 and lose the push. The worker of this process (`javakb serve`) is the pod's own.
+    """
+    takes_deliveries = checks.get("postgres") == "ok" or checks.get("redis") == "ok"
+    return takes_deliveries and checks.get("worker", "ok") == "ok"
+
+
 async def readyz(request: Request) -> JSONResponse:
-    """Readiness: PostgreSQL, Redis and Qdrant answer, and the worker of this process (if any) runs."""
+    """Readiness (`is_ready`), with every dependency's state: `degraded` when any is not ok."""
     deps: Deps = request.state.deps
     checks: dict[str, str] = {}
     try:
@@ -171,8 +184,9 @@ async def readyz(request: Request) -> JSONResponse:
     health: Callable[[], WorkerHealth] | None = request.state.worker_health
     if health is not None:
         checks["worker"] = health().describe()
-    ready = all(v == "ok" for v in checks.values())
-    return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+    ready = is_ready(checks)
+    degraded = any(v != "ok" for v in checks.values())
+    return JSONResponse({"ready": ready, "degraded": degraded, "checks": checks}, status_code=200 if ready else 503)
 
 
 def _admin_ok(request: Request) -> bool:

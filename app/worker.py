@@ -46,6 +46,7 @@ from app.settings import GITLAB_UNSET, Settings, cron_fields
 from app.states import BackfillOutcome, BackfillStatus, ProjectStatus
 from app.sweep import sweep
 from app.sync import Syncer, SyncOutcome
+from app.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
 
 logger = logging.getLogger(__name__)
 
@@ -294,6 +295,7 @@ def build_worker(settings: Settings, deps: Deps, *, burst: bool = False, handle_
         max_jobs=settings.worker.max_jobs,
         job_timeout=settings.worker.job_timeout_s,
         handle_signals=handle_signals,
-        health_check_interval=30,
+        health_check_interval=HEALTH_CHECK_INTERVAL_S,
+        health_check_key=health_key(settings),
         ctx={"deps": deps, "started": time.time()},
     )

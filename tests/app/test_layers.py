@@ -27,6 +27,7 @@ LEVELS: dict[str, int] = {
     "app": BASE,
     "app.errors": BASE,
     "app.settings": BASE,
+    "app.settings_doc": BASE,
     "app.events": BASE,
     "app.access": BASE,
     "app.logs": BASE,
@@ -41,6 +42,7 @@ LEVELS: dict[str, int] = {
     "app.queue": ADAPTER,
     "app.group_commit": ADAPTER,
     "app.localfs": ADAPTER,
+    "app.worker_health": ADAPTER,
     # Services, with the `Deps` that bundles the adapters and the core services they hold.
     "app.deps": SERVICE,
     "app.scope": SERVICE,

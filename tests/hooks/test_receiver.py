@@ -20,7 +20,7 @@ from app.deliveries import DeliveryRecorder
 from app.deps import open_deps
 from app.errors import StorageError
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
-from app.web import create_app
+from app.web import create_app, is_ready
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
 from testkit import payloads
@@ -187,20 +187,41 @@ def test_health_and_readiness(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json()["checks"] == {"postgres": "ok", "redis": "ok", "qdrant": "ok"}
+    assert ready.json() == {
+        "ready": True,
+        "degraded": False,
+        "checks": {"postgres": "ok", "redis": "ok", "qdrant": "ok"},
+    }
 
 
-def test_readiness_is_503_while_postgresql_is_down(client: TestClient, clean_db: str) -> None:
+def test_with_postgresql_down_the_pod_stays_ready_and_says_degraded(client: TestClient, clean_db: str) -> None:
+    # Every web pod shares PostgreSQL: leaving the Service would turn `202 deferred` into the ingress's 503.
     asyncio.run(set_outage(clean_db, down=True))
     try:
         ready = client.get("/readyz")
+        deferred = post(client, payloads.system_hook_push(), key="while-degraded")
     finally:
         asyncio.run(set_outage(clean_db, down=False))
-    assert ready.status_code == 503
+    assert (ready.status_code, ready.json()["ready"], ready.json()["degraded"]) == (200, True, True)
     checks = ready.json()["checks"]
     assert checks["postgres"].startswith("error: PostgreSQL")
     assert (checks["redis"], checks["qdrant"]) == ("ok", "ok")
-    assert client.get("/readyz").status_code == 200  # and ready again once it is back
+    assert (deferred.status_code, deferred.json()["status"]) == (202, "deferred")
+    assert client.get("/readyz").json()["degraded"] is False  # and whole again once it is back
+
+
+@pytest.mark.parametrize(
+    ("checks", "ready"),
+    [
+        ({"postgres": "ok", "redis": "ok", "qdrant": "ok"}, True),
+        ({"postgres": "error: down", "redis": "ok", "qdrant": "ok"}, True),
+        ({"postgres": "ok", "redis": "error: down", "qdrant": "error: down"}, True),
+        ({"postgres": "error: down", "redis": "error: down", "qdrant": "ok"}, False),  # the receiver answers 503
+        ({"postgres": "ok", "redis": "ok", "qdrant": "ok", "worker": "error: worker stopped"}, False),
+    ],
+)
+def test_readiness_needs_a_store_for_deliveries_and_this_process_s_worker(checks: dict[str, str], ready: bool) -> None:
+    assert is_ready(checks) is ready
 
 
 def test_admin_endpoints_need_a_token(clean_db: str, clean_redis: str) -> None:
