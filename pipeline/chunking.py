@@ -14,9 +14,10 @@ from tree_sitter import Node
 from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
-from pipeline.members import Member, read_members
+from pipeline.javadoc import summarize
+from pipeline.members import Member, member_name, parameter_types, read_members, signature
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
-from pipeline.native import OutlineReader, read_outline, summarize
+from pipeline.native import OutlineReader, read_outline
 from pipeline.outline import CONSTRUCTOR_NODE_KINDS, MemberDecl
 from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.skeleton import type_chunk
@@ -108,7 +109,8 @@ def _member_drafts(
 
 def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, scope: CallScope) -> Draft:
     decl = member.decl
-    name = decl.name
+    name = member_name(decl)
+    types = parameter_types(decl)
     has_doc = decl.doc_start >= 0
     rows = LineSpan(decl.doc_row if has_doc else decl.start_row, decl.end_row)
     owner = f"{unit.package}.{decl.owner}" if unit.package else decl.owner
@@ -121,14 +123,14 @@ def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, 
     else:
         parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, root, rows, decl))
     return Draft(
-        key=f"{decl.owner}.{name}({','.join(decl.parameter_types)})",
+        key=f"{decl.owner}.{name}({','.join(types)})",
         symbol_type=SymbolType.CONSTRUCTOR if decl.kind in CONSTRUCTOR_NODE_KINDS else SymbolType.METHOD,
         name=name,
         qualified_name=f"{owner}.{name}",
         enclosing_type=owner,
-        signature=decl.signature,
+        signature=signature(decl),
         rows=rows,
-        parameter_types=decl.parameter_types,
+        parameter_types=types,
         modifiers=modifiers.keywords,
         annotations=tuple(a.text for a in annotations) if annotations else (),
         annotation_names=tuple(a.name for a in annotations) if annotations else (),

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from pipeline._values import value
 from pipeline.calls import FileCalls
 from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
-from pipeline.native import render_chunk
+from pipeline.render import chunk_id_in, content_hash, embedding_text
 from pipeline.splitting import LineSpan
 from pipeline.types import Imports
 
@@ -104,28 +104,10 @@ def _chunk(
     code = draft.code if draft.code is not None else "\n".join(unit.lines[rows.first : rows.last + 1])
     symbol_type = SymbolType.METHOD_PART if part_count > 1 else draft.symbol_type
     ctx = unit.context
-    text, digest, chunk_id = render_chunk(
-        ctx.repo_path,
-        unit.package,
-        draft.qualified_name,
-        symbol_type.value,
-        draft.stereotype,
-        draft.signature,
-        draft.annotations,
-        draft.http_method,
-        draft.http_path,
-        calls,
-        draft.javadoc_summary,
-        code,
-        part_index,
-        part_count,
-        unit.id_prefix,
-        key,
-    )
     imports = unit.imports
     extends, implements, injects = draft.extends, draft.implements, draft.injects
-    return Chunk(
-        id=chunk_id,
+    chunk = Chunk(
+        id=chunk_id_in(unit.id_prefix, key, part_index),
         repo_path=ctx.repo_path,
         gitlab_project_id=ctx.gitlab_project_id,
         commit_sha=ctx.commit_sha,
@@ -157,8 +139,16 @@ def _chunk(
         line_end=rows.last + 1,
         part_index=part_index,
         part_count=part_count,
-        content_hash=digest,
+        content_hash="",  # derived from the text, which is derived from the chunk's own fields
         parse_errors=draft.has_error,
         code=code,
-        text=text,
+        text="",
     )
+    text = embedding_text(chunk)
+    _derive(chunk, "text", text)
+    _derive(chunk, "content_hash", content_hash(text))
+    return chunk
+
+
+_derive = object.__setattr__
+"""Sets a field derived from the chunk's other fields, once, before the chunk leaves `finish` (immutable after)."""

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from pipeline.declarations import TypeInfo
 from pipeline.drafts import Draft, FileUnit
+from pipeline.javadoc import summarize
 from pipeline.members import Member
-from pipeline.native import summarize
 from pipeline.outline import CALLABLE_NODE_KINDS, TYPE_NODE_KINDS, MemberDecl
 from pipeline.splitting import LineSpan
 from pipeline.spring import injected_type, lombok_constructor_fields

@@ -187,7 +187,6 @@ PyObject *squashed_span(const Reader *r, uint32_t start, uint32_t end);
 PyObject *simple_type(Reader *r, TSNode node);
 PyObject *type_arg(Reader *r, TSNode node);
 bool starts_javadoc(const Reader *r, TSNode comment);
-bool mentions(const Reader *r, TSNode node, const char *needle);
 
 /* modifiers.c */
 PyObject *read_modifiers(Reader *r, TSNode first_named);
@@ -199,14 +198,6 @@ PyObject *read_type(Reader *r, TSNode node, PyObject *name, PyObject *nested_nam
 /* calls.c */
 PyObject *read_call(Reader *r, uint32_t row, PyObject *name, TSNode receiver);
 PyObject *read_local(Reader *r, TSNode name_node, TSNode type_node);
-
-/* render.c */
-void bind_hashes(PyObject *sha256, PyObject *sha1);
-PyObject *render_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-
-/* javadoc.c */
-void bind_summarize(PyObject *function);
-PyObject *summarize(PyObject *self, PyObject *raw);
 
 /* walk.c */
 PyObject *read_outline_of(Reader *r, TSTree *tree);
