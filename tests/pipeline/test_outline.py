@@ -9,12 +9,10 @@ the comparisons are skipped and the rest runs against the Python reader.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from tree_sitter import Tree
 
 from pipeline import native, tree_outline
 from pipeline.calls import chain_suffix
@@ -27,6 +25,7 @@ from pipeline.source import Decoded, decode_source
 from pipeline.syntax import parse
 from tests.pipeline.test_robustness import JAVA_TOKENS
 from tests.support.java_fixtures import JAVA_FIXTURES
+from tests.support.readers import FakeNative, drifted
 
 NATIVE = native.NATIVE
 needs_native = pytest.mark.skipif(NATIVE is None, reason="pipeline._native is not built (scripts/build_native) or off")
@@ -286,44 +285,19 @@ def test_a_deeply_nested_expression_is_read(read: OutlineReader) -> None:
 # --------------------------------------------------------------------------------------- the check before use
 
 
-class _FakeNative:
-    """A stand-in for `pipeline._native` (see `pipeline.native.NativeModule`)."""
-
-    def __init__(self, version: str, read: Callable[[Tree, bytes], Outline]) -> None:
-        self.TREE_SITTER_VERSION = version
-        self._read = read
-
-    def bind(self, *bound: object) -> None:
-        pass
-
-    def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
-        return self._read(tree, data)
-
-    def probe(self, tree: Tree, /) -> tuple[str, int, int, int, int]:
-        root = tree.root_node
-        return (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count)
-
-
-def drifted(tree: Tree, data: bytes) -> Outline:
-    """A reader that reads one fact of the probe differently: the drift the check exists for."""
-    found = tree_outline.read_outline(tree, data)
-    first = found.types[0]
-    return found._replace(types=[first._replace(members=first.members[1:]), *found.types[1:]])
-
-
 def test_a_reader_built_for_another_tree_sitter_is_refused() -> None:
-    problem = native.check(_FakeNative("0.0.1", tree_outline.read_outline), "0.26.1")
+    problem = native.check(FakeNative("0.0.1", tree_outline.read_outline), "0.26.1")
     assert problem == "pipeline._native was built for tree-sitter 0.0.1 but 0.26.1 is installed"
 
 
 def test_a_reader_that_reads_the_probe_differently_is_refused() -> None:
-    assert native.check(_FakeNative("0.26.1", drifted), "0.26.1") == (
+    assert native.check(FakeNative("0.26.1", drifted), "0.26.1") == (
         "pipeline._native reads the probe file differently: types differs"
     )
 
 
 def test_a_reader_that_reads_the_probe_right_is_accepted() -> None:
-    assert native.check(_FakeNative("0.26.1", tree_outline.read_outline), "0.26.1") is None
+    assert native.check(FakeNative("0.26.1", tree_outline.read_outline), "0.26.1") is None
 
 
 def test_the_built_reader_reads_the_probe_as_the_python_reader_does() -> None:
