@@ -7,11 +7,11 @@
 #error "build with -DJAVAKB_TREE_SITTER_VERSION=\"...\" (scripts/build_native does)"
 #endif
 
-/* py-tree-sitter's Tree object (tree_sitter/binding/types.h of the pinned release). */
+/* The head of py-tree-sitter's Tree object (tree_sitter/binding/types.h): the TSTree pointer is its first
+ * field. py-tree-sitter offers no public way to the TSTree (its Language takes a capsule, its Tree gives
+ * none), so this one field is read as the object lays it out; the probe checks it (pipeline/native.py). */
 typedef struct {
     PyObject_HEAD TSTree *tree;
-    PyObject *source;
-    PyObject *language;
 } PyTree;
 
 static const char *const KIND_NAMES[K_COUNT] = {
