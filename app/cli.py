@@ -24,11 +24,12 @@ from app.localfs import chunk_local_files, iter_sources
 from app.logs import configure_logging
 from app.migrate import apply_migrations
 from app.search import Filters, Hit
-from app.settings import ALL_REPOS, AdminToken, ServiceToken, Settings, check_secrets
+from app.settings import ALL_REPOS, AdminToken, ServiceToken, Settings, check_readers, check_secrets
 from app.supervisor import WorkerSupervisor
 from app.web import create_app
 from app.worker import build_worker
 from app.worker_health import health_endpoint
+from pipeline import native
 from pipeline.model import Skipped, SourceContext
 from pipeline.records import chunk_record, skipped_record
 from pipeline.scope import Scope
@@ -284,6 +285,7 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     configure_logging(settings.log_level)
     check_secrets(settings)
+    check_readers(settings, native.PROBLEM)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower())
     return 0
 
@@ -294,6 +296,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     configure_logging(settings.log_level)
     check_secrets(settings, receives_hooks=False)
+    check_readers(settings, native.PROBLEM)
     asyncio.run(_worker(settings))
     return 0
 
@@ -313,6 +316,7 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Receiver and worker in one process, sharing one Qdrant client (the embedded default)."""
     configure_logging(settings.log_level)
     check_secrets(settings)
+    check_readers(settings, native.PROBLEM)
     asyncio.run(serve(settings))
     return 0
 

@@ -156,9 +156,14 @@ def _receiver(call: Call, locals_: _Locals, scope: CallScope) -> tuple[str, bool
     if kind == Receiver.IDENTIFIER:  # `repo.save(x)`, two receivers in three
         return _variable(call.text, locals_, scope)
     root, resolved = _root(call, locals_, scope)
-    if not call.suffix:
+    if not call.links:
         return root, resolved
-    return _compact(root + call.suffix), False
+    return _compact(root + chain_suffix(call.links)), False
+
+
+def chain_suffix(links: tuple[str, ...]) -> str:
+    """`.findById().map`: the links after a chain's root, a fluent run of one method (`append().append()`) once."""
+    return "".join([f".{link}" for i, link in enumerate(links) if i == 0 or links[i - 1] != link])
 
 
 def _compact(rendered: str) -> str:

@@ -14,9 +14,10 @@ from tree_sitter import Node
 from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
-from pipeline.members import Member, read_members
-from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
-from pipeline.native import OutlineReader, read_outline, summarize
+from pipeline.javadoc import summarize
+from pipeline.members import Member, member_name, parameter_types, read_members, signature
+from pipeline.model import Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
+from pipeline.native import OutlineReader, read_outline
 from pipeline.outline import CONSTRUCTOR_NODE_KINDS, MemberDecl
 from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.skeleton import type_chunk
@@ -108,7 +109,8 @@ def _member_drafts(
 
 def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, scope: CallScope) -> Draft:
     decl = member.decl
-    name = decl.name
+    name = member_name(decl)
+    types = parameter_types(decl)
     has_doc = decl.doc_start >= 0
     rows = LineSpan(decl.doc_row if has_doc else decl.start_row, decl.end_row)
     owner = f"{unit.package}.{decl.owner}" if unit.package else decl.owner
@@ -120,26 +122,36 @@ def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, 
         parts: tuple[Part, ...] = (Part(rows, *calls_in(rows, rows, scope)),)
     else:
         parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, root, rows, decl))
-    return Draft(
-        key=f"{decl.owner}.{name}({','.join(decl.parameter_types)})",
+    one = parts[0] if len(parts) == 1 else Part(rows, (), ())
+    ctx = unit.context
+    chunk = Chunk(
+        id="", repo_path=ctx.repo_path, gitlab_project_id=ctx.gitlab_project_id, commit_sha=ctx.commit_sha,
+        branch=ctx.branch, file_path=unit.file_path, package=unit.package,
+        qualified_name=f"{owner}.{name}",
         symbol_type=SymbolType.CONSTRUCTOR if decl.kind in CONSTRUCTOR_NODE_KINDS else SymbolType.METHOD,
         name=name,
-        qualified_name=f"{owner}.{name}",
+        signature=signature(decl),
         enclosing_type=owner,
-        signature=decl.signature,
-        rows=rows,
-        parameter_types=decl.parameter_types,
+        parameter_types=types,
         modifiers=modifiers.keywords,
         annotations=tuple(a.text for a in annotations) if annotations else (),
         annotation_names=tuple(a.name for a in annotations) if annotations else (),
         stereotype=info.stereotype,
         http_method=member.http_method,
         http_path=member.http_path,
+        calls=one.calls,
         injects=member.injects,
+        calls_fq=one.calls_fq,
+        injects_fq=unit.resolve_all(member.injects),
         javadoc_summary=summarize(unit.between(decl.doc_start, decl.doc_end)) if has_doc else None,
-        has_error=decl.has_error,
-        parts=parts,
-    )
+        line_start=rows.first + 1,
+        line_end=rows.last + 1,
+        content_hash="",
+        parse_errors=decl.has_error,
+        code=unit.code(rows) if len(parts) == 1 else "",
+        text="",
+    )  # fmt: skip
+    return Draft(f"{decl.owner}.{name}({','.join(types)})", chunk, parts if len(parts) > 1 else ())
 
 
 def _part_rows(unit: FileUnit, root: Node, rows: LineSpan, decl: MemberDecl) -> list[LineSpan]:

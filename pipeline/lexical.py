@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, pairwise
 
+from pipeline import render
+
 # Words of English prose (Javadoc, comments, summaries) that carry no meaning for code search.
 # Deliberately absent: "by", "id", "get", "set", "find", "all", "not", "null", "case", "else", "while":
 # they are parts of meaningful names (findById, findAll, isNotEmpty, requireNonNull, ignoreCase, orElse,
@@ -55,10 +57,10 @@ JAVA_STOP_WORDS = frozenset(
 STOP_WORDS = ENGLISH_STOP_WORDS | JAVA_STOP_WORDS
 
 # Header lines that name the chunk itself (labels written by `pipeline.render.embedding_text`).
-BOOSTED_LABELS = frozenset({"symbol", "signature", "annotations", "http"})
-HEADER_LABELS = BOOSTED_LABELS | {"repository", "package", "kind", "calls", "summary"}
+BOOSTED_LABELS = frozenset({render.SYMBOL, render.SIGNATURE, render.ANNOTATIONS, render.HTTP})
+HEADER_LABELS = frozenset(render.LABELS)
 HEADER_BOOST = 2
-HEADER_SEPARATOR = "\n---\n"
+HEADER_SEPARATOR = render.SEPARATOR
 
 # A run of identifier characters, with its dotted continuation (`com.acme.Owner.findById`).
 _WORD = re.compile(r"[\w$]+(?:\.[\w$]+)*")

@@ -1,4 +1,9 @@
-"""Methods, constructors and static initializers of a type, with their injection points and HTTP routes."""
+"""Methods, constructors and static initializers of a type: names, signatures, injection points and HTTP routes.
+
+The rules that turn a member's facts (pipeline.outline, from either reader) into what its chunk says
+live here once: the signature format, the name and signature of a static initializer, which
+parameters are configuration (`@Value`) rather than beans.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,9 @@ from pipeline.outline import CALLABLE_NODE_KINDS, CONSTRUCTOR_NODE_KINDS, Member
 from pipeline.spring import injected_type, is_injected_member, method_routes
 
 _NONE: tuple[str, ...] = ()
+STATIC_INITIALIZER = "static_initializer"
+CLINIT = "<clinit>"  # javac's name for a static initializer: its chunk's name
+CLINIT_SIGNATURE = "static {}"
 
 
 @value
@@ -30,11 +38,37 @@ class Member:
         return self.decl.body_start >= 0
 
 
+def member_name(decl: MemberDecl) -> str:
+    """The name a member's chunk has: its identifier, `<clinit>` for a static initializer."""
+    return CLINIT if decl.kind == STATIC_INITIALIZER else decl.name
+
+
+def parameter_types(decl: MemberDecl) -> tuple[str, ...]:
+    """Parameter types as a signature shows them (`Map<K, V>`, `String...`): the overload part of a key."""
+    return tuple([p.type for p in decl.params]) if decl.params else _NONE
+
+
+def signature(decl: MemberDecl) -> str:
+    """`<T> findById(Long id): Optional<UserDto>` for methods, `Owner(String name)` for constructors."""
+    if decl.kind == STATIC_INITIALIZER:
+        return CLINIT_SIGNATURE
+    rendered = ", ".join([f"{p.type} {p.name}" for p in decl.params]) if decl.params else ""
+    prefix = "" if decl.type_params is None else f"{decl.type_params} "
+    suffix = "" if decl.returns is None else f": {decl.returns}"
+    return f"{prefix}{decl.name}({rendered}){suffix}"
+
+
+def is_configuration(param: Param) -> bool:
+    """A parameter whose annotations mention `@Value` (`@Value("${x}")`): configuration, not a bean."""
+    annotations = param.modifiers.annotations
+    return bool(annotations) and any("@Value" in a.text for a in annotations)
+
+
 def param_injections(params: tuple[Param, ...]) -> tuple[str, ...]:
     """The bean types a constructor, setter or `@Bean` method receives."""
     types = []
     for p in params:
-        if p.kind == "formal_parameter" and p.value_annotated:
+        if p.kind == "formal_parameter" and is_configuration(p):
             continue  # @Value("${...}") parameters are configuration, not beans
         types.append(injected_type(p.simple, p.type_arg))
     return tuple(t for t in types if t)
@@ -63,7 +97,7 @@ def read_members(info: TypeInfo) -> list[Member]:
         kind = decl.kind
         if kind in CALLABLE_NODE_KINDS:
             members.append(_member(decl, info, sole_ctor))
-        elif kind == "static_initializer":
+        elif kind == STATIC_INITIALIZER:
             members.append(Member(decl=decl, injects=_NONE, http_method=_NONE, http_path=_NONE))
         elif kind == "enum_constant":
             members.extend(_member(inner, info, False) for inner in decl.members)

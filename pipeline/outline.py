@@ -92,7 +92,6 @@ class Param(NamedTuple):
     simple: str  # simple name of the declared type ("" for varargs, whose type is not a field)
     type_arg: str | None  # simple name of the sole type argument of a generic type, else None
     modifiers: Modifiers
-    value_annotated: bool  # its modifiers mention `@Value`: configuration, not a bean
 
 
 class Field(NamedTuple):
@@ -110,7 +109,8 @@ class MemberDecl(NamedTuple):
 
     Only methods, constructors and static initializers fill the callable fields; an enum constant
     fills `name`, its body and `members` (the methods of its body). `head` is "" for comments and
-    static initializers, which a skeleton does not quote.
+    static initializers, which a skeleton does not quote. A static initializer has no name (""): what
+    the chunks call it, and every signature, is written by `pipeline.members` from these facts.
     """
 
     kind: str  # the node type
@@ -125,8 +125,8 @@ class MemberDecl(NamedTuple):
     owner: str  # nested name of the declaring type; `Enum.CONSTANT` inside a constant body
     name: str
     modifiers: Modifiers
-    signature: str
-    parameter_types: tuple[str, ...]
+    type_params: str | None  # a callable's `type_parameters` field squashed (`<T>`), None without one
+    returns: str | None  # a method's return type squashed, None for constructors and non-callables
     params: tuple[Param, ...]  # a compact constructor's are its record's components
     doc_start: int  # the javadoc comment right before it
     doc_end: int
@@ -185,7 +185,7 @@ class Call(NamedTuple):
     root: int  # the chain's root kind; IDENTIFIER for an identifier or dotted receiver
     root_text: str  # identifier, field name, simple type, or the expression squashed
     alt: str  # FIELD: the field access squashed, used when the field is not known
-    suffix: str  # the links after the root: `.findById().map` ("" when the root is the receiver)
+    links: tuple[str, ...]  # the links after the root, innermost first: `("findById()", "map")`
 
 
 class LocalDecl(NamedTuple):

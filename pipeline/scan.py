@@ -94,13 +94,13 @@ def _declared(type_node: Node) -> str:
 def _call(data: bytes, row: int, name: str, node: Node | None) -> Call:
     if node is None:
         return Call(
-            row=row, name=name, receiver=Receiver.NONE, text="", root=Receiver.NONE, root_text="", alt="", suffix=""
+            row=row, name=name, receiver=Receiver.NONE, text="", root=Receiver.NONE, root_text="", alt="", links=()
         )
     if node.type == "identifier":  # `repo.save(x)`, two receivers in three
         ident = slice_text(data, node)
         return Call(
             row=row, name=name, receiver=Receiver.IDENTIFIER, text=ident, root=Receiver.IDENTIFIER, root_text=ident,
-            alt="", suffix="",
+            alt="", links=(),
         )  # fmt: skip
     dotted = _dotted(data, node)
     segments: list[str] = []
@@ -115,13 +115,13 @@ def _call(data: bytes, row: int, name: str, node: Node | None) -> Call:
         if inner is None:
             return Call(
                 row=row, name=name, receiver=Receiver.CHAIN, text="", root=Receiver.ORPHAN, root_text="", alt="",
-                suffix=_suffix(segments),
+                links=tuple(reversed(segments)),
             )  # fmt: skip
         node = inner
     root, root_text, alt = _root(data, node)
     return Call(
         row=row, name=name, receiver=Receiver.DOTTED if dotted is not None else Receiver.CHAIN, text=dotted or "",
-        root=root, root_text=root_text, alt=alt, suffix=_suffix(segments),
+        root=root, root_text=root_text, alt=alt, links=tuple(reversed(segments)),
     )  # fmt: skip
 
 
@@ -149,12 +149,6 @@ def _dotted(data: bytes, node: Node) -> str | None:
 def _is_this_field(node: Node) -> bool:
     obj = node.child_by_field_name("object")
     return node.type == "field_access" and obj is not None and obj.type == "this"
-
-
-def _suffix(segments: list[str]) -> str:
-    # A fluent run of one method (`append().append().append()`) reads as one link.
-    links = [seg for i, seg in enumerate(segments) if i + 1 == len(segments) or segments[i + 1] != seg]
-    return "".join(f".{link}" for link in reversed(links))
 
 
 def _root(data: bytes, node: Node) -> tuple[int, str, str]:

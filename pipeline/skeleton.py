@@ -11,8 +11,9 @@ from collections.abc import Iterator
 
 from pipeline.declarations import TypeInfo
 from pipeline.drafts import Draft, FileUnit
+from pipeline.javadoc import summarize
 from pipeline.members import Member
-from pipeline.native import summarize
+from pipeline.model import Chunk
 from pipeline.outline import CALLABLE_NODE_KINDS, TYPE_NODE_KINDS, MemberDecl
 from pipeline.splitting import LineSpan
 from pipeline.spring import injected_type, lombok_constructor_fields
@@ -30,14 +31,17 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
     http_method, http_path = _bodiless_routes(members)
     javadoc = unit.between(decl.doc_start, decl.doc_end) if decl.doc_start >= 0 else ""
     annotations = info.modifiers.annotations
-    return Draft(
-        key=f"type:{info.nested_name}",
+    injects = _type_injections(info, members)
+    rows = LineSpan(decl.doc_row if decl.doc_start >= 0 else decl.start_row, decl.end_row)
+    ctx = unit.context
+    chunk = Chunk(
+        id="", repo_path=ctx.repo_path, gitlab_project_id=ctx.gitlab_project_id, commit_sha=ctx.commit_sha,
+        branch=ctx.branch, file_path=unit.file_path, package=unit.package,
+        qualified_name=qualified,
         symbol_type=info.kind,
         name=info.name,
-        qualified_name=qualified,
-        enclosing_type=qualified.rsplit(".", 1)[0] if outer is not None else None,
         signature=_declaration_line(unit, info),
-        rows=LineSpan(decl.doc_row if decl.doc_start >= 0 else decl.start_row, decl.end_row),
+        enclosing_type=qualified.rsplit(".", 1)[0] if outer is not None else None,
         modifiers=info.modifiers.keywords,
         annotations=tuple(a.text for a in annotations) if annotations else (),
         annotation_names=tuple(a.name for a in annotations) if annotations else (),
@@ -46,11 +50,19 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         http_path=http_path,
         extends=info.extends,
         implements=info.implements,
-        injects=_type_injections(info, members),
+        injects=injects,
+        extends_fq=unit.resolve_all(info.extends),
+        implements_fq=unit.resolve_all(info.implements),
+        injects_fq=unit.resolve_all(injects),
         javadoc_summary=summarize(javadoc) if decl.doc_start >= 0 else None,
-        has_error=decl.has_error and (decl.head_error or any(m.outside_error for m in decl.members)),
+        line_start=rows.first + 1,
+        line_end=rows.last + 1,
+        content_hash="",
+        parse_errors=decl.has_error and (decl.head_error or any(m.outside_error for m in decl.members)),
         code=_render(unit, info, javadoc),
-    )
+        text="",
+    )  # fmt: skip
+    return Draft(f"type:{info.nested_name}", chunk)
 
 
 def _declaration_line(unit: FileUnit, info: TypeInfo) -> str:

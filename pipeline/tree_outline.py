@@ -201,7 +201,6 @@ def _param(node: Node, data: bytes) -> Param:
     else:
         shown = squash(slice_text(data, type_node))
         name = slice_text(data, node.child_by_field_name("name"))
-    mods = next((c for c in node.named_children if c.type == "modifiers"), None)
     return Param(
         kind=node.type,
         type=shown,
@@ -209,7 +208,6 @@ def _param(node: Node, data: bytes) -> Param:
         simple=simple_type(type_node),
         type_arg=_type_arg(type_node),
         modifiers=read_modifiers(node, data),
-        value_annotated=mods is not None and b"@Value" in (mods.text or b""),
     )
 
 
@@ -262,10 +260,10 @@ def _member(node: Node, data: bytes, owner: str, record_params: tuple[tuple[Para
         body_start=body.start_byte if body is not None else -1,
         head=head,
         owner=owner,
-        name="<clinit>" if static else name,
+        name=name,
         modifiers=read_modifiers(node, data) if callable_ or static else NO_MODIFIERS,
-        signature=_signature(node, data, name, params) if callable_ else "static {}" if static else "",
-        parameter_types=tuple(p.type for p, _ in params),
+        type_params=_squashed_field(node, data, "type_parameters") if callable_ else None,
+        returns=_squashed_field(node, data, "type") if callable_ else None,
         params=tuple(p for p, _ in params),
         doc_start=doc.start_byte if doc is not None else -1,
         doc_end=doc.end_byte if doc is not None else -1,
@@ -274,11 +272,6 @@ def _member(node: Node, data: bytes, owner: str, record_params: tuple[tuple[Para
     )
 
 
-def _signature(node: Node, data: bytes, name: str, params: tuple[tuple[Param, Node], ...]) -> str:
-    """`findById(Long id): Optional<UserDto>` for methods, `Owner(String name)` for constructors."""
-    rendered = ", ".join(f"{p.type} {p.name}" for p, _ in params)
-    type_params = node.child_by_field_name("type_parameters")
-    prefix = f"{squash(slice_text(data, type_params))} " if type_params is not None else ""
-    returns = node.child_by_field_name("type")
-    suffix = f": {squash(slice_text(data, returns))}" if returns is not None else ""
-    return f"{prefix}{name}({rendered}){suffix}"
+def _squashed_field(node: Node, data: bytes, name: str) -> str | None:
+    found = node.child_by_field_name(name)
+    return squash(slice_text(data, found)) if found is not None else None

@@ -3,33 +3,16 @@
 
 static PyObject *empty_str(void) { return PyUnicode_FromStringAndSize("", 0); }
 
-/* `.b().c`: the links of a chain after its root, a repeated fluent link written once. */
-static PyObject *suffix_of(PyObject *segments) {
-    PyObject *links = PyList_New(0);
-    Py_ssize_t n = segments ? PyList_GET_SIZE(segments) : -1;
-    if (links == NULL || n < 0) {
-        Py_XDECREF(links);
-        return NULL;
+/* The links of a chain after its root, innermost first, from the segments read outermost first. */
+static PyObject *links_of(PyObject *segments) {
+    Py_ssize_t n = PyList_GET_SIZE(segments);
+    PyObject *links = PyTuple_New(n);
+    for (Py_ssize_t i = 0; links != NULL && i < n; i++) {
+        PyObject *segment = PyList_GET_ITEM(segments, n - 1 - i);
+        Py_INCREF(segment);
+        PyTuple_SET_ITEM(links, i, segment);
     }
-    for (Py_ssize_t i = n - 1; i >= 0; i--) { /* outermost link last */
-        PyObject *segment = PyList_GET_ITEM(segments, i);
-        if (i + 1 < n) {
-            int same = PyUnicode_Compare(segment, PyList_GET_ITEM(segments, i + 1));
-            if (same == -1 && PyErr_Occurred()) break;
-            if (same == 0) continue;
-        }
-        PyObject *link = CONCAT(LIT("."), STR(segment));
-        if (link == NULL || PyList_Append(links, link) < 0) {
-            Py_XDECREF(link);
-            break;
-        }
-        Py_DECREF(link);
-    }
-    PyObject *empty = PyErr_Occurred() ? NULL : empty_str();
-    PyObject *joined = empty ? PyUnicode_Join(empty, links) : NULL;
-    Py_XDECREF(empty);
-    Py_DECREF(links);
-    return joined;
+    return links;
 }
 
 /* `a.b.C` for a chain of field accesses on an identifier, else NULL without an error. */
@@ -70,9 +53,9 @@ done:
 }
 
 static PyObject *call_record(Reader *r, uint32_t row, PyObject *name, int receiver, PyObject *text_, int root,
-                             PyObject *root_text, PyObject *alt, PyObject *suffix) {
+                             PyObject *root_text, PyObject *alt, PyObject *links) {
     return RECORD(r->records->call, PyLong_FromUnsignedLong(row), name, PyLong_FromLong(receiver), text_,
-                  PyLong_FromLong(root), root_text, alt, suffix);
+                  PyLong_FromLong(root), root_text, alt, links);
 }
 
 /* The root of a receiver chain: its kind, text and (for a field access) the expression squashed. */
@@ -119,11 +102,11 @@ static int root_of(Reader *r, TSNode node, PyObject **root_text, PyObject **alt)
 /* A call of `name` (on `row`) with its receiver taken apart (pipeline.scan._call); steals `name`. */
 PyObject *read_call(Reader *r, uint32_t row, PyObject *name, TSNode node) {
     if (ts_node_is_null(node))
-        return call_record(r, row, name, R_NONE, empty_str(), R_NONE, empty_str(), empty_str(), empty_str());
+        return call_record(r, row, name, R_NONE, empty_str(), R_NONE, empty_str(), empty_str(), PyTuple_New(0));
     if (kind_of(r, node) == K_IDENTIFIER) { /* `repo.save(x)`, two receivers in three */
         PyObject *ident = text(r, node);
         Py_XINCREF(ident);
-        return call_record(r, row, name, R_IDENTIFIER, ident, R_IDENTIFIER, ident, empty_str(), empty_str());
+        return call_record(r, row, name, R_IDENTIFIER, ident, R_IDENTIFIER, ident, empty_str(), PyTuple_New(0));
     }
     bool failed = false;
     PyObject *dotted_name = dotted(r, node, &failed);
@@ -160,7 +143,7 @@ PyObject *read_call(Reader *r, uint32_t row, PyObject *name, TSNode node) {
     PyObject *root_text = NULL, *alt = NULL;
     if (!failed && root == R_ORPHAN) root_text = empty_str();
     else if (!failed) root = root_of(r, node, &root_text, &alt);
-    PyObject *suffix = failed ? NULL : suffix_of(segments);
+    PyObject *links = failed ? NULL : links_of(segments);
     Py_DECREF(segments);
     if (failed) {
         Py_DECREF(name);
@@ -169,7 +152,7 @@ PyObject *read_call(Reader *r, uint32_t row, PyObject *name, TSNode node) {
     }
     int receiver = dotted_name != NULL ? R_DOTTED : R_CHAIN;
     return call_record(r, row, name, receiver, dotted_name ? dotted_name : empty_str(), root, root_text,
-                       alt ? alt : empty_str(), suffix);
+                       alt ? alt : empty_str(), links);
 }
 
 /* A local declaration: the name, and its type's simple name (`var` resolved from `new T(...)`). */

@@ -7,11 +7,11 @@
 #error "build with -DJAVAKB_TREE_SITTER_VERSION=\"...\" (scripts/build_native does)"
 #endif
 
-/* py-tree-sitter's Tree object (tree_sitter/binding/types.h of the pinned release). */
+/* The head of py-tree-sitter's Tree object (tree_sitter/binding/types.h): the TSTree pointer is its first
+ * field. py-tree-sitter offers no public way to the TSTree (its Language takes a capsule, its Tree gives
+ * none), so this one field is read as the object lays it out; the probe checks it (pipeline/native.py). */
 typedef struct {
     PyObject_HEAD TSTree *tree;
-    PyObject *source;
-    PyObject *language;
 } PyTree;
 
 static const char *const KIND_NAMES[K_COUNT] = {
@@ -152,9 +152,8 @@ static PyTypeObject *record_class(PyObject *module, const char *name) {
 }
 
 static PyObject *bind(PyObject *self, PyObject *args) {
-    PyObject *outline, *squash, *scoped_name, *sha256, *sha1, *python_summarize;
-    if (!PyArg_ParseTuple(args, "OOOOOO:bind", &outline, &squash, &scoped_name, &sha256, &sha1, &python_summarize))
-        return NULL;
+    PyObject *outline, *squash, *scoped_name;
+    if (!PyArg_ParseTuple(args, "OOO:bind", &outline, &squash, &scoped_name)) return NULL;
     Records found = {0};
     found.annotation_value = record_class(outline, "AnnotationValue");
     found.annotation = found.annotation_value ? record_class(outline, "Annotation") : NULL;
@@ -181,8 +180,6 @@ static PyObject *bind(PyObject *self, PyObject *args) {
     Py_INCREF(scoped_name);
     found.squash = squash;
     found.scoped_name = scoped_name;
-    bind_hashes(sha256, sha1);
-    bind_summarize(python_summarize);
     records = found; /* bound once per process; a second bind leaks the first (tiny) */
     bound = true;
     Py_RETURN_NONE;
@@ -240,10 +237,7 @@ static PyObject *probe(PyObject *self, PyObject *object) {
 
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS,
-     "bind(outline_module, squash, scoped_name, sha256, sha1, summarize): records, string rules, hashes."},
-    {"summarize", summarize, METH_O, "summarize(raw): pipeline.javadoc.summarize (ASCII in C, the rest in Python)."},
-    {"render_chunk", (PyCFunction)(void (*)(void))render_chunk, METH_FASTCALL,
-     "render_chunk(...): a chunk's embedding text, content hash and id (pipeline.render.render_chunk)."},
+     "bind(outline_module, squash, scoped_name): the record classes, and the text functions non-ASCII text goes to."},
     {"read_outline", (PyCFunction)(void (*)(void))read_outline, METH_FASTCALL,
      "read_outline(tree, data): the outline of a tree parsed from data."},
     {"probe", probe, METH_O, "probe(tree): (type, start_byte, end_byte, child_count, named_child_count) of the root."},

@@ -1,8 +1,16 @@
-/* The C reader of a Java file's outline (pipeline/outline.py), over the tree-sitter C API.
+/* The C reader of a Java file's outline (pipeline/outline.py), over the public tree-sitter C API
+ * (tree_sitter/api.h: `ts_node_*`, `ts_tree_cursor_*`), except walk.c's one walk over the whole tree,
+ * which reads the runtime's subtrees directly: a `TSTreeCursor` walk costs 13% of a parse more
+ * (docs/decisions.md, "Facts in C, rules in Python").
+ *
+ * It reads facts only: node kinds, spans, rows, fields, source texts (squashed, or reduced to a simple
+ * type name). Every rule that turns facts into chunks is Python (pipeline/members.py, calls.py,
+ * javadoc.py, render.py), applied to the outline whichever reader built it.
  *
  * py-tree-sitter does not export the tree-sitter runtime, so scripts/build_native compiles the
  * runtime of the same release (from its sdist) into this extension. Our copy only reads trees that
- * py-tree-sitter's copy built; the only memory it allocates (tree cursors) it frees itself.
+ * py-tree-sitter's copy built, so both copies must be one release; the only memory it allocates
+ * (tree cursors) it frees itself.
  */
 #ifndef JAVAKB_OUTLINE_H
 #define JAVAKB_OUTLINE_H
@@ -187,7 +195,6 @@ PyObject *squashed_span(const Reader *r, uint32_t start, uint32_t end);
 PyObject *simple_type(Reader *r, TSNode node);
 PyObject *type_arg(Reader *r, TSNode node);
 bool starts_javadoc(const Reader *r, TSNode comment);
-bool mentions(const Reader *r, TSNode node, const char *needle);
 
 /* modifiers.c */
 PyObject *read_modifiers(Reader *r, TSNode first_named);
@@ -199,14 +206,6 @@ PyObject *read_type(Reader *r, TSNode node, PyObject *name, PyObject *nested_nam
 /* calls.c */
 PyObject *read_call(Reader *r, uint32_t row, PyObject *name, TSNode receiver);
 PyObject *read_local(Reader *r, TSNode name_node, TSNode type_node);
-
-/* render.c */
-void bind_hashes(PyObject *sha256, PyObject *sha1);
-PyObject *render_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-
-/* javadoc.c */
-void bind_summarize(PyObject *function);
-PyObject *summarize(PyObject *self, PyObject *raw);
 
 /* walk.c */
 PyObject *read_outline_of(Reader *r, TSTree *tree);

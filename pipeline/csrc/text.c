@@ -183,12 +183,3 @@ bool starts_javadoc(const Reader *r, TSNode comment) {
     const char *s = r->data + start;
     return n >= 3 && memcmp(s, "/**", 3) == 0 && !(n == 4 && memcmp(s, "/**/", 4) == 0);
 }
-
-bool mentions(const Reader *r, TSNode node, const char *needle) {
-    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
-    if (end < start || (Py_ssize_t)end > r->size) return false;
-    size_t n = end - start, k = strlen(needle);
-    for (size_t i = 0; i + k <= n; i++)
-        if (memcmp(r->data + start + i, needle, k) == 0) return true;
-    return false;
-}

@@ -52,8 +52,7 @@ static PyObject *type_list(Reader *r, TSNode node) {
 
 static PyObject *read_param(Reader *r, TSNode node) {
     Kind kind = kind_of(r, node);
-    TSNode type_node = field(r, node, F_TYPE), first_named = ts_node_named_child(node, 0), mods = first_named;
-    if (kind_of(r, mods) != K_MODIFIERS) mods = first_named_of(r, node, K_MODIFIERS);
+    TSNode type_node = field(r, node, F_TYPE), first_named = ts_node_named_child(node, 0);
     PyObject *shown, *name;
     if (kind == K_SPREAD_PARAMETER) {
         TSNode shown_node = {{0}, 0, 0}, declarator = {{0}, 0, 0};
@@ -72,9 +71,8 @@ static PyObject *read_param(Reader *r, TSNode node) {
         shown = squashed(r, type_node);
         name = text(r, field(r, node, F_NAME));
     }
-    bool value_annotated = !ts_node_is_null(mods) && mentions(r, mods, "@Value");
     return RECORD(r->records->param, type_name(r, node), shown, name, simple_type(r, type_node), type_arg(r, type_node),
-                  read_modifiers(r, first_named), bool_of(value_annotated));
+                  read_modifiers(r, first_named));
 }
 
 /* Formal and varargs parameters of a `formal_parameters` node. */
@@ -93,46 +91,11 @@ static PyObject *read_params(Reader *r, TSNode params) {
     return as_tuple(list);
 }
 
-/* `<T> name(Type a, Other b): Returns`, from parameters already read. */
-static PyObject *signature(Reader *r, TSNode node, PyObject *name, PyObject *params) {
-    Py_ssize_t count = PyTuple_GET_SIZE(params), n = 0;
-    Piece *pieces = PyMem_Malloc((size_t)(4 * count + 8) * sizeof(Piece));
-    if (pieces == NULL) return PyErr_NoMemory();
-    TSNode type_params = field(r, node, F_TYPE_PARAMETERS), returns = field(r, node, F_TYPE);
-    PyObject *prefix = ts_node_is_null(type_params) ? NULL : squashed(r, type_params);
-    PyObject *suffix = ts_node_is_null(returns) ? NULL : squashed(r, returns);
-    PyObject *result = NULL;
-    if ((ts_node_is_null(type_params) || prefix) && (ts_node_is_null(returns) || suffix)) {
-        if (prefix) pieces[n++] = STR(prefix), pieces[n++] = LIT(" ");
-        pieces[n++] = STR(name);
-        pieces[n++] = LIT("(");
-        for (Py_ssize_t i = 0; i < count; i++) {
-            PyObject *p = PyTuple_GET_ITEM(params, i); /* Param: kind, type, name, ... */
-            if (i > 0) pieces[n++] = LIT(", ");
-            pieces[n++] = STR(PyTuple_GET_ITEM(p, 1));
-            pieces[n++] = LIT(" ");
-            pieces[n++] = STR(PyTuple_GET_ITEM(p, 2));
-        }
-        pieces[n++] = LIT(")");
-        if (suffix) pieces[n++] = LIT(": "), pieces[n++] = STR(suffix);
-        result = concat(pieces, n);
-    }
-    PyMem_Free(pieces);
-    Py_XDECREF(prefix);
-    Py_XDECREF(suffix);
-    return result;
-}
-
-static PyObject *parameter_types(PyObject *params) {
-    if (params == NULL) return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(params);
-    PyObject *types = PyTuple_New(n);
-    for (Py_ssize_t i = 0; types != NULL && i < n; i++) {
-        PyObject *shown = PyTuple_GET_ITEM(PyTuple_GET_ITEM(params, i), 1);
-        Py_INCREF(shown);
-        PyTuple_SET_ITEM(types, i, shown);
-    }
-    return types;
+/* A field's text squashed, or None when the node has no such field (a signature's type parameters, its return type). */
+static PyObject *optional_squashed(Reader *r, TSNode node, Field f) {
+    TSNode found = field(r, node, f);
+    if (ts_node_is_null(found)) Py_RETURN_NONE;
+    return squashed(r, found);
 }
 
 /* Whether a child other than `body` has an error (all children, as `Node.children`). */
@@ -192,10 +155,13 @@ static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberCon
     } else {
         params = PyTuple_New(0);
     }
-    PyObject *sig = NULL, *members = NULL;
-    if (params != NULL) {
-        if (callable) sig = signature(r, node, name, params);
-        else sig = PyUnicode_FromString(is_static ? "static {}" : "");
+    PyObject *type_params = NULL, *returns = NULL, *members = NULL;
+    if (callable) {
+        type_params = optional_squashed(r, node, F_TYPE_PARAMETERS);
+        returns = type_params ? optional_squashed(r, node, F_TYPE) : NULL;
+    } else {
+        type_params = Py_NewRef(Py_None);
+        returns = Py_NewRef(Py_None);
     }
     if (kind == K_ENUM_CONSTANT && !ts_node_is_null(body)) {
         MemberContext inner = {CONCAT(STR(context->owner), LIT("."), STR(name)), NULL};
@@ -213,10 +179,6 @@ static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberCon
         modifiers = r->records->no_modifiers;
         Py_INCREF(modifiers);
     }
-    if (is_static) {
-        Py_DECREF(name);
-        name = PyUnicode_FromString("<clinit>");
-    }
     bool documented = (callable || is_static) && !ts_node_is_null(doc);
     Py_INCREF(context->owner);
     return RECORD(r->records->member_decl, type_name(r, node), int_of(ts_node_start_byte(node)),
@@ -224,7 +186,7 @@ static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberCon
                   int_of(ts_node_end_point(node).row), bool_of(has_error), bool_of(outside_error),
                   int_of(ts_node_is_null(body) ? -1 : (long)ts_node_start_byte(body)), head, context->owner, name,
                   modifiers,
-                  sig, parameter_types(params), params, int_of(documented ? (long)ts_node_start_byte(doc) : -1),
+                  type_params, returns, params, int_of(documented ? (long)ts_node_start_byte(doc) : -1),
                   int_of(documented ? (long)ts_node_end_byte(doc) : -1),
                   int_of(documented ? (long)ts_node_start_point(doc).row : -1), members);
 }

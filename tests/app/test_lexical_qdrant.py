@@ -3,24 +3,19 @@ from __future__ import annotations
 from qdrant_client import QdrantClient, models
 
 from pipeline.lexical import document_vector, query_vector
-from pipeline.render import Header, embedding_text
+from pipeline.render import embedding_text
+from tests.support.java import header_chunk
 
 
 def _text(qualified_name: str, signature: str, code: str, *, calls: tuple[str, ...] = ()) -> str:
-    header = Header(
-        repo_path="acme/shop",
+    chunk = header_chunk(
         package=qualified_name.rsplit(".", 2)[0],
         qualified_name=qualified_name,
-        kind="method",
-        stereotype=None,
         signature=signature,
-        annotations=(),
-        http_method=(),
-        http_path=(),
         calls=calls,
-        javadoc_summary=None,
+        code=code,
     )
-    return embedding_text(header, code)
+    return embedding_text(chunk)
 
 
 CHUNKS = {

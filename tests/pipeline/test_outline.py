@@ -9,23 +9,23 @@ the comparisons are skipped and the rest runs against the Python reader.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from tree_sitter import Tree
 
-from pipeline import javadoc, native, render, tree_outline
+from pipeline import native, tree_outline
+from pipeline.calls import chain_suffix
 from pipeline.chunking import chunk_source
+from pipeline.members import is_configuration, member_name, signature
 from pipeline.model import ChunkerConfig, SourceContext
-from pipeline.native import OutlineReader, native_reader
+from pipeline.native import OutlineReader
 from pipeline.outline import Outline, Receiver
-from pipeline.render import ChunkRenderer
 from pipeline.source import Decoded, decode_source
 from pipeline.syntax import parse
 from tests.pipeline.test_robustness import JAVA_TOKENS
 from tests.support.java_fixtures import JAVA_FIXTURES
+from tests.support.readers import FakeNative, drifted
 
 NATIVE = native.NATIVE
 needs_native = pytest.mark.skipif(NATIVE is None, reason="pipeline._native is not built (scripts/build_native) or off")
@@ -140,7 +140,7 @@ def test_the_native_reader_is_used_when_it_is_built() -> None:
     built = find_spec("pipeline._native") is not None
     if not built or native.DISABLED:
         pytest.skip("pipeline._native is not built, or JAVAKB_NO_EXTENSIONS is set")
-    assert NATIVE is not None, "pipeline._native is built but failed its check against the Python reader (see log)"
+    assert NATIVE is not None, f"pipeline._native is built but refused: {native.PROBLEM}"
     assert native.read_outline is NATIVE
 
 
@@ -167,12 +167,12 @@ def test_nested_anonymous_and_local_classes(read: OutlineReader) -> None:
     ]
     enum = found.types[5]
     constant = next(m for m in enum.members if m.kind == "enum_constant" and m.name == "A")
-    assert [(m.owner, m.name, m.signature) for m in constant.members] == [("Outer.E.A", "a", "a(): void")]
+    assert [(m.owner, m.name, signature(m)) for m in constant.members] == [("Outer.E.A", "a", "a(): void")]
 
 
 def test_calls_keep_document_order_and_rows(read: OutlineReader) -> None:
     found = _outline(read, _text(TRICKY["lambdas"]))
-    assert [(c.name, c.receiver, c.text or c.root_text, c.suffix) for c in found.calls] == [
+    assert [(c.name, c.receiver, c.text or c.root_text, chain_suffix(c.links)) for c in found.calls] == [
         ("stream", Receiver.IDENTIFIER, "xs", ""),
         ("map", Receiver.CHAIN, "xs", ".stream()"),
         ("trim", Receiver.IDENTIFIER, "s", ""),
@@ -190,7 +190,7 @@ def test_receivers_are_taken_apart(read: OutlineReader) -> None:
     calls = {(c.name, c.row): c for c in _outline(read, _text(TRICKY["receivers"])).calls}
     by_name = {name: call for (name, _), call in calls.items()}
     assert (by_name["requireNonNull"].receiver, by_name["requireNonNull"].text) == (Receiver.NONE, "")
-    assert (by_name["orElse"].root, by_name["orElse"].root_text, by_name["orElse"].suffix) == (
+    assert (by_name["orElse"].root, by_name["orElse"].root_text, chain_suffix(by_name["orElse"].links)) == (
         Receiver.IDENTIFIER,
         "repo",
         ".find().map()",
@@ -203,7 +203,8 @@ def test_receivers_are_taken_apart(read: OutlineReader) -> None:
     assert by_name["hash"].receiver == Receiver.DOTTED and by_name["hash"].text == "java.util.Objects"
     assert (by_name["length"].root, by_name["length"].root_text) == (Receiver.TYPED, "String")
     assert (by_name["build"].receiver, by_name["build"].text) == (Receiver.IDENTIFIER, "v")
-    assert (by_name["baz"].root_text, by_name["baz"].suffix) == ("", ".foo().bar()")  # a fluent run once
+    assert by_name["baz"].links == ("foo()", "bar()", "bar()")
+    assert (by_name["baz"].root_text, chain_suffix(by_name["baz"].links)) == ("", ".foo().bar()")  # a fluent run once
     assert by_name["baz"].root == Receiver.ORPHAN
 
 
@@ -229,11 +230,12 @@ def test_members_signatures_modifiers_and_javadoc(read: OutlineReader) -> None:
     data = _text(TRICKY["records-and-enums"])
     record, enum, ann = _outline(read, data).types
     assert [(f.name, f.type, [a.name for a in f.modifiers.annotations]) for f in record.fields] == [("x", "int", ["A"])]
-    members = {m.name: m for m in record.members}
-    assert members["P"].kind == "compact_constructor_declaration" and members["P"].signature == "P(int x, T... ys)"
-    assert members["<clinit>"].signature == "static {}" and members["<clinit>"].head == ""
+    members = {member_name(m): m for m in record.members}
+    assert members["P"].kind == "compact_constructor_declaration" and signature(members["P"]) == "P(int x, T... ys)"
+    assert members["<clinit>"].name == "" and members["<clinit>"].head == ""
+    assert signature(members["<clinit>"]) == "static {}"
     of = members["of"]
-    assert (of.signature, of.modifiers.keywords) == ("of(): P", ("static",))
+    assert (signature(of), of.type_params, of.returns, of.modifiers.keywords) == ("of(): P", None, "P", ("static",))
     assert data[of.doc_start : of.doc_end] == b"/** Makes. */"
     assert [m.name for m in enum.members if m.kind == "enum_constant"] == ["A", "B"]
     assert [f.name for f in enum.fields] == ["v"]
@@ -248,7 +250,7 @@ def test_annotation_arguments(read: OutlineReader) -> None:
     annotation = get.modifiers.find("GetMapping")
     assert annotation is not None
     assert [(v.text, v.string) for v in annotation.values("produces")] == [("MediaType.JSON", "${MediaType.JSON}")]
-    assert [(p.name, p.value_annotated) for p in get.params] == [("id", False), ("a", True)]
+    assert [(p.name, is_configuration(p)) for p in get.params] == [("id", False), ("a", True)]
     post = next(m for m in found.types[0].members if m.name == "post")
     methods = post.modifiers.find("RequestMapping")
     assert methods is not None and [v.text for v in methods.values("method")] == ["RequestMethod.POST", "PUT"]
@@ -268,7 +270,7 @@ def test_unicode_names_and_white_space(read: OutlineReader) -> None:
     (t,) = found.types
     assert (found.package, t.name, t.extends) == ("ünï", "Größe", ("Bäse",))
     method = next(m for m in t.members if m.name == "grüß")
-    assert method.signature == "grüß(Straße s, Ä a): void"  # `…` is no identifier: an error, left out
+    assert signature(method) == "grüß(Straße s, Ä a): void"  # `…` is no identifier: an error, left out
     assert data[method.start : method.end].decode().startswith("void grüß")  # offsets are bytes
     assert [(f.name, f.type) for f in t.fields] == [("名前", "String"), ("m", "Map")]
     # squash() keeps inner no-break spaces when the text has no newline, tab or double space
@@ -283,49 +285,26 @@ def test_a_deeply_nested_expression_is_read(read: OutlineReader) -> None:
 # --------------------------------------------------------------------------------------- the check before use
 
 
-class _FakeNative:
-    """A stand-in for `pipeline._native` (see `pipeline.native.NativeModule`)."""
-
-    def __init__(self, version: str, read: Callable[[Tree, bytes], Outline]) -> None:
-        self.TREE_SITTER_VERSION = version
-        self._read = read
-        self.render_chunk: ChunkRenderer = render.render_chunk
-
-    def bind(self, *bound: object) -> None:
-        pass
-
-    def summarize(self, raw: str, /) -> str | None:
-        return javadoc.summarize(raw)
-
-    def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
-        return self._read(tree, data)
-
-    def probe(self, tree: Tree, /) -> tuple[str, int, int, int, int]:
-        root = tree.root_node
-        return (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count)
+def test_a_reader_built_for_another_tree_sitter_is_refused() -> None:
+    problem = native.check(FakeNative("0.0.1", tree_outline.read_outline), "0.26.1")
+    assert problem == "pipeline._native was built for tree-sitter 0.0.1 but 0.26.1 is installed"
 
 
-def test_a_reader_built_for_another_tree_sitter_is_not_used() -> None:
-    assert native_reader(_FakeNative("0.0.1", tree_outline.read_outline), "0.26.1") is None
+def test_a_reader_that_reads_the_probe_differently_is_refused() -> None:
+    assert native.check(FakeNative("0.26.1", drifted), "0.26.1") == (
+        "pipeline._native reads the probe file differently: types differs"
+    )
 
 
-def test_a_reader_that_reads_the_probe_differently_is_not_used() -> None:
-    def wrong(tree: Tree, data: bytes) -> Outline:
-        return tree_outline.read_outline(tree, data)._replace(package="elsewhere")
-
-    assert native_reader(_FakeNative("0.26.1", wrong), "0.26.1") is None
+def test_a_reader_that_reads_the_probe_right_is_accepted() -> None:
+    assert native.check(FakeNative("0.26.1", tree_outline.read_outline), "0.26.1") is None
 
 
-def test_a_renderer_that_renders_differently_is_not_used() -> None:
-    fake = _FakeNative("0.26.1", tree_outline.read_outline)
-
-    def wrong(*args: object) -> tuple[str, str, str]:
-        return ("text", "hash", "id")
-
-    fake.render_chunk = wrong
-    assert native_reader(fake, "0.26.1") is None
-
-
-def test_a_reader_that_reads_the_probe_right_is_used() -> None:
-    fake = _FakeNative("0.26.1", tree_outline.read_outline)
-    assert native_reader(fake, "0.26.1") == fake.read_outline
+def test_the_built_reader_reads_the_probe_as_the_python_reader_does() -> None:
+    """Drift between the readers fails here (and refuses a development start-up), it is never skipped over."""
+    if find_spec("pipeline._native") is None or native.DISABLED:
+        pytest.skip("pipeline._native is not built, or JAVAKB_NO_EXTENSIONS is set")
+    assert native.PROBLEM is None
+    assert NATIVE is not None
+    tree = parse(native.PROBE)
+    assert NATIVE(tree, native.PROBE) == tree_outline.read_outline(tree, native.PROBE)

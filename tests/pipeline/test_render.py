@@ -8,8 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from pipeline.render import ID_NAMESPACE, Header, chunk_id, content_hash, embedding_text
-from tests.support.java import chunk_java
+from pipeline.model import SymbolType
+from pipeline.render import ID_NAMESPACE, chunk_id, chunk_id_in, chunk_id_prefix, content_hash, embedding_text
+from tests.support.java import chunk_java, header_chunk
 
 
 @pytest.mark.parametrize(
@@ -34,23 +35,11 @@ def test_content_hash_is_sha256_hex() -> None:
     assert content_hash("héllo") == hashlib.sha256("héllo".encode()).hexdigest()
 
 
-BASE = Header(
-    repo_path="acme/shop",
-    package="demo",
-    qualified_name="demo.A.m",
-    kind="method",
-    stereotype=None,
-    signature="m(): void",
-    annotations=(),
-    http_method=(),
-    http_path=(),
-    calls=(),
-    javadoc_summary=None,
-)
+BASE = header_chunk()
 
 
 def test_minimal_embedding_text() -> None:
-    assert embedding_text(BASE, "void m() {}") == (
+    assert embedding_text(replace(BASE, code="void m() {}")) == (
         "repository: acme/shop\npackage: demo\nsymbol: demo.A.m\nkind: method\nsignature: m(): void\n---\nvoid m() {}"
     )
 
@@ -64,13 +53,16 @@ def test_full_embedding_text_header() -> None:
         http_path=("/a", "/b"),
         calls=("A.x", "B.y"),
         javadoc_summary="Does m.",
-        part=(1, 3),
+        symbol_type=SymbolType.METHOD_PART,
+        part_index=1,
+        part_count=3,
+        code="code",
     )
-    assert embedding_text(header, "code").split("\n") == [
+    assert embedding_text(header).split("\n") == [
         "repository: acme/shop",
         "package: demo",
         "symbol: demo.A.m",
-        "kind: method (rest_controller) (part 2 of 3)",
+        "kind: method_part (rest_controller) (part 2 of 3)",
         "signature: m(): void",
         "annotations: @GetMapping @Transactional",
         "http: GET|HEAD /a, /b",
@@ -82,12 +74,12 @@ def test_full_embedding_text_header() -> None:
 
 
 def test_default_package_has_no_package_line() -> None:
-    assert "package:" not in embedding_text(replace(BASE, package=""), "x")
+    assert "package:" not in embedding_text(replace(BASE, package=""))
 
 
 def test_long_call_lists_are_cut_in_the_header() -> None:
     calls = tuple(f"A.m{i}" for i in range(30))
-    text = embedding_text(replace(BASE, calls=calls), "x")
+    text = embedding_text(replace(BASE, calls=calls))
     assert "calls: " + ", ".join(calls[:24]) + " (+6 more)" in text.split("\n")
 
 
@@ -96,3 +88,18 @@ def test_chunk_ids_are_uuid5_strings() -> None:
     for chunk in result.chunks:
         parsed = uuid.UUID(chunk.id)
         assert (str(parsed), parsed.version) == (chunk.id, 5)
+
+
+def test_a_chunk_carries_the_hash_of_its_text_and_the_id_of_its_key() -> None:
+    result = chunk_java("package demo;\nclass A {\n    void m(int x) {}\n}\n", "src/A.java")
+    prefix = chunk_id_prefix("demo/repo", "src/A.java")
+    for chunk in result.chunks:
+        assert chunk.text == embedding_text(chunk) and chunk.content_hash == content_hash(chunk.text)
+    method = next(c for c in result.chunks if c.name == "m")
+    assert method.id == chunk_id_in(prefix, "A.m(int)", 0)
+
+
+def test_chunk_id_from_a_prefix_is_the_uuid5_of_the_whole_name() -> None:
+    prefix = chunk_id_prefix("gitlab:7", "src/Größe.java")
+    expected = str(uuid.uuid5(ID_NAMESPACE, "gitlab:7\nsrc/Größe.java\nGröße.m()\n3"))
+    assert chunk_id_in(prefix, "Größe.m()", 3) == expected == chunk_id("gitlab:7", "src/Größe.java", "Größe.m()", 3)

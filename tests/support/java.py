@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from pipeline.chunking import chunk_source
-from pipeline.model import Chunk, ChunkerConfig, FileResult, SourceContext
+from pipeline.model import Chunk, ChunkerConfig, FileResult, SourceContext, SymbolType
 
 REPO = "demo/repo"
 
@@ -26,3 +29,13 @@ def only(result: FileResult, qualified_name: str) -> Chunk:
     names = [c.qualified_name for c in result.chunks]
     assert len(found) == 1, f"{qualified_name}: {len(found)} chunks among {names}"
     return found[0]
+
+
+def header_chunk(**fields: Any) -> Chunk:
+    """A method chunk of `demo.A.m` with the given fields changed, for tests of what its header says."""
+    base = Chunk(
+        id="", repo_path="acme/shop", gitlab_project_id=None, commit_sha=None, branch=None, file_path="A.java",
+        package="demo", qualified_name="demo.A.m", symbol_type=SymbolType.METHOD, name="m", signature="m(): void",
+        enclosing_type="demo.A", line_start=1, line_end=1, content_hash="", code="", text="",
+    )  # fmt: skip
+    return replace(base, **fields)

@@ -1,0 +1,35 @@
+"""Stand-ins for the C outline reader: one that agrees with the Python reader, one that drifted from it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tree_sitter import Tree
+
+from pipeline import tree_outline
+from pipeline.outline import Outline
+
+
+class FakeNative:
+    """A stand-in for `pipeline._native` (see `pipeline.native.NativeModule`)."""
+
+    def __init__(self, version: str, read: Callable[[Tree, bytes], Outline]) -> None:
+        self.TREE_SITTER_VERSION = version
+        self._read = read
+
+    def bind(self, *bound: object) -> None:
+        pass
+
+    def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
+        return self._read(tree, data)
+
+    def probe(self, tree: Tree, /) -> tuple[str, int, int, int, int]:
+        root = tree.root_node
+        return (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count)
+
+
+def drifted(tree: Tree, data: bytes) -> Outline:
+    """A reader that reads one fact of the probe differently: the drift the check exists for."""
+    found = tree_outline.read_outline(tree, data)
+    first = found.types[0]
+    return found._replace(types=[first._replace(members=first.members[1:]), *found.types[1:]])
