@@ -301,7 +301,11 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Address the web server (and the worker's /healthz) listens on")
     port: int = Field(default=8080, ge=1, le=65535, description="Port of the web server")
     log_level: str = Field(default="INFO", description="DEBUG, INFO, WARNING or ERROR")
-    dev_mode: bool = Field(default=False, description="Allow placeholder and short secrets (never in production)")
+    dev_mode: bool = Field(
+        default=False,
+        description="Allow placeholder and short secrets (never in production); refuse to start when the C reader"
+        " disagrees with the Python reader",
+    )
 
 
 def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
