@@ -25,7 +25,7 @@ from app.gitlab_api import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
 from app.indexing import WritePlan
 from app.payloads import commit_payload, repo_payload
 from app.scope import InScope, decide
-from app.states import ProjectStatus, RunStatus, SyncMode
+from app.states import ProjectStatus, RunStatus, SyncMode, Trigger
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
@@ -116,7 +116,7 @@ class Syncer:
         self.scope = Scope.from_config(self.config)
         self.batch = deps.settings.worker.files_per_batch
 
-    async def sync_once(self, row: ProjectRow, trigger: str) -> SyncOutcome:
+    async def sync_once(self, row: ProjectRow, trigger: Trigger) -> SyncOutcome:
         """Bring one project's index to its default branch head (or do nothing when it is there)."""
         started = time.monotonic()
         info = await self.gitlab.project(row.id)
