@@ -7,7 +7,7 @@ value as its field is declared (lists to tuples, `symbol_type` to `SymbolType`) 
 an older point lacks with the declared default. Nothing outside this module reads a payload by key.
 
 Reads of a few fields (the store's state scroll, the rename lookup) go through `read`, with the same
-conversions and defaults.
+conversions and defaults. A payload read is a `.get` per field here and nowhere else.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, get_origin, get_type_hints
 
@@ -47,15 +47,17 @@ class StoreKeys:
 
 
 Convert = Callable[[Any], Any]
+_REQUIRED = object()  # the default of a field declared without one
+_ABSENT = object()
 
 
 @dataclass(frozen=True, slots=True)
 class _Field:
-    """How one payload key reads: its conversion, and its declared default (None: required)."""
+    """How one payload key reads: its conversion (None: as stored), and its declared default."""
 
     name: str
-    convert: Convert
-    default: Callable[[], Any] | None
+    convert: Convert | None
+    default: Any
 
 
 def _fields_of(cls: type[Any], skip: frozenset[str] = frozenset()) -> dict[str, _Field]:
@@ -65,22 +67,16 @@ def _fields_of(cls: type[Any], skip: frozenset[str] = frozenset()) -> dict[str, 
         if f.name in skip:
             continue
         kind = hints[f.name]
-        convert: Convert = tuple if get_origin(kind) is tuple else SymbolType if kind is SymbolType else _same
-        default = None if f.default is dataclasses.MISSING else _constant(f.default)
+        convert: Convert | None = tuple if get_origin(kind) is tuple else SymbolType if kind is SymbolType else None
+        default = _REQUIRED if f.default is dataclasses.MISSING else f.default  # every default is immutable
         specs[f.name] = _Field(f.name, convert, default)
     return specs
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
-def _constant(value: Any) -> Callable[[], Any]:
-    return lambda: value
-
-
 _CHUNK_FIELDS = _fields_of(Chunk, NOT_STORED)
 _STORE_FIELDS = _fields_of(StoreKeys)
+_CHUNK_SPECS = tuple(_CHUNK_FIELDS.values())
+_STORE_SPECS = tuple(_STORE_FIELDS.values())
 PAYLOAD_FIELDS: tuple[str, ...] = (*_CHUNK_FIELDS, *_STORE_FIELDS)
 """Every key of a stored payload, in the order written."""
 
@@ -96,15 +92,25 @@ def read(payload: Mapping[str, Any], name: str) -> Any:
         StorageError: the point lacks a field that has no default (it was not written by this service).
         KeyError: `name` is not a payload field (a programming error).
     """
-    spec = _CHUNK_FIELDS.get(name) or _STORE_FIELDS[name]
-    if name in payload:
-        try:
-            return spec.convert(payload[name])
-        except (TypeError, ValueError) as exc:
-            raise StorageError(f"a stored point's {name} is not what this service writes: {exc}") from exc
-    if spec.default is None:
-        raise StorageError(f"a stored point has no {name}: it was not written by this service")
-    return spec.default()
+    return _values(payload, (_CHUNK_FIELDS.get(name) or _STORE_FIELDS[name],))[name]
+
+
+def _values(payload: Mapping[str, Any], specs: Iterable[_Field]) -> dict[str, Any]:
+    """The named fields of a payload, converted and defaulted (one loop: this runs for every hit)."""
+    out: dict[str, Any] = {}
+    for spec in specs:
+        value = payload.get(spec.name, _ABSENT)
+        if value is _ABSENT:
+            if spec.default is _REQUIRED:
+                raise StorageError(f"a stored point has no {spec.name}: it was not written by this service")
+            value = spec.default
+        elif spec.convert is not None:
+            try:
+                value = spec.convert(value)
+            except (TypeError, ValueError) as exc:
+                raise StorageError(f"a stored point's {spec.name} is not what this service writes: {exc}") from exc
+        out[spec.name] = value
+    return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,8 +123,8 @@ class StoredChunk:
     @classmethod
     def from_payload(cls, payload: Mapping[str, Any]) -> StoredChunk:
         """Read a whole payload (every field; see `read` for conversions, defaults and errors)."""
-        chunk = Chunk(**{name: read(payload, name) for name in _CHUNK_FIELDS}, text=STORED_TEXT)
-        return cls(chunk=chunk, keys=StoreKeys(**{name: read(payload, name) for name in _STORE_FIELDS}))
+        chunk = Chunk(**_values(payload, _CHUNK_SPECS), text=STORED_TEXT)
+        return cls(chunk=chunk, keys=StoreKeys(**_values(payload, _STORE_SPECS)))
 
 
 def stored_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
