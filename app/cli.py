@@ -202,7 +202,7 @@ async def _search(settings: Settings, query: str, filters: Filters, limit: int) 
 
 
 def _render_hit(rank: int, hit: Hit) -> str:
-    stereotype = hit.payload.get("stereotype")
+    stereotype = hit.chunk.stereotype
     kind = f"{hit.symbol_type}, {stereotype}" if stereotype else hit.symbol_type
     where = f"{hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
     sha = f" @ {hit.commit_sha[:10]}" if hit.commit_sha else ""

@@ -19,7 +19,7 @@ import asyncpg
 
 from app.errors import StorageError, UnstorableError
 from app.events import SyncRequested
-from app.states import BackfillOutcome, BackfillStatus, DeliveryOutcome, ProjectStatus, RunStatus, SyncMode
+from app.states import BackfillOutcome, BackfillStatus, DeliveryOutcome, ProjectStatus, RunStatus, SyncMode, Trigger
 
 # What a lost or refused connection raises: asyncpg's interface errors (a connection closed under a
 # query) and its internal client errors (a pooled connection left mid-protocol by a terminated backend).
@@ -455,7 +455,7 @@ class Database:
         )
         return int(result.rsplit(" ", 1)[-1])
 
-    async def start_run(self, project_id: int, trigger: str, from_sha: str | None) -> int:
+    async def start_run(self, project_id: int, trigger: Trigger, from_sha: str | None) -> int:
         """Open an `index_jobs` row for a sync run."""
         run_id = await self._fetchval(
             """

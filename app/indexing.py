@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from app import filters
+from app import filters, payloads
 from app.embeddings import Embedder
-from app.vectors import StoredState, VectorStore, chunk_payload, chunk_point, moved_point
+from app.payloads import stored_payload
+from app.vectors import StoredState, VectorStore, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
 
 logger = logging.getLogger(__name__)
@@ -30,13 +31,14 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-# A chunk of a renamed file is the same chunk when these match (its id changes with its path).
-MoveKey = tuple[str, tuple[str, ...], int, str]  # qualified_name, parameter_types, part_index, content_hash
+MOVE_FIELDS = ("qualified_name", "parameter_types", "part_index", "content_hash")
+"""A chunk of a renamed file is the same chunk when these match (its id changes with its path)."""
+MoveKey = tuple[object, ...]  # the values of MOVE_FIELDS, from a chunk or from its stored payload
 
 
 def move_key(chunk: Chunk) -> MoveKey:
     """What identifies a chunk across a rename of its file."""
-    return (chunk.qualified_name, chunk.parameter_types, chunk.part_index, chunk.content_hash)
+    return tuple(getattr(chunk, name) for name in MOVE_FIELDS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -169,8 +171,10 @@ class Indexer:
         await self.store.upsert(points, collection=collection)
         # Only chunks whose metadata moved (lines, commit, imports...) are rewritten: an unchanged
         # re-run writes nothing (embedded Qdrant spent 600 s rewriting java.base's 52k payloads).
-        payloads = {c.id: chunk_payload(c, indexed_at) for c in plan.refresh}
-        changed = {pid: p for pid, p in payloads.items() if stored_payloads.get(pid) != p["payload_hash"]}
+        refreshed = {c.id: stored_payload(c, indexed_at) for c in plan.refresh}
+        changed = {
+            pid: p for pid, p in refreshed.items() if stored_payloads.get(pid) != payloads.read(p, "payload_hash")
+        }
         await self.store.set_payloads(changed, collection=collection)
         await self.store.delete_ids(plan.delete, collection=collection)  # last: never a file half-missing
         return plan
@@ -182,16 +186,9 @@ class Indexer:
         if not old_paths:
             return {}
         where = filters.all_of(filters.eq("repo_path", repo_path), filters.any_of("file_path", old_paths))
-        fields = ["qualified_name", "parameter_types", "part_index", "content_hash"]
         found: dict[MoveKey, tuple[str, Any]] = {}
-        async for record in self.store.scroll(where, fields, collection=collection, with_vectors=True):
-            p = record.payload or {}
-            key = (
-                p.get("qualified_name", ""),
-                tuple(p.get("parameter_types", [])),
-                p.get("part_index", 0),
-                p.get("content_hash", ""),
-            )
+        async for record in self.store.scroll(where, MOVE_FIELDS, collection=collection, with_vectors=True):
+            key = tuple(payloads.read(record.payload or {}, name) for name in MOVE_FIELDS)
             found[key] = (str(record.id), record.vector)
         return found
 

@@ -19,10 +19,11 @@ from contextlib import asynccontextmanager
 from app.db import Database
 from app.deps import Deps
 from app.errors import GitLabNotFoundError, ProjectBusyError
+from app.events import GitLabEvent
 from app.gitlab_api import GitLabClient, ProjectInfo
 from app.queue import enqueue_sync
 from app.scope import OutOfScope, decide, decide_path
-from app.states import ProjectStatus
+from app.states import ProjectStatus, SyncTrigger, Trigger
 from app.sync import purge_points, record_access, rename_points
 
 logger = logging.getLogger(__name__)
@@ -52,7 +53,9 @@ async def purge(deps: Deps, project_id: int) -> str:
     """`project_destroy`: delete the project's points, then its state, once GitLab confirms it is gone."""
     gone = await confirm_gone(deps.require_gitlab(), project_id)
     if gone is None:
-        logger.warning("project_destroy of project %s, which GitLab still serves: nothing purged", project_id)
+        logger.warning(
+            "%s of project %s, which GitLab still serves: nothing purged", GitLabEvent.PROJECT_DESTROY, project_id
+        )
         return f"project {project_id} still exists on GitLab: not purged"
     await _purge_held(deps, project_id)
     return f"purged project {project_id} ({gone})"
@@ -87,7 +90,7 @@ async def move(deps: Deps, project_id: int, claimed_path: str) -> str:
         await db.rename_project(project_id, info.path_with_namespace)  # nothing indexed to move
         return f"project {project_id} is out of scope, now at {info.path_with_namespace}"
     if out or row.status == ProjectStatus.OUT_OF_SCOPE:
-        return await _request(deps, info, "scope")  # the sync leaves (or re-enters) scope
+        return await _request(deps, info, SyncTrigger.SCOPE)  # the sync leaves (or re-enters) scope
     if row.repo_path == info.path_with_namespace:
         return f"project {project_id} is already at {row.repo_path}"
     async with held(db, project_id):
@@ -106,15 +109,15 @@ async def refresh(deps: Deps, project_id: int) -> str:
     if isinstance(decision, OutOfScope):
         if row is None or row.status == ProjectStatus.OUT_OF_SCOPE:
             return f"project {project_id} is out of scope: {decision.reason}"
-        return await _request(deps, info, "scope")  # the sync purges it
+        return await _request(deps, info, SyncTrigger.SCOPE)  # the sync purges it
     if row is not None and row.status == ProjectStatus.OUT_OF_SCOPE:
-        return await _request(deps, info, "scope")  # back in scope: index it again
+        return await _request(deps, info, SyncTrigger.SCOPE)  # back in scope: index it again
     if row is not None and row.default_branch == info.default_branch:
         return "default branch unchanged"
-    return await _request(deps, info, "default_branch_changed")
+    return await _request(deps, info, SyncTrigger.DEFAULT_BRANCH_CHANGED)
 
 
-async def _request(deps: Deps, info: ProjectInfo, trigger: str) -> str:
+async def _request(deps: Deps, info: ProjectInfo, trigger: Trigger) -> str:
     """Request a full sync: it indexes an in-scope project and purges one out of scope, under its lock."""
     db = deps.require_db()
     gen = await db.request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=True)
@@ -133,7 +136,7 @@ async def out_of_scope(deps: Deps, info: ProjectInfo) -> str | None:
     row = await deps.require_db().project(info.id)
     if row is not None and row.status != ProjectStatus.OUT_OF_SCOPE:
         logger.info("backfill: project %s (%s) left scope: %s", info.id, info.path_with_namespace, decision.reason)
-        await _request(deps, info, "scope")
+        await _request(deps, info, SyncTrigger.SCOPE)
     return decision.reason
 
 
@@ -149,5 +152,5 @@ async def sweep_scope(deps: Deps) -> int:
     leaving = {i: p for i, p in (await db.settled_paths()).items() if isinstance(decide_path(p, scope), OutOfScope)}
     for project_id, path in leaving.items():
         gen = await db.request_sync(project_id, path, None, None, full=True)
-        await enqueue_sync(deps.require_queue(), project_id, gen, "scope")
+        await enqueue_sync(deps.require_queue(), project_id, gen, SyncTrigger.SCOPE)
     return len(leaving)

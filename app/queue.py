@@ -23,6 +23,8 @@ from arq.constants import in_progress_key_prefix, job_key_prefix
 from arq.jobs import serialize_job
 from arq.utils import timestamp_ms
 
+from app.states import Trigger
+
 SYNC = "sync_project"
 PURGE = "purge_project"
 MOVE = "move_project"
@@ -62,7 +64,7 @@ def backfill_job_id(backfill_id: int) -> str:
     return f"backfill:{backfill_id}"
 
 
-async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: str) -> bool:
+async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: Trigger) -> bool:
     """Ask the worker to sync a project up to (at least) generation `gen`; False if already queued.
 
     "Already queued" means a job under the generation's id waits in the queue and no worker holds
@@ -87,7 +89,7 @@ async def _waiting(queue: ArqRedis, job_id: str) -> bool:
     return score is not None and not in_progress
 
 
-async def push_syncs(queue: ArqRedis, jobs: Sequence[tuple[int, int, str]]) -> None:
+async def push_syncs(queue: ArqRedis, jobs: Sequence[tuple[int, int, Trigger]]) -> None:
     """The receiver's enqueue of (project, generation, trigger) jobs: one Redis round trip for all.
 
     arq's `enqueue_job` WATCHes the job key and checks it exists before a MULTI, so that a job id is

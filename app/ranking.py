@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from pipeline.model import TYPE_SYMBOLS
+from pipeline.model import TYPE_SYMBOLS, Chunk
 from pipeline.routes import route_matches
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?")
@@ -63,11 +62,12 @@ _RELATIONS: dict[Relation, frozenset[str]] = {
 }
 # "Who uses X" asks for callers when X is a method and for injectors when X is a type.
 _USE_VERBS = frozenset({"use", "uses", "used", "using", "usage", "user", "users"})
-_RELATION_FIELDS = {
-    Relation.CALLERS: ("calls",),
-    Relation.INJECTORS: ("injects",),
-    Relation.IMPLEMENTATIONS: ("implements", "extends"),
+_RELATION_VALUES: dict[Relation, Callable[[Chunk], tuple[str, ...]]] = {
+    Relation.CALLERS: lambda c: (*c.calls, *c.calls_fq),
+    Relation.INJECTORS: lambda c: (*c.injects, *c.injects_fq),
+    Relation.IMPLEMENTATIONS: lambda c: (*c.implements, *c.extends, *c.implements_fq, *c.extends_fq),
 }
+"""What a chunk answers to each relation question: the simple and the fully qualified names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,43 +141,35 @@ def _looks_like_code(word: str, *, sentence_start: bool) -> bool:
 _MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
 
 
-def tier(terms: QueryTerms, payload: Mapping[str, Any]) -> int:
+def tier(terms: QueryTerms, chunk: Chunk) -> int:
     """The rerank tier of one candidate (see the module docstring)."""
-    if _has_relation(terms, payload):
+    if _has_relation(terms, chunk):
         return 3
-    if not terms.relation and _names_symbol(terms, payload):
+    if not terms.relation and _names_symbol(terms, chunk):
         return 2
-    if _names_role(terms, payload) or _names_enclosing(terms, payload):
+    if _names_role(terms, chunk) or _names_enclosing(terms, chunk):
         # "Which methods are audited" asks for members: a type carrying the same words comes after them.
-        is_type = payload.get("symbol_type") in TYPE_SYMBOLS
+        is_type = chunk.symbol_type in TYPE_SYMBOLS
         return 0 if is_type and _MEMBER_WORDS & terms.words else 1
     return 0
 
 
-def _names_symbol(terms: QueryTerms, payload: Mapping[str, Any]) -> bool:
-    qualified = str(payload.get("qualified_name", ""))
-    name = str(payload.get("name", ""))
+def _names_symbol(terms: QueryTerms, chunk: Chunk) -> bool:
+    qualified, name = chunk.qualified_name, chunk.name
     if any(ident in (qualified, name) or qualified.endswith("." + ident) for ident in terms.identifiers):
         return True
-    paths: Sequence[str] = payload.get("http_path") or ()
-    return any(route_matches(pattern, route) for route in terms.routes for pattern in paths)
+    return any(route_matches(pattern, route) for route in terms.routes for pattern in chunk.http_path)
 
 
-def _has_relation(terms: QueryTerms, payload: Mapping[str, Any]) -> bool:
-    fields = _RELATION_FIELDS[terms.relation] if terms.relation else ()
-    for key in (*fields, *(f"{k}_fq" for k in fields)):
-        values: Sequence[str] = payload.get(key) or ()
-        if any(v == i or v.endswith("." + i) for v in values for i in terms.identifiers):
-            return True
-    return False
+def _has_relation(terms: QueryTerms, chunk: Chunk) -> bool:
+    values = _RELATION_VALUES[terms.relation](chunk) if terms.relation else ()
+    return any(v == i or v.endswith("." + i) for v in values for i in terms.identifiers)
 
 
-def _names_role(terms: QueryTerms, payload: Mapping[str, Any]) -> bool:
+def _names_role(terms: QueryTerms, chunk: Chunk) -> bool:
     if not terms.words:
         return False
-    names: Sequence[str] = payload.get("annotation_names") or ()
-    roles = [str(payload.get("stereotype") or "")]
-    for label in (*names, *roles):
+    for label in (*chunk.annotation_names, chunk.stereotype or ""):
         parts = [singular(p.lower()) for p in _CAMEL_PART.findall(label.replace("_", " ").title().replace(" ", ""))]
         if parts and all(any(_same_stem(p, w) for w in terms.words) for p in parts):
             return True
@@ -192,12 +184,12 @@ def _same_stem(part: str, word: str) -> bool:
     return len(short) >= 5 and long.startswith(short) and len(long) - len(short) <= 3
 
 
-def _names_enclosing(terms: QueryTerms, payload: Mapping[str, Any]) -> bool:
-    enclosing = str(payload.get("enclosing_type") or "")
+def _names_enclosing(terms: QueryTerms, chunk: Chunk) -> bool:
+    enclosing = chunk.enclosing_type or ""
     return bool(enclosing) and any(enclosing == i or enclosing.endswith("." + i) for i in terms.identifiers)
 
 
-def rerank(terms: QueryTerms, payloads: Sequence[Mapping[str, Any]]) -> list[int]:
-    """Indexes of `payloads` in reranked order: higher tier first, fused order within a tier."""
-    tiers = [tier(terms, p) for p in payloads]
-    return sorted(range(len(payloads)), key=lambda i: -tiers[i])
+def rerank(terms: QueryTerms, chunks: Sequence[Chunk]) -> list[int]:
+    """Indexes of `chunks` (as stored) in reranked order: higher tier first, fused order within a tier."""
+    tiers = [tier(terms, c) for c in chunks]
+    return sorted(range(len(chunks)), key=lambda i: -tiers[i])

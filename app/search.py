@@ -12,7 +12,7 @@ caller may read, and an unreadable repository answers exactly as a nonexistent o
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,10 +20,11 @@ from app.access import Access
 from app.embeddings import Embedder
 from app.errors import PayloadError
 from app.filters import Condition, Filter, any_of, either, eq, everything
+from app.payloads import StoredChunk
 from app.ranking import QueryTerms, Relation, expand_query, query_terms, rerank
 from app.vectors import VectorStore
 from pipeline.lexical import query_vector
-from pipeline.model import TYPE_SYMBOLS
+from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.routes import query_keys, route_matches, specificity
 from pipeline.spring import ANY_METHOD
 
@@ -44,26 +45,67 @@ class Filters:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hit:
-    """One result with its citation."""
+    """One result: the stored chunk it found, with its score and citation."""
 
     id: str
     score: float
-    repo_path: str
-    file_path: str
-    line_start: int
-    line_end: int
-    qualified_name: str
-    signature: str
-    symbol_type: str
-    commit_sha: str | None
-    indexed_at: str | None
+    stored: StoredChunk = field(repr=False)
     permalink: str | None
-    payload: dict[str, Any] = field(repr=False)
+
+    @property
+    def chunk(self) -> Chunk:
+        """The chunk as stored (metadata and code; its embedding text is not stored)."""
+        return self.stored.chunk
 
     @property
     def code(self) -> str:
         """The chunk's source code."""
-        return str(self.payload.get("code", ""))
+        return self.stored.chunk.code
+
+    @property
+    def repo_path(self) -> str:
+        """The repository cited."""
+        return self.stored.chunk.repo_path
+
+    @property
+    def file_path(self) -> str:
+        """The file cited, relative to its repository."""
+        return self.stored.chunk.file_path
+
+    @property
+    def line_start(self) -> int:
+        """The first line cited (its Javadoc included)."""
+        return self.stored.chunk.line_start
+
+    @property
+    def line_end(self) -> int:
+        """The last line cited."""
+        return self.stored.chunk.line_end
+
+    @property
+    def qualified_name(self) -> str:
+        """The symbol cited."""
+        return self.stored.chunk.qualified_name
+
+    @property
+    def signature(self) -> str:
+        """Its signature as the outline shows it."""
+        return self.stored.chunk.signature
+
+    @property
+    def symbol_type(self) -> SymbolType:
+        """What the chunk stands for."""
+        return self.stored.chunk.symbol_type
+
+    @property
+    def commit_sha(self) -> str | None:
+        """The commit the chunk was read at, when known."""
+        return self.stored.chunk.commit_sha
+
+    @property
+    def indexed_at(self) -> str | None:
+        """When the chunk was written to the store."""
+        return self.stored.keys.indexed_at
 
     def citation(self) -> dict[str, Any]:
         """The fields an agent cites."""
@@ -74,7 +116,7 @@ class Hit:
             "line_end": self.line_end,
             "qualified_name": self.qualified_name,
             "signature": self.signature,
-            "project_id": self.payload.get("gitlab_project_id"),
+            "project_id": self.chunk.gitlab_project_id,
             "commit_sha": self.commit_sha,
             "indexed_at": self.indexed_at,
             "permalink": self.permalink,
@@ -158,10 +200,10 @@ class SearchService:
         if lexical is None and dense is None:
             return []
         points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=candidates)
-        hits = [self._hit(p.id, p.score, p.payload or {}) for p in points]
+        hits = [self._hit(p.id, p.score, p.payload) for p in points]
         terms = query_terms(query)
         hits = await self._with_relations(access, terms, filters, hits)
-        order = rerank(terms, [h.payload for h in hits])
+        order = rerank(terms, [h.chunk for h in hits])
         return [hits[i] for i in order[:limit]]
 
     async def _with_relations(self, access: Access, terms: QueryTerms, filters: Filters, hits: list[Hit]) -> list[Hit]:
@@ -192,7 +234,7 @@ class SearchService:
         if "." in base and not qualified:
             hits = [h for h in hits if h.qualified_name.endswith("." + base)]
         if params is not None:
-            hits = [h for h in hits if _params_match(h.payload.get("parameter_types", []), params)]
+            hits = [h for h in hits if _params_match(h.chunk.parameter_types, params)]
         return hits
 
     async def by_annotation(
@@ -225,8 +267,8 @@ class SearchService:
         # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
         calls: list[tuple[str, str | None, list[str]]] = []
         for hit in await self.symbol(access, name, repo):
-            fq: set[str] = set(hit.payload.get("calls_fq", []))
-            for call in hit.payload.get("calls", []):
+            fq = set(hit.chunk.calls_fq)
+            for call in hit.chunk.calls:
                 method = _method_of(call)
                 calls.append(
                     (call, method, sorted(f for f in fq if f.endswith("." + call)) if method is not None else [])
@@ -243,9 +285,7 @@ class SearchService:
             elif exact:
                 targets = [h for h in by_fq if h.qualified_name in exact]
             else:
-                targets = [
-                    h for h in by_name if h.payload.get("name") == method and h.qualified_name.endswith("." + call)
-                ]
+                targets = [h for h in by_name if h.chunk.name == method and h.qualified_name.endswith("." + call)]
             out.append((call, targets))
         return out
 
@@ -268,7 +308,7 @@ class SearchService:
         )
         scored = []
         for hit in candidates:
-            matching = [p for p in hit.payload.get("http_path", []) if route_matches(p, path)]
+            matching = [p for p in hit.chunk.http_path if route_matches(p, path)]
             if matching:
                 scored.append((min(specificity(p) for p in matching), hit))
         # The handler Spring dispatches to (the most specific pattern) comes first; stable otherwise.
@@ -306,10 +346,10 @@ class SearchService:
         where = build_filter(access, filters, *extra) or everything()
         hits: list[Hit] = []
         async for record in self.store.scroll(where, True, page=min(limit or 1024, 1024)):
-            hits.append(self._hit(record.id, 1.0, record.payload or {}))
+            hits.append(self._hit(record.id, 1.0, record.payload))
             if limit is not None and len(hits) >= limit:
                 break
-        hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.payload.get("part_index", 0)))
+        hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.chunk.part_index))
         return hits
 
     async def _call_keys(self, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
@@ -320,43 +360,29 @@ class SearchService:
         if "." in base:
             return [], [base]
         targets = await self.symbol(access, base, repo)  # a bare method name: find which types declare it
-        owners = {h.payload.get("enclosing_type") or "" for h in targets}
+        owners = {h.chunk.enclosing_type or "" for h in targets}
         keys_fq = sorted(f"{owner}.{base}" for owner in owners if owner)
         keys = sorted({f"{owner.rsplit('.', 1)[-1]}.{base}" for owner in owners if owner})
         return keys_fq, keys
 
-    def _hit(self, point_id: Any, score: float, payload: dict[str, Any]) -> Hit:
-        sha = payload.get("commit_sha")
-        repo = str(payload.get("repo_path", ""))
-        path = str(payload.get("file_path", ""))
-        start, end = int(payload.get("line_start", 0)), int(payload.get("line_end", 0))
-        link = f"{self.gitlab_url}/{repo}/-/blob/{sha}/{path}#L{start}-{end}" if self.gitlab_url and sha else None
-        return Hit(
-            id=str(point_id),
-            score=score,
-            repo_path=repo,
-            file_path=path,
-            line_start=start,
-            line_end=end,
-            qualified_name=str(payload.get("qualified_name", "")),
-            signature=str(payload.get("signature", "")),
-            symbol_type=str(payload.get("symbol_type", "")),
-            commit_sha=sha,
-            indexed_at=payload.get("indexed_at"),
-            permalink=link,
-            payload=payload,
-        )
+    def _hit(self, point_id: Any, score: float, payload: Mapping[str, Any] | None) -> Hit:
+        stored = StoredChunk.from_payload(payload or {})
+        c = stored.chunk
+        link = None
+        if self.gitlab_url and c.commit_sha:
+            link = f"{self.gitlab_url}/{c.repo_path}/-/blob/{c.commit_sha}/{c.file_path}#L{c.line_start}-{c.line_end}"
+        return Hit(id=str(point_id), score=score, stored=stored, permalink=link)
 
 
 def _passes(hit: Hit, filters: Filters) -> bool:
     """Whether a hit found by an exact lookup also satisfies the search's other filters."""
-    payload = hit.payload
+    chunk = hit.chunk
     checks = (
         (filters.path_prefix, lambda v: _in_folder(hit.file_path, v.strip("/"))),
         (filters.symbol_type, lambda v: hit.symbol_type == v),
-        (filters.stereotype, lambda v: payload.get("stereotype") == v),
-        (filters.annotation, lambda v: annotation_name(v) in payload.get("annotation_names", [])),
-        (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(payload.get("http_method", [])))),
+        (filters.stereotype, lambda v: chunk.stereotype == v),
+        (filters.annotation, lambda v: annotation_name(v) in chunk.annotation_names),
+        (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(chunk.http_method))),
     )
     return all(check(value) for value, check in checks if value)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import enum
 
+from app.events import GitLabEvent
+
 
 class ProjectStatus(enum.StrEnum):
     """`projects.status`: what the project's last sync run ended with (or is doing)."""
@@ -36,6 +38,20 @@ class SyncMode(enum.StrEnum):
     TREE = "tree"  # a walk of the whole tree against the manifest
     NOOP = "noop"  # the index is already at the head
     OUT_OF_SCOPE = "out_of_scope"  # the project left the indexing scope: its points were dropped
+
+
+class SyncTrigger(enum.StrEnum):
+    """`index_jobs.trigger` of a sync no hook event asked for (a hook's sync stores its `GitLabEvent`)."""
+
+    CONTINUE = "continue"  # the hand-over: a delivery arrived while the last run held the lock
+    BACKFILL = "backfill"  # an admin backfill
+    RECONCILE = "reconcile"  # the reconcile sweep found the project behind or drifted
+    SCOPE = "scope"  # the project left or re-entered the indexing scope
+    DEFAULT_BRANCH_CHANGED = "default_branch_changed"  # `project_update` moved the default branch
+
+
+Trigger = GitLabEvent | SyncTrigger
+"""Why a sync runs: what `index_jobs.trigger` stores."""
 
 
 class BackfillStatus(enum.StrEnum):

@@ -41,6 +41,7 @@ from app.gitlab_api import Activity, ProjectInfo
 from app.queue import PURGE, enqueue_once, enqueue_sync, purge_job_id
 from app.scope import OutOfScope, decide
 from app.settings import ScopeSettings
+from app.states import SyncTrigger
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +141,7 @@ async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
     for drift in drifts:
         p = drift.project
         gen = await db.request_sync(p.id, p.path_with_namespace, p.default_branch, None, full=drift.full)
-        await enqueue_sync(queue, p.id, gen, "reconcile")
+        await enqueue_sync(queue, p.id, gen, SyncTrigger.RECONCILE)
         logger.info("sweep: project %s (%s) %s: sync requested", p.id, p.path_with_namespace, drift.reason)
     if cutoff is None:
         await confirm_unlisted(deps, [a.project.id for a in listed])
@@ -192,5 +193,5 @@ async def confirm_unlisted(deps: Deps, listed: Sequence[int]) -> int:
             continue
         if isinstance(decide(info, deps.settings.scope), OutOfScope):  # archived, for one: not listed
             gen = await db.request_sync(project_id, info.path_with_namespace, info.default_branch, None, full=True)
-            acted += await enqueue_sync(queue, project_id, gen, "scope")
+            acted += await enqueue_sync(queue, project_id, gen, SyncTrigger.SCOPE)
     return acted

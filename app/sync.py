@@ -23,9 +23,9 @@ from app.errors import GitLabUnavailableError, StorageError
 from app.filters import Condition, Filter
 from app.gitlab_api import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
 from app.indexing import WritePlan
+from app.payloads import commit_payload, repo_payload
 from app.scope import InScope, decide
-from app.states import ProjectStatus, RunStatus, SyncMode
-from app.vectors import repo_payload
+from app.states import ProjectStatus, RunStatus, SyncMode, Trigger
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
@@ -116,7 +116,7 @@ class Syncer:
         self.scope = Scope.from_config(self.config)
         self.batch = deps.settings.worker.files_per_batch
 
-    async def sync_once(self, row: ProjectRow, trigger: str) -> SyncOutcome:
+    async def sync_once(self, row: ProjectRow, trigger: Trigger) -> SyncOutcome:
         """Bring one project's index to its default branch head (or do nothing when it is there)."""
         started = time.monotonic()
         info = await self.gitlab.project(row.id)
@@ -278,7 +278,7 @@ async def cite_commit(deps: Deps, project_id: int, sha: str) -> None:
     rewritten-away commit (docs/decisions.md, "GitLab sync").
     """
     stale = _project_filter(project_id, none_of=[filters.eq("commit_sha", sha)])  # none_of: written by this run
-    await deps.store.set_payload_where(stale, {"commit_sha": sha})
+    await deps.store.set_payload_where(stale, commit_payload(sha))
 
 
 async def purge_points(deps: Deps, project_id: int) -> None:

@@ -11,8 +11,6 @@ outside this module touches the client.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,15 +21,13 @@ from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ApiException, UnexpectedResponse
 
-from app import filters
+from app import filters, payloads
 from app.errors import IndexMismatchError, StorageError
 from app.filters import Filter
 from app.qdrant_thread import threaded_local_client
 from app.settings import QdrantSettings
 from pipeline.lexical import SparseVector, document_vector
 from pipeline.model import Chunk
-from pipeline.records import chunk_record
-from pipeline.routes import route_keys
 
 logger = logging.getLogger(__name__)
 
@@ -247,12 +243,11 @@ class VectorStore:
         conditions: list[filters.Condition] = [filters.eq("repo_path", repo_path)]
         if file_paths is not None:
             conditions.append(filters.any_of("file_path", file_paths))
-        fields = ["file_path", "content_hash", "payload_hash"]
         # Large pages of three short fields: embedded Qdrant scans the whole collection for every page.
         where = filters.all_of(*conditions)
-        async for record in self.scroll(where, fields, collection=collection, page=STATE_PAGE):
+        async for record in self.scroll(where, payloads.STATE_FIELDS, collection=collection, page=STATE_PAGE):
             p = record.payload or {}
-            state.add(str(record.id), p.get("file_path", ""), p.get("content_hash", ""), p.get("payload_hash", ""))
+            state.add(str(record.id), *(payloads.read(p, name) for name in payloads.STATE_FIELDS))
         return state
 
     async def scroll(
@@ -373,48 +368,15 @@ class StoredState:
         return part
 
 
-def chunk_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
-    """The stored payload: the chunk's metadata and code, plus lookup keys derived from it.
-
-    `repo_prefixes` and `path_prefixes` make prefix filters exact keyword matches; `http_keys`
-    narrows route lookups (see `pipeline.routes`). The embedding text is not stored: it is
-    the header plus the code, both of which are already here.
-    """
-    payload = chunk_record(chunk)
-    del payload["text"]
-    payload["payload_hash"] = payload_hash(payload)
-    payload["indexed_at"] = indexed_at
-    payload["repo_prefixes"] = _prefixes(chunk.repo_path)
-    payload["path_prefixes"] = _prefixes(chunk.file_path)
-    payload["http_keys"] = sorted({key for path in chunk.http_path for key in route_keys(path)})
-    return payload
-
-
-def payload_hash(record: Mapping[str, Any]) -> str:
-    """A digest of a chunk's stored metadata: equal digests mean its payload need not be rewritten."""
-    return hashlib.sha1(json.dumps(record, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
 def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str) -> qm.PointStruct:
     """A point with the chunk's dense vector (when embeddings are on) and its lexical vector."""
     sparse = document_vector(chunk.text)
     vector: dict[str, Any] = {LEXICAL: qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))}
     if dense is not None:
         vector[DENSE] = list(dense)
-    return qm.PointStruct(id=chunk.id, vector=vector, payload=chunk_payload(chunk, indexed_at))
+    return qm.PointStruct(id=chunk.id, vector=vector, payload=payloads.stored_payload(chunk, indexed_at))
 
 
 def moved_point(chunk: Chunk, vectors: Any, indexed_at: str) -> qm.PointStruct:
     """A chunk of a renamed file under its new id, carrying the vectors stored under its old id."""
-    return qm.PointStruct(id=chunk.id, vector=vectors, payload=chunk_payload(chunk, indexed_at))
-
-
-def repo_payload(repo_path: str) -> dict[str, Any]:
-    """The payload keys that change when a project is renamed or transferred."""
-    return {"repo_path": repo_path, "repo_prefixes": _prefixes(repo_path)}
-
-
-def _prefixes(path: str) -> list[str]:
-    """`a/b/c.java` → `a/`, `a/b/`, and the path itself (so an exact path also matches)."""
-    parts = path.split("/")
-    return ["/".join(parts[:i]) + "/" for i in range(1, len(parts))] + [path]
+    return qm.PointStruct(id=chunk.id, vector=vectors, payload=payloads.stored_payload(chunk, indexed_at))

@@ -39,11 +39,11 @@ from app.errors import (
     ServiceError,
     StorageError,
 )
-from app.events import Event
+from app.events import Event, GitLabEvent
 from app.gitlab_api import ProjectInfo
 from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
 from app.settings import GITLAB_UNSET, Settings, cron_fields
-from app.states import BackfillOutcome, BackfillStatus, ProjectStatus
+from app.states import BackfillOutcome, BackfillStatus, ProjectStatus, SyncTrigger, Trigger
 from app.sweep import sweep
 from app.sync import Syncer, SyncOutcome
 from app.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
@@ -69,7 +69,7 @@ def backoff_s(job_try: int, cap: float = 300.0) -> float:
     return float(min(cap, 2 ** max(0, job_try - 1)))
 
 
-async def sync_project(ctx: dict[str, Any], project_id: int, trigger: str = "push") -> str:
+async def sync_project(ctx: dict[str, Any], project_id: int, trigger: Trigger = GitLabEvent.PUSH) -> str:
     """Sync one project to its default branch head, coalescing deliveries that arrive meanwhile.
 
     Any transient failure, including PostgreSQL's own (the status write, the lock, the hand-over),
@@ -88,7 +88,7 @@ async def sync_project(ctx: dict[str, Any], project_id: int, trigger: str = "pus
         raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
 
 
-async def _sync_and_hand_over(deps: Deps, db: Database, syncer: Syncer, project_id: int, trigger: str) -> str:
+async def _sync_and_hand_over(deps: Deps, db: Database, syncer: Syncer, project_id: int, trigger: Trigger) -> str:
     """Sync under the project's lock; once it is released, cover what arrived meanwhile.
 
     A job that finds the lock taken returns at once instead of retrying (jobs retrying every few
@@ -103,12 +103,12 @@ async def _sync_and_hand_over(deps: Deps, db: Database, syncer: Syncer, project_
         result = await _sync_loop(db, syncer, project_id, trigger)
     row = await db.project(project_id)
     if row is not None and row.behind:
-        await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, "continue")
+        await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, SyncTrigger.CONTINUE)
         return f"{result}; handed over at generation {row.requested_gen}"
     return result
 
 
-async def _sync_loop(db: Database, syncer: Syncer, project_id: int, trigger: str) -> str:
+async def _sync_loop(db: Database, syncer: Syncer, project_id: int, trigger: Trigger) -> str:
     """Sync to the current head until the requested generation is done, at most `MAX_LOOPS` times."""
     await db.close_abandoned_runs(project_id)
     for runs in range(MAX_LOOPS):
@@ -229,7 +229,7 @@ async def _backfill_one(deps: Deps, target: int | ProjectInfo, full: bool) -> tu
     if reason is not None:
         return BackfillOutcome.OUT_OF_SCOPE, reason
     gen = await deps.require_db().request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=full)
-    await enqueue_sync(deps.require_queue(), info.id, gen, "backfill")
+    await enqueue_sync(deps.require_queue(), info.id, gen, SyncTrigger.BACKFILL)
     return BackfillOutcome.REQUESTED, f"sync generation {gen}"
 
 
@@ -255,7 +255,7 @@ async def reconcile(ctx: dict[str, Any]) -> str:
     for project_id in behind:
         row = await db.project(project_id)
         if row is not None:
-            await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, "reconcile")
+            await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, SyncTrigger.RECONCILE)
     if deps.gitlab is None:
         return f"{len(behind)} projects behind; {NO_GITLAB}"
     try:

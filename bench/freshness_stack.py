@@ -245,7 +245,7 @@ async def symbol_returns(stack: Stack, target: Expected) -> bool:
     started = time.perf_counter()
     hits = await stack.deps.search.symbol(LOCAL, target.qualified_name)
     stack.lookup_ms.append((time.perf_counter() - started) * 1e3)
-    return any(h.id == target.chunk_id and h.payload.get("content_hash") == target.content_hash for h in hits)
+    return any(h.id == target.chunk_id and h.chunk.content_hash == target.content_hash for h in hits)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,9 @@ from typing import Any
 from app.errors import PayloadError
 from app.events import (  # re-exported: replay jobs queued before the move name these classes here
     MAX_ID,
+    MOVE_EVENTS,
     Event,
+    GitLabEvent,
     Ignored,
     ProjectDestroyed,
     ProjectMoved,
@@ -25,6 +27,7 @@ from app.events import (  # re-exported: replay jobs queued before the move name
 __all__ = [
     "MAX_ID",
     "Event",
+    "GitLabEvent",
     "Ignored",
     "ProjectDestroyed",
     "ProjectMoved",
@@ -46,24 +49,28 @@ def parse_event(body: Any) -> Event:
     if not isinstance(name, str) or not name:
         raise PayloadError("no event_name or object_kind")
     _check_text("event_name", name)
-    if name == "push":
+    if name == GitLabEvent.PUSH:
         return _push(body)
-    if name == "repository_update":
+    if name == GitLabEvent.REPOSITORY_UPDATE:
         return _repository_update(body)
-    if name == "project_destroy":
+    if name == GitLabEvent.PROJECT_DESTROY:
         return ProjectDestroyed(
-            event=name, project_id=_int(body, "project_id"), repo_path=_str(body, "path_with_namespace")
+            event=GitLabEvent.PROJECT_DESTROY,
+            project_id=_int(body, "project_id"),
+            repo_path=_str(body, "path_with_namespace"),
         )
-    if name in ("project_rename", "project_transfer"):
+    if name in MOVE_EVENTS:
         return ProjectMoved(
-            event=name,
+            event=GitLabEvent(name),
             project_id=_int(body, "project_id"),
             old_path=_str(body, "old_path_with_namespace"),
             new_path=_str(body, "path_with_namespace"),
         )
-    if name == "project_update":
+    if name == GitLabEvent.PROJECT_UPDATE:
         return ProjectUpdated(
-            event=name, project_id=_int(body, "project_id"), repo_path=_str(body, "path_with_namespace")
+            event=GitLabEvent.PROJECT_UPDATE,
+            project_id=_int(body, "project_id"),
+            repo_path=_str(body, "path_with_namespace"),
         )
     return Ignored(event=name, reason=f"event {name} is not used")
 
@@ -74,11 +81,11 @@ def _push(body: Mapping[str, Any]) -> Event:
     ref, after = _str(body, "ref"), _str(body, "after")
     default = _default_branch(project)
     if not _is_default(ref, default):
-        return Ignored(event="push", reason=f"{ref} is not the default branch", project_id=project_id)
+        return Ignored(event=GitLabEvent.PUSH, reason=f"{ref} is not the default branch", project_id=project_id)
     if after == ZERO_SHA:
-        return Ignored(event="push", reason="the default branch was deleted", project_id=project_id)
+        return Ignored(event=GitLabEvent.PUSH, reason="the default branch was deleted", project_id=project_id)
     return SyncRequested(
-        event="push",
+        event=GitLabEvent.PUSH,
         project_id=project_id,
         repo_path=_str(project, "path_with_namespace"),
         default_branch=default,
@@ -100,14 +107,14 @@ def _repository_update(body: Mapping[str, Any]) -> Event:
         ref, after = _str(change, "ref"), _str(change, "after")
         if _is_default(ref, default) and after != ZERO_SHA:
             return SyncRequested(
-                event="repository_update",
+                event=GitLabEvent.REPOSITORY_UPDATE,
                 project_id=project_id,
                 repo_path=_str(project, "path_with_namespace"),
                 default_branch=default,
                 ref=ref,
                 after=after,
             )
-    return Ignored(event="repository_update", reason="no change to the default branch", project_id=project_id)
+    return Ignored(event=GitLabEvent.REPOSITORY_UPDATE, reason="no change to the default branch", project_id=project_id)
 
 
 def _default_branch(project: Mapping[str, Any]) -> str | None:

@@ -84,15 +84,15 @@ def _omitted_note(count: int) -> str:
 
 
 def _block(rank: int, hit: Hit, code: str) -> str:
-    p = hit.payload
-    kind = hit.symbol_type + (f", {p['stereotype']}" if p.get("stereotype") else "")
-    http = routes(p)
+    c = hit.chunk
+    kind = hit.symbol_type + (f", {c.stereotype}" if c.stereotype else "")
+    http = routes(c)
     lines = [
         f"{rank}. {hit.qualified_name} ({kind})",
         f"   {hit.signature}",
         f"   {hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
         + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")
-        + (f" (project {p['gitlab_project_id']})" if p.get("gitlab_project_id") is not None else ""),
+        + (f" (project {c.gitlab_project_id})" if c.gitlab_project_id is not None else ""),
     ]
     if http:
         lines.append(f"   http: {', '.join(http)}")

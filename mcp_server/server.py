@@ -240,7 +240,7 @@ class KnowledgeTools:
         search, access = await self._search(repo)
         injectors = await search.injectors(access, type, repo)
         own = [h for h in await search.symbol(access, type, repo) if h.symbol_type in TYPE_SYMBOLS]
-        depends_on = sorted({d for h in own for d in h.payload.get("injects", [])})
+        depends_on = sorted({d for h in own for d in h.chunk.injects})
         header = f"{echo(type)} depends on: {', '.join(depends_on) or 'nothing injected'}\nInjected into:"
         rendered = render_hits(injectors, budget=max_chars, excerpt_lines=6, header=header)
         data = {"depends_on": depends_on, "injected_into": rendered.items, "omitted": rendered.omitted}
@@ -288,7 +288,7 @@ def _cite(hit: Hit) -> str:
 
 def _where(hit: Hit, place: str) -> str:
     """A place in the index with the commit and GitLab project it comes from, when known."""
-    project = hit.payload.get("gitlab_project_id")
+    project = hit.chunk.gitlab_project_id
     return (
         place
         + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")

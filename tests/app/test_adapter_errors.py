@@ -23,6 +23,7 @@ from app.access import LOCAL, Access
 from app.db import Database, JobCounts
 from app.embeddings import OpenAIEmbedder
 from app.errors import StorageError, UnstorableError
+from app.events import GitLabEvent
 from app.indexing import Indexer
 from app.qdrant_thread import threaded_local_client
 from app.search import SearchService
@@ -151,7 +152,7 @@ DB_WRITES: dict[str, DbCall] = {
     "set_status": lambda d: d.set_status(7, ProjectStatus.FAILED, "boom"),
     "request_sync": lambda d: d.request_sync(7, "acme/shop", "main", None),
     "record_delivery": lambda d: d.record_delivery("k", "push", 7, "main", None, DeliveryOutcome.ENQUEUED, ""),
-    "start_run": lambda d: d.start_run(7, "push", None),
+    "start_run": lambda d: d.start_run(7, GitLabEvent.PUSH, None),
     "finish_run": lambda d: d.finish_run(
         1, status=RunStatus.DONE, to_sha=None, mode=SyncMode.COMPARE, counts=JobCounts(), error=None
     ),

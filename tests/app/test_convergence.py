@@ -24,6 +24,7 @@ from app.db import lock_key
 from app.errors import StorageError
 from app.queue import enqueue_sync, sync_job_id
 from app.settings import SyncWorkerSettings
+from app.states import SyncTrigger
 from app.worker import build_worker, move_project, purge_project, sync_project
 from hooks.events import parse_event
 from testkit.fake_gitlab import FakeProject
@@ -120,7 +121,7 @@ async def test_a_generation_whose_id_is_held_by_a_killed_job_is_still_synced(env
     held = sync_job_id(project.id, 1)
     # What SIGKILL leaves: the job still queued and its in-progress key alive for the job timeout + 10 s.
     await queue.psetex(in_progress_key_prefix + held, 3_600_000, b"1")
-    assert await enqueue_sync(queue, project.id, 1, "reconcile")  # not refused because of the dead id
+    assert await enqueue_sync(queue, project.id, 1, SyncTrigger.RECONCILE)  # not refused because of the dead id
     w = build_worker(env.settings, env.deps, handle_signals=False)
     task = asyncio.create_task(w.main())
     try:
@@ -141,7 +142,7 @@ async def test_a_generation_whose_id_has_a_kept_result_is_still_synced(env: Sync
     await queue.delete(job_key_prefix + job_id)  # the job is gone (out of tries)...
     await queue.zrem(env.settings.redis.queue, job_id)
     await queue.psetex(result_key_prefix + job_id, 3_600_000, b"x")  # ...and its result is kept for an hour
-    assert await enqueue_sync(queue, project.id, 2, "reconcile")
+    assert await enqueue_sync(queue, project.id, 2, SyncTrigger.RECONCILE)
     await env.work()
     await env.audit(project)
 
@@ -150,7 +151,7 @@ async def test_a_job_waiting_in_the_queue_is_not_enqueued_twice(env: SyncEnv) ->
     queue = env.deps.require_queue()
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + "A.java": service("A")})  # queues sync:<id>:1
-    assert not await enqueue_sync(queue, project.id, 1, "reconcile")
+    assert not await enqueue_sync(queue, project.id, 1, SyncTrigger.RECONCILE)
     jobs = await queue.zrange(env.settings.redis.queue, 0, -1)
     assert [j.decode() for j in jobs] == [sync_job_id(project.id, 1)]
 

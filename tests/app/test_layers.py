@@ -31,6 +31,7 @@ LEVELS: dict[str, int] = {
     "app.events": BASE,
     "app.access": BASE,
     "app.logs": BASE,
+    "app.payloads": BASE,
     "pipeline": BASE,
     # Adapters: PostgreSQL, Qdrant, embeddings, GitLab, the queue, the file system.
     "app.db": ADAPTER,

@@ -1,4 +1,4 @@
-"""Names instead of strings (issue 11): each state, outcome, job id and type kind is spelled once.
+"""Names instead of strings (issue 11): each state, outcome, job id, type kind, event and trigger is spelled once.
 
 The enums of `app.states` are the source; PostgreSQL's CHECK constraints and the `Literal`s of the
 published API must list exactly their values, and nothing outside `app.queue` builds a job id or
@@ -18,9 +18,20 @@ import asyncpg
 import pytest
 
 from app import queue, schemas
-from app.states import ACCEPTED, BackfillOutcome, BackfillStatus, DeliveryOutcome, ProjectStatus, RunStatus
+from app.events import GitLabEvent, Ignored
+from app.states import (
+    ACCEPTED,
+    BackfillOutcome,
+    BackfillStatus,
+    DeliveryOutcome,
+    ProjectStatus,
+    RunStatus,
+    SyncTrigger,
+)
+from hooks.events import parse_event
 from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS, SymbolType
 from pipeline.outline import CALLABLE_NODE_KINDS, TYPE_NODE_KINDS
+from tests.support import payloads
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKED: dict[tuple[str, str], type[enum.StrEnum]] = {
@@ -142,3 +153,77 @@ def test_the_scanners_see_what_they_look_for() -> None:
     ]
     assert job_id_literals(sample) == ["purge:"]
     assert {SymbolType.ANNOTATION, SymbolType.CLASS} <= TYPE_SYMBOLS < SYMBOL_TYPES
+
+
+# --- GitLab event names and sync triggers ----------------------------------------------------------------------------
+
+
+def test_each_gitlab_event_parses_to_its_event_named_as_gitlab_sends_it() -> None:
+    parsed = {
+        GitLabEvent.PUSH: parse_event(payloads.system_hook_push()),
+        GitLabEvent.REPOSITORY_UPDATE: parse_event(payloads.system_hook_repository_update()),
+        GitLabEvent.PROJECT_DESTROY: parse_event(payloads.system_hook_project_destroy()),
+        GitLabEvent.PROJECT_RENAME: parse_event(payloads.system_hook_project_rename()),
+        GitLabEvent.PROJECT_TRANSFER: parse_event(payloads.system_hook_project_transfer()),
+        GitLabEvent.PROJECT_UPDATE: parse_event(payloads.system_hook_project_update()),
+    }
+    assert list(parsed) == list(GitLabEvent)
+    for name, event in parsed.items():
+        assert not isinstance(event, Ignored), name
+        assert event.event is name
+        assert json.dumps({"event": event.event}) == json.dumps({"event": name.value})  # stored and logged as before
+    assert [m.value for m in GitLabEvent] == [
+        "push", "repository_update", "project_destroy", "project_rename", "project_transfer", "project_update",
+    ]  # fmt: skip
+
+
+def test_the_sync_triggers_keep_their_stored_strings() -> None:
+    assert [m.value for m in SyncTrigger] == ["continue", "backfill", "reconcile", "scope", "default_branch_changed"]
+    assert not {m.value for m in SyncTrigger} & {m.value for m in GitLabEvent}  # a stored trigger names one cause
+    assert f"{SyncTrigger.SCOPE}" == "scope"
+
+
+EVENT_NAMES = frozenset(m.value for m in GitLabEvent)
+TRIGGER_CALLS = frozenset({"enqueue_sync", "push_syncs", "sync_once", "start_run", "sync_project", "_request"})
+NAME_SOURCES = sorted(
+    p
+    for package in ("app", "hooks", "mcp_server")
+    for p in (ROOT / package).glob("**/*.py")
+    if p not in (ROOT / "app" / "events.py", ROOT / "app" / "states.py")
+)
+
+
+def bare_names(tree: ast.AST) -> list[str]:
+    """String constants that are a GitLab event name, and string arguments to a call that takes a trigger."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in EVENT_NAMES and id(node) not in docstrings
+    ]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if name in TRIGGER_CALLS:
+                found += [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return found
+
+
+@pytest.mark.parametrize("path", NAME_SOURCES, ids=[str(p.relative_to(ROOT)) for p in NAME_SOURCES])
+def test_event_names_and_triggers_are_spelled_once(path: Path) -> None:
+    assert bare_names(ast.parse(path.read_text(encoding="utf-8"))) == []
+
+
+def test_the_name_scanner_sees_bare_names() -> None:
+    sample = ast.parse(
+        '"""push and project_destroy in a docstring are prose."""\nif name == "push": pass\n'
+        'await enqueue_sync(q, 1, 2, "reconcile")\nawait self._request(deps, info, "scope")\nx = {"scope": 1}'
+    )
+    assert bare_names(sample) == ["push", "reconcile", "scope"]

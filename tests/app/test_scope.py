@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from app.events import GitLabEvent
 from app.gitlab_api import ProjectInfo, project_info
 from app.scope import IN_SCOPE, OutOfScope, decide, decide_path, screen, under
 from app.settings import ScopeSettings, Settings
@@ -87,13 +88,18 @@ def test_prefixes_are_normalized_and_read_from_the_environment(monkeypatch: pyte
 def test_the_receiver_ignores_a_push_out_of_scope_and_passes_lifecycle_events() -> None:
     scope = ScopeSettings(deny=("mike",))
     push = SyncRequested(
-        event="push", project_id=15, repo_path="mike/diaspora", default_branch="main", ref="refs/heads/main", after="a"
+        event=GitLabEvent.PUSH,
+        project_id=15,
+        repo_path="mike/diaspora",
+        default_branch="main",
+        ref="refs/heads/main",
+        after="a",
     )
     assert screen(push, scope) == Ignored(
-        event="push", reason="out of scope: under the denied prefix 'mike'", project_id=15
+        event=GitLabEvent.PUSH, reason="out of scope: under the denied prefix 'mike'", project_id=15
     )
     assert screen(push, ScopeSettings()) is push
-    destroy = ProjectDestroyed(event="project_destroy", project_id=15, repo_path="mike/diaspora")
+    destroy = ProjectDestroyed(event=GitLabEvent.PROJECT_DESTROY, project_id=15, repo_path="mike/diaspora")
     assert screen(destroy, scope) is destroy  # a purge is never filtered away
 
 

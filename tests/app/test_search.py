@@ -117,7 +117,7 @@ def names(hits: Sequence[Hit]) -> list[str]:
 
 
 def overloads(hits: Iterable[Hit]) -> list[tuple[str, tuple[str, ...]]]:
-    return [(short(h.qualified_name), tuple(h.payload["parameter_types"])) for h in hits]
+    return [(short(h.qualified_name), tuple(h.chunk.parameter_types)) for h in hits]
 
 
 FIND_OVERLOADS: Final = [
@@ -185,7 +185,7 @@ async def test_by_annotation_returns_only_annotated_chunks(search: SearchService
     assert overloads(h for h in hits if h.qualified_name.endswith(".OwnerService.find")) == FIND_OVERLOADS
     expected = {c.id for c in indexed.chunks.values() if c.repo_path == ACME and "Transactional" in c.annotation_names}
     assert {h.id for h in hits} == expected
-    assert all("Transactional" in h.payload["annotation_names"] for h in hits)
+    assert all("Transactional" in h.chunk.annotation_names for h in hits)
     assert "ReminderJob.sendVisitReminders" not in names(hits)
 
 
@@ -305,7 +305,7 @@ async def test_endpoint_matches_a_concrete_path_against_the_pattern(search: Sear
     hits = await search.endpoint(LOCAL, "/api/owners/42/pets/new", "GET", ACME)
 
     assert names(hits) == ["OwnerController.initNewPetForm"]
-    assert hits[0].payload["http_path"] == ["/api/owners/{ownerId}/pets/new"]
+    assert hits[0].chunk.http_path == ("/api/owners/{ownerId}/pets/new",)
 
 
 async def test_endpoint_of_a_jax_rs_resource(search: SearchService) -> None:
@@ -363,7 +363,7 @@ async def test_outline_lists_a_file_in_line_order(search: SearchService, indexed
 async def test_outline_accepts_a_leading_slash_and_keeps_split_parts_in_order(search: SearchService) -> None:
     hits = await search.outline(LOCAL, ACME, f"/{CORE_SRC}/core/service/ReportService.java")
 
-    parts = [h.payload["part_index"] for h in hits if h.symbol_type == "method_part"]
+    parts = [h.chunk.part_index for h in hits if h.symbol_type == "method_part"]
     assert len(parts) >= 3
     assert parts == sorted(parts)
     assert [h.line_start for h in hits] == sorted(h.line_start for h in hits)
@@ -540,7 +540,7 @@ async def test_stereotype_filter(search: SearchService, stereotype: str) -> None
     hits = await search.search(LOCAL, "owner visit find", Filters(repo=ACME, stereotype=stereotype), limit=30)
 
     assert hits
-    assert {h.payload["stereotype"] for h in hits} == {stereotype}
+    assert {h.chunk.stereotype for h in hits} == {stereotype}
 
 
 async def test_annotation_filter(search: SearchService) -> None:
@@ -549,7 +549,7 @@ async def test_annotation_filter(search: SearchService) -> None:
     )
 
     assert hits
-    assert all("Transactional" in h.payload["annotation_names"] for h in hits)
+    assert all("Transactional" in h.chunk.annotation_names for h in hits)
     assert "OwnerService.find" in names(hits)
 
 
@@ -571,7 +571,7 @@ async def test_http_method_get_finds_only_get_or_any_routes(search: SearchServic
     hits = await search.search(LOCAL, "owner pets visits", Filters(http_method="GET"), limit=40)
 
     assert hits
-    assert all({"GET", "ANY"} & set(h.payload["http_method"]) for h in hits)
+    assert all({"GET", "ANY"} & set(h.chunk.http_method) for h in hits)
     assert "OwnerController.initNewPetForm" in names(hits)
 
 

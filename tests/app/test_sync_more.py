@@ -21,6 +21,7 @@ from pydantic import SecretStr
 
 from app.deliveries import DeliveryRecorder
 from app.deps import open_deps
+from app.events import GitLabEvent
 from app.queue import BACKFILL
 from app.settings import (
     ChunkingSettings,
@@ -391,7 +392,12 @@ async def test_without_gitlab_configured_a_sync_fails_with_what_to_set(clean_db:
     )
     async with open_deps(settings, with_db=True, with_queue=True) as deps:
         event = SyncRequested(
-            event="push", project_id=7, repo_path="acme/x", default_branch="main", ref="refs/heads/main", after="a" * 40
+            event=GitLabEvent.PUSH,
+            project_id=7,
+            repo_path="acme/x",
+            default_branch="main",
+            ref="refs/heads/main",
+            after="a" * 40,
         )
         assert (await DeliveryRecorder(deps).handle(event, "k"))[0] == "enqueued"
         assert await sync_project({"deps": deps}, 7) == NO_GITLAB
@@ -404,7 +410,7 @@ async def test_the_reconcile_sweep_syncs_a_delivery_whose_nudge_was_lost(env: Sy
     project = env.gitlab.create_project("acme/shop")
     sha = project.commit({SRC + "A.java": service("A")}, "a")
     push = SyncRequested(
-        event="push",
+        event=GitLabEvent.PUSH,
         project_id=project.id,
         repo_path=project.path_with_namespace,
         default_branch="main",

@@ -9,6 +9,7 @@ from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 
 from app.errors import IndexMismatchError, StorageError
+from app.payloads import stored_payload
 from app.vectors import (
     DENSE,
     LEXICAL,
@@ -16,7 +17,6 @@ from app.vectors import (
     IndexModel,
     StoredState,
     VectorStore,
-    chunk_payload,
     chunk_point,
 )
 from tests.support.java import REPO, chunk_java, only
@@ -319,7 +319,7 @@ async def test_qdrant_errors_of_collection_management_are_storage_errors(store: 
 def test_payload_has_lookup_keys_and_no_embedding_text() -> None:
     chunk = only(chunk_java(CONTROLLER, CONTROLLER_PATH, repo="acme/pets/shop"), "demo.web.OwnerController.pet")
 
-    payload = chunk_payload(chunk, "2025-01-02T03:04:05+00:00")
+    payload = stored_payload(chunk, "2025-01-02T03:04:05+00:00")
 
     assert "text" not in payload
     assert payload["indexed_at"] == "2025-01-02T03:04:05+00:00"
@@ -344,14 +344,14 @@ def test_payload_has_lookup_keys_and_no_embedding_text() -> None:
 def test_payload_of_a_wildcard_route_and_of_no_route() -> None:
     result = chunk_java(CONTROLLER, CONTROLLER_PATH)
 
-    assert chunk_payload(only(result, "demo.web.OwnerController.fallback"), "t")["http_keys"] == ["**"]
-    assert chunk_payload(only(result, "demo.web.OwnerController.helper"), "t")["http_keys"] == []
+    assert stored_payload(only(result, "demo.web.OwnerController.fallback"), "t")["http_keys"] == ["**"]
+    assert stored_payload(only(result, "demo.web.OwnerController.helper"), "t")["http_keys"] == []
 
 
 def test_payload_of_a_single_segment_repo_and_a_root_file() -> None:
     chunk = chunk_java("class A { void m() {} }", "A.java", repo="shop").chunks[0]
 
-    payload = chunk_payload(chunk, "t")
+    payload = stored_payload(chunk, "t")
 
     assert payload["repo_prefixes"] == ["shop"]
     assert payload["path_prefixes"] == ["A.java"]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from app.errors import PayloadError
+from app.events import GitLabEvent
 from hooks.events import Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested, parse_event
 from testkit import payloads
 
@@ -10,7 +11,7 @@ from testkit import payloads
 def test_system_hook_push_to_default_branch_requests_a_sync() -> None:
     event = parse_event(payloads.system_hook_push())
     assert event == SyncRequested(
-        event="push",
+        event=GitLabEvent.PUSH,
         project_id=15,
         repo_path="mike/diaspora",
         default_branch="master",
@@ -67,16 +68,16 @@ def test_repository_update_without_default_branch_change_is_ignored() -> None:
 
 def test_project_lifecycle_events() -> None:
     assert parse_event(payloads.system_hook_project_destroy()) == ProjectDestroyed(
-        event="project_destroy", project_id=73, repo_path="jsmith/underscore"
+        event=GitLabEvent.PROJECT_DESTROY, project_id=73, repo_path="jsmith/underscore"
     )
     assert parse_event(payloads.system_hook_project_rename()) == ProjectMoved(
-        event="project_rename", project_id=73, old_path="jsmith/overscore", new_path="jsmith/underscore"
+        event=GitLabEvent.PROJECT_RENAME, project_id=73, old_path="jsmith/overscore", new_path="jsmith/underscore"
     )
     assert parse_event(payloads.system_hook_project_transfer()) == ProjectMoved(
-        event="project_transfer", project_id=73, old_path="jsmith/overscore", new_path="scores/underscore"
+        event=GitLabEvent.PROJECT_TRANSFER, project_id=73, old_path="jsmith/overscore", new_path="scores/underscore"
     )
     assert parse_event(payloads.system_hook_project_update()) == ProjectUpdated(
-        event="project_update", project_id=74, repo_path="jsmith/storecloud"
+        event=GitLabEvent.PROJECT_UPDATE, project_id=74, repo_path="jsmith/storecloud"
     )
 
 

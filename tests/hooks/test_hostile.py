@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 from app.deliveries import DeliveryRecorder
 from app.deps import open_deps
 from app.errors import PayloadError, SignatureError
+from app.events import GitLabEvent
 from app.settings import GitLabSettings
 from app.web import create_app
 from hooks.auth import sign, signing_key
@@ -106,7 +107,9 @@ async def test_a_bad_row_in_a_batch_fails_alone_and_its_neighbours_are_recorded(
     clean_db: str, clean_redis: str
 ) -> None:
     # The edge refuses these already; this is the last line, should one slip through.
-    bad = SyncRequested(event="push", project_id=7, repo_path="a/\x00", default_branch=None, ref="r", after="s")
+    bad = SyncRequested(
+        event=GitLabEvent.PUSH, project_id=7, repo_path="a/\x00", default_branch=None, ref="r", after="s"
+    )
     async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True) as deps:
         receiver = DeliveryRecorder(deps)
         calls = [receiver.handle(push_event(1, "s1"), "good-1"), receiver.handle(bad, "bad")]

@@ -19,6 +19,7 @@ from app.db import KeyedPush
 from app.deliveries import DeliveryRecorder
 from app.deps import open_deps
 from app.errors import StorageError
+from app.events import GitLabEvent
 from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.web import create_app, is_ready
 from hooks.auth import sign, signing_key
@@ -297,7 +298,9 @@ async def test_a_batch_keeps_the_last_default_branch_it_names(clean_db: str, cle
         pushes = [
             (
                 f"b{i}",
-                SyncRequested(event="push", project_id=9, repo_path="acme/x", default_branch=b, ref="r", after=f"s{i}"),
+                SyncRequested(
+                    event=GitLabEvent.PUSH, project_id=9, repo_path="acme/x", default_branch=b, ref="r", after=f"s{i}"
+                ),
             )
             for i, b in enumerate(branches)
         ]
@@ -340,7 +343,7 @@ async def test_with_postgresql_and_redis_down_the_delivery_is_refused(clean_db: 
 
 def push_event(project_id: int, after: str) -> SyncRequested:
     return SyncRequested(
-        event="push",
+        event=GitLabEvent.PUSH,
         project_id=project_id,
         repo_path=f"acme/p{project_id}",
         default_branch="main",

@@ -1,0 +1,152 @@
+"""The MCP and REST answers on the `shop` fixture, whole, against the recorded ones (issue 11).
+
+Every MCP tool's text and structured content, and a few REST searches, are compared with
+`tests/fixtures/answers/shop.json`, recorded before stored payloads were read through
+`app.payloads.StoredChunk`. A field renamed, dropped or read with another default anywhere between
+the stored payload and the answer changes a value here. The fixture is indexed as GitLab project 7
+at a fixed commit, with a GitLab URL, so project ids, commits and permalinks are in the answers.
+
+`indexed_at` is the only value that depends on when the test runs: it is checked to be an ISO time
+and replaced by a placeholder. Run with `JAVAKB_RECORD_ANSWERS=1` to record the file again (only
+for an intended change of the answers; review its diff).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+import pytest
+from fastmcp import Client
+from mcp.types import TextContent
+from pydantic import SecretStr
+
+from app.deps import Deps
+from app.localfs import chunk_local_files, iter_sources
+from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
+from pipeline.model import SourceContext
+from pipeline.scope import Scope
+from tests.conftest import REDIS, reset_services
+from tests.support.java_fixtures import SHOP_DIR
+from tests.support.live_app import LiveApp, serve_app
+from tests.support.shop import CORE_SRC
+from tests.support.tokens import service_token
+
+TOKEN: Final = "answers-token"
+REPO: Final = "acme/shop"
+SHA: Final = "5e1f" * 10
+RECORDED: Final = Path(__file__).resolve().parents[1] / "fixtures" / "answers" / "shop.json"
+PLACEHOLDER: Final = "<indexed_at>"
+TOOL_CALLS: Final[list[tuple[str, dict[str, Any]]]] = [
+    ("semantic_search", {"query": "who reminds owners about tomorrow's visits"}),
+    ("semantic_search", {"query": "transactional owner methods", "stereotype": "service"}),
+    ("semantic_search", {"query": "who calls notifyOwner"}),
+    ("get_symbol", {"name": "OwnerService.find"}),
+    ("get_symbol", {"name": "OwnerController"}),
+    ("list_repos", {}),
+    ("find_by_annotation", {"annotation": "Scheduled"}),
+    ("get_callers", {"name": "NotificationService.notifyOwner"}),
+    ("get_callees", {"name": "OwnerController.findOwner"}),
+    ("find_endpoint", {"path": "/api/owners/42/pets/new", "http_method": "GET"}),
+    ("find_injections", {"type": "OwnerRepository"}),
+    ("find_implementations", {"type": "PricingPolicy"}),
+    ("get_file_outline", {"repo": REPO, "path": f"{CORE_SRC}/core/service/OwnerService.java"}),
+]
+REST_QUERIES: Final[list[dict[str, str]]] = [
+    {"q": "owner"},
+    {"q": "GET /api/owners/{id}", "http_method": "GET"},
+    {"q": "scheduled reminder", "annotation": "Scheduled", "limit": "3"},
+    {"q": "pricing policy", "symbol_type": "interface"},
+]
+
+
+async def index_as_gitlab_project(deps: Deps) -> None:
+    """The fixture as GitLab project 7 at commit SHA (what a sync writes), not as a local checkout."""
+    config = deps.settings.chunking.to_config()
+    files = list(iter_sources(SHOP_DIR, Scope.from_config(config)))
+    context = SourceContext(repo_path=REPO, gitlab_project_id=7, commit_sha=SHA, branch="main")
+    await deps.store.ensure(await deps.index_model())
+    await deps.indexer.write(REPO, list(chunk_local_files(files, context, config)))
+
+
+@pytest.fixture(scope="module")
+def answers_app(pg_dsn: str) -> Iterator[LiveApp]:
+    reset_services(pg_dsn)
+    settings = Settings(
+        service_tokens=[service_token(TOKEN)],
+        postgres=PostgresSettings(dsn=SecretStr(pg_dsn)),
+        redis=QueueSettings(url=REDIS, queue="javakb:test-answers"),
+        qdrant=QdrantSettings(path=":memory:"),
+        gitlab=GitLabSettings(url="https://gitlab.example.com"),
+    )
+    with serve_app(settings, prepare=index_as_gitlab_project) as app:
+        yield app
+
+
+def without_clock(value: Any) -> Any:
+    """`value` with every `indexed_at` checked to be an ISO time and replaced by a placeholder."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key == "indexed_at" and item is not None:
+                datetime.fromisoformat(item)
+                item = PLACEHOLDER
+            out[key] = without_clock(item)
+        return out
+    if isinstance(value, list):
+        return [without_clock(item) for item in value]
+    return value
+
+
+async def mcp_answers(app: LiveApp) -> list[dict[str, Any]]:
+    answers = []
+    async with Client(app.mcp_url, auth=TOKEN) as client:
+        for tool, arguments in TOOL_CALLS:
+            result = await client.call_tool(tool, arguments)
+            texts = [c.text for c in result.content if isinstance(c, TextContent)]
+            answers.append(
+                {"tool": tool, "arguments": arguments, "text": texts, "data": without_clock(result.structured_content)}
+            )
+    return answers
+
+
+def rest_answers(app: LiveApp) -> list[dict[str, Any]]:
+    answers = []
+    with httpx.Client(base_url=app.base_url, timeout=10, headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+        for params in REST_QUERIES:
+            response = http.get("/api/v1/search", params=params)
+            answers.append({"params": params, "status": response.status_code, "body": without_clock(response.json())})
+    return answers
+
+
+async def test_the_answers_are_the_recorded_ones(answers_app: LiveApp) -> None:
+    answers = {"mcp": await mcp_answers(answers_app), "rest": rest_answers(answers_app)}
+    if os.environ.get("JAVAKB_RECORD_ANSWERS") == "1":
+        RECORDED.parent.mkdir(parents=True, exist_ok=True)
+        RECORDED.write_text(json.dumps(answers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
+    assert answers["rest"] == recorded["rest"]
+    for got, expected in zip(answers["mcp"], recorded["mcp"], strict=True):
+        assert got == expected, got["tool"]
+
+
+def test_the_recorded_answers_carry_every_cited_field() -> None:
+    """The recording itself is not empty or degenerate: each field the answers show has real values."""
+    recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
+    items = [item for answer in recorded["rest"] for item in answer["body"]["results"]]
+    items += [item for answer in recorded["mcp"] for item in (answer["data"] or {}).get("results", [])]
+    assert len(items) > 20
+    filled = {key for item in items for key, value in item.items() if value not in (None, [], "")}
+    assert filled >= {
+        "repo_path", "file_path", "line_start", "line_end", "qualified_name", "signature", "project_id",
+        "commit_sha", "indexed_at", "permalink", "symbol_type", "stereotype", "annotations", "http", "score",
+        "part", "code",
+    }  # fmt: skip
+    link = re.compile(r"https://gitlab\.example\.com/acme/shop/-/blob/5e1f.*#L\d+-\d+")
+    assert all(link.fullmatch(item["permalink"]) for item in items)
