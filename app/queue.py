@@ -72,12 +72,12 @@ async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: Trig
     under a fresh id instead, so a request is never dropped because of an old job.
     """
     job_id = sync_job_id(project_id, gen)
-    if await queue.enqueue_job(SYNC, project_id, trigger, _job_id=job_id) is not None:
+    if await queue.enqueue_job(SYNC, project_id, str(trigger), _job_id=job_id) is not None:
         return True
     if await _waiting(queue, job_id):
         return False
     fresh = sync_job_id(project_id, gen, uuid.uuid4().hex[:12])
-    return await queue.enqueue_job(SYNC, project_id, trigger, _job_id=fresh) is not None
+    return await queue.enqueue_job(SYNC, project_id, str(trigger), _job_id=fresh) is not None
 
 
 async def _waiting(queue: ArqRedis, job_id: str) -> bool:
@@ -104,7 +104,7 @@ async def push_syncs(queue: ArqRedis, jobs: Sequence[tuple[int, int, Trigger]]) 
     async with queue.pipeline(transaction=True) as pipe:
         for project_id, gen, trigger in jobs:
             job_id = sync_job_id(project_id, gen)
-            job = serialize_job(SYNC, (project_id, trigger), {}, None, now, serializer=queue.job_serializer)
+            job = serialize_job(SYNC, (project_id, str(trigger)), {}, None, now, serializer=queue.job_serializer)
             pipe.psetex(job_key_prefix + job_id, queue.expires_extra_ms, job)
             pipe.zadd(queue.default_queue_name, {job_id: now})
         await pipe.execute()

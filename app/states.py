@@ -54,6 +54,20 @@ Trigger = GitLabEvent | SyncTrigger
 """Why a sync runs: what `index_jobs.trigger` stores."""
 
 
+def trigger_of(value: str) -> Trigger | None:
+    """The trigger a queued job names, or None for a name this version does not know.
+
+    Jobs carry the plain string, never the enum (arq pickles its arguments): a worker of another
+    version reads any job, so web and worker can be upgraded one after the other.
+    """
+    for kind in (GitLabEvent, SyncTrigger):
+        try:
+            return kind(value)
+        except ValueError:
+            continue
+    return None
+
+
 class BackfillStatus(enum.StrEnum):
     """`backfills.status`: an admin backfill's state."""
 

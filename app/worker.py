@@ -43,7 +43,7 @@ from app.events import Event, GitLabEvent
 from app.gitlab_api import ProjectInfo
 from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
 from app.settings import GITLAB_UNSET, Settings, cron_fields
-from app.states import BackfillOutcome, BackfillStatus, ProjectStatus, SyncTrigger, Trigger
+from app.states import BackfillOutcome, BackfillStatus, ProjectStatus, SyncTrigger, Trigger, trigger_of
 from app.sweep import sweep
 from app.sync import Syncer, SyncOutcome
 from app.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
@@ -69,14 +69,18 @@ def backoff_s(job_try: int, cap: float = 300.0) -> float:
     return float(min(cap, 2 ** max(0, job_try - 1)))
 
 
-async def sync_project(ctx: dict[str, Any], project_id: int, trigger: Trigger = GitLabEvent.PUSH) -> str:
+async def sync_project(ctx: dict[str, Any], project_id: int, trigger_name: str = GitLabEvent.PUSH) -> str:
     """Sync one project to its default branch head, coalescing deliveries that arrive meanwhile.
+
+    The job names its trigger as a plain string (`trigger_of`); one this version does not know syncs
+    all the same, recorded as a hand-over.
 
     Any transient failure, including PostgreSQL's own (the status write, the lock, the hand-over),
     becomes `Retry` with backoff: the status is written when it can be, and never stops the retry.
     """
     deps = deps_of(ctx)
     db = deps.require_db()
+    trigger = trigger_of(trigger_name) or SyncTrigger.CONTINUE
     try:
         if deps.gitlab is None:  # `javakb serve` on bare defaults: deliveries are recorded, nothing can sync
             await db.set_status(project_id, ProjectStatus.FAILED, NO_GITLAB)

@@ -31,7 +31,7 @@ from app.states import (
 from hooks.events import parse_event
 from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS, SymbolType
 from pipeline.outline import CALLABLE_NODE_KINDS, TYPE_NODE_KINDS
-from tests.support import payloads
+from testkit import payloads
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKED: dict[tuple[str, str], type[enum.StrEnum]] = {
@@ -227,3 +227,31 @@ def test_the_name_scanner_sees_bare_names() -> None:
         'await enqueue_sync(q, 1, 2, "reconcile")\nawait self._request(deps, info, "scope")\nx = {"scope": 1}'
     )
     assert bare_names(sample) == ["push", "reconcile", "scope"]
+
+
+def test_queued_jobs_carry_trigger_names_as_plain_strings() -> None:
+    # arq pickles job arguments: an enum in a job ties it to this version's classes, so a worker of
+    # another version could not read it during a rolling upgrade.
+    from app.states import GitLabEvent, SyncTrigger, trigger_of
+
+    for member in (*GitLabEvent, *SyncTrigger):
+        assert type(str(member)) is str and trigger_of(str(member)) is member
+    assert trigger_of("a_trigger_of_a_later_version") is None
+
+
+async def test_an_enqueued_sync_job_holds_a_plain_string(clean_redis: str) -> None:
+    from arq import create_pool
+    from arq.connections import RedisSettings
+
+    from app.queue import enqueue_sync, push_syncs
+    from app.states import GitLabEvent, SyncTrigger
+
+    queue = await create_pool(RedisSettings.from_dsn(clean_redis))
+    try:
+        assert await enqueue_sync(queue, 7, 1, SyncTrigger.RECONCILE)
+        await push_syncs(queue, [(8, 1, GitLabEvent.PUSH)])
+        args = sorted(job.args for job in await queue.queued_jobs())
+        assert args == [(7, "reconcile"), (8, "push")]
+        assert all(type(trigger) is str for _, trigger in args)
+    finally:
+        await queue.aclose()
