@@ -232,7 +232,8 @@ def test_the_name_scanner_sees_bare_names() -> None:
 def test_queued_jobs_carry_trigger_names_as_plain_strings() -> None:
     # arq pickles job arguments: an enum in a job ties it to this version's classes, so a worker of
     # another version could not read it during a rolling upgrade.
-    from app.states import GitLabEvent, SyncTrigger, trigger_of
+    from app.events import GitLabEvent
+    from app.states import SyncTrigger, trigger_of
 
     for member in (*GitLabEvent, *SyncTrigger):
         assert type(str(member)) is str and trigger_of(str(member)) is member
@@ -243,8 +244,9 @@ async def test_an_enqueued_sync_job_holds_a_plain_string(clean_redis: str) -> No
     from arq import create_pool
     from arq.connections import RedisSettings
 
+    from app.events import GitLabEvent
     from app.queue import enqueue_sync, push_syncs
-    from app.states import GitLabEvent, SyncTrigger
+    from app.states import SyncTrigger
 
     queue = await create_pool(RedisSettings.from_dsn(clean_redis))
     try:
