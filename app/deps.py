@@ -25,7 +25,8 @@ from app.indexing import Clock, Indexer, utc_now
 from app.migrate import apply_migrations
 from app.search import SearchService
 from app.settings import Settings
-from app.vectors import IndexModel, VectorStore, open_client
+from app.store import Store, open_store
+from app.vectors import IndexModel
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -34,7 +35,7 @@ class Deps:
 
     settings: Settings
     http: httpx.AsyncClient
-    store: VectorStore
+    store: Store
     embedder: Embedder | None
     indexer: Indexer
     search: SearchService
@@ -80,7 +81,7 @@ async def open_deps(
     """Open the clients and services; close them on exit."""
     async with AsyncExitStack() as stack:
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=httpx.Timeout(settings.embedding.timeout_s)))
-        store = VectorStore(open_client(settings.qdrant), settings.qdrant.collection, server=bool(settings.qdrant.url))
+        store = open_store(settings.qdrant)
         stack.push_async_callback(store.close)
         embedder = build_embedder(settings.embedding, http)
         db = await _open_db(settings, stack) if with_db else None

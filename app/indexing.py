@@ -16,7 +16,8 @@ from typing import Any
 
 from app import filters
 from app.embeddings import Embedder
-from app.vectors import StoredState, VectorStore, chunk_payload, chunk_point, moved_point
+from app.store import Store
+from app.vectors import StoredState, chunk_payload, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
 
 logger = logging.getLogger(__name__)
@@ -121,7 +122,7 @@ class RunCounts:
 class Indexer:
     """Applies write plans to the store."""
 
-    def __init__(self, store: VectorStore, embedder: Embedder | None, clock: Clock = utc_now) -> None:
+    def __init__(self, store: Store, embedder: Embedder | None, clock: Clock = utc_now) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock

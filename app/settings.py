@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -106,6 +106,10 @@ class QdrantSettings(BaseModel):
     url: str | None = Field(default=None, description="Qdrant server URL; unset means embedded local mode.")
     api_key: SecretStr | None = None
     path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
+    engine: Literal["edge", "local"] = Field(
+        default="edge",
+        description="Embedded engine when no url is set: Qdrant Edge, or qdrant-client's local mode (slower).",
+    )
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")
     timeout_s: float = Field(default=30.0, gt=0)
 
