@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import os
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
@@ -100,6 +101,11 @@ class EmbeddingSettings(BaseModel):
         return bool(self.base_url)
 
 
+def _embedded_engine(name: str) -> Literal["edge", "local"]:
+    """`JAVAKB_QDRANT__ENGINE` also for a `QdrantSettings` built in code (benches, tests), so one variable picks it."""
+    return "local" if name.strip().lower() == "local" else "edge"
+
+
 class QdrantSettings(BaseModel):
     """Where the vectors live: a Qdrant server (url) or the embedded local mode (path)."""
 
@@ -107,7 +113,7 @@ class QdrantSettings(BaseModel):
     api_key: SecretStr | None = None
     path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
     engine: Literal["edge", "local"] = Field(
-        default="edge",
+        default_factory=lambda: _embedded_engine(os.environ.get("JAVAKB_QDRANT__ENGINE", "edge")),
         description="Embedded engine when no url is set: Qdrant Edge, or qdrant-client's local mode (slower).",
     )
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")

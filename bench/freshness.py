@@ -64,6 +64,7 @@ from psycopg import sql
 from pydantic import SecretStr
 from redis.asyncio import Redis
 
+from app import filters
 from app.access import LOCAL
 from app.deliveries import DeliveryRecorder
 from app.deps import Deps, open_deps
@@ -689,8 +690,7 @@ async def searchable(stack: Stack, target: Expected, t0: float, args: argparse.N
     while True:
         started = time.perf_counter()
         if args.poll == "probe":
-            records = await store.client.retrieve(store.alias, ids=[target.chunk_id], with_payload=["content_hash"])
-            found = any((r.payload or {}).get("content_hash") == target.content_hash for r in records)
+            found = await probe_chunk(store, target)
         else:
             found = await symbol_returns(stack, target)
         now = time.perf_counter()
@@ -699,6 +699,17 @@ async def searchable(stack: Stack, target: Expected, t0: float, args: argparse.N
         if now > deadline:
             return None
         await asyncio.sleep(max(0.0, args.poll_every - (now - started)))
+
+
+async def probe_chunk(store: Any, target: Expected) -> bool:
+    """Whether the chunk's point holds the new content hash: by id on qdrant-client, by indexed filter on Edge."""
+    client = getattr(store, "client", None)
+    if client is None:
+        where = filters.all_of(filters.eq("qualified_name", target.qualified_name))
+        hashes = {str(r.id): (r.payload or {}).get("content_hash") async for r in store.scroll(where, ["content_hash"])}
+        return hashes.get(target.chunk_id) == target.content_hash
+    records = await client.retrieve(store.alias, ids=[target.chunk_id], with_payload=["content_hash"])
+    return any((r.payload or {}).get("content_hash") == target.content_hash for r in records)
 
 
 async def symbol_returns(stack: Stack, target: Expected) -> bool:

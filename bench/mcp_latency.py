@@ -599,7 +599,7 @@ class StoreProbe:
         self.ops: dict[str, list[float]] = {}
 
     def wrap(self, client: Any) -> None:
-        for name in STORE_OPS:
+        for name in STORE_OPS if client is not None else ():  # Qdrant Edge has no client: no breakdown
             setattr(client, name, self._timed(name, getattr(client, name)))
 
     def _timed(self, name: str, fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
@@ -995,7 +995,7 @@ async def run_all(opts: Options) -> dict[str, Any]:
         _log(f"measuring {len(calls)} calls (budget {opts.budget_s:.0f} s per tool) ...")
         async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as client:
             probe = StoreProbe()
-            probe.wrap(deps.store.client)
+            probe.wrap(getattr(deps.store, "client", None))
             run = await measure(client, calls, opts.budget_s, "lexical", probe)
             result["lexical"] = run_report(run, Counter(c.tool for c in calls))
             if opts.profile:

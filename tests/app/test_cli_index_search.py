@@ -22,9 +22,9 @@ from app.settings import Settings
 from app.store import Store, open_store
 from app.vectors import IndexModel, StateReads, StoredState
 from tests.support.contract import CITATION_FIELDS
+from tests.support.engines import EMBEDDED_ENGINES
 from tests.support.fake_embedder import FakeEmbeddingServer
 from tests.support.java_fixtures import SHOP_DIR
-from tests.support.engines import EMBEDDED_ENGINES
 from tests.support.shop import API_SRC, CORE_SRC
 
 T = TypeVar("T")
