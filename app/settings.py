@@ -297,6 +297,8 @@ class Settings(BaseSettings):
     access: AccessSettings = Field(default_factory=AccessSettings)
     host: str = "127.0.0.1"
     port: int = 8080
+    watch: list[str] = Field(default_factory=list, description="local checkouts `javakb serve` indexes and keeps fresh")
+    watch_interval_s: float = Field(default=2.0, gt=0, description="how often watched checkouts are checked")
     log_level: str = "INFO"
     dev_mode: bool = Field(default=False, description="Allow placeholder and short secrets (never in production)")
 

@@ -58,6 +58,8 @@ LEVELS: dict[str, int] = {
     "app.lifecycle": SERVICE,
     "app.deliveries": SERVICE,
     "app.local_index": SERVICE,
+    "app.watch": SERVICE,
+    "app.local_api": SERVICE,
     "app.supervisor": SERVICE,
     "app.schemas": SERVICE,
     "app.openapi": SERVICE,
