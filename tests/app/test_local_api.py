@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import shutil
 import stat
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import pytest
 import pytest_asyncio
 
 from app.access import LOCAL
+from app.cli import main
 from app.deps import Deps, open_deps
 from app.errors import ServiceError
 from app.local_api import ask, hits_of, serving, socket_path
@@ -121,3 +125,33 @@ async def _has(deps: Deps, query: str, name: str) -> bool:
 
 async def _gone(deps: Deps, query: str) -> bool:
     return not any(n.startswith("com.acme.shop.core.service.OwnerService") for n in await names(deps, query))
+
+
+def test_the_cli_indexes_and_searches_through_a_running_service(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in list(os.environ):
+        if name.upper().startswith("JAVAKB_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("JAVAKB_QDRANT__PATH", str(tmp_path / "kb"))  # Edge: a second opener is refused
+    ready, stop = threading.Event(), threading.Event()
+
+    async def service() -> None:
+        async with open_deps(Settings()) as held, serving(held, socket_path(held.settings.qdrant)):
+            await held.store.ensure(await held.index_model())
+            ready.set()
+            while not stop.is_set():
+                await asyncio.sleep(0.02)
+
+    thread = threading.Thread(target=lambda: asyncio.run(service()))
+    thread.start()
+    try:
+        assert ready.wait(60)
+        assert main(["index", str(project), "--repo", "acme/shop"]) == 0
+        assert "javakb index: acme/shop: 6 files" in capsys.readouterr().err
+        assert main(["search", "OwnerService.find", "--json", "--limit", "1"]) == 0
+        records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    finally:
+        stop.set()
+        thread.join(60)
+    assert [r["qualified_name"] for r in records] == [FIND]
