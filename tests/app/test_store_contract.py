@@ -153,6 +153,10 @@ async def test_counts_by_a_keyword_field(store: Store) -> None:
     assert await store.counts_by("repo_path") == {REPO: len(found)}
     kinds = await store.counts_by("symbol_type", where=filters.all_of(filters.eq("name", "find")))
     assert kinds == {"method": 1}
+    everyone = filters.all_of(filters.eq("repo_path", REPO))
+    for key in ("annotation_names", "symbol_type", "calls"):  # list fields count each value once per point
+        assert await store.counts_by(key, where=everyone) == await store.counts_by(key)
+    assert await store.counts_by("calls")
 
 
 async def test_writes_update_delete_and_rename(store: Store) -> None:
