@@ -103,7 +103,7 @@ class EmbeddingSettings(BaseModel):
 
 def _embedded_engine(name: str) -> Literal["edge", "local"]:
     """`JAVAKB_QDRANT__ENGINE` also for a `QdrantSettings` built in code (benches, tests), so one variable picks it."""
-    return "local" if name.strip().lower() == "local" else "edge"
+    return "edge" if name.strip().lower() == "edge" else "local"
 
 
 class QdrantSettings(BaseModel):
@@ -113,7 +113,7 @@ class QdrantSettings(BaseModel):
     api_key: SecretStr | None = None
     path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
     engine: Literal["edge", "local"] = Field(
-        default_factory=lambda: _embedded_engine(os.environ.get("JAVAKB_QDRANT__ENGINE", "edge")),
+        default_factory=lambda: _embedded_engine(os.environ.get("JAVAKB_QDRANT__ENGINE", "local")),
         description="Embedded engine when no url is set: Qdrant Edge, or qdrant-client's local mode (slower).",
     )
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")

@@ -133,7 +133,8 @@ def test_the_cli_indexes_and_searches_through_a_running_service(
     for name in list(os.environ):
         if name.upper().startswith("JAVAKB_"):
             monkeypatch.delenv(name)
-    monkeypatch.setenv("JAVAKB_QDRANT__PATH", str(tmp_path / "kb"))  # Edge: a second opener is refused
+    monkeypatch.setenv("JAVAKB_QDRANT__PATH", str(tmp_path / "kb"))
+    monkeypatch.setenv("JAVAKB_QDRANT__ENGINE", "edge")  # a second opener is refused: the CLI must use the socket
     ready, stop = threading.Event(), threading.Event()
 
     async def service() -> None:
