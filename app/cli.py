@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import secrets
 import sys
@@ -19,6 +20,8 @@ from redis.exceptions import RedisError
 from app.access import LOCAL, token_digest
 from app.deps import open_deps
 from app.errors import ConfigError, ServiceError
+from app.indexing import RunCounts
+from app.local_api import ask, hits_of, serving, socket_path
 from app.local_index import LocalRun, Progress, index_directory
 from app.localfs import chunk_local_files, iter_sources
 from app.logs import configure_logging
@@ -26,6 +29,7 @@ from app.migrate import apply_migrations
 from app.search import Filters, Hit
 from app.settings import ALL_REPOS, AdminToken, ServiceToken, Settings, check_readers, check_secrets
 from app.supervisor import WorkerSupervisor
+from app.watch import watch
 from app.web import create_app
 from app.worker import build_worker
 from app.worker_health import health_endpoint
@@ -107,9 +111,11 @@ def _parser() -> argparse.ArgumentParser:
         command=run_web
     )
     sub.add_parser("worker", help="run the arq sync worker: needs a Qdrant server").set_defaults(command=run_worker)
-    sub.add_parser("serve", help="receiver and worker in one process (required for embedded Qdrant)").set_defaults(
-        command=run_serve
+    serve_cmd = sub.add_parser("serve", help="receiver and worker in one process (required for embedded Qdrant)")
+    serve_cmd.add_argument(
+        "--watch", nargs="+", type=Path, default=[], metavar="PATH", help="local checkouts to index and keep fresh"
     )
+    serve_cmd.set_defaults(command=run_serve)
     return parser
 
 
@@ -159,6 +165,18 @@ def run_index(args: argparse.Namespace, settings: Settings) -> int:
 async def _index(
     settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
 ) -> LocalRun:
+    request = {
+        "command": "index",
+        "path": str(path.resolve()),
+        "repo": repo,
+        "rebuild": args.rebuild,
+        "drop_others": args.drop_other_repos,
+        "jobs": args.jobs,
+    }
+    remote = await ask(socket_path(settings.qdrant), request, progress)  # a running `javakb serve` holds the store
+    if remote is not None:
+        counts = RunCounts(**remote["counts"])
+        return LocalRun(repo_path=repo, counts=counts, removed_files=remote["removed_files"], collection=None)
     async with open_deps(settings) as deps:
         return await index_directory(
             deps, path, repo, rebuild=args.rebuild, drop_others=args.drop_other_repos, jobs=args.jobs, progress=progress
@@ -196,6 +214,10 @@ def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None 
 
 
 async def _search(settings: Settings, query: str, filters: Filters, limit: int) -> list[Hit]:
+    request = {"command": "search", "query": query, "filters": dataclasses.asdict(filters), "limit": limit}
+    remote = await ask(socket_path(settings.qdrant), request, None)
+    if remote is not None:
+        return hits_of(remote)
     async with open_deps(settings) as deps:
         await deps.store.ensure(await deps.index_model())
         return await deps.search.search(LOCAL, query, filters, limit)
@@ -317,25 +339,40 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     configure_logging(settings.log_level)
     check_secrets(settings)
     check_readers(settings, native.PROBLEM)
-    asyncio.run(serve(settings))
+    watched = [*map(Path, settings.watch), *args.watch]
+    missing = [str(p) for p in watched if not p.is_dir()]
+    if missing:
+        print(f"javakb serve: --watch: not a directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    asyncio.run(serve(settings, watched))
     return 0
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     """Run uvicorn and the arq worker on one event loop until the server stops.
 
     The worker is supervised: restarted with backoff whenever it stops (a Redis restart), and its
-    state is part of `/readyz`.
+    state is part of `/readyz`. `javakb index` and `javakb search` reach this process through its
+    local socket (`app.local_api`); `watched` checkouts are indexed and kept fresh (`app.watch`).
     """
-    async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps:
+    async with (
+        open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps,
+        serving(deps, socket_path(settings.qdrant)),
+    ):
         await deps.store.ensure(await deps.index_model())
         supervisor = WorkerSupervisor(lambda: build_worker(settings, deps, handle_signals=False))
         app = create_app(settings, deps, worker_health=supervisor.health)
         server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on"))
         supervised = asyncio.create_task(supervisor.run())
+        stop_watching = asyncio.Event()
+        watching = asyncio.create_task(watch(deps, watched, settings.watch_interval_s, stop_watching))
         try:
             await server.serve()
         finally:
+            stop_watching.set()
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
             supervised.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await supervised

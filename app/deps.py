@@ -26,7 +26,8 @@ from app.indexing import Clock, Indexer, utc_now
 from app.migrate import apply_migrations
 from app.search import SearchService
 from app.settings import Settings
-from app.vectors import IndexModel, VectorStore, open_client
+from app.store import Store, open_store
+from app.vectors import IndexModel
 
 _Part = TypeVar("_Part")
 
@@ -55,7 +56,7 @@ class Deps:
 
     settings: Settings
     http: httpx.AsyncClient
-    store: VectorStore
+    store: Store
     embedder: Embedder | None
     indexer: Indexer
     search: SearchService
@@ -102,8 +103,7 @@ async def open_deps(
     """Open the clients and services; close them on exit. `wrap` may stand in for any part (see `Wrap`)."""
     async with AsyncExitStack() as stack:
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=httpx.Timeout(settings.embedding.timeout_s)))
-        client = wrap("qdrant", open_client(settings.qdrant))
-        store = wrap("store", VectorStore(client, settings.qdrant.collection, server=bool(settings.qdrant.url)))
+        store = wrap("store", open_store(settings.qdrant, lambda client: wrap("qdrant", client)))
         stack.push_async_callback(store.close)
         embedder = wrap("embedder", build_embedder(settings.embedding, http))
         db = wrap("db", await _open_db(settings, stack)) if with_db else None

@@ -17,7 +17,8 @@ from typing import Any
 from app import filters, payloads
 from app.embeddings import Embedder
 from app.payloads import stored_payload
-from app.vectors import StoredState, VectorStore, chunk_point, moved_point
+from app.store import Store
+from app.vectors import StoredState, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
 
 logger = logging.getLogger(__name__)
@@ -126,7 +127,7 @@ class Indexer:
 
     def __init__(
         self,
-        store: VectorStore,
+        store: Store,
         embedder: Embedder | None,
         clock: Clock = utc_now,
         *,

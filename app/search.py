@@ -22,7 +22,7 @@ from app.errors import PayloadError
 from app.filters import Condition, Filter, any_of, either, eq, everything
 from app.payloads import StoredChunk
 from app.ranking import QueryTerms, Relation, expand_query, query_terms, rerank
-from app.vectors import VectorStore
+from app.store import Store
 from pipeline.lexical import query_vector
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.routes import query_keys, route_matches, specificity
@@ -156,7 +156,7 @@ class SearchService:
 
     def __init__(
         self,
-        store: VectorStore,
+        store: Store,
         embedder: Embedder | None,
         gitlab_url: str | None = None,
         *,

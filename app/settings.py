@@ -9,7 +9,8 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
-from typing import Any
+import os
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -102,12 +103,21 @@ class EmbeddingSettings(BaseModel):
         return bool(self.base_url)
 
 
+def _embedded_engine(name: str) -> Literal["edge", "local"]:
+    """`JAVAKB_QDRANT__ENGINE` also for a `QdrantSettings` built in code (benches, tests), so one variable picks it."""
+    return "edge" if name.strip().lower() == "edge" else "local"
+
+
 class QdrantSettings(BaseModel):
     """Where the vectors live: a Qdrant server (url) or the embedded local mode (path)."""
 
     url: str | None = Field(default=None, description="Qdrant server URL; unset means embedded local mode.")
     api_key: SecretStr | None = Field(default=None, description="Qdrant API key")
     path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
+    engine: Literal["edge", "local"] = Field(
+        default_factory=lambda: _embedded_engine(os.environ.get("JAVAKB_QDRANT__ENGINE", "local")),
+        description="Embedded engine when no url is set: Qdrant Edge, or qdrant-client's local mode (slower).",
+    )
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")
     timeout_s: float = Field(default=30.0, gt=0, description="Seconds per Qdrant call")
 
@@ -300,6 +310,8 @@ class Settings(BaseSettings):
     access: AccessSettings = Field(default_factory=AccessSettings)
     host: str = Field(default="127.0.0.1", description="Address the web server (and the worker's /healthz) listens on")
     port: int = Field(default=8080, ge=1, le=65535, description="Port of the web server")
+    watch: list[str] = Field(default_factory=list, description="Local checkouts `javakb serve` indexes and keeps fresh")
+    watch_interval_s: float = Field(default=2.0, gt=0, description="How often watched checkouts are checked")
     log_level: str = Field(default="INFO", description="DEBUG, INFO, WARNING or ERROR")
     dev_mode: bool = Field(
         default=False,

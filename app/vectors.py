@@ -102,7 +102,56 @@ def open_client(settings: QdrantSettings) -> AsyncQdrantClient:
     return threaded_local_client(settings.path)
 
 
-class VectorStore:
+def refuse_mismatch(alias: str, recorded: IndexModel | None, model: IndexModel, rebuild_hint: str) -> None:
+    """Raise `IndexMismatchError` when the collection holds vectors of another model than the settings'."""
+    if recorded != model:
+        raise IndexMismatchError(
+            f"collection {alias!r} holds vectors of {recorded.describe() if recorded else 'an unknown model'}"
+            f" but the settings ask for {model.describe()}; vectors are never mixed. Rebuild into a new"
+            f" collection with `{rebuild_hint}` (the alias switches when it is done), or restore the settings."
+        )
+
+
+class StateReads:
+    """What the store holds for some files, read through the store's own `scroll` (either engine)."""
+
+    def scroll(
+        self,
+        where: Filter,
+        fields: Sequence[str] | bool,
+        *,
+        collection: str | None = None,
+        page: int = 1024,
+        with_vectors: bool = False,
+    ) -> AsyncIterator[qm.Record]:
+        """Iterate over every point matching a filter, with the given payload fields."""
+        raise NotImplementedError
+
+    async def stored_hashes(
+        self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
+    ) -> dict[str, tuple[str, str]]:
+        """Point id → (file_path, content_hash) of every point stored for these files."""
+        return (await self.stored_state(repo_path, file_paths, collection=collection)).hashes
+
+    async def stored_state(
+        self, repo_path: str, file_paths: Sequence[str] | None, *, collection: str | None = None
+    ) -> StoredState:
+        """What is stored for these files of a repository (None: all of its files), in one scroll."""
+        state = StoredState()
+        if file_paths is not None and not file_paths:
+            return state
+        conditions: list[filters.Condition] = [filters.eq("repo_path", repo_path)]
+        if file_paths is not None:
+            conditions.append(filters.any_of("file_path", file_paths))
+        # Large pages of three short fields: local mode scans the whole collection for every page.
+        where = filters.all_of(*conditions)
+        async for record in self.scroll(where, payloads.STATE_FIELDS, collection=collection, page=STATE_PAGE):
+            p = record.payload or {}
+            state.add(str(record.id), *(payloads.read(p, name) for name in payloads.STATE_FIELDS))
+        return state
+
+
+class VectorStore(StateReads):
     """The organization's code collection behind its alias: every Qdrant call of the service."""
 
     def __init__(self, client: AsyncQdrantClient, alias: str, *, server: bool = False) -> None:
@@ -116,13 +165,7 @@ class VectorStore:
         if current is None:
             await self.switch_alias(await self._orphan(model) or await self.create_generation(model))
             return
-        recorded = await self.recorded_model()
-        if recorded != model:
-            raise IndexMismatchError(
-                f"collection {self.alias!r} holds vectors of {recorded.describe() if recorded else 'an unknown model'}"
-                f" but the settings ask for {model.describe()}; vectors are never mixed. Rebuild into a new"
-                f" collection with `{rebuild_hint}` (the alias switches when it is done), or restore the settings."
-            )
+        refuse_mismatch(self.alias, await self.recorded_model(), model, rebuild_hint)
 
     async def _orphan(self, model: IndexModel) -> str | None:
         """A generation left without the alias by an interrupted first start, if it holds this model."""
@@ -184,6 +227,14 @@ class VectorStore:
         with _translated(f"dropping collection {name!r}"):
             await self.client.delete_collection(name)
 
+    async def target(self) -> str | None:
+        """The generation the alias points at (None before the first index)."""
+        return await self._alias_target()
+
+    async def generations(self) -> list[str]:
+        """Every generation of this alias, oldest first."""
+        return sorted((n for n in await self._collection_names() if self._gen(n)), key=self._gen)
+
     async def _collection_names(self) -> list[str]:
         with _translated("listing collections"):
             return [c.name for c in (await self.client.get_collections()).collections]
@@ -226,29 +277,6 @@ class VectorStore:
                 fusion = qm.FusionQuery(fusion=qm.Fusion.RRF)
                 response = await self.client.query_points(self.alias, prefetch=prefetch, query=fusion, limit=limit)
         return response.points
-
-    async def stored_hashes(
-        self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
-    ) -> dict[str, tuple[str, str]]:
-        """Point id → (file_path, content_hash) of every point stored for these files."""
-        return (await self.stored_state(repo_path, file_paths, collection=collection)).hashes
-
-    async def stored_state(
-        self, repo_path: str, file_paths: Sequence[str] | None, *, collection: str | None = None
-    ) -> StoredState:
-        """What is stored for these files of a repository (None: all of its files), in one scroll."""
-        state = StoredState()
-        if file_paths is not None and not file_paths:
-            return state
-        conditions: list[filters.Condition] = [filters.eq("repo_path", repo_path)]
-        if file_paths is not None:
-            conditions.append(filters.any_of("file_path", file_paths))
-        # Large pages of three short fields: embedded Qdrant scans the whole collection for every page.
-        where = filters.all_of(*conditions)
-        async for record in self.scroll(where, payloads.STATE_FIELDS, collection=collection, page=STATE_PAGE):
-            p = record.payload or {}
-            state.add(str(record.id), *(payloads.read(p, name) for name in payloads.STATE_FIELDS))
-        return state
 
     async def scroll(
         self,

@@ -36,11 +36,12 @@ import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 
 from app.access import PROJECT_ID_FIELD, Access
-from app.vectors import LEXICAL, IndexModel, VectorStore
+from app.settings import QdrantSettings
+from app.store import Store, open_store
+from app.vectors import LEXICAL, IndexModel
 from pipeline.lexical import document_vector, query_vector
 
 WORDS = [
@@ -61,7 +62,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def fill(store: VectorStore, points: int, projects: int, rng: random.Random) -> None:
+async def fill(store: Store, points: int, projects: int, rng: random.Random) -> None:
     for start in range(0, points, BATCH):
         batch = []
         for i in range(start, min(points, start + BATCH)):
@@ -93,7 +94,7 @@ def conditions(projects: int, sizes: Sequence[int], complement_of: int, rng: ran
     return out
 
 
-def shapes(store: VectorStore, rng: random.Random) -> dict[str, Callable[[qm.Filter | None], Awaitable[Any]]]:
+def shapes(store: Store, rng: random.Random) -> dict[str, Callable[[qm.Filter | None], Awaitable[Any]]]:
     sparse = query_vector(" ".join(rng.choices(WORDS, k=3)))
     name = rng.choice(WORDS)
 
@@ -114,7 +115,8 @@ def shapes(store: VectorStore, rng: random.Random) -> dict[str, Callable[[qm.Fil
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
-    store = VectorStore(AsyncQdrantClient(location=":memory:"), "bench_access")
+    settings = QdrantSettings(path=":memory:", collection="bench_access")  # JAVAKB_QDRANT__ENGINE picks the engine
+    store = open_store(settings)
     await store.ensure(IndexModel(embedding_model=None, dimension=None))
     t0 = time.perf_counter()
     await fill(store, args.points, args.projects, rng)
@@ -138,6 +140,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         for (q, f), t in times.items()
     ]
     return {
+        "engine": settings.engine,
         "points": args.points,
         "projects": args.projects,
         "runs": args.runs,

@@ -120,6 +120,7 @@ class ModeOptions:
     root: str
     repo_path: str
     qdrant_path: str
+    engine: str
     queries: int
     lookups: int
     jobs: int
@@ -249,7 +250,7 @@ def mode_settings(opts: ModeOptions, base_url: str | None) -> Any:
     return Settings(
         chunking=ChunkingSettings(include=("**/*.java",), exclude=()),
         embedding=EmbeddingSettings(base_url=base_url, model=STUB_MODEL),
-        qdrant=QdrantSettings(path=opts.qdrant_path, collection=collection),
+        qdrant=QdrantSettings(path=opts.qdrant_path, collection=collection, engine=opts.engine),  # type: ignore[arg-type]
     )
 
 
@@ -257,7 +258,12 @@ async def run_mode(opts: ModeOptions) -> dict[str, Any]:
     """Cold index, searches, re-run with a fresh store, searches again."""
     warnings.filterwarnings("ignore", message=LOCAL_MODE_WARNING, category=UserWarning)
     probe = Probe()
-    result: dict[str, Any] = {"mode": opts.mode, "qdrant_path": opts.qdrant_path, "load_average_start": os.getloadavg()}
+    result: dict[str, Any] = {
+        "mode": opts.mode,
+        "engine": opts.engine,
+        "qdrant_path": opts.qdrant_path,
+        "load_average_start": os.getloadavg(),
+    }
     with contextlib.ExitStack() as stack:
         server = None
         if opts.mode == "stub-http":
@@ -392,6 +398,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=SEED, help="query sampling seed (default: %(default)s)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N files (for quick checks)")
     parser.add_argument("--qdrant-path", type=Path, default=None, metavar="DIR", help="parent of the fresh stores")
+    parser.add_argument("--engine", choices=("edge", "local"), default="edge", help="embedded engine (default: edge)")
     parser.add_argument("--keep", action="store_true", help="keep the Qdrant folders afterwards")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
     args = parser.parse_args(argv)
@@ -434,6 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 root=str(root),
                 repo_path=f"openjdk/jdk17/{args.module}",
                 qdrant_path=str(work / mode),
+                engine=args.engine,
                 queries=args.queries,
                 lookups=args.lookups,
                 jobs=args.jobs,

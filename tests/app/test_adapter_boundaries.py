@@ -20,7 +20,17 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("app", "hooks", "mcp_server")
 ADAPTERS = {
     "asyncpg": {"app/db.py"},
-    "qdrant_client": {"app/vectors.py", "app/filters.py", "app/qdrant_thread.py"},
+    # The Edge adapter and the store Protocol use qdrant-client's model types (the store's vocabulary:
+    # filters, points, results); only app/vectors.py and app/qdrant_thread.py call its client.
+    "qdrant_client": {
+        "app/vectors.py",
+        "app/filters.py",
+        "app/qdrant_thread.py",
+        "app/store.py",
+        "app/edge_store.py",
+        "app/edge_filters.py",
+    },
+    "qdrant_edge": {"app/edge_store.py", "app/edge_filters.py"},
 }
 MODULES = sorted(p.relative_to(ROOT).as_posix() for package in PACKAGES for p in (ROOT / package).glob("**/*.py"))
 

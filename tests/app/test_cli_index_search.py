@@ -10,24 +10,27 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import pytest
-from qdrant_client import QdrantClient
-from qdrant_client import models as qm
 
+from app import filters
 from app.cli import main
 from app.deps import open_deps
 from app.local_index import LocalRun, index_directory
 from app.settings import Settings
-from app.vectors import StoredState
+from app.store import Store, open_store
+from app.vectors import IndexModel, StoredState
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.standins import ByRole, Method
 from tests.support.contract import CITATION_FIELDS
+from tests.support.engines import EMBEDDED_ENGINES
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import API_SRC, CORE_SRC
+
+T = TypeVar("T")
 
 REPO = "acme/shop"
 ALIAS = "java_code"
@@ -42,14 +45,15 @@ SUMMARY = re.compile(
 CITATION = CITATION_FIELDS
 
 
-@pytest.fixture(autouse=True)
-def qdrant_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """Default settings, except that the embedded Qdrant lives in a temporary folder."""
+@pytest.fixture(autouse=True, params=EMBEDDED_ENGINES)
+def qdrant_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """Default settings, except that the embedded store (each engine in turn) lives in a temporary folder."""
     for name in list(os.environ):
         if name.upper().startswith("JAVAKB_"):
             monkeypatch.delenv(name)
     path = tmp_path / "qdrant"
     monkeypatch.setenv("JAVAKB_QDRANT__PATH", str(path))
+    monkeypatch.setenv("JAVAKB_QDRANT__ENGINE", request.param)
     return path
 
 
@@ -94,14 +98,23 @@ def search_json(capsys: pytest.CaptureFixture[str], query: str, *extra: str) -> 
 
 def stored(qdrant_path: Path) -> tuple[dict[str, str], set[str], list[dict[str, Any]]]:
     """Aliases, collections and every payload, read after the CLI has released the folder."""
-    client = QdrantClient(path=str(qdrant_path))
+    return asyncio.run(read_store(lambda store: _stored(store)))
+
+
+async def _stored(store: Store) -> tuple[dict[str, str], set[str], list[dict[str, Any]]]:
+    target = await store.target()
+    aliases = {ALIAS: target} if target else {}
+    payloads = [r.payload or {} async for r in store.scroll(filters.everything(), True)] if target else []
+    return aliases, set(await store.generations()), payloads
+
+
+async def read_store(read: Callable[[Store], Awaitable[T]]) -> T:
+    """Open the store the CLI used (engine and folder from the environment), read it, close it."""
+    store = open_store(Settings().qdrant)
     try:
-        aliases = {a.alias_name: a.collection_name for a in client.get_aliases().aliases}
-        collections = {c.name for c in client.get_collections().collections}
-        records, _ = client.scroll(ALIAS, limit=10_000, with_payload=True) if ALIAS in aliases else ([], None)
-        return aliases, collections, [r.payload or {} for r in records]
+        return await read(store)
     finally:
-        client.close()
+        await store.close()
 
 
 @pytest.fixture
@@ -304,14 +317,8 @@ def test_rebuild_switches_the_alias_and_drops_the_old_collection(
     assert aliases == {ALIAS: f"{ALIAS}_2"}
     assert collections == {f"{ALIAS}_2"}
     assert len(payloads) == rebuilt["embedded"]
-    client = QdrantClient(path=str(qdrant_path))
-    try:
-        info = client.get_collection(f"{ALIAS}_2")
-    finally:
-        client.close()
-    assert info.config.metadata is not None
-    assert info.config.metadata["embedding_model"] == "fake-embed"
-    assert info.config.metadata["dimension"] == 32
+    recorded = asyncio.run(read_store(lambda store: store.recorded_model()))
+    assert recorded == IndexModel(embedding_model="fake-embed", dimension=32)
     records = search_json(capsys, "OwnerService.find", "--limit", "3")
     assert [r["qualified_name"] for r in records] == ["com.acme.shop.core.service.OwnerService.find"] * 3
 
@@ -354,13 +361,8 @@ def test_points_are_filterable_by_repo_after_indexing_two_repos(
     records = search_json(capsys, "OwnerService.find", "--repo", "other/", "--limit", "5")
 
     assert {r["repo_path"] for r in records} == {"other/shop"}
-    client = QdrantClient(path=str(qdrant_path))
-    try:
-        where = qm.Filter(must=[qm.FieldCondition(key="repo_path", match=qm.MatchValue(value="other/shop"))])
-        other = client.count(ALIAS, count_filter=where, exact=True).count
-        total = client.count(ALIAS, exact=True).count
-    finally:
-        client.close()
+    other = asyncio.run(read_store(lambda store: store.count(filters.all_of(filters.eq("repo_path", "other/shop")))))
+    total = asyncio.run(read_store(lambda store: store.count()))
     assert total == 2 * other
 
 

@@ -1,0 +1,125 @@
+"""The local socket of `javakb serve`: `javakb index` and `javakb search` while the service runs.
+
+An embedded store can be opened by one process only, so while `javakb serve` holds it the CLI
+talks to the service instead: `serve` listens on a Unix socket in the store's folder
+(`<JAVAKB_QDRANT__PATH>/javakb.sock`, mode 0600: only the user who owns the store may connect, the
+same person the CLI's `LOCAL` access stands for). One JSON request per connection, answered with
+JSON lines: `{"progress": [done, total]}` while indexing, then `{"result": ...}` or `{"error": ...}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from app.access import LOCAL
+from app.deps import Deps
+from app.errors import ServiceError
+from app.local_index import index_directory
+from app.search import Filters, Hit
+from app.settings import QdrantSettings
+
+logger = logging.getLogger(__name__)
+
+SOCKET_NAME = "javakb.sock"
+MAX_REQUEST_BYTES = 64 * 1024
+Emit = Callable[[dict[str, Any]], None]
+
+
+def socket_path(settings: QdrantSettings) -> Path | None:
+    """Where `serve` listens: in the embedded store's folder (None for a server or a `:memory:` store)."""
+    if settings.url or settings.path == ":memory:":
+        return None
+    return Path(settings.path).resolve() / SOCKET_NAME
+
+
+@contextlib.asynccontextmanager
+async def serving(deps: Deps, path: Path | None) -> AsyncIterator[None]:
+    """Listen on `path` for the CLI while the block runs (nothing when `path` is None)."""
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)  # a socket left by a process that died; the store's lock says we own the folder
+    server = await asyncio.start_unix_server(lambda r, w: _handle(deps, r, w), path=str(path))
+    os.chmod(path, 0o600)
+    try:
+        yield
+    finally:
+        server.close()
+        await server.wait_closed()
+        path.unlink(missing_ok=True)
+
+
+async def _handle(deps: Deps, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def emit(message: dict[str, Any]) -> None:
+        writer.write(json.dumps(message).encode() + b"\n")
+
+    try:
+        request = json.loads(await reader.readline())
+        emit({"result": await _answer(deps, request, emit)})
+    except (ServiceError, ValueError, KeyError, TypeError) as exc:
+        emit({"error": str(exc)})
+    finally:
+        with contextlib.suppress(ConnectionError):
+            await writer.drain()
+            writer.close()
+
+
+async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
+    command = request["command"]
+    if command == "index":
+        run = await index_directory(
+            deps,
+            Path(request["path"]),
+            str(request["repo"]),
+            rebuild=bool(request.get("rebuild")),
+            drop_others=bool(request.get("drop_others")),
+            jobs=int(request.get("jobs", 1)),
+            progress=lambda done, total: emit({"progress": [done, total]}),
+        )
+        return {"counts": dataclasses.asdict(run.counts), "removed_files": run.removed_files}
+    if command == "search":
+        filters = Filters(**request.get("filters", {}))
+        hits = await deps.search.search(LOCAL, str(request["query"]), filters, int(request.get("limit", 10)))
+        return [dataclasses.asdict(hit) for hit in hits]
+    raise ValueError(f"unknown command {command!r}")
+
+
+async def ask(path: Path | None, request: dict[str, Any], progress: Callable[[int, int], None] | None) -> Any:
+    """Send a request to a running `javakb serve`; `None` when none listens (open the store directly then).
+
+    A refusal or failure inside the service comes back as a `ServiceError` with its message.
+    """
+    if path is None or not path.exists():
+        return None
+    try:
+        reader, writer = await asyncio.open_unix_connection(str(path), limit=MAX_REQUEST_BYTES * 256)
+    except (ConnectionRefusedError, FileNotFoundError):
+        return None  # a socket file left behind by a service that is gone
+    try:
+        writer.write(json.dumps(request).encode() + b"\n")
+        await writer.drain()
+        async for line in reader:
+            message = json.loads(line)
+            if "progress" in message and progress is not None:
+                progress(*message["progress"])
+            elif "error" in message:
+                raise ServiceError(f"javakb serve answered: {message['error']}")
+            elif "result" in message:
+                return message["result"]
+        raise ServiceError("javakb serve closed the connection without an answer")
+    finally:
+        writer.close()
+
+
+def hits_of(result: list[dict[str, Any]]) -> list[Hit]:
+    """The hits of a search answered by the service."""
+    return [Hit(**hit) for hit in result]

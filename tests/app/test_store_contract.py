@@ -1,0 +1,263 @@
+"""The store contract: every case runs against Qdrant Edge and against qdrant-client's local mode.
+
+Only the `Store` protocol is used, so a difference between the engines (a filter translated wrongly,
+a fusion scored otherwise, an alias that does not move) fails here. Each case also compares the
+two engines' answers to the same writes where ranking is involved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from app import filters
+from app.edge_store import EdgeStore
+from app.errors import IndexMismatchError, StorageError
+from app.payloads import repo_payload
+from app.store import Store
+from app.vectors import IndexModel, chunk_point
+from pipeline.lexical import query_vector
+from pipeline.model import Chunk
+from tests.support.engines import EMBEDDED_ENGINES, memory_store
+from tests.support.java import REPO, chunk_java
+
+LEXICAL_ONLY = IndexModel(embedding_model=None, dimension=None)
+SMALL = IndexModel(embedding_model="fake-embed", dimension=4)
+
+SERVICE = """\
+package demo.core;
+
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+@Service
+public class OwnerService {
+    private final OwnerRepository owners;
+
+    OwnerService(OwnerRepository owners) { this.owners = owners; }
+
+    @Transactional
+    public Owner find(long id) { return owners.findById(id); }
+
+    public void rename(long id, String name) { owners.findById(id).setName(name); }
+
+    public int countPets(long id) { return owners.findById(id).pets().size(); }
+}
+"""
+SERVICE_PATH = "core/src/main/java/demo/core/OwnerService.java"
+
+
+@pytest_asyncio.fixture(params=EMBEDDED_ENGINES)
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    opened = memory_store(request.param)
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+def chunks() -> list[Chunk]:
+    return list(chunk_java(SERVICE, SERVICE_PATH).chunks)
+
+
+def dense(i: int) -> list[float]:
+    return [1.0, float(i), 0.5, 0.0]
+
+
+async def filled(store: Store, model: IndexModel = LEXICAL_ONLY, *, project: int = 7) -> list[Chunk]:
+    await store.ensure(model)
+    found = chunks()
+    points = [chunk_point(c, dense(i) if model.dimension else None, "t1") for i, c in enumerate(found)]
+    for point in points:
+        assert isinstance(point.payload, dict)
+        point.payload["gitlab_project_id"] = project
+    await store.upsert(points)
+    return found
+
+
+async def payloads(store: Store, where: filters.Filter | None = None) -> dict[str, dict[str, Any]]:
+    return {str(r.id): r.payload or {} async for r in store.scroll(where or filters.everything(), True, page=2)}
+
+
+async def test_ensure_creates_the_first_generation_behind_the_alias(store: Store) -> None:
+    await store.ensure(LEXICAL_ONLY)
+
+    assert await store.target() == "java_code_1"
+    assert await store.generations() == ["java_code_1"]
+    assert await store.recorded_model() == LEXICAL_ONLY
+    assert await store.count() == 0
+
+
+async def test_another_model_is_refused_with_the_rebuild_hint(store: Store) -> None:
+    await store.ensure(LEXICAL_ONLY)
+
+    with pytest.raises(IndexMismatchError, match="javakb index X --rebuild"):
+        await store.ensure(SMALL, rebuild_hint="javakb index X --rebuild")
+
+
+async def test_count_before_any_collection_is_a_storage_error(store: Store) -> None:
+    with pytest.raises(StorageError):
+        await store.count()
+
+
+async def test_a_rebuild_writes_a_generation_and_switches_the_alias(store: Store) -> None:
+    old = await filled(store)
+    building = await store.create_generation(SMALL)
+    await store.upsert([chunk_point(old[0], dense(0), "t2")], collection=building)
+
+    assert await store.count() == len(old)  # searches still see the old generation
+    previous = await store.switch_alias(building)
+    await store.drop_collection(previous or "")
+
+    assert previous == "java_code_1"
+    assert await store.target() == building == "java_code_2"
+    assert await store.generations() == ["java_code_2"]
+    assert await store.recorded_model() == SMALL
+    assert await store.count() == 1
+
+
+async def test_stored_state_reads_hashes_by_file_and_repository(store: Store) -> None:
+    found = await filled(store)
+
+    state = await store.stored_state(REPO, None)
+    by_file = await store.stored_hashes(REPO, [SERVICE_PATH])
+
+    assert by_file == {c.id: (SERVICE_PATH, c.content_hash) for c in found}
+    assert state.hashes == by_file
+    assert await store.stored_hashes("other/repo", [SERVICE_PATH]) == {}
+
+
+async def test_filters_match_the_same_points(store: Store) -> None:
+    found = await filled(store)
+    methods = {c.id for c in found if c.symbol_type == "method"}
+
+    assert set(await payloads(store, filters.all_of(filters.eq("symbol_type", "method")))) == methods
+    assert await store.count(filters.all_of(filters.any_of("gitlab_project_id", [3, 7]))) == len(found)
+    assert await store.count(filters.all_of(filters.between("gitlab_project_id", 8, 9))) == 0
+    assert await store.count(filters.all_of(filters.eq("annotation_names", "Transactional"))) == 1
+    none_of = filters.all_of(filters.eq("repo_path", REPO), none_of=[filters.eq("symbol_type", "method")])
+    assert set(await payloads(store, none_of)) == {c.id for c in found} - methods
+    either = filters.either(filters.eq("name", "find"), filters.eq("name", "rename"))
+    assert {p["name"] for p in (await payloads(store, either)).values()} == {"find", "rename"}
+    assert await store.count(filters.all_of(filters.eq("path_prefixes", "core/"))) == len(found)
+    empty = await store.count(filters.all_of(filters.is_empty("http_method")))
+    assert empty == len(found)
+
+
+async def test_counts_by_a_keyword_field(store: Store) -> None:
+    found = await filled(store)
+
+    assert await store.counts_by("repo_path") == {REPO: len(found)}
+    kinds = await store.counts_by("symbol_type", where=filters.all_of(filters.eq("name", "find")))
+    assert kinds == {"method": 1}
+    everyone = filters.all_of(filters.eq("repo_path", REPO))
+    for key in ("annotation_names", "symbol_type", "calls"):  # list fields count each value once per point
+        assert await store.counts_by(key, where=everyone) == await store.counts_by(key)
+    assert await store.counts_by("calls")
+
+
+async def test_retrieve_finds_points_by_id_with_the_fields_asked_for(store: Store) -> None:
+    found = await filled(store)
+    missing = "00000000-0000-4000-8000-000000000000"
+
+    records = await store.retrieve([found[0].id, missing, found[1].id], ["content_hash"])
+    assert {r.id: r.payload for r in records} == {c.id: {"content_hash": c.content_hash} for c in found[:2]}
+
+
+async def test_writes_update_delete_and_rename(store: Store) -> None:
+    found = await filled(store)
+
+    await store.set_payloads({found[0].id: {"indexed_at": "t2"}})
+    await store.delete_ids([found[1].id])
+    await store.set_payload_where(filters.all_of(filters.eq("gitlab_project_id", 7)), repo_payload("acme/moved"))
+    stored = await payloads(store)
+
+    assert set(stored) == {c.id for c in found} - {found[1].id}
+    assert stored[found[0].id]["indexed_at"] == "t2"
+    assert stored[found[0].id]["code"] == found[0].code  # merged, not replaced
+    assert {p["repo_path"] for p in stored.values()} == {"acme/moved"}
+    await store.delete_where(filters.all_of(filters.eq("repo_path", "acme/moved")))
+    assert await store.count() == 0
+
+
+async def test_vectors_come_back_for_a_moved_file(store: Store) -> None:
+    await filled(store, SMALL)
+
+    records = [r async for r in store.scroll(filters.everything(), ["name"], with_vectors=True)]
+
+    assert records and all(isinstance(r.vector, dict) and {"dense", "lexical"} <= set(r.vector) for r in records)
+    rewritten = [chunk_point(c, None, "t") for c in chunks()]
+    for point, record in zip(rewritten, records, strict=False):
+        point.vector = record.vector  # type: ignore[assignment]
+    await store.upsert(rewritten)  # stored vectors are writable as they came back
+    assert await store.count() == len(records)
+
+
+async def test_an_upsert_of_a_wrong_size_vector_is_a_storage_error(store: Store) -> None:
+    await store.ensure(SMALL)
+
+    with pytest.raises(StorageError, match="upsert of 1 points failed"):
+        await store.upsert([chunk_point(chunks()[0], [1.0, 0.0], "t")])
+
+
+async def ranked(engine: str, model: IndexModel, text: str, where: filters.Filter | None) -> list[tuple[str, float]]:
+    store = memory_store(engine)
+    try:
+        await filled(store, model)
+        lexical = query_vector(text)
+        hits = await store.query(lexical=lexical, dense=dense(2) if model.dimension else None, where=where, limit=5)
+        # Same points with the same scores in the same order; points tied on a score in id order.
+        return sorted(((str(h.id), round(h.score, 4)) for h in hits), key=lambda hit: (-hit[1], hit[0]))
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("model", [LEXICAL_ONLY, SMALL], ids=["lexical", "hybrid"])
+@pytest.mark.parametrize("where", [None, filters.all_of(filters.eq("symbol_type", "method"))], ids=["all", "methods"])
+async def test_both_engines_rank_the_same_points_with_the_same_scores(
+    model: IndexModel, where: filters.Filter | None
+) -> None:
+    edge, local = [await ranked(e, model, "owners findById rename", where) for e in EMBEDDED_ENGINES]
+
+    assert edge and edge == local
+
+
+async def test_a_query_with_no_vector_finds_nothing(store: Store) -> None:
+    await filled(store)
+
+    assert await store.query(lexical=None, dense=None, where=None, limit=5) == []
+
+
+async def test_edge_refuses_a_local_mode_folder_and_names_the_rebuild(tmp_path: Path) -> None:
+    (tmp_path / "meta.json").write_text('{"collections": {}, "aliases": {}}', encoding="utf-8")
+    store = EdgeStore(str(tmp_path), "java_code")
+    try:
+        with pytest.raises(StorageError, match=r"local mode.*`javakb index PATH --rebuild`"):
+            await store.ensure(LEXICAL_ONLY)
+        built = await store.create_generation(LEXICAL_ONLY)  # what --rebuild does
+        await store.switch_alias(built)
+        await store.ensure(LEXICAL_ONLY)
+    finally:
+        await store.close()
+
+
+async def test_edge_reopens_what_it_wrote_and_refuses_a_second_opener(tmp_path: Path) -> None:
+    first = EdgeStore(str(tmp_path), "java_code")
+    found = await filled(first)
+    second = EdgeStore(str(tmp_path), "java_code")
+    try:
+        with pytest.raises(StorageError, match="open in another process"):
+            await second.count()
+    finally:
+        await second.close()
+        await first.close()
+    reopened = EdgeStore(str(tmp_path), "java_code")
+    try:
+        assert await reopened.count() == len(found)
+        assert await reopened.recorded_model() == LEXICAL_ONLY
+    finally:
+        await reopened.close()
