@@ -22,8 +22,9 @@ from app.embeddings import build_embedder
 from app.errors import ServiceError
 from app.migrate import pending_migrations
 from app.settings import Settings, named_secrets, weak_secret
+from app.store import open_store
 from app.system_hook import RECEIVER_PATH
-from app.vectors import IndexModel, VectorStore, open_client
+from app.vectors import IndexModel
 
 READ_SCOPES = frozenset({"api", "read_api"})
 
@@ -141,9 +142,9 @@ async def recorded_model(settings: Settings) -> IndexModel | None:
     """
     if not settings.qdrant.url and not Path(settings.qdrant.path).exists():
         return NO_COLLECTION
-    store = VectorStore(open_client(settings.qdrant), settings.qdrant.collection, server=bool(settings.qdrant.url))
+    store = open_store(settings.qdrant)
     try:
-        if not await store.has_collection():
+        if await store.target() is None:
             return NO_COLLECTION
         return await store.recorded_model()
     finally:

@@ -178,10 +178,6 @@ class VectorStore(StateReads):
                 return name
         return None
 
-    async def has_collection(self) -> bool:
-        """Whether the alias names a collection (it does once anything was indexed)."""
-        return await self._alias_target() is not None
-
     async def recorded_model(self) -> IndexModel | None:
         """The model recorded in the collection's metadata."""
         with _translated(f"reading collection {self.alias!r}"):

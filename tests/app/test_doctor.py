@@ -19,7 +19,8 @@ from app import doctor
 from app.cli import run_doctor
 from app.doctor import Finding, Verdict, examine, judge_hooks, report
 from app.settings import Settings
-from app.vectors import IndexModel, VectorStore, open_client
+from app.store import open_store
+from app.vectors import IndexModel
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.fake_gitlab import FakeGitLab
 from testkit.fake_gitlab_api import system_hook_entity
@@ -149,7 +150,7 @@ async def test_embedding_endpoint_down_or_of_another_dimension(
     assert found.verdict is Verdict.FAIL and "JAVAKB_EMBEDDING__BASE_URL" in found.fix
 
     settings = settings_for(pg_dsn, gitlab, embedder, tmp_path / "q")
-    store = VectorStore(open_client(settings.qdrant), settings.qdrant.collection)
+    store = open_store(settings.qdrant)
     await store.ensure(IndexModel(embedding_model="fake-embed", dimension=32))
     await store.close()
     found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
@@ -160,7 +161,7 @@ async def test_qdrant_holding_another_model(
     pg_dsn: str, gitlab: FakeGitLab, embedder: FakeEmbeddingServer, tmp_path: Path
 ) -> None:
     settings = settings_for(pg_dsn, gitlab, embedder, tmp_path / "q")
-    store = VectorStore(open_client(settings.qdrant), settings.qdrant.collection)
+    store = open_store(settings.qdrant)
     await store.ensure(IndexModel(embedding_model="other-model", dimension=64))
     await store.close()
     found = only(await examine(settings, [doctor.check_qdrant]), "qdrant")
