@@ -1,0 +1,19 @@
+"""PostgreSQL adapter (asyncpg): project sync state, runs, deliveries, sweeps, backfills and the file manifest.
+
+All SQL lives in this package, one module per table family; `Database` is all of them over one pool
+(`app.db.pool`, where asyncpg's errors are translated). It is the only package that imports asyncpg.
+"""
+
+from app.db.backfills import BackfillQueries
+from app.db.deliveries import DeliveryQueries
+from app.db.pool import lock_key
+from app.db.projects import ProjectQueries
+from app.db.rows import HeadSeen, JobCounts, KeyedPush, ProjectRow, SweepMarks
+from app.db.runs import RunQueries
+from app.db.sweeps import SweepQueries
+
+__all__ = ["Database", "HeadSeen", "JobCounts", "KeyedPush", "ProjectRow", "SweepMarks", "lock_key"]
+
+
+class Database(DeliveryQueries, ProjectQueries, SweepQueries, RunQueries, BackfillQueries):
+    """Queries over one asyncpg pool."""

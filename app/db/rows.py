@@ -1,0 +1,87 @@
+"""The rows the PostgreSQL adapter answers with, as frozen values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from app.events import SyncRequested
+from app.states import ProjectStatus
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectRow:
+    """One project's sync state."""
+
+    id: int
+    repo_path: str
+    default_branch: str | None
+    indexed_sha: str | None
+    target_sha: str | None
+    requested_gen: int
+    done_gen: int
+    full_sync: bool
+    status: str
+    last_error: str | None
+    indexed_at: datetime | None
+    visibility: str | None
+    repository_access: str | None
+
+    @property
+    def behind(self) -> bool:
+        """Whether a requested sync is not indexed yet (a delivery, a full reindex)."""
+        return self.requested_gen > self.done_gen or self.full_sync
+
+    @property
+    def state(self) -> str:
+        """The status to show: `ok` only when nothing requested is waiting, else `pending`.
+
+        The stored status is what the last run ended with; a delivery that arrived since (or whose
+        job Redis lost) leaves it `ok` while the index is behind, which is not the truth.
+        """
+        return ProjectStatus.PENDING if self.status == ProjectStatus.OK and self.behind else self.status
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HeadSeen:
+    """A project as the reconcile sweep compares it with GitLab's listing."""
+
+    id: int
+    repo_path: str
+    default_branch: str | None
+    indexed_sha: str | None
+    head_checked_at: datetime | None
+    behind: bool  # deliveries not synced yet: a sync is due anyway
+    out_of_scope: bool  # purged for leaving the indexing scope: nothing to compare until it comes back
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SweepMarks:
+    """PostgreSQL's clock at a sweep's start, and when the sweep last listed some and all projects."""
+
+    now: datetime
+    listed_at: datetime | None
+    full_at: datetime | None
+
+
+@dataclass(slots=True, kw_only=True)
+class JobCounts:
+    """What one sync run did, as stored in `index_jobs` (accumulated batch by batch while it runs)."""
+
+    files_changed: int = 0
+    files_parsed: int = 0
+    files_skipped: int = 0
+    files_deleted: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    chunks_deleted: int = 0
+
+
+KeyedPush = tuple[str, SyncRequested]
+"""A push delivery as the receiver records it: (idempotency key, the push)."""
+
+
+def project_row(row: Any) -> ProjectRow:
+    """A `ProjectRow` from a `projects` row."""
+    return ProjectRow(**{name: row[name] for name in ProjectRow.__dataclass_fields__})
