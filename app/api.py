@@ -1,6 +1,6 @@
 """REST API for scripts: `GET /api/v1/search`, through the same search module as the MCP tools.
 
-The caller is authenticated with the same credentials as `/mcp` (`app.identity`), and every search
+The caller is authenticated with the same credentials as `/mcp` (`app.auth.identity`), and every search
 runs with its `Access`, inside the query.
 """
 
@@ -12,13 +12,13 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from app.access import Access
+from app.auth.access import Access
+from app.auth.identity import Credentials, bearer_token
+from app.core.errors import GitLabUnavailableError, PayloadError
 from app.deps import Deps
-from app.errors import GitLabUnavailableError, PayloadError
-from app.identity import Credentials, bearer_token
-from app.results import hit_item
 from app.schemas import SearchParams, validation_message
-from app.search import Filters
+from app.search.results import hit_item
+from app.search.service import Filters
 
 
 def unauthorized() -> JSONResponse:

@@ -17,19 +17,19 @@ import httpx
 import uvicorn
 from redis.exceptions import RedisError
 
-from app.access import LOCAL, token_digest
+from app.auth.access import LOCAL, token_digest
+from app.core.errors import ConfigError, ServiceError
+from app.core.logs import configure_logging
+from app.core.settings import ALL_REPOS, AdminToken, ServiceToken, Settings, check_readers, check_secrets
+from app.db.migrate import apply_migrations
 from app.deps import open_deps
-from app.errors import ConfigError, ServiceError
-from app.indexing import RunCounts
 from app.local_api import ask, hits_of, serving, socket_path
-from app.local_index import LocalRun, Progress, index_directory
-from app.localfs import chunk_local_files, iter_sources
-from app.logs import configure_logging
-from app.migrate import apply_migrations
-from app.search import Filters, Hit
-from app.settings import ALL_REPOS, AdminToken, ServiceToken, Settings, check_readers, check_secrets
+from app.search.service import Filters, Hit
+from app.store.indexing import RunCounts
 from app.supervisor import WorkerSupervisor
-from app.watch import watch
+from app.sync.local_index import LocalRun, Progress, index_directory
+from app.sync.localfs import chunk_local_files, iter_sources
+from app.sync.watch import watch
 from app.web import create_app
 from app.worker import build_worker
 from app.worker_health import health_endpoint
@@ -353,7 +353,7 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
 
     The worker is supervised: restarted with backoff whenever it stops (a Redis restart), and its
     state is part of `/readyz`. `javakb index` and `javakb search` reach this process through its
-    local socket (`app.local_api`); `watched` checkouts are indexed and kept fresh (`app.watch`).
+    local socket (`app.local_api`); `watched` checkouts are indexed and kept fresh (`app.sync.watch`).
     """
     async with (
         open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps,

@@ -18,16 +18,16 @@ import httpx
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
 
+from app.core.errors import ConfigError
+from app.core.settings import Settings
 from app.db import Database
-from app.embeddings import Embedder, build_embedder
-from app.errors import ConfigError
-from app.gitlab_api import GitLabClient
-from app.indexing import Clock, Indexer, utc_now
-from app.migrate import apply_migrations
-from app.search import SearchService
-from app.settings import Settings
-from app.store import Store, open_store
-from app.vectors import IndexModel
+from app.db.migrate import apply_migrations
+from app.gitlab.client import GitLabClient
+from app.search.service import SearchService
+from app.store.embeddings import Embedder, build_embedder
+from app.store.engines import Store, open_store
+from app.store.indexing import Clock, Indexer, utc_now
+from app.store.vectors import IndexModel
 
 _Part = TypeVar("_Part")
 

@@ -18,13 +18,13 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
-from app.embeddings import build_embedder
-from app.errors import ServiceError
-from app.migrate import pending_migrations
-from app.settings import Settings, named_secrets, weak_secret
-from app.store import open_store
+from app.core.errors import ServiceError
+from app.core.settings import Settings, named_secrets, weak_secret
+from app.db.migrate import pending_migrations
+from app.store.embeddings import build_embedder
+from app.store.engines import open_store
+from app.store.vectors import IndexModel
 from app.system_hook import RECEIVER_PATH
-from app.vectors import IndexModel
 
 READ_SCOPES = frozenset({"api", "read_api"})
 

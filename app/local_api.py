@@ -19,12 +19,13 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from app.access import LOCAL
+from app.auth.access import LOCAL
+from app.core.errors import ServiceError
+from app.core.settings import QdrantSettings
 from app.deps import Deps
-from app.errors import ServiceError
-from app.local_index import index_directory
-from app.search import Filters, Hit
-from app.settings import QdrantSettings
+from app.search.service import Filters, Hit
+from app.store.payloads import StoredChunk, stored_payload
+from app.sync.local_index import index_directory
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
     if command == "search":
         filters = Filters(**request.get("filters", {}))
         hits = await deps.search.search(LOCAL, str(request["query"]), filters, int(request.get("limit", 10)))
-        return [dataclasses.asdict(hit) for hit in hits]
+        return [wire_hit(hit) for hit in hits]
     raise ValueError(f"unknown command {command!r}")
 
 
@@ -120,6 +121,15 @@ async def ask(path: Path | None, request: dict[str, Any], progress: Callable[[in
         writer.close()
 
 
+def wire_hit(hit: Hit) -> dict[str, Any]:
+    """A hit as the socket sends it: its stored payload as written, read back by `hits_of`."""
+    payload = stored_payload(hit.chunk, hit.stored.keys.indexed_at or "")
+    return {"id": hit.id, "score": hit.score, "permalink": hit.permalink, "payload": payload}
+
+
 def hits_of(result: list[dict[str, Any]]) -> list[Hit]:
     """The hits of a search answered by the service."""
-    return [Hit(**hit) for hit in result]
+    return [
+        Hit(id=h["id"], score=h["score"], stored=StoredChunk.from_payload(h["payload"]), permalink=h["permalink"])
+        for h in result
+    ]

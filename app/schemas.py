@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
-from app.events import MAX_ID
+from app.core.events import MAX_ID
 from pipeline.model import SYMBOL_TYPES
 
 MAX_ERRORS_SHOWN = 5
@@ -58,7 +58,7 @@ class ReindexRequest(BaseModel):
         return None if self.all else list(dict.fromkeys(self.projects or []))
 
 
-# The JSON values of `app.states`' enums, inline in the OpenAPI (tests/app/test_names.py keeps them equal).
+# The JSON values of `app.core.states`' enums, inline in the OpenAPI (tests/app/test_names.py keeps them equal).
 BackfillStatusValue = Literal["queued", "running", "done", "failed"]
 BackfillOutcomeValue = Literal["requested", "not_found", "forbidden", "failed", "out_of_scope"]
 DeliveryOutcomeValue = Literal["enqueued", "deferred", "duplicate", "ignored"]

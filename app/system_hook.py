@@ -13,8 +13,8 @@ from typing import Any
 
 import httpx
 
-from app.errors import ConfigError, GitLabError
-from app.settings import Settings
+from app.core.errors import ConfigError, GitLabError
+from app.core.settings import Settings
 
 RECEIVER_PATH = "/hooks/gitlab"
 """Where the receiver listens (the web app mounts it there; the hook is pointed at it)."""

@@ -31,14 +31,14 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.api import search_endpoint, unauthorized
-from app.deliveries import DeliveryRecorder
+from app.auth.identity import Credentials, bearer_token, build_credentials, match_token
+from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
+from app.core.errors import ServiceError
+from app.core.events import MAX_ID
+from app.core.settings import GITLAB_UNSET, Settings
+from app.core.states import BackfillStatus
 from app.deps import Deps, open_deps
-from app.errors import ServiceError
-from app.events import MAX_ID
-from app.identity import Credentials, bearer_token, build_credentials, match_token
 from app.openapi import openapi_document
-from app.queue import BACKFILL, backfill_job_id, enqueue_once
-from app.ratelimit import RateLimitMiddleware, TokenBuckets
 from app.schemas import (
     BackfillReport,
     BackfillResult,
@@ -47,9 +47,9 @@ from app.schemas import (
     ReindexRequest,
     validation_message,
 )
-from app.settings import GITLAB_UNSET, Settings
-from app.states import BackfillStatus
 from app.supervisor import WorkerHealth
+from app.sync.deliveries import DeliveryRecorder
+from app.sync.queue import BACKFILL, backfill_job_id, enqueue_once
 from app.system_hook import RECEIVER_PATH
 from hooks.receiver import BodyTooLargeError, make_endpoint, read_body
 from mcp_server.auth import UnavailableAs503, build_auth

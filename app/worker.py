@@ -6,7 +6,7 @@ read the generation, sync to the *current* head read from the API (so an older p
 cannot move the index backwards), record the generation as done, and go again if more deliveries
 came in meanwhile. Jobs that find the work done return at once; a job that finds the lock busy
 returns too: the holder reads the generations again after releasing the lock and enqueues one
-follow-up job when work is left (`app.queue.enqueue_sync` never loses it to an old job's id).
+follow-up job when work is left (`app.sync.queue.enqueue_sync` never loses it to an old job's id).
 
 Errors: transient ones (GitLab 5xx/429/timeouts, embedding outage, Qdrant/PostgreSQL) become
 `arq.Retry` with backoff; arq retries nothing else. The project keeps its previous index and shows
@@ -26,11 +26,7 @@ from typing import Any
 from arq import Retry, cron
 from arq.worker import Function, Worker, func
 
-from app import lifecycle
-from app.db import Database
-from app.deliveries import DeliveryRecorder
-from app.deps import Deps
-from app.errors import (
+from app.core.errors import (
     TRANSIENT_ERRORS,
     GitLabAuthError,
     GitLabError,
@@ -39,13 +35,17 @@ from app.errors import (
     ServiceError,
     StorageError,
 )
-from app.events import Event, GitLabEvent
-from app.gitlab_api import ProjectInfo
-from app.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
-from app.settings import GITLAB_UNSET, Settings, cron_fields
-from app.states import BackfillOutcome, BackfillStatus, ProjectStatus, SyncTrigger, Trigger, trigger_of
-from app.sweep import sweep
-from app.sync import Syncer, SyncOutcome
+from app.core.events import Event, GitLabEvent
+from app.core.settings import GITLAB_UNSET, Settings, cron_fields
+from app.core.states import BackfillOutcome, BackfillStatus, ProjectStatus, SyncTrigger, Trigger, trigger_of
+from app.db import Database
+from app.deps import Deps
+from app.gitlab.client import ProjectInfo
+from app.sync import lifecycle
+from app.sync.deliveries import DeliveryRecorder
+from app.sync.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
+from app.sync.sweep import sweep
+from app.sync.syncer import Syncer, SyncOutcome
 from app.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
 
 logger = logging.getLogger(__name__)
@@ -249,7 +249,7 @@ async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:
 async def reconcile(ctx: dict[str, Any]) -> str:
     """Heal what deliveries missed: re-enqueue projects PostgreSQL has behind, then ask GitLab for drift.
 
-    The second step (`app.sweep`) finds pushes whose every delivery was lost, new projects, and
+    The second step (`app.sync.sweep`) finds pushes whose every delivery was lost, new projects, and
     renames or default-branch changes nobody told us about.
     """
     deps = deps_of(ctx)
@@ -275,7 +275,7 @@ def functions(settings: Settings) -> list[Function]:
     tries = settings.worker.max_tries
     timeout = settings.worker.job_timeout_s
     return [
-        # No result kept: a finished sync frees its id at once (see app.queue).
+        # No result kept: a finished sync frees its id at once (see app.sync.queue).
         func(sync_project, name=SYNC, max_tries=tries, timeout=timeout, keep_result=0),
         func(purge_project, name=PURGE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(move_project, name=MOVE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),

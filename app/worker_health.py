@@ -27,7 +27,7 @@ from typing import Any
 from arq.connections import ArqRedis
 from redis.exceptions import RedisError
 
-from app.settings import Settings
+from app.core.settings import Settings
 
 HEALTH_CHECK_INTERVAL_S = 30
 HEALTH_PATH = "/healthz"

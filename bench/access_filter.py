@@ -38,11 +38,11 @@ from typing import Any
 
 from qdrant_client import models as qm
 
-from app.access import PROJECT_ID_FIELD, Access
-from app.settings import QdrantSettings
-from app.store import Store, open_store
-from app.vectors import LEXICAL, IndexModel
-from pipeline.lexical import document_vector, query_vector
+from app.auth.access import PROJECT_ID_FIELD, Access
+from app.core.settings import QdrantSettings
+from app.store.engines import Store, open_store
+from app.store.lexical import document_vector, query_vector
+from app.store.vectors import LEXICAL, IndexModel
 
 WORDS = [
     f"{stem}{i}" for stem in ("owner", "visit", "price", "order", "mail", "audit", "cache", "route") for i in range(40)

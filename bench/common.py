@@ -45,7 +45,7 @@ def bench_database(server: str = PG_SERVER) -> Iterator[str]:
     import psycopg
     from psycopg import sql
 
-    from app.migrate import apply_migrations
+    from app.db.migrate import apply_migrations
 
     name = f"javakb_bench_{secrets.token_hex(4)}"
     dsn = f"{server}/{name}"

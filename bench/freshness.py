@@ -22,8 +22,8 @@ does. They are run with TCP_NODELAY like real servers, unless `--keep-nagle`.
    `src/main/java/com/acme/...`, generated from `--seed`) is committed in one commit, its push delivered,
    and the initial index timed (a tree walk).
 2. `--pushes` times: one method of one random service or controller changes (a literal in its body), is
-   committed, its push delivered through `app.deliveries.DeliveryRecorder.handle` (what POST /hooks/gitlab does after
-   authentication), and `deps.search.symbol(<qualified name>)` is polled every `--poll-every` seconds until it
+   committed, its push delivered through `app.sync.deliveries.DeliveryRecorder.handle` (what POST /hooks/gitlab does
+   after authentication), and `deps.search.symbol(<qualified name>)` is polled every `--poll-every` seconds until it
    returns the chunk with the new content hash: that is the freshness. The script then waits for the sync job
    to finish before it counts the GitLab API calls (by endpoint), the embedding inputs and the `index_jobs` row
    of that push, and moves to the next.
@@ -51,7 +51,7 @@ from typing import Any, Final
 
 import psycopg
 
-from app.access import LOCAL
+from app.auth.access import LOCAL
 from bench.common import LOCAL_MODE_WARNING, bench_database, write_json
 from bench.freshness_repo import Editable, edit_method, generate_repository
 from bench.freshness_report import build_report, print_report, run_row, wall_of

@@ -21,10 +21,8 @@ from typing import Any, Final
 from pydantic import SecretStr
 from redis.asyncio import Redis
 
-from app.access import LOCAL
-from app.deliveries import DeliveryRecorder
-from app.deps import Deps, open_deps
-from app.settings import (
+from app.auth.access import LOCAL
+from app.core.settings import (
     EmbeddingSettings,
     GitLabSettings,
     PostgresSettings,
@@ -33,6 +31,8 @@ from app.settings import (
     Settings,
     SyncWorkerSettings,
 )
+from app.deps import Deps, open_deps
+from app.sync.deliveries import DeliveryRecorder
 from app.worker import build_worker
 from bench.common import REDIS_SERVER, STUB_DIM, STUB_MODEL, StubServer, timed_async
 from hooks.events import parse_event

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from app.settings import SyncWorkerSettings
+from app.core.settings import SyncWorkerSettings
 from app.worker import reconcile
 from bench.common import bench_database
 from bench.freshness_repo import edit_method, generate_repository

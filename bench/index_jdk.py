@@ -160,7 +160,7 @@ def _progress(label: str, t0: float) -> Callable[[int, int], None]:
 async def index_phase(
     deps: Any, opts: ModeOptions, probe: Probe, label: str, stub: InProcessStub | None
 ) -> dict[str, Any]:
-    from app.local_index import index_directory
+    from app.sync.local_index import index_directory
 
     probe.reset()
     stub_s0 = stub.seconds if stub is not None else 0.0
@@ -204,8 +204,8 @@ async def index_phase(
 
 
 async def search_phase(deps: Any, queries: Sequence[Query], names: Sequence[str], probe: Probe) -> dict[str, Any]:
-    from app.access import LOCAL
-    from app.search import Filters
+    from app.auth.access import LOCAL
+    from app.search.service import Filters
 
     probe.reset()
     meter = Meter(peak_resettable=False)
@@ -244,7 +244,7 @@ async def search_phase(deps: Any, queries: Sequence[Query], names: Sequence[str]
 
 
 def mode_settings(opts: ModeOptions, base_url: str | None) -> Any:
-    from app.settings import ChunkingSettings, EmbeddingSettings, QdrantSettings, Settings
+    from app.core.settings import ChunkingSettings, EmbeddingSettings, QdrantSettings, Settings
 
     collection = "javakb_bench_" + opts.mode.replace("-", "_")
     return Settings(

@@ -15,9 +15,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from app.indexing import Indexer
-from app.local_index import LOCAL_STEPS, LocalSteps
-from app.vectors import chunk_point
+from app.store.indexing import Indexer
+from app.store.vectors import chunk_point
+from app.sync.local_index import LOCAL_STEPS, LocalSteps
 from bench.common import cpu_seconds, kb_to_mb, max_rss_mb, rate, reset_peak_rss, status_kb
 from testkit.standins import Around, Method, around
 

@@ -11,7 +11,7 @@ loopback while the same loop drives the embedded store. A separate thread (not t
 a 384-dimensional dense vector and a lexical sparse vector each, upserted in batches of 64 as a sync writes
 them), then `--queries` maximal hybrid-style queries (dense, limit 1,000, over every point). The clients are
 qdrant-client's own local mode (`AsyncQdrantClient(location=":memory:")`, computing on the loop: before) and
-ours (`app.qdrant_thread.threaded_local_client`, one dedicated thread: after), measured in the same run.
+ours (`app.store.qdrant_thread.threaded_local_client`, one dedicated thread: after), measured in the same run.
 
 `--sync FILES` adds the whole sync: the stack of `testkit/sync_env.py` (fake GitLab over real git,
 PostgreSQL in a database made for the run and dropped after, Redis at `--redis`, a real arq worker, lexical-only)
@@ -39,10 +39,10 @@ from qdrant_client import models as qm
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from app.indexing import Indexer
-from app.qdrant_thread import threaded_local_client
-from app.search import SearchService
-from app.vectors import VectorStore
+from app.search.service import SearchService
+from app.store.indexing import Indexer
+from app.store.qdrant_thread import threaded_local_client
+from app.store.vectors import VectorStore
 from app.web import healthz
 from bench.common import PG_SERVER, bench_database
 from testkit.sync_env import SyncEnv, sync_env
@@ -156,7 +156,7 @@ async def run(n: int, queries: int, sync_files: int = 0, pg_server: str = "", re
     try:
         clients: list[tuple[str, Callable[[], AsyncQdrantClient]]] = [
             ("qdrant-client local mode (before)", lambda: AsyncQdrantClient(location=":memory:")),
-            ("app.qdrant_thread (after)", lambda: threaded_local_client(":memory:")),
+            ("app.store.qdrant_thread (after)", lambda: threaded_local_client(":memory:")),
         ]
         for name, factory in clients:
             client = factory()

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from app.access import LOCAL
+from app.auth.access import LOCAL
 from bench.common import (
     LOCAL_MODE_WARNING,
     PROGRESS_EVERY_S,
@@ -311,8 +311,8 @@ async def run_all(opts: Options) -> dict[str, Any]:
 async def dense_run(deps: Any, opts: Options, calls: Sequence[Call]) -> dict[str, Any]:
     from fastmcp import Client
 
-    from app.indexing import Indexer
-    from app.search import SearchService
+    from app.search.service import SearchService
+    from app.store.indexing import Indexer
     from mcp_server.server import create_server
 
     semantic = [c for c in calls if c.tool == "semantic_search"]

@@ -11,7 +11,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
-from app.access import LOCAL
+from app.auth.access import LOCAL
 from bench.common import (
     latency_summary,
 )

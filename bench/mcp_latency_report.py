@@ -28,7 +28,7 @@ def text_of(result: Any) -> str:
 _THIN_FRAMES: Final = (
     "async_qdrant",
     "bench/mcp_latency.py",
-    "app/vectors.py:199",
+    "app/store/vectors.py:199",
     "<listcomp>",
     "<genexpr>",
     "builtins.",

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from app.access import LOCAL
+from app.auth.access import LOCAL
 from bench.common import PROGRESS_EVERY_S, cpu_seconds, load_avg, log
 
 LEXICAL_ALIAS: Final = "javakb_mcp_latency"
@@ -104,7 +104,7 @@ class FixedVectorEmbedder:
 
 
 def lexical_settings(store_dir: Path) -> Any:
-    from app.settings import ChunkingSettings, EmbeddingSettings, QdrantSettings, Settings
+    from app.core.settings import ChunkingSettings, EmbeddingSettings, QdrantSettings, Settings
 
     return Settings(
         chunking=ChunkingSettings(include=("**/*.java",), exclude=()),
@@ -135,7 +135,7 @@ def write_manifest(store_dir: Path, manifest: dict[str, Any]) -> None:
 
 
 async def stored_counts(deps: Any) -> dict[str, int]:
-    from app.errors import StorageError
+    from app.core.errors import StorageError
 
     try:
         counts: dict[str, int] = await deps.search.repositories(LOCAL)
@@ -148,7 +148,7 @@ async def ensure_lexical(
     deps: Any, store_dir: Path, cache_dir: Path, min_chunks: int, jobs: int, first: Sequence[str]
 ) -> dict[str, Any]:
     """Index modules until >= min_chunks are stored; reuse the modules the manifest and the store agree on."""
-    from app.local_index import index_directory
+    from app.sync.local_index import index_directory
 
     manifest = read_manifest(store_dir)
     counts = await stored_counts(deps)
@@ -211,8 +211,8 @@ async def _index_module(deps: Any, index_directory: Any, root: Path, module: str
 async def dense_store(timed: Callable[[Any], Any]) -> AsyncIterator[Any]:
     """The dense copy's store: embedded Qdrant in memory (a persistent one commits to SQLite once per point),
     its qdrant-client seen through `timed`."""
-    from app.settings import QdrantSettings
-    from app.vectors import VectorStore, open_client
+    from app.core.settings import QdrantSettings
+    from app.store.vectors import VectorStore, open_client
 
     client = timed(open_client(QdrantSettings(path=":memory:", collection=DENSE_ALIAS)))
     store = VectorStore(client, DENSE_ALIAS)
@@ -224,7 +224,7 @@ async def dense_store(timed: Callable[[Any], Any]) -> AsyncIterator[Any]:
 
 async def build_dense(lexical: Any, target: Any, seed: int) -> dict[str, Any]:
     """Fill `target` with the lexical store's points plus a seeded random dense vector each."""
-    from app.vectors import IndexModel
+    from app.store.vectors import IndexModel
 
     expected = await lexical.count()
     log(f"building the dense copy in memory ({expected:,} points, {DENSE_DIM} dimensions) ...")
@@ -248,7 +248,7 @@ async def _copy_points(lexical: Any, target: Any, seed: int) -> int:
     import numpy as np
     from qdrant_client import models as qm
 
-    from app.vectors import DENSE, LEXICAL
+    from app.store.vectors import DENSE, LEXICAL
 
     rng = np.random.default_rng(seed)
     batch: list[qm.PointStruct] = []

@@ -20,13 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.access import LOCAL
+from app.auth.access import LOCAL
+from app.core.settings import QdrantSettings, Settings
 from app.deps import open_deps
-from app.filters import everything
-from app.local_index import index_directory
-from app.payloads import StoredChunk
-from app.search import Filters
-from app.settings import QdrantSettings, Settings
+from app.search.service import Filters
+from app.store.filters import everything
+from app.store.payloads import StoredChunk
+from app.sync.local_index import index_directory
 
 SHOP_DIR = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "java" / "shop"
 

@@ -93,8 +93,8 @@ WARMUP_S: Final = 2.0
 
 def app_factory() -> Starlette:
     """What uvicorn runs in the server process (`--factory`): the real app, settings from `JAVAKB_*`."""
-    from app.logs import configure_logging
-    from app.settings import Settings
+    from app.core.logs import configure_logging
+    from app.core.settings import Settings
     from app.web import create_app
 
     settings = Settings()

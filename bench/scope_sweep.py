@@ -17,9 +17,9 @@ import uuid
 import asyncpg
 from pydantic import SecretStr
 
+from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, ScopeSettings, Settings
 from app.deps import open_deps
-from app.lifecycle import sweep_scope
-from app.settings import PostgresSettings, QdrantSettings, QueueSettings, ScopeSettings, Settings
+from app.sync.lifecycle import sweep_scope
 from bench.common import bench_database, redis_url
 
 REDIS = redis_url(5)

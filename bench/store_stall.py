@@ -6,7 +6,7 @@ Run from the repository root:
     .venv/bin/python -m bench.store_stall --points 100000 --engines edge
 
 Each engine gets `--points` lexical-only points (the payload of `bench.access_filter`: 20,000 GitLab
-project ids) in a fresh `:memory:` store opened through `app.store.open_store`. A ticker task on the
+project ids) in a fresh `:memory:` store opened through `app.store.engines.open_store`. A ticker task on the
 same loop sleeps 2 ms at a time and records how late each wake-up is (what every other request on
 the loop would wait). It runs during: `write` (the fill, in the store's own write batches), `query`
 (`--queries` maximal allowed searches: `max_query_terms` = 64 terms, limit 200, under the access filter
@@ -26,13 +26,13 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from app import filters
-from app.access import Access
-from app.settings import AccessSettings, QdrantSettings
-from app.store import open_store
-from app.vectors import IndexModel
+from app.auth.access import Access
+from app.core.settings import AccessSettings, QdrantSettings
+from app.store import filters
+from app.store.engines import open_store
+from app.store.lexical import query_vector
+from app.store.vectors import IndexModel
 from bench.access_filter import WORDS, fill
-from pipeline.lexical import query_vector
 
 TICK_S = 0.002
 

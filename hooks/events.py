@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.errors import PayloadError
-from app.events import (  # re-exported: replay jobs queued before the move name these classes here
+from app.core.errors import PayloadError
+from app.core.events import (  # re-exported: replay jobs queued before the move name these classes here
     MAX_ID,
     MOVE_EVENTS,
     Event,

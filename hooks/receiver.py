@@ -5,7 +5,7 @@ time window), so an unauthenticated client never gets its body read; then the bo
 size cap, its signature verified, and only then parsed and validated (what PostgreSQL cannot store
 is a 400 here, not a "deferred"). It is deduplicated on the signed `webhook-id` when signed, else on
 `Idempotency-Key` (fallback `X-Gitlab-Webhook-UUID`), in the same PostgreSQL round trip that records
-the delivery and bumps the project's generation (`app.deliveries`, which the worker's replay calls
+the delivery and bumps the project's generation (`app.sync.deliveries`, which the worker's replay calls
 too). Pushes that arrive together share that round trip
 and one Redis round trip (`GroupCommit`): each is answered only once it is recorded. The queue is
 only a nudge: if Redis is down the delivery is still recorded, and the worker's reconcile sweep
@@ -26,11 +26,11 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from app.deliveries import DeliveryRecorder
-from app.errors import PayloadError, SignatureError, StorageError
-from app.events import Event
-from app.settings import GitLabSettings
-from app.states import ACCEPTED
+from app.core.errors import PayloadError, SignatureError, StorageError
+from app.core.events import Event
+from app.core.settings import GitLabSettings
+from app.core.states import ACCEPTED
+from app.sync.deliveries import DeliveryRecorder
 from hooks.auth import SignedHeaders, check_token, signed_headers, signing_key, verify
 from hooks.events import parse_event
 

@@ -1,6 +1,6 @@
-"""fastmcp's view of our credentials: a `TokenVerifier` over `app.identity`, and the GitLab OAuth proxy.
+"""fastmcp's view of our credentials: a `TokenVerifier` over `app.auth.identity`, and the GitLab OAuth proxy.
 
-Verification and permission resolution live in `app.identity`; this module only adapts them:
+Verification and permission resolution live in `app.auth.identity`; this module only adapts them:
 
 - `CredentialVerifier` accepts service tokens and GitLab tokens (personal, project, group, OAuth)
   and returns a `CallerToken` that carries the caller's `Access` to the tools;
@@ -24,10 +24,10 @@ from pydantic import ConfigDict
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.access import Access
-from app.errors import ConfigError, GitLabUnavailableError
-from app.identity import Credentials
-from app.settings import Settings
+from app.auth.access import Access
+from app.auth.identity import Credentials
+from app.core.errors import ConfigError, GitLabUnavailableError
+from app.core.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ class CallerToken(AccessToken):
 
 
 class CredentialVerifier(TokenVerifier):
-    """Accepts every credential `app.identity.Credentials` knows; GitLab being down is not a wrong token."""
+    """Accepts every credential `app.auth.identity.Credentials` knows; GitLab being down is not a wrong token."""
 
     def __init__(self, credentials: Callable[[], Credentials]) -> None:
         super().__init__()

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.results import hit_item, routes
-from app.search import Hit
+from app.search.results import hit_item, routes
+from app.search.service import Hit
 
 DEFAULT_BUDGET = 12_000
 DEFAULT_EXCERPT_LINES = 30

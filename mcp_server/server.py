@@ -21,11 +21,11 @@ from fastmcp.tools import ToolResult
 from mcp.types import TextContent
 from pydantic import Field
 
-from app.access import Access
+from app.auth.access import Access
+from app.core.errors import PayloadError
+from app.core.states import ProjectStatus
 from app.deps import Deps
-from app.errors import PayloadError
-from app.search import Filters, Hit, SearchService
-from app.states import ProjectStatus
+from app.search.service import Filters, Hit, SearchService
 from mcp_server.auth import caller_access
 from mcp_server.render import DEFAULT_BUDGET, Rendered, echo, render_hits
 from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS

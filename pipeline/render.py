@@ -1,7 +1,7 @@
 """The text a chunk is embedded as, its content hash and its stable id.
 
 The header is a view of the chunk's own fields (`pipeline.model.Chunk`): `embedding_text` reads them
-from the chunk, and its labels are named here once (`pipeline.lexical` weighs the lines by them).
+from the chunk, and its labels are named here once (`app.store.lexical` weighs the lines by them).
 """
 
 from __future__ import annotations

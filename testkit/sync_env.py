@@ -15,9 +15,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from app.deliveries import DeliveryRecorder
-from app.deps import Deps, open_deps
-from app.settings import (
+from app.core.settings import (
     ChunkingSettings,
     EmbeddingSettings,
     GitLabSettings,
@@ -28,6 +26,8 @@ from app.settings import (
     Settings,
     SyncWorkerSettings,
 )
+from app.deps import Deps, open_deps
+from app.sync.deliveries import DeliveryRecorder
 from app.worker import build_worker
 from hooks.events import parse_event
 from testkit.audit import audit, head_chunks, project_points

@@ -17,7 +17,7 @@ import pytest_asyncio
 import redis
 import redis.asyncio as aioredis
 
-from app.migrate import apply_migrations
+from app.db.migrate import apply_migrations
 
 SERVER = os.environ.get("JAVAKB_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432")
 REDIS = os.environ.get("JAVAKB_TEST_REDIS", "redis://127.0.0.1:6379/9")

@@ -75,5 +75,5 @@ def test_the_checks_catch_what_they_forbid() -> None:
     assert "tests" in imported("def f():\n    from tests.support.shop import SHOP\n")
     assert "tests" in imported("import tests.support.fake_gitlab as fg\n")
     assert "tests" not in imported("from testkit.fake_gitlab import FakeGitLab\n")
-    assert setattr_calls('setattr(app.local_index, "iter_sources", timed)\n') == [1]
+    assert setattr_calls('setattr(app.sync.local_index, "iter_sources", timed)\n') == [1]
     assert STORE_CLIENT.findall("await deps.store.client.scroll(alias)") != []

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.core.states import BackfillOutcome, BackfillStatus
 from app.db.pool import Pool
-from app.states import BackfillOutcome, BackfillStatus
 
 
 class BackfillQueries(Pool):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.core.states import DeliveryOutcome
 from app.db.pool import Pool
 from app.db.rows import KeyedPush
-from app.states import DeliveryOutcome
 
 
 class DeliveryQueries(Pool):
@@ -40,7 +40,7 @@ class DeliveryQueries(Pool):
         Returns, per delivery and in order, its generation, or None when its idempotency key was seen
         before (a duplicate: nothing is bumped). Deliveries for one project get consecutive generations
         in the order given, and the last one sets `target_sha`, exactly as if they had come one by one.
-        The receiver groups concurrent deliveries into one call (`app.group_commit`): this is its
+        The receiver groups concurrent deliveries into one call (`app.sync.group_commit`): this is its
         only query. Keys must be distinct within one call.
         """
         rows = await self._fetch(

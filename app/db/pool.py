@@ -15,7 +15,7 @@ from typing import Any, Self
 
 import asyncpg
 
-from app.errors import StorageError, UnstorableError
+from app.core.errors import StorageError, UnstorableError
 
 # What a lost or refused connection raises: asyncpg's interface errors (a connection closed under a
 # query) and its internal client errors (a pooled connection left mid-protocol by a terminated backend).

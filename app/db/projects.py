@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from app.core.states import ProjectStatus
 from app.db.pool import Pool, translated
 from app.db.rows import ProjectRow, project_row
-from app.states import ProjectStatus
 
 
 class ProjectQueries(Pool):

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from app.events import SyncRequested
-from app.states import ProjectStatus
+from app.core.events import SyncRequested
+from app.core.states import ProjectStatus
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

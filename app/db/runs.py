@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.states import RunStatus, SyncMode, Trigger
 from app.db.pool import Pool
 from app.db.rows import JobCounts
-from app.states import RunStatus, SyncMode, Trigger
 
 
 class RunQueries(Pool):

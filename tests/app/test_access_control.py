@@ -16,13 +16,13 @@ import pytest_asyncio
 from pydantic import SecretStr, TypeAdapter
 from qdrant_client import models as qm
 
-from app.access import LOCAL, Access, complement_condition, token_digest
+from app.auth.access import LOCAL, Access, complement_condition, token_digest
+from app.auth.identity import Credentials, GitLabIdentities, bearer_token
 from app.cli import run_token
+from app.core.errors import ConfigError, GitLabUnavailableError
+from app.core.settings import OAuthSettings, QdrantSettings, ServiceToken, Settings
 from app.deps import Deps, open_deps
-from app.errors import ConfigError, GitLabUnavailableError
-from app.identity import Credentials, GitLabIdentities, bearer_token
-from app.local_index import index_directory
-from app.settings import OAuthSettings, QdrantSettings, ServiceToken, Settings
+from app.sync.local_index import index_directory
 from app.web import create_app
 from testkit.fake_gitlab import FakeGitLab
 from testkit.fake_gitlab_users import REPORTER

@@ -1,8 +1,8 @@
 """Only the adapters touch their clients (issue 11), checked by reading every module's source.
 
 PostgreSQL's client (asyncpg) is imported by the `app/db/` package alone and qdrant-client by the Qdrant
-adapter (`app/vectors.py`, its filters `app/filters.py` and the embedded-mode thread
-`app/qdrant_thread.py`), and no module reaches through the store to its client (`store.client`):
+adapter (`app/store/vectors.py`, its filters `app/store/filters.py` and the embedded-mode thread
+`app/store/qdrant_thread.py`), and no module reaches through the store to its client (`store.client`):
 so every call goes through the one place that translates its errors into `StorageError`. Imports
 are read as tests/pipeline/test_purity.py reads them (top level, in functions, dynamic).
 """
@@ -21,16 +21,16 @@ PACKAGES = ("app", "hooks", "mcp_server")
 ADAPTERS = {
     "asyncpg": {"app/db/"},  # a folder: every module in it
     # The Edge adapter and the store Protocol use qdrant-client's model types (the store's vocabulary:
-    # filters, points, results); only app/vectors.py and app/qdrant_thread.py call its client.
+    # filters, points, results); only app/store/vectors.py and app/store/qdrant_thread.py call its client.
     "qdrant_client": {
-        "app/vectors.py",
-        "app/filters.py",
-        "app/qdrant_thread.py",
-        "app/store.py",
-        "app/edge_store.py",
-        "app/edge_filters.py",
+        "app/store/vectors.py",
+        "app/store/filters.py",
+        "app/store/qdrant_thread.py",
+        "app/store/engines.py",
+        "app/store/edge.py",
+        "app/store/edge_filters.py",
     },
-    "qdrant_edge": {"app/edge_store.py", "app/edge_filters.py"},
+    "qdrant_edge": {"app/store/edge.py", "app/store/edge_filters.py"},
 }
 MODULES = sorted(p.relative_to(ROOT).as_posix() for package in PACKAGES for p in (ROOT / package).glob("**/*.py"))
 
@@ -53,7 +53,7 @@ def store_client_uses(source: str) -> list[int]:
 
 
 def test_the_service_packages_have_modules() -> None:
-    assert "app/search.py" in MODULES and "app/db/pool.py" in MODULES and len(MODULES) > 30
+    assert "app/search/service.py" in MODULES and "app/db/pool.py" in MODULES and len(MODULES) > 30
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -63,7 +63,7 @@ def test_only_the_adapters_import_their_clients(module: str) -> None:
     assert trespassing == []
 
 
-@pytest.mark.parametrize("module", [m for m in MODULES if m != "app/vectors.py"])
+@pytest.mark.parametrize("module", [m for m in MODULES if m != "app/store/vectors.py"])
 def test_no_module_reaches_through_the_store_to_its_client(module: str) -> None:
     assert store_client_uses((ROOT / module).read_text(encoding="utf-8")) == []
 

@@ -18,18 +18,18 @@ from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ApiException
 
-from app import filters
-from app.access import LOCAL, Access
+from app.auth.access import LOCAL, Access
+from app.core.errors import StorageError, UnstorableError
+from app.core.events import GitLabEvent
+from app.core.settings import EmbeddingSettings
+from app.core.states import DeliveryOutcome, ProjectStatus, RunStatus, SyncMode
 from app.db import Database, JobCounts
-from app.embeddings import OpenAIEmbedder
-from app.errors import StorageError, UnstorableError
-from app.events import GitLabEvent
-from app.indexing import Indexer
-from app.qdrant_thread import threaded_local_client
-from app.search import SearchService
-from app.settings import EmbeddingSettings
-from app.states import DeliveryOutcome, ProjectStatus, RunStatus, SyncMode
-from app.vectors import IndexModel, VectorStore
+from app.search.service import SearchService
+from app.store import filters
+from app.store.embeddings import OpenAIEmbedder
+from app.store.indexing import Indexer
+from app.store.qdrant_thread import threaded_local_client
+from app.store.vectors import IndexModel, VectorStore
 from testkit.fake_embedder import FakeEmbeddingServer
 from tests.support.java import chunk_java
 from tests.support.pg_outage import postgres_down

@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 from qdrant_client import models as qm
 
-from app.queue import BACKFILL
+from app.sync.queue import BACKFILL
 from testkit.sync_env import SyncEnv, push_payload, sync_env
 
 SRC = "src/main/java/com/acme/"

@@ -16,13 +16,13 @@ from typing import Any, TypeVar, cast
 
 import pytest
 
-from app import filters
 from app.cli import main
+from app.core.settings import Settings
 from app.deps import open_deps
-from app.local_index import LocalRun, index_directory
-from app.settings import Settings
-from app.store import Store, open_store
-from app.vectors import IndexModel, StoredState
+from app.store import filters
+from app.store.engines import Store, open_store
+from app.store.vectors import IndexModel, StoredState
+from app.sync.local_index import LocalRun, index_directory
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.standins import ByRole, Method
 from tests.support.contract import CITATION_FIELDS

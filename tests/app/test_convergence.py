@@ -20,11 +20,11 @@ from arq import Retry
 from arq.constants import in_progress_key_prefix, job_key_prefix, result_key_prefix
 from arq.worker import Worker
 
+from app.core.errors import StorageError
+from app.core.settings import SyncWorkerSettings
+from app.core.states import SyncTrigger
 from app.db import lock_key
-from app.errors import StorageError
-from app.queue import enqueue_sync, sync_job_id
-from app.settings import SyncWorkerSettings
-from app.states import SyncTrigger
+from app.sync.queue import enqueue_sync, sync_job_id
 from app.worker import build_worker, move_project, purge_project, sync_project
 from hooks.events import parse_event
 from testkit.fake_gitlab import FakeProject

@@ -17,10 +17,10 @@ from pydantic import SecretStr
 
 from app import doctor
 from app.cli import run_doctor
+from app.core.settings import Settings
 from app.doctor import Finding, Verdict, examine, judge_hooks, report
-from app.settings import Settings
-from app.store import open_store
-from app.vectors import IndexModel
+from app.store.engines import open_store
+from app.store.vectors import IndexModel
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.fake_gitlab import FakeGitLab
 from testkit.fake_gitlab_api import system_hook_entity

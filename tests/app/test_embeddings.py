@@ -12,7 +12,15 @@ import pytest
 import respx
 from pydantic import SecretStr
 
-from app.embeddings import (
+from app.core.errors import (
+    EmbeddingAuthError,
+    EmbeddingDimensionError,
+    EmbeddingError,
+    EmbeddingModelError,
+    EmbeddingUnavailableError,
+)
+from app.core.settings import EmbeddingSettings
+from app.store.embeddings import (
     OpenAIEmbedder,
     backoff_s,
     build_embedder,
@@ -21,14 +29,6 @@ from app.embeddings import (
     plan_batches,
     retry_after_s,
 )
-from app.errors import (
-    EmbeddingAuthError,
-    EmbeddingDimensionError,
-    EmbeddingError,
-    EmbeddingModelError,
-    EmbeddingUnavailableError,
-)
-from app.settings import EmbeddingSettings
 from testkit.fake_embedder import fake_vector
 
 BASE = "http://embed.test/v1"

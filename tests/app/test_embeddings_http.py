@@ -9,9 +9,9 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from app.embeddings import OpenAIEmbedder
-from app.errors import EmbeddingAuthError, EmbeddingModelError
-from app.settings import EmbeddingSettings
+from app.core.errors import EmbeddingAuthError, EmbeddingModelError
+from app.core.settings import EmbeddingSettings
+from app.store.embeddings import OpenAIEmbedder
 from testkit.fake_embedder import FakeEmbeddingServer, fake_tokens, fake_vector
 
 KEY = "sk-fake"

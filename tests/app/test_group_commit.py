@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from app.group_commit import GroupCommit
+from app.sync.group_commit import GroupCommit
 
 
 class Recorder:

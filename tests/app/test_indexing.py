@@ -12,11 +12,11 @@ import pytest
 from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 
-from app.embeddings import OpenAIEmbedder
-from app.errors import EmbeddingUnavailableError, StorageError
-from app.indexing import Indexer, RunCounts, WritePlan, move_key, plan_writes
-from app.settings import EmbeddingSettings
-from app.vectors import DENSE, IndexModel, VectorStore
+from app.core.errors import EmbeddingUnavailableError, StorageError
+from app.core.settings import EmbeddingSettings
+from app.store.embeddings import OpenAIEmbedder
+from app.store.indexing import Indexer, RunCounts, WritePlan, move_key, plan_writes
+from app.store.vectors import DENSE, IndexModel, VectorStore
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, ChunkerConfig, FileResult, SourceContext
 from testkit.fake_embedder import FakeEmbeddingServer, fake_vector

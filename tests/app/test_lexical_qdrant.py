@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from qdrant_client import QdrantClient, models
 
-from pipeline.lexical import document_vector, query_vector
+from app.store.lexical import document_vector, query_vector
 from pipeline.render import embedding_text
 from tests.support.java import header_chunk
 

@@ -18,8 +18,8 @@ from arq import Retry
 from qdrant_client import AsyncQdrantClient
 
 from app.deps import Deps
-from app.gitlab_api import META_RETRIES
-from app.vectors import VectorStore
+from app.gitlab.client import META_RETRIES
+from app.store.vectors import VectorStore
 from app.worker import move_project, purge_project, refresh_project
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, sync_env

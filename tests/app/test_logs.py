@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.logs import MAX_VALUE_CHARS, TRACEBACK_INDENT, escape, log_config
+from app.core.logs import MAX_VALUE_CHARS, TRACEBACK_INDENT, escape, log_config
 
 FORGED = "x\n2026-12-01 10:00:00,000 WARNING app.web: admin token accepted\r\u2028"
 

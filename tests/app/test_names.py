@@ -1,7 +1,7 @@
 """Names instead of strings (issue 11): each state, outcome, job id, type kind, event and trigger is spelled once.
 
-The enums of `app.states` are the source; PostgreSQL's CHECK constraints and the `Literal`s of the
-published API must list exactly their values, and nothing outside `app.queue` builds a job id or
+The enums of `app.core.states` are the source; PostgreSQL's CHECK constraints and the `Literal`s of the
+published API must list exactly their values, and nothing outside `app.sync.queue` builds a job id or
 outside `pipeline.model` lists the type kinds.
 """
 
@@ -17,9 +17,9 @@ from typing import get_args
 import asyncpg
 import pytest
 
-from app import queue, schemas
-from app.events import GitLabEvent, Ignored
-from app.states import (
+from app import schemas
+from app.core.events import GitLabEvent, Ignored
+from app.core.states import (
     ACCEPTED,
     BackfillOutcome,
     BackfillStatus,
@@ -28,6 +28,7 @@ from app.states import (
     RunStatus,
     SyncTrigger,
 )
+from app.sync import queue
 from hooks.events import parse_event
 from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS, SymbolType
 from pipeline.outline import CALLABLE_NODE_KINDS, TYPE_NODE_KINDS
@@ -106,7 +107,7 @@ def job_id_literals(tree: ast.AST) -> list[str]:
 @pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT)) for p in SOURCES])
 def test_only_the_queue_module_builds_job_ids(path: Path) -> None:
     found = job_id_literals(ast.parse(path.read_text(encoding="utf-8")))
-    if path == ROOT / "app" / "queue.py":
+    if path == ROOT / "app" / "sync" / "queue.py":
         assert len(found) >= len(JOB_PREFIXES)
     else:
         assert found == []
@@ -189,7 +190,7 @@ NAME_SOURCES = sorted(
     p
     for package in ("app", "hooks", "mcp_server")
     for p in (ROOT / package).glob("**/*.py")
-    if p not in (ROOT / "app" / "events.py", ROOT / "app" / "states.py")
+    if p not in (ROOT / "app" / "core" / "events.py", ROOT / "app" / "core" / "states.py")
 )
 
 
@@ -232,8 +233,8 @@ def test_the_name_scanner_sees_bare_names() -> None:
 def test_queued_jobs_carry_trigger_names_as_plain_strings() -> None:
     # arq pickles job arguments: an enum in a job ties it to this version's classes, so a worker of
     # another version could not read it during a rolling upgrade.
-    from app.events import GitLabEvent
-    from app.states import SyncTrigger, trigger_of
+    from app.core.events import GitLabEvent
+    from app.core.states import SyncTrigger, trigger_of
 
     for member in (*GitLabEvent, *SyncTrigger):
         assert type(str(member)) is str and trigger_of(str(member)) is member
@@ -244,9 +245,9 @@ async def test_an_enqueued_sync_job_holds_a_plain_string(clean_redis: str) -> No
     from arq import create_pool
     from arq.connections import RedisSettings
 
-    from app.events import GitLabEvent
-    from app.queue import enqueue_sync, push_syncs
-    from app.states import SyncTrigger
+    from app.core.events import GitLabEvent
+    from app.core.states import SyncTrigger
+    from app.sync.queue import enqueue_sync, push_syncs
 
     queue = await create_pool(RedisSettings.from_dsn(clean_redis))
     try:

@@ -1,4 +1,4 @@
-"""The stored payload, declared once (`app.payloads`): what is written, and the typed view read back.
+"""The stored payload, declared once (`app.store.payloads`): what is written, and the typed view read back.
 
 The writer's output is pinned to a payload recorded before the view existed
 (`tests/fixtures/answers/payload_find.json`): the same keys, values and `payload_hash`, so points
@@ -16,8 +16,8 @@ from typing import Any, Final
 
 import pytest
 
-from app.errors import StorageError
-from app.payloads import NOT_STORED, PAYLOAD_FIELDS, STORED_TEXT, StoredChunk, StoreKeys, read, stored_payload
+from app.core.errors import StorageError
+from app.store.payloads import NOT_STORED, PAYLOAD_FIELDS, STORED_TEXT, StoredChunk, StoreKeys, read, stored_payload
 from pipeline.model import Chunk, SymbolType
 from tests.support.java import chunk_java, only
 from tests.support.shop import chunk_shop
@@ -118,7 +118,7 @@ SOURCES: Final = sorted(
     p
     for package in ("app", "hooks", "mcp_server")
     for p in (ROOT / package).glob("**/*.py")
-    if p != ROOT / "app" / "payloads.py"
+    if p != ROOT / "app" / "store" / "payloads.py"
 )
 
 

@@ -19,8 +19,15 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
+from app.core.settings import (
+    GitLabSettings,
+    PostgresSettings,
+    QdrantSettings,
+    QueueSettings,
+    Settings,
+    SyncWorkerSettings,
+)
 from app.deps import open_deps
-from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings, SyncWorkerSettings
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, push_payload
 from tests.support.processes import RedisServer, ServeProcess

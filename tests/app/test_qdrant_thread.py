@@ -9,9 +9,9 @@ from pathlib import Path
 from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 
-from app.qdrant_thread import threaded_local_client
-from app.settings import QdrantSettings
-from app.vectors import VectorStore, open_client
+from app.core.settings import QdrantSettings
+from app.store.qdrant_thread import threaded_local_client
+from app.store.vectors import VectorStore, open_client
 
 N = 20_000
 

@@ -7,8 +7,8 @@ from typing import Final
 from pydantic import SecretStr
 from starlette.testclient import TestClient
 
-from app.ratelimit import TokenBuckets
-from app.settings import AccessSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
+from app.auth.ratelimit import TokenBuckets
+from app.core.settings import AccessSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.web import create_app
 from tests.support.tenants import ManualClock
 from tests.support.tokens import service_token

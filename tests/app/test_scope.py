@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from app.events import GitLabEvent
-from app.gitlab_api import ProjectInfo, project_info
-from app.scope import IN_SCOPE, OutOfScope, decide, decide_path, screen, under
-from app.settings import ScopeSettings, Settings
+from app.core.events import GitLabEvent
+from app.core.settings import ScopeSettings, Settings
+from app.gitlab.client import ProjectInfo, project_info
+from app.sync.scope import IN_SCOPE, OutOfScope, decide, decide_path, screen, under
 from hooks.events import Ignored, ProjectDestroyed, SyncRequested
 
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest_asyncio
 
-from app import lifecycle
-from app.queue import BACKFILL
-from app.settings import ScopeSettings
+from app.core.settings import ScopeSettings
+from app.sync import lifecycle
+from app.sync.queue import BACKFILL
 from app.worker import build_worker
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env

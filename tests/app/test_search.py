@@ -18,13 +18,13 @@ import pytest
 import pytest_asyncio
 from qdrant_client import AsyncQdrantClient
 
-from app.access import LOCAL
-from app.embeddings import OpenAIEmbedder
-from app.indexing import Indexer
-from app.localfs import chunk_local_files, iter_sources
-from app.search import Filters, Hit, SearchService
-from app.settings import EmbeddingSettings
-from app.vectors import IndexModel, VectorStore
+from app.auth.access import LOCAL
+from app.core.settings import EmbeddingSettings
+from app.search.service import Filters, Hit, SearchService
+from app.store.embeddings import OpenAIEmbedder
+from app.store.indexing import Indexer
+from app.store.vectors import IndexModel, VectorStore
+from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, ChunkerConfig, SourceContext
 from pipeline.scope import Scope

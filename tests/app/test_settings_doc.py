@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from app.settings import Settings
-from app.settings_doc import render, rows, undocumented
+from app.core.settings import Settings
+from app.core.settings_doc import render, rows, undocumented
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 

@@ -9,8 +9,8 @@ import pytest
 from pydantic import SecretStr
 
 from app.cli import main
-from app.errors import ConfigError
-from app.settings import EmbeddingSettings, GitLabSettings, QdrantSettings, Settings, check_readers, check_secrets
+from app.core.errors import ConfigError
+from app.core.settings import EmbeddingSettings, GitLabSettings, QdrantSettings, Settings, check_readers, check_secrets
 from pipeline import native, tree_outline
 from tests.support.readers import FakeNative, drifted
 
@@ -56,11 +56,11 @@ def test_a_weak_secret_refuses_to_start_naming_it_but_not_its_value(
 
 
 def test_no_webhook_secret_warns_at_start(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="app.settings"):
+    with caplog.at_level(logging.WARNING, logger="app.core.settings"):
         check_secrets(Settings())
     assert "every GitLab delivery is refused" in caplog.text
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="app.settings"):
+    with caplog.at_level(logging.WARNING, logger="app.core.settings"):
         check_secrets(strong())
     assert caplog.text == ""
 

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from app import filters
-from app.edge_store import EdgeStore
-from app.errors import IndexMismatchError, StorageError
-from app.payloads import repo_payload
-from app.store import Store
-from app.vectors import IndexModel, chunk_point
-from pipeline.lexical import query_vector
+from app.core.errors import IndexMismatchError, StorageError
+from app.store import filters
+from app.store.edge import EdgeStore
+from app.store.engines import Store
+from app.store.lexical import query_vector
+from app.store.payloads import repo_payload
+from app.store.vectors import IndexModel, chunk_point
 from pipeline.model import Chunk
 from tests.support.engines import EMBEDDED_ENGINES, memory_store
 from tests.support.java import REPO, chunk_java

@@ -17,10 +17,10 @@ import pytest
 import pytest_asyncio
 from pydantic import ValidationError
 
+from app.core.settings import ScopeSettings, SyncWorkerSettings, cron_fields
 from app.db import HeadSeen, SweepMarks
-from app.gitlab_api import Activity, ProjectInfo
-from app.settings import ScopeSettings, SyncWorkerSettings, cron_fields
-from app.sweep import THROTTLE, believable, confirm_unlisted, listing_cutoff, may_have_moved, plan_sweep, sweep
+from app.gitlab.client import Activity, ProjectInfo
+from app.sync.sweep import THROTTLE, believable, confirm_unlisted, listing_cutoff, may_have_moved, plan_sweep, sweep
 from app.worker import build_worker, reconcile
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.sync_env import SyncEnv, push_payload, sync_env

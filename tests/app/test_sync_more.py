@@ -19,11 +19,8 @@ import pytest_asyncio
 from arq import Retry
 from pydantic import SecretStr
 
-from app.deliveries import DeliveryRecorder
-from app.deps import open_deps
-from app.events import GitLabEvent
-from app.queue import BACKFILL
-from app.settings import (
+from app.core.events import GitLabEvent
+from app.core.settings import (
     ChunkingSettings,
     PostgresSettings,
     QdrantSettings,
@@ -31,6 +28,9 @@ from app.settings import (
     Settings,
     SyncWorkerSettings,
 )
+from app.deps import open_deps
+from app.sync.deliveries import DeliveryRecorder
+from app.sync.queue import BACKFILL
 from app.worker import NO_GITLAB, build_worker, replay_delivery, sync_project
 from hooks.events import SyncRequested, parse_event
 from testkit.fake_gitlab import FakeProject

@@ -8,9 +8,9 @@ import pytest
 from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 
-from app.errors import IndexMismatchError, StorageError
-from app.payloads import stored_payload
-from app.vectors import (
+from app.core.errors import IndexMismatchError, StorageError
+from app.store.payloads import stored_payload
+from app.store.vectors import (
     DENSE,
     LEXICAL,
     SCHEMA_VERSION,

@@ -13,9 +13,9 @@ import pytest
 from arq.connections import ArqRedis, RedisSettings, create_pool
 from pydantic import SecretStr
 
+from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings, SyncWorkerSettings
 from app.deps import Deps, open_deps
-from app.queue import SYNC
-from app.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings, SyncWorkerSettings
+from app.sync.queue import SYNC
 from app.worker import build_worker
 from app.worker_health import health_endpoint, health_key, health_report, serve_health
 

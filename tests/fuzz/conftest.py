@@ -12,7 +12,7 @@ import pytest
 import redis
 from pydantic import SecretStr
 
-from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
+from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from testkit.fake_gitlab import FakeGitLab
 from tests.conftest import REDIS, reset_services
 from tests.support.live_app import LiveApp, serve_app

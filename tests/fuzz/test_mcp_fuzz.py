@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.types import TextContent
 
-from app.access import LOCAL
+from app.auth.access import LOCAL
+from app.core.settings import QdrantSettings, Settings
 from app.deps import open_deps
-from app.local_index import index_directory
-from app.settings import QdrantSettings, Settings
+from app.sync.local_index import index_directory
 from mcp_server.server import create_server
 from tests.fuzz.strategies import HOSTILE, HOSTILE_INT, HOSTILE_TEXT, JSON_VALUE
 from tests.support.contract import TOOL_NAMES

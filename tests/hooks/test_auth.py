@@ -4,7 +4,7 @@ import base64
 
 import pytest
 
-from app.errors import SignatureError
+from app.core.errors import SignatureError
 from hooks.auth import SignedHeaders, check_signature, check_token, sign, signed_headers, signing_key, verify
 
 SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()

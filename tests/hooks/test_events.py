@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.errors import PayloadError
-from app.events import GitLabEvent
+from app.core.errors import PayloadError
+from app.core.events import GitLabEvent
 from hooks.events import Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested, parse_event
 from testkit import payloads
 

@@ -13,11 +13,11 @@ from pydantic import SecretStr, ValidationError
 from starlette.requests import Request
 from starlette.testclient import TestClient
 
-from app.deliveries import DeliveryRecorder
+from app.core.errors import PayloadError, SignatureError
+from app.core.events import GitLabEvent
+from app.core.settings import GitLabSettings
 from app.deps import open_deps
-from app.errors import PayloadError, SignatureError
-from app.events import GitLabEvent
-from app.settings import GitLabSettings
+from app.sync.deliveries import DeliveryRecorder
 from app.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested

@@ -15,12 +15,12 @@ from arq.connections import ArqRedis
 from pydantic import SecretStr
 from starlette.testclient import TestClient
 
+from app.core.errors import StorageError
+from app.core.events import GitLabEvent
+from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.db import KeyedPush
-from app.deliveries import DeliveryRecorder
 from app.deps import open_deps
-from app.errors import StorageError
-from app.events import GitLabEvent
-from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
+from app.sync.deliveries import DeliveryRecorder
 from app.web import create_app, is_ready
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.testclient import TestClient
 
-from app.settings import ScopeSettings
+from app.core.settings import ScopeSettings
 from app.web import create_app
 from testkit import payloads
 from tests.hooks.test_receiver import fetch, make_settings, post, queued_jobs

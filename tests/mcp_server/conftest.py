@@ -13,7 +13,7 @@ from typing import Final
 import pytest
 from pydantic import SecretStr
 
-from app.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings
+from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings
 from tests.conftest import REDIS, reset_services
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.live_app import LiveApp, serve_app

@@ -2,7 +2,7 @@
 
 Every MCP tool's text and structured content, and a few REST searches, are compared with
 `tests/fixtures/answers/shop.json`, recorded before stored payloads were read through
-`app.payloads.StoredChunk`. A field renamed, dropped or read with another default anywhere between
+`app.store.payloads.StoredChunk`. A field renamed, dropped or read with another default anywhere between
 the stored payload and the answer changes a value here. The fixture is indexed as GitLab project 7
 at a fixed commit, with a GitLab URL, so project ids, commits and permalinks are in the answers.
 
@@ -27,9 +27,9 @@ from fastmcp import Client
 from mcp.types import TextContent
 from pydantic import SecretStr
 
+from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.deps import Deps
-from app.localfs import chunk_local_files, iter_sources
-from app.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
+from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import SourceContext
 from pipeline.scope import Scope
 from tests.conftest import REDIS, reset_services

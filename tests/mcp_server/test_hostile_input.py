@@ -15,10 +15,10 @@ from fastmcp import Client
 from fastmcp.client.client import CallToolResult
 from mcp.types import TextContent
 
-from app.access import LOCAL
+from app.auth.access import LOCAL
+from app.core.settings import QdrantSettings, Settings
 from app.deps import Deps, open_deps
-from app.local_index import index_directory
-from app.settings import QdrantSettings, Settings
+from app.sync.local_index import index_directory
 from mcp_server.render import ECHO_CHARS
 from mcp_server.server import create_server
 from tests.support.java_fixtures import SHOP_DIR

@@ -20,11 +20,11 @@ from fastmcp.client.client import CallToolResult
 from fastmcp.exceptions import ToolError
 from mcp.types import TextContent
 
-from app.access import LOCAL
+from app.auth.access import LOCAL
+from app.core.settings import GitLabSettings, QdrantSettings, Settings
 from app.deps import Deps, open_deps
-from app.local_index import index_directory
-from app.localfs import chunk_local_files
-from app.settings import GitLabSettings, QdrantSettings, Settings
+from app.sync.local_index import index_directory
+from app.sync.localfs import chunk_local_files
 from mcp_server.server import create_server
 from pipeline.model import TYPE_SYMBOLS, SourceContext
 from tests.support.contract import CITATION_FIELDS, TOOL_NAMES

@@ -65,7 +65,7 @@ def test_the_import_walker_sees_every_kind_of_import(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text(
         "import httpx\n"
-        "from app.settings import Settings\n"
+        "from app.core.settings import Settings\n"
         "from . import sibling\n"
         "def f():\n"
         "    import redis.asyncio\n"
@@ -73,4 +73,4 @@ def test_the_import_walker_sees_every_kind_of_import(tmp_path: Path) -> None:
         "    __import__('arq')\n",
         encoding="utf-8",
     )
-    assert imported_modules(sample) == {"httpx", "app.settings", "redis.asyncio", "qdrant_client", "arq"}
+    assert imported_modules(sample) == {"httpx", "app.core.settings", "redis.asyncio", "qdrant_client", "arq"}

@@ -11,10 +11,10 @@ from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Final, Literal
 
+from app.core.settings import EmbeddingSettings, QdrantSettings, Settings
 from app.deps import open_deps
-from app.local_index import index_directory
-from app.search import SearchService
-from app.settings import EmbeddingSettings, QdrantSettings, Settings
+from app.search.service import SearchService
+from app.sync.local_index import index_directory
 from testkit.fake_embedder import FakeEmbeddingServer
 
 Mode = Literal["lexical", "hybrid"]

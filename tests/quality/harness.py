@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from app.access import LOCAL
-from app.search import Filters, SearchService
+from app.auth.access import LOCAL
+from app.search.service import Filters, SearchService
 from tests.quality.questions import KINDS, Kind, Question
 
 DEPTH = 10

@@ -14,8 +14,8 @@ from typing import Final
 import pytest
 import pytest_asyncio
 
-from app.access import LOCAL
-from app.search import SearchService
+from app.auth.access import LOCAL
+from app.search.service import SearchService
 from tests.quality.corpus import Mode, indexed_search
 from tests.quality.harness import Metrics, Report, evaluate, format_report
 from tests.quality.questions import KINDS, QUESTIONS

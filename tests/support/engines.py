@@ -3,8 +3,8 @@ local mode (the stand-in for a Qdrant server's API, which is not available here)
 
 from __future__ import annotations
 
-from app.settings import QdrantSettings
-from app.store import Store, open_store
+from app.core.settings import QdrantSettings
+from app.store.engines import Store, open_store
 
 EMBEDDED_ENGINES = ("edge", "local")
 

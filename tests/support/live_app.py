@@ -19,9 +19,9 @@ from pathlib import Path
 
 import uvicorn
 
+from app.core.settings import Settings
 from app.deps import Deps, open_deps
-from app.local_index import index_directory
-from app.settings import Settings
+from app.sync.local_index import index_directory
 from app.web import create_app
 
 START_TIMEOUT_S = 30.0

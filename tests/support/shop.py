@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.localfs import chunk_local_files, iter_sources
+from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import Chunk, ChunkerConfig, FileResult, SourceContext, SymbolType
 from pipeline.scope import Scope
 from tests.support.java_fixtures import SHOP_DIR

@@ -28,8 +28,7 @@ from typing import Final
 import asyncpg
 from pydantic import SecretStr
 
-from app.deps import Deps
-from app.settings import (
+from app.core.settings import (
     AccessSettings,
     GitLabSettings,
     OAuthSettings,
@@ -38,6 +37,7 @@ from app.settings import (
     QueueSettings,
     Settings,
 )
+from app.deps import Deps
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.fake_gitlab_users import DEVELOPER, GUEST, REPORTER, FakeUser
 from testkit.sync_env import SyncEnv, push_payload

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.access import token_digest
-from app.settings import ALL_REPOS, AdminToken, ServiceToken
+from app.auth.access import token_digest
+from app.core.settings import ALL_REPOS, AdminToken, ServiceToken
 
 
 def service_token(token: str, repos: list[str] | None = None, name: str = "test") -> ServiceToken:

@@ -1,0 +1,379 @@
+"""The one Settings object. Built by the entrypoints only and passed down; tests build it directly.
+
+Every field can be set from the environment with the `JAVAKB_` prefix; nested fields use `__`,
+for example `JAVAKB_CHUNKING__MAX_CHUNK_TOKENS=1200`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import os
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.core.errors import ConfigError
+from pipeline.model import ChunkerConfig
+
+logger = logging.getLogger(__name__)
+
+WHSEC_PREFIX = "whsec_"
+MIN_SECRET_CHARS = 16
+PLACEHOLDERS = frozenset(
+    {"changeme", "change-me", "change_me", "secret", "password", "token", "example", "placeholder", "xxx", "todo"}
+)
+"""Values seen in sample configurations; compared lower-cased, also as a prefix (`changeme123`)."""
+
+
+def _empty_is_unset(value: Any) -> Any:
+    """An empty or blank secret is no secret: `JAVAKB_GITLAB__WEBHOOK_SECRET=` must not mean "the empty key"."""
+    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if isinstance(raw, str) and not raw.strip():
+        return None
+    return value
+
+
+def whsec_key(secret: str) -> bytes:
+    """The HMAC key of a Standard Webhooks secret: `whsec_` + base64 of at least one byte.
+
+    Raises:
+        ValueError: the secret has no `whsec_` prefix, is not base64 after it, or decodes to nothing.
+    """
+    if not secret.startswith(WHSEC_PREFIX):
+        raise ValueError("the signing token must look like whsec_<base64>")
+    try:
+        key = base64.b64decode(secret.removeprefix(WHSEC_PREFIX), validate=True)
+    except binascii.Error as exc:
+        raise ValueError("the signing token is not valid base64 after whsec_") from exc
+    if not key:
+        raise ValueError("the signing token's key is empty")
+    return key
+
+
+_DEFAULTS = ChunkerConfig()
+
+
+class ChunkingSettings(BaseModel):
+    """What is indexed and how Java is cut into chunks."""
+
+    include: tuple[str, ...] = Field(default=_DEFAULTS.include, description="Globs of files to index.")
+    exclude: tuple[str, ...] = Field(default=_DEFAULTS.exclude, description="Globs never indexed, even if included.")
+    max_chunk_tokens: int = Field(default=_DEFAULTS.max_chunk_tokens, ge=64, description="Budget per method part.")
+    max_file_bytes: int = Field(default=_DEFAULTS.max_file_bytes, ge=1, description="Larger files are skipped.")
+    fallback_encoding: str | None = Field(
+        default=_DEFAULTS.fallback_encoding, description="Tried when a file is not UTF-8; empty to skip such files."
+    )
+
+    def to_config(self) -> ChunkerConfig:
+        """The pipeline's view of these settings."""
+        return ChunkerConfig(
+            include=self.include,
+            exclude=self.exclude,
+            max_chunk_tokens=self.max_chunk_tokens,
+            max_file_bytes=self.max_file_bytes,
+            fallback_encoding=self.fallback_encoding or None,
+        )
+
+
+class EmbeddingSettings(BaseModel):
+    """An OpenAI-compatible `/v1/embeddings` endpoint. Without a base URL the service is lexical-only."""
+
+    base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://ollama:11434/v1")
+    api_key: SecretStr | None = Field(
+        default=None, description="Bearer key (also sent as api-key for Azure-style gateways)"
+    )
+    model: str = Field(default="text-embedding-3-small", description="Model name")
+    dimensions: int | None = Field(default=None, ge=1, description="Ask the model for this many dimensions.")
+    batch_size: int = Field(default=64, ge=1, le=2048, description="Inputs per request.")
+    max_batch_tokens: int = Field(default=100_000, ge=1, description="Estimated tokens per request.")
+    max_input_tokens: int = Field(default=8000, ge=16, description="The model's input limit; longer inputs are cut.")
+    concurrency: int = Field(default=4, ge=1, description="Requests in flight at once.")
+    timeout_s: float = Field(default=60.0, gt=0, description="Seconds before a request is abandoned (and retried)")
+    max_retries: int = Field(default=6, ge=0, description="Retries on 429, 5xx and timeouts.")
+    max_backoff_s: float = Field(default=30.0, gt=0, description="Longest wait between retries")
+
+    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether dense vectors are produced at all."""
+        return bool(self.base_url)
+
+
+def _embedded_engine(name: str) -> Literal["edge", "local"]:
+    """`JAVAKB_QDRANT__ENGINE` also for a `QdrantSettings` built in code (benches, tests), so one variable picks it."""
+    return "edge" if name.strip().lower() == "edge" else "local"
+
+
+class QdrantSettings(BaseModel):
+    """Where the vectors live: a Qdrant server (url) or the embedded local mode (path)."""
+
+    url: str | None = Field(default=None, description="Qdrant server URL; unset means embedded local mode.")
+    api_key: SecretStr | None = Field(default=None, description="Qdrant API key")
+    path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
+    engine: Literal["edge", "local"] = Field(
+        default_factory=lambda: _embedded_engine(os.environ.get("JAVAKB_QDRANT__ENGINE", "local")),
+        description="Embedded engine when no url is set: Qdrant Edge, or qdrant-client's local mode (slower).",
+    )
+    collection: str = Field(default="java_code", description="The alias searched; one per organization.")
+    timeout_s: float = Field(default=30.0, gt=0, description="Seconds per Qdrant call")
+
+    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+
+
+class PostgresSettings(BaseModel):
+    """Where the sync state lives."""
+
+    dsn: SecretStr = Field(
+        default=SecretStr("postgresql://root@127.0.0.1:5432/javakb"),
+        description="Connection URL; the database is created on first start",
+    )
+    min_pool: int = Field(default=1, ge=0, description="Connections kept open per process")
+    max_pool: int = Field(default=10, ge=1, description="Most connections per process")
+
+
+class QueueSettings(BaseModel):
+    """The arq queue."""
+
+    url: str = Field(default="redis://127.0.0.1:6379/0", description="Redis URL of the arq queue")
+    queue: str = Field(default="javakb:queue", description="arq queue name")
+
+
+GITLAB_UNSET = "GitLab is not configured: set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN"
+
+
+class GitLabSettings(BaseModel):
+    """The GitLab instance: API access for the sync, and webhook authentication for the receiver."""
+
+    url: str | None = Field(default=None, description="Base URL, e.g. https://gitlab.example.com")
+    token: SecretStr | None = Field(default=None, description="A token with read_api/read_repository on every project")
+    webhook_secret: SecretStr | None = Field(default=None, description="The hook's secret token (X-Gitlab-Token)")
+    signing_token: SecretStr | None = Field(default=None, description="Standard Webhooks signing key (whsec_...)")
+    signature_tolerance_s: int = Field(
+        default=300, ge=1, description="Oldest webhook-timestamp a signature is accepted with"
+    )
+    max_body_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, description="Larger deliveries get 413")
+    timeout_s: float = Field(default=30.0, gt=0, description="Seconds per GitLab API call")
+    api_concurrency: int = Field(default=8, ge=1, description="GitLab API calls in flight per sync")
+
+    _unset_empty = field_validator("token", "webhook_secret", "signing_token", mode="before")(_empty_is_unset)
+
+    @field_validator("signing_token")
+    @classmethod
+    def _whsec(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            whsec_key(value.get_secret_value())  # a malformed key refuses to start, not every delivery
+        return value
+
+
+class ScopeSettings(BaseModel):
+    """Which GitLab projects are indexed at all (issue 9): the admin's allow and deny lists and exclusions.
+
+    Prefixes are group or namespace paths (`acme`, `acme/platform`) matched on whole path segments and
+    case-insensitively, as GitLab routes are; a deny prefix beats an allow prefix.
+    """
+
+    allow: tuple[str, ...] = Field(default=(), description="Namespace path prefixes indexed; empty allows all.")
+    deny: tuple[str, ...] = Field(default=(), description="Namespace path prefixes never indexed.")
+    personal: bool = Field(default=False, description="Index projects in personal (user) namespaces.")
+    forks: bool = Field(default=False, description="Index forks.")
+    archived: bool = Field(default=False, description="Index archived projects.")
+    ignore_topic: str | None = Field(
+        default="javakb-ignore", description="A project with this topic is not indexed; empty disables it."
+    )
+
+    @field_validator("allow", "deny")
+    @classmethod
+    def _prefixes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        cleaned = tuple(p.strip().strip("/").lower() for p in value)
+        if any(not p or "//" in p for p in cleaned):
+            raise ValueError(f"a prefix must be a namespace path such as 'acme/platform', got {list(value)!r}")
+        return cleaned
+
+    @field_validator("ignore_topic")
+    @classmethod
+    def _topic(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
+
+
+class SyncWorkerSettings(BaseModel):
+    """The sync worker."""
+
+    max_jobs: int = Field(default=4, ge=1, description="Jobs one worker runs at once")
+    job_timeout_s: int = Field(default=3600, ge=10, description="A sync running longer is cancelled (and retried)")
+    max_tries: int = Field(default=8, ge=1, description="Tries of a sync job before arq gives it up")
+    parse_processes: int = Field(default=0, ge=0, description="0: parse in threads; N: a pool of N processes")
+    files_per_batch: int = Field(default=64, ge=1, description="Files fetched, parsed and written per batch")
+    reconcile_every_s: int = Field(
+        default=300, ge=10, description="How often the sweep compares GitLab's heads with the index (divides a day)"
+    )
+    full_sweep_every_s: int = Field(
+        default=3600, ge=0, description="How often the sweep lists every project, not only active ones (0: always)"
+    )
+    name: str | None = Field(
+        default=None, description="This worker's name in its health check key; unset: the host name (a pod's name)"
+    )
+    health_port: int = Field(
+        default=8081, ge=0, le=65535, description="Port of `javakb worker`'s GET /healthz for probes (0: none)"
+    )
+
+    @field_validator("reconcile_every_s")
+    @classmethod
+    def _schedulable(cls, every_s: int) -> int:
+        cron_fields(every_s)  # the worker's cron must run at exactly this interval
+        return every_s
+
+
+def cron_fields(every_s: int) -> dict[str, set[int]]:
+    """Arq `cron` fields that fire every `every_s` seconds exactly, from midnight.
+
+    Raises:
+        ValueError: unless the interval divides a minute, an hour or a day evenly (a cron cannot
+            keep any other interval: 45 s would fire at :00 and :45, 15 s apart).
+    """
+    fields: dict[str, set[int]] = {}
+    for unit, span, name in ((1, 60, "second"), (60, 3600, "minute"), (3600, 86400, "hour")):
+        if every_s < span or unit == 3600:
+            if every_s % unit or span % every_s:
+                break
+            return fields | {name: set(range(0, span // unit, every_s // unit))}
+        fields[name] = {0}
+    raise ValueError(f"{every_s} s does not divide a minute, an hour or a day evenly (e.g. 30, 60, 300, 3600)")
+
+
+ALL_REPOS = "*"
+"""A service token's `repos` entry that reads every repository."""
+
+
+class AdminToken(BaseModel):
+    """A bearer token for `/admin/*`, stored as its sha256 (`javakb token --admin` prints one)."""
+
+    name: str = Field(min_length=1, description="Who holds it (shown in logs, never the token)")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 hex digest of the token")
+
+
+class ServiceToken(AdminToken):
+    """A bearer token for `/mcp` and `/api/v1/*` limited to repository path prefixes (`javakb token` prints one)."""
+
+    repos: list[str] = Field(
+        min_length=1, description="Repository paths or group prefixes ending in '/'; '*' reads everything"
+    )
+
+
+class OAuthSettings(BaseModel):
+    """MCP OAuth with GitLab as the identity provider (a GitLab OAuth application with scope `read_api`)."""
+
+    client_id: str | None = Field(default=None, description="The GitLab OAuth application's id")
+    client_secret: SecretStr | None = Field(default=None, description="The GitLab OAuth application's secret")
+    public_url: str | None = Field(
+        default=None, description="This service's public base URL, e.g. https://kb.example.com"
+    )
+    jwt_signing_key: SecretStr | None = Field(default=None, description="Signs the tokens the proxy issues to clients")
+    scopes: list[str] = Field(default_factory=lambda: ["read_api"], description="GitLab scopes asked for")
+    require_consent: bool = Field(default=True, description="Show a consent page before a new MCP client is let in")
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the OAuth proxy is served (client id, secret and public URL all set)."""
+        return bool(self.client_id and self.client_secret and self.public_url)
+
+
+class AccessSettings(BaseModel):
+    """Permission caching, rate limits and query caps for `/mcp` and `/api/v1/*`."""
+
+    ttl_s: float = Field(default=60.0, gt=0, description="How long a GitLab identity's readable projects are cached")
+    rate_per_s: float = Field(default=10.0, gt=0, description="Requests per second per credential (token bucket)")
+    rate_burst: int = Field(default=60, ge=1, description="Bucket size: requests a credential may send at once")
+    max_query_chars: int = Field(default=2000, ge=16, description="Longer search queries are refused")
+    max_query_terms: int = Field(default=64, ge=1, description="Queries with more words are refused")
+
+
+class Settings(BaseSettings):
+    """Service configuration."""
+
+    model_config = SettingsConfigDict(env_prefix="JAVAKB_", env_nested_delimiter="__", extra="ignore")
+
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
+    postgres: PostgresSettings = Field(default_factory=PostgresSettings)
+    redis: QueueSettings = Field(default_factory=QueueSettings)
+    gitlab: GitLabSettings = Field(default_factory=GitLabSettings)
+    worker: SyncWorkerSettings = Field(default_factory=SyncWorkerSettings)
+    scope: ScopeSettings = Field(default_factory=ScopeSettings)
+    admin_tokens: list[AdminToken] = Field(default_factory=list, description="Hashed bearer tokens for /admin")
+    service_tokens: list[ServiceToken] = Field(default_factory=list, description="Hashed bearer tokens for MCP, REST")
+    oauth: OAuthSettings = Field(default_factory=OAuthSettings)
+    access: AccessSettings = Field(default_factory=AccessSettings)
+    host: str = Field(default="127.0.0.1", description="Address the web server (and the worker's /healthz) listens on")
+    port: int = Field(default=8080, ge=1, le=65535, description="Port of the web server")
+    watch: list[str] = Field(default_factory=list, description="Local checkouts `javakb serve` indexes and keeps fresh")
+    watch_interval_s: float = Field(default=2.0, gt=0, description="How often watched checkouts are checked")
+    log_level: str = Field(default="INFO", description="DEBUG, INFO, WARNING or ERROR")
+    dev_mode: bool = Field(
+        default=False,
+        description="Allow placeholder and short secrets (never in production); refuse to start when the C reader"
+        " disagrees with the Python reader",
+    )
+
+
+def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
+    """The secrets `check_secrets` judges, by their environment variable's name."""
+    return {
+        "JAVAKB_GITLAB__WEBHOOK_SECRET": settings.gitlab.webhook_secret,
+        "JAVAKB_GITLAB__SIGNING_TOKEN": settings.gitlab.signing_token,
+        "JAVAKB_GITLAB__TOKEN": settings.gitlab.token,
+        "JAVAKB_EMBEDDING__API_KEY": settings.embedding.api_key,
+        "JAVAKB_QDRANT__API_KEY": settings.qdrant.api_key,
+    }
+
+
+def weak_secret(value: str) -> str | None:
+    """Why a secret is too weak for production (a placeholder, or under 16 characters), else None."""
+    lowered = value.removeprefix(WHSEC_PREFIX).lower()
+    if any(lowered.startswith(p) for p in PLACEHOLDERS):
+        return "is a placeholder"
+    if len(value) < MIN_SECRET_CHARS:
+        return f"is shorter than {MIN_SECRET_CHARS} characters"
+    return None
+
+
+def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
+    """Refuse to start a service with placeholder or short secrets outside `dev_mode`; warn when hooks are shut.
+
+    Raises:
+        ConfigError: naming every weak secret (never its value) and how to proceed.
+    """
+    if receives_hooks and settings.gitlab.webhook_secret is None and settings.gitlab.signing_token is None:
+        logger.warning(
+            "no webhook secret or signing key is set: every GitLab delivery is refused "
+            "(set JAVAKB_GITLAB__WEBHOOK_SECRET or JAVAKB_GITLAB__SIGNING_TOKEN)"
+        )
+    if settings.dev_mode:
+        return
+    weak = [
+        f"{name} {why}"
+        for name, secret in named_secrets(settings).items()
+        if secret is not None and (why := weak_secret(secret.get_secret_value()))
+    ]
+    if weak:
+        raise ConfigError("; ".join(weak) + ": use a long random value, or JAVAKB_DEV_MODE=true for development")
+
+
+def check_readers(settings: Settings, problem: str | None) -> None:
+    """In development, refuse to start when the pipeline's C reader was refused (`pipeline.native.PROBLEM`).
+
+    Outside development the pipeline has logged the error and runs its Python reader (same output,
+    slower); in development the drift between the two readers must be fixed, not worked around.
+
+    Raises:
+        ConfigError: with the reason the C reader was refused.
+    """
+    if problem is not None and settings.dev_mode:
+        raise ConfigError(
+            f"{problem}: the C and Python outline readers disagree; fix pipeline/csrc or pipeline/tree_outline.py "
+            "and rebuild (scripts/build_native), or set JAVAKB_NO_EXTENSIONS=1 to run the Python reader only"
+        )

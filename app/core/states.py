@@ -1,0 +1,100 @@
+"""The names of states and outcomes that PostgreSQL stores and the APIs answer: each spelled once.
+
+`StrEnum`s, so a member is its string: what is stored, logged and sent as JSON stays the same text.
+The CHECK constraints in `migrations/` and the `Literal`s of `app.schemas` list the same values;
+`tests/app/test_names.py` fails when one of them drifts from these.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from app.core.events import GitLabEvent
+
+
+class ProjectStatus(enum.StrEnum):
+    """`projects.status`: what the project's last sync run ended with (or is doing)."""
+
+    PENDING = "pending"
+    SYNCING = "syncing"
+    OK = "ok"
+    FAILED = "failed"
+    OUT_OF_SCOPE = "out_of_scope"
+
+
+class RunStatus(enum.StrEnum):
+    """`index_jobs.status`: one sync run's state."""
+
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    DONE = "DONE"
+    FAILED = "FAILED"
+
+
+class SyncMode(enum.StrEnum):
+    """`index_jobs.mode`: how a run found what changed (none when it failed before planning)."""
+
+    COMPARE = "compare"  # GitLab's compare between the indexed commit and the head
+    TREE = "tree"  # a walk of the whole tree against the manifest
+    NOOP = "noop"  # the index is already at the head
+    OUT_OF_SCOPE = "out_of_scope"  # the project left the indexing scope: its points were dropped
+
+
+class SyncTrigger(enum.StrEnum):
+    """`index_jobs.trigger` of a sync no hook event asked for (a hook's sync stores its `GitLabEvent`)."""
+
+    CONTINUE = "continue"  # the hand-over: a delivery arrived while the last run held the lock
+    BACKFILL = "backfill"  # an admin backfill
+    RECONCILE = "reconcile"  # the reconcile sweep found the project behind or drifted
+    SCOPE = "scope"  # the project left or re-entered the indexing scope
+    DEFAULT_BRANCH_CHANGED = "default_branch_changed"  # `project_update` moved the default branch
+
+
+Trigger = GitLabEvent | SyncTrigger
+"""Why a sync runs: what `index_jobs.trigger` stores."""
+
+
+def trigger_of(value: str) -> Trigger | None:
+    """The trigger a queued job names, or None for a name this version does not know.
+
+    Jobs carry the plain string, never the enum (arq pickles its arguments): a worker of another
+    version reads any job, so web and worker can be upgraded one after the other.
+    """
+    for kind in (GitLabEvent, SyncTrigger):
+        try:
+            return kind(value)
+        except ValueError:
+            continue
+    return None
+
+
+class BackfillStatus(enum.StrEnum):
+    """`backfills.status`: an admin backfill's state."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class BackfillOutcome(enum.StrEnum):
+    """`backfill_projects.outcome`: what a backfill did for one project."""
+
+    REQUESTED = "requested"
+    NOT_FOUND = "not_found"
+    FORBIDDEN = "forbidden"
+    FAILED = "failed"
+    OUT_OF_SCOPE = "out_of_scope"
+
+
+class DeliveryOutcome(enum.StrEnum):
+    """What the receiver answers for a delivery (`deliveries.outcome` stores `enqueued` or `ignored`)."""
+
+    ENQUEUED = "enqueued"
+    DEFERRED = "deferred"
+    DUPLICATE = "duplicate"
+    IGNORED = "ignored"
+
+
+ACCEPTED = frozenset({DeliveryOutcome.ENQUEUED, DeliveryOutcome.DEFERRED})
+"""The outcomes answered 202 (the others are 200)."""

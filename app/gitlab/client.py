@@ -1,0 +1,327 @@
+"""GitLab REST adapter over python-gitlab: the five calls the sync needs, none of them a clone.
+
+python-gitlab is blocking (requests), so every call runs in a worker thread with one `Gitlab`
+client per thread (a requests `Session` is not guaranteed thread-safe). python-gitlab retries 5xx
+and honours 429 `Retry-After` itself (`retry_transient_errors=True`); what still fails is
+translated here into `GitLabUnavailableError`, `GitLabNotFoundError` or `GitLabAuthError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import gitlab
+import gitlab.exceptions
+import requests
+
+from app.core.errors import GitLabAuthError, GitLabError, GitLabNotFoundError, GitLabUnavailableError
+from app.core.settings import GitLabSettings
+
+T = TypeVar("T")
+# python-gitlab retries transient errors 10 times by default (0.1 s doubling: ~100 s in a thread that
+# cannot be cancelled, while the project showed `ok`). Every metadata call (project, branch, compare,
+# tree, the sweep's listing) retries twice (~0.3 s) and file downloads four times; then our own policy
+# is in charge: the job's `Retry` with backoff (status `failed ... (will retry)`), a compare that keeps
+# failing falls back to the tree walk (issue 10), and a failed listing is listed again next sweep.
+META_RETRIES = 2
+_FILE_RETRIES = 4
+LISTING_PAGE = 100  # GitLab's largest page
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectInfo:
+    """What the sync, the indexing scope and the access model need to know about a project.
+
+    Read from `GET /projects/:id` (and the rows of `GET /projects`), whose shape is gitlabhq's
+    `lib/api/entities/project.rb`: `namespace.kind` is `user` for a personal namespace,
+    `forked_from_project` is there only for a fork whose parent the token can read
+    (`ProjectDetails`), and `marked_for_deletion_on` only where delayed deletion exists
+    (`ee/lib/ee/api/entities/project.rb`; in every edition since 18.0).
+    """
+
+    id: int
+    path_with_namespace: str
+    default_branch: str | None
+    empty: bool
+    namespace_kind: str | None = None
+    namespace_path: str | None = None
+    archived: bool = False
+    forked_from_id: int | None = None
+    topics: tuple[str, ...] = ()
+    visibility: str | None = None
+    repository_access: str | None = None
+    marked_for_deletion_on: str | None = None
+
+
+def project_info(attrs: Mapping[str, Any]) -> ProjectInfo:
+    """A project entity of the REST API as a `ProjectInfo` (missing optional attributes stay unknown)."""
+    namespace = attrs.get("namespace") or {}
+    fork = attrs.get("forked_from_project")
+    return ProjectInfo(
+        id=int(attrs["id"]),
+        path_with_namespace=str(attrs["path_with_namespace"]),
+        default_branch=attrs.get("default_branch") or None,
+        empty=bool(attrs.get("empty_repo", False)),
+        namespace_kind=namespace.get("kind"),
+        namespace_path=namespace.get("full_path"),
+        archived=bool(attrs.get("archived", False)),
+        forked_from_id=int(fork["id"]) if isinstance(fork, dict) and "id" in fork else None,
+        topics=tuple(str(t) for t in attrs.get("topics") or attrs.get("tag_list") or ()),
+        visibility=attrs.get("visibility"),
+        repository_access=attrs.get("repository_access_level"),
+        marked_for_deletion_on=attrs.get("marked_for_deletion_on") or attrs.get("marked_for_deletion_at"),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Activity:
+    """A project as `GET /projects` lists it, with when GitLab last saw activity on it.
+
+    GitLab moves `last_activity_at` on a push only when it is over an hour old
+    (`Event::RESET_PROJECT_ACTIVITY_INTERVAL`, `Event#reset_project_activity`): see `app/sync/sweep.py`.
+    """
+
+    project: ProjectInfo
+    last_activity_at: datetime
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Diff:
+    """One changed path of a compare (no blob ids: GitLab's compare has none)."""
+
+    old_path: str
+    new_path: str
+    new_file: bool
+    renamed_file: bool
+    deleted_file: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Comparison:
+    """A compare's changed paths; `overflow` when GitLab cut the list (`compare_timeout`)."""
+
+    diffs: tuple[Diff, ...]
+    overflow: bool
+    parent_ids: frozenset[str] = frozenset()
+    """Every parent of the commits in `from..to`: `from` is among them iff `to` descends from it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawFile:
+    """A file's bytes and blob id (`X-Gitlab-Blob-Id`); `data` is None when it is over the size cap."""
+
+    data: bytes | None
+    blob_id: str
+    size: int
+
+
+class GitLabClient:
+    """Async facade over python-gitlab with bounded concurrency."""
+
+    def __init__(self, settings: GitLabSettings) -> None:
+        if not settings.url or settings.token is None:
+            raise GitLabError("GitLab URL and token must be configured (JAVAKB_GITLAB__URL, JAVAKB_GITLAB__TOKEN)")
+        self._url = settings.url
+        self._token = settings.token.get_secret_value()
+        self._timeout = settings.timeout_s
+        self._local = threading.local()
+        self._pool = ThreadPoolExecutor(max_workers=settings.api_concurrency, thread_name_prefix="gitlab")
+        self._slots = asyncio.Semaphore(settings.api_concurrency)
+
+    def close(self) -> None:
+        """Stop the worker threads."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _client(self) -> gitlab.Gitlab:
+        client: gitlab.Gitlab | None = getattr(self._local, "client", None)
+        if client is None:
+            client = gitlab.Gitlab(
+                self._url, private_token=self._token, timeout=self._timeout, retry_transient_errors=True, per_page=100
+            )
+            self._local.client = client
+        return client
+
+    async def _call(self, fn: Callable[[gitlab.Gitlab], T]) -> T:
+        async with self._slots:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool, _translated, lambda: fn(self._client()))
+
+    async def project(self, project_id: int) -> ProjectInfo:
+        """GET /projects/:id."""
+
+        def get(gl: gitlab.Gitlab) -> ProjectInfo:
+            return project_info(gl.projects.get(project_id, max_retries=META_RETRIES).attributes)
+
+        return await self._call(get)
+
+    async def branch_head(self, project_id: int, branch: str) -> str | None:
+        """The commit a branch points at; None when the branch does not exist (an empty repository)."""
+
+        def get(gl: gitlab.Gitlab) -> str | None:
+            try:
+                branch_obj = gl.projects.get(project_id, lazy=True).branches.get(branch, max_retries=META_RETRIES)
+            except gitlab.exceptions.GitlabGetError as exc:
+                if exc.response_code == 404:
+                    return None
+                raise
+            return str(branch_obj.attributes["commit"]["id"])
+
+        return await self._call(get)
+
+    async def compare(self, project_id: int, from_sha: str, to_sha: str) -> Comparison | None:
+        """A direct (`straight=true`) compare; None when `from_sha` is gone (force push, GC)."""
+
+        def get(gl: gitlab.Gitlab) -> Comparison | None:
+            project = gl.projects.get(project_id, lazy=True)
+            try:
+                result: dict[str, Any] = project.repository_compare(  # type: ignore[assignment]
+                    from_sha, to_sha, straight=True, max_retries=META_RETRIES
+                )
+            except gitlab.exceptions.GitlabError as exc:
+                if exc.response_code == 404:
+                    return None
+                raise
+            return Comparison(
+                diffs=tuple(_diff(d) for d in result.get("diffs", [])),
+                overflow=bool(result.get("compare_timeout")),
+                parent_ids=frozenset(p for c in result.get("commits", []) for p in c.get("parent_ids", [])),
+            )
+
+        return await self._call(get)
+
+    async def tree(self, project_id: int, sha: str) -> dict[str, str]:
+        """Every blob at a commit: path → blob id (recursive, keyset pagination)."""
+
+        def get(gl: gitlab.Gitlab) -> dict[str, str]:
+            project = gl.projects.get(project_id, lazy=True)
+            entries: Iterator[dict[str, Any]] = project.repository_tree(  # type: ignore[assignment]
+                ref=sha, recursive=True, iterator=True, pagination="keyset", per_page=100, max_retries=META_RETRIES
+            )
+            return {str(e["path"]): str(e["id"]) for e in entries if e.get("type") == "blob"}
+
+        return await self._call(get)
+
+    async def raw_file(self, project_id: int, path: str, ref: str, max_bytes: int) -> RawFile:
+        """A file's bytes at a ref with its blob id; over `max_bytes` only the size is returned."""
+
+        def get(gl: gitlab.Gitlab) -> RawFile:
+            url = f"/projects/{project_id}/repository/files/{quote(path, safe='')}/raw"
+            response: requests.Response = gl.http_request(
+                "get", url, query_data={"ref": ref}, streamed=True, max_retries=_FILE_RETRIES
+            )
+            return _read_capped(response, max_bytes)
+
+        return await self._call(get)
+
+    async def raw_blob(self, project_id: int, blob_id: str, max_bytes: int) -> RawFile:
+        """A blob's bytes by id (the tree walk knows blob ids)."""
+
+        def get(gl: gitlab.Gitlab) -> RawFile:
+            url = f"/projects/{project_id}/repository/blobs/{blob_id}/raw"
+            response: requests.Response = gl.http_request("get", url, streamed=True, max_retries=_FILE_RETRIES)
+            raw = _read_capped(response, max_bytes)
+            return RawFile(data=raw.data, blob_id=blob_id, size=raw.size)
+
+        return await self._call(get)
+
+    async def project_ids(self) -> list[ProjectInfo]:
+        """Every project the token can see, archived ones too (by id, 100 a page), for a backfill.
+
+        The indexing scope (`app.sync.scope`) decides which of them are indexed, archived ones included,
+        so that a backfill also finds the known projects that left scope.
+        """
+        return [a.project for a in await self.activity(None, archived=True)]
+
+    async def activity(self, after: datetime | None, *, archived: bool = False) -> list[Activity]:
+        """Projects with activity after `after` (None: every one), by id, 100 a page; archived ones when asked.
+
+        `last_activity_after` keeps projects whose `last_activity_at` is strictly later
+        (`ProjectsFinder#by_last_activity_after`). Pages are asked by `id_after` and a short page is
+        the last: GitLab's keyset pager links a next page after every non-empty one
+        (`Gitlab::Pagination::Keyset::Pager#apply_headers`), which would cost an empty call more.
+        """
+        query: dict[str, Any] = {"last_activity_after": _iso(after)} if after is not None else {}
+        if not archived:
+            query["archived"] = False  # absent, GitLab lists archived and active projects alike
+
+        def get(gl: gitlab.Gitlab) -> list[Activity]:
+            found: list[Activity] = []
+            while True:
+                page = gl.projects.list(
+                    get_all=False, order_by="id", sort="asc", per_page=LISTING_PAGE,
+                    id_after=found[-1].project.id if found else 0, max_retries=META_RETRIES, **query,
+                )  # fmt: skip
+                found += [_activity(p.attributes) for p in page]
+                if len(page) < LISTING_PAGE:
+                    return found
+
+        return await self._call(get)
+
+
+def _activity(attrs: dict[str, Any]) -> Activity:
+    return Activity(project=project_info(attrs), last_activity_at=_time(attrs["last_activity_at"]))
+
+
+def _iso(moment: datetime) -> str:
+    """ISO 8601 in UTC, as the API documents its DateTime parameters (`YYYY-MM-DDTHH:MM:SSZ`)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _time(value: str) -> datetime:
+    """An API timestamp (`2026-12-01T09:52:42.123Z`) as an aware datetime."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _diff(d: dict[str, Any]) -> Diff:
+    return Diff(
+        old_path=str(d["old_path"]),
+        new_path=str(d["new_path"]),
+        new_file=bool(d.get("new_file")),
+        renamed_file=bool(d.get("renamed_file")),
+        deleted_file=bool(d.get("deleted_file")),
+    )
+
+
+def _read_capped(response: requests.Response, max_bytes: int) -> RawFile:
+    """Read a streamed body up to `max_bytes`; past it, stop and report only the size."""
+    blob_id = response.headers.get("X-Gitlab-Blob-Id", "")
+    declared = int(response.headers.get("X-Gitlab-Size") or response.headers.get("Content-Length") or -1)
+    try:
+        if declared > max_bytes:
+            return RawFile(data=None, blob_id=blob_id, size=declared)
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_content(chunk_size=65536):
+            size += len(chunk)
+            if size > max_bytes:
+                return RawFile(data=None, blob_id=blob_id, size=size)
+            chunks.append(chunk)
+        return RawFile(data=b"".join(chunks), blob_id=blob_id, size=size)
+    finally:
+        response.close()
+
+
+def _translated(call: Callable[[], T]) -> T:
+    """Run a python-gitlab call and translate its errors (runs in a worker thread)."""
+    try:
+        return call()
+    except gitlab.exceptions.GitlabAuthenticationError as exc:
+        raise GitLabAuthError(f"GitLab refused the token: {exc}") from exc
+    except gitlab.exceptions.GitlabError as exc:
+        code = exc.response_code or 0
+        if code in (401, 403):
+            raise GitLabAuthError(f"GitLab refused the token (HTTP {code})") from exc
+        if code == 404:
+            raise GitLabNotFoundError(f"not found on GitLab: {exc.error_message}") from exc
+        if code == 429 or code >= 500:
+            raise GitLabUnavailableError(f"GitLab unavailable (HTTP {code}): {exc.error_message}") from exc
+        raise GitLabError(f"GitLab error (HTTP {code}): {exc.error_message}") from exc
+    except (requests.ConnectionError, requests.Timeout) as exc:
+        raise GitLabUnavailableError(f"GitLab unreachable: {exc}") from exc

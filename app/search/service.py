@@ -1,0 +1,424 @@
+"""The one search module: hybrid search and exact lookups, shared by the CLI, the REST API and MCP.
+
+Every hit carries its citation from the stored metadata (never invented): repository, GitLab
+project id, file, line span, qualified name, signature, commit and indexing time, and a GitLab
+permalink when the GitLab URL is configured and the commit is known.
+
+Every entry point takes the caller's `Access` first; its condition goes into the same Qdrant query
+as the caller's filters (never applied afterwards), so limits, ranking and counts only see what the
+caller may read, and an unreadable repository answers exactly as a nonexistent one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.auth.access import Access
+from app.core.errors import PayloadError
+from app.search.ranking import QueryTerms, Relation, expand_query, query_terms, rerank
+from app.store.embeddings import Embedder
+from app.store.engines import Store
+from app.store.filters import Condition, Filter, any_of, either, eq, everything
+from app.store.lexical import query_vector
+from app.store.payloads import StoredChunk
+from app.store.routes import query_keys, route_matches, specificity
+from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
+from pipeline.spring import ANY_METHOD
+
+MAX_SCOPES_CACHED = 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Filters:
+    """Search filters. `repo` ending in `/` is a group prefix; `path_prefix` is a folder or file."""
+
+    repo: str | None = None
+    path_prefix: str | None = None
+    symbol_type: str | None = None
+    stereotype: str | None = None
+    annotation: str | None = None
+    http_method: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hit:
+    """One result: the stored chunk it found, with its score and citation."""
+
+    id: str
+    score: float
+    stored: StoredChunk = field(repr=False)
+    permalink: str | None
+
+    @property
+    def chunk(self) -> Chunk:
+        """The chunk as stored (metadata and code; its embedding text is not stored)."""
+        return self.stored.chunk
+
+    @property
+    def code(self) -> str:
+        """The chunk's source code."""
+        return self.stored.chunk.code
+
+    @property
+    def repo_path(self) -> str:
+        """The repository cited."""
+        return self.stored.chunk.repo_path
+
+    @property
+    def file_path(self) -> str:
+        """The file cited, relative to its repository."""
+        return self.stored.chunk.file_path
+
+    @property
+    def line_start(self) -> int:
+        """The first line cited (its Javadoc included)."""
+        return self.stored.chunk.line_start
+
+    @property
+    def line_end(self) -> int:
+        """The last line cited."""
+        return self.stored.chunk.line_end
+
+    @property
+    def qualified_name(self) -> str:
+        """The symbol cited."""
+        return self.stored.chunk.qualified_name
+
+    @property
+    def signature(self) -> str:
+        """Its signature as the outline shows it."""
+        return self.stored.chunk.signature
+
+    @property
+    def symbol_type(self) -> SymbolType:
+        """What the chunk stands for."""
+        return self.stored.chunk.symbol_type
+
+    @property
+    def commit_sha(self) -> str | None:
+        """The commit the chunk was read at, when known."""
+        return self.stored.chunk.commit_sha
+
+    @property
+    def indexed_at(self) -> str | None:
+        """When the chunk was written to the store."""
+        return self.stored.keys.indexed_at
+
+    def citation(self) -> dict[str, Any]:
+        """The fields an agent cites."""
+        return {
+            "repo_path": self.repo_path,
+            "file_path": self.file_path,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "qualified_name": self.qualified_name,
+            "signature": self.signature,
+            "project_id": self.chunk.gitlab_project_id,
+            "commit_sha": self.commit_sha,
+            "indexed_at": self.indexed_at,
+            "permalink": self.permalink,
+        }
+
+
+def build_filter(access: Access, filters: Filters, *extra: Condition) -> Filter | None:
+    """Translate the caller's access and search filters to one Qdrant filter (None when nothing filters)."""
+    must: list[Condition] = list(extra)
+    if filters.repo:
+        repo = filters.repo
+        must.append(any_of("repo_prefixes", [repo]) if repo.endswith("/") else eq("repo_path", repo))
+    if filters.path_prefix:
+        prefix = filters.path_prefix.strip("/")
+        must.append(any_of("path_prefixes", [prefix, prefix + "/"]))
+    if filters.symbol_type:
+        must.append(eq("symbol_type", filters.symbol_type))
+    if filters.stereotype:
+        must.append(eq("stereotype", filters.stereotype))
+    if filters.annotation:
+        must.append(eq("annotation_names", annotation_name(filters.annotation)))
+    if filters.http_method:
+        must.append(any_of("http_method", [filters.http_method.upper(), ANY_METHOD]))
+    readable = access.condition()
+    if readable is not None:  # last: embedded Qdrant checks conditions in order, and this one costs most
+        must.append(readable)
+    return Filter(must=must) if must else None
+
+
+def annotation_name(annotation: str) -> str:
+    """`@org.springframework...Transactional(readOnly = true)` → `Transactional`."""
+    return annotation.strip().lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
+
+
+class SearchService:
+    """Search over the store; the embedder is optional (lexical-only mode without it)."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder | None,
+        gitlab_url: str | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        repos_ttl_s: float = 10.0,
+        max_query_chars: int = 2000,
+        max_query_terms: int = 64,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.gitlab_url = gitlab_url.rstrip("/") if gitlab_url else None
+        self._clock = clock
+        self._repos_ttl_s = repos_ttl_s
+        self.max_query_chars = max_query_chars
+        self.max_query_terms = max_query_terms
+        self._repos: dict[tuple[object, ...], tuple[float, dict[str, int]]] = {}
+
+    def check_query(self, query: str) -> None:
+        """Refuse a query too long to score quickly (it would hold the store for seconds).
+
+        Raises:
+            PayloadError: the query has more characters or words than the settings allow.
+        """
+        if len(query) > self.max_query_chars:
+            raise PayloadError(f"the query is longer than {self.max_query_chars} characters")
+        if len(query.split()) > self.max_query_terms:
+            raise PayloadError(f"the query has more than {self.max_query_terms} words")
+
+    async def search(self, access: Access, query: str, filters: Filters = Filters(), limit: int = 10) -> list[Hit]:
+        """Hybrid search: dense and lexical candidates fused with RRF in Qdrant, then the name/route rerank.
+
+        Raises:
+            PayloadError: the query is over the length or word caps (`check_query`).
+        """
+        self.check_query(query)
+        where = build_filter(access, filters)
+        candidates = max(limit * 4, 40)
+        sparse = query_vector(expand_query(query))
+        lexical = sparse if sparse.indices else None
+        dense = (await self.embedder.embed([query]))[0] if self.embedder is not None and query.strip() else None
+        if lexical is None and dense is None:
+            return []
+        points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=candidates)
+        hits = [self._hit(p.id, p.score, p.payload) for p in points]
+        terms = query_terms(query)
+        hits = await self._with_relations(access, terms, filters, hits)
+        order = rerank(terms, [h.chunk for h in hits])
+        return [hits[i] for i in order[:limit]]
+
+    async def _with_relations(self, access: Access, terms: QueryTerms, filters: Filters, hits: list[Hit]) -> list[Hit]:
+        """Add the exact answers of a relation question (who calls / injects / implements X) to the candidates."""
+        if terms.relation is None:
+            return hits
+        lookup = {
+            Relation.CALLERS: self.callers,
+            Relation.INJECTORS: self.injectors,
+            Relation.IMPLEMENTATIONS: self.implementations,
+        }[terms.relation]
+        seen = {h.id for h in hits}
+        extra: list[Hit] = []
+        for ident in terms.identifiers:
+            for hit in await lookup(access, ident, filters.repo):
+                if hit.id not in seen and _passes(hit, filters):
+                    seen.add(hit.id)
+                    extra.append(hit)
+        return [*hits, *extra]
+
+    async def symbol(self, access: Access, name: str, repo: str | None = None) -> list[Hit]:
+        """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads."""
+        base, params = _split_params(name)
+        simple = base.rsplit(".", 1)[-1]
+        qualified = base if "." in base and base[:1].islower() else None
+        condition = eq("qualified_name", qualified) if qualified else eq("name", simple)
+        hits = await self._lookup(access, Filters(repo=repo), condition)
+        if "." in base and not qualified:
+            hits = [h for h in hits if h.qualified_name.endswith("." + base)]
+        if params is not None:
+            hits = [h for h in hits if _params_match(h.chunk.parameter_types, params)]
+        return hits
+
+    async def by_annotation(
+        self, access: Access, annotation: str, repo: str | None = None, limit: int = 200
+    ) -> list[Hit]:
+        """Chunks carrying an annotation (by simple name): the first `limit` found, in file order.
+
+        The scroll stops at `limit`: `@Override` alone marks 10,785 chunks of two JDK modules.
+        """
+        return await self._lookup(access, Filters(repo=repo, annotation=annotation), limit=limit)
+
+    async def callers(self, access: Access, name: str, repo: str | None = None) -> list[Hit]:
+        """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`)."""
+        keys_fq, keys = await self._call_keys(access, name, repo)
+        conditions: list[Condition] = []
+        if keys_fq:
+            conditions.append(any_of("calls_fq", keys_fq))
+        if keys:
+            conditions.append(any_of("calls", keys))
+        if not conditions:
+            return []
+        return await self._lookup(access, Filters(repo=repo), either(*conditions))
+
+    async def callees(self, access: Access, name: str, repo: str | None = None) -> list[tuple[str, list[Hit]]]:
+        """What the named method calls: each call as written, with the indexed symbols it resolves to.
+
+        Every call is resolved from two lookups in all (by qualified name where the caller's imports
+        made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
+        """
+        # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
+        calls: list[tuple[str, str | None, list[str]]] = []
+        for hit in await self.symbol(access, name, repo):
+            fq = set(hit.chunk.calls_fq)
+            for call in hit.chunk.calls:
+                method = _method_of(call)
+                calls.append(
+                    (call, method, sorted(f for f in fq if f.endswith("." + call)) if method is not None else [])
+                )
+        exact_names = sorted({f for _, _, exact in calls for f in exact})
+        methods = sorted({method for _, method, exact in calls if method is not None and not exact})
+        scope = Filters(repo=repo)
+        by_fq = await self._lookup(access, scope, any_of("qualified_name", exact_names)) if exact_names else []
+        by_name = await self._lookup(access, scope, any_of("name", methods)) if methods else []
+        out: list[tuple[str, list[Hit]]] = []
+        for call, method, exact in calls:
+            if method is None:
+                targets = []
+            elif exact:
+                targets = [h for h in by_fq if h.qualified_name in exact]
+            else:
+                targets = [h for h in by_name if h.chunk.name == method and h.qualified_name.endswith("." + call)]
+            out.append((call, targets))
+        return out
+
+    async def injectors(self, access: Access, type_name: str, repo: str | None = None) -> list[Hit]:
+        """Types (and their constructors, setters, @Bean methods) that receive the named type by injection."""
+        return await self._lookup(access, Filters(repo=repo), _type_condition("injects", type_name))
+
+    async def implementations(self, access: Access, type_name: str, repo: str | None = None) -> list[Hit]:
+        """Types that implement or extend the named type."""
+        should = [_type_condition(key, type_name) for key in ("implements", "extends")]
+        hits = await self._lookup(access, Filters(repo=repo), either(*should))
+        return [h for h in hits if h.symbol_type in TYPE_SYMBOLS]
+
+    async def endpoint(
+        self, access: Access, path: str, http_method: str | None = None, repo: str | None = None
+    ) -> list[Hit]:
+        """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`."""
+        candidates = await self._lookup(
+            access, Filters(repo=repo, http_method=http_method), any_of("http_keys", query_keys(path))
+        )
+        scored = []
+        for hit in candidates:
+            matching = [p for p in hit.chunk.http_path if route_matches(p, path)]
+            if matching:
+                scored.append((min(specificity(p) for p in matching), hit))
+        # The handler Spring dispatches to (the most specific pattern) comes first; stable otherwise.
+        scored.sort(key=lambda pair: pair[0])
+        return [hit for _, hit in scored]
+
+    async def repositories(self, access: Access, *, fresh: bool = False) -> dict[str, int]:
+        """The repositories the caller may read and their chunk counts, cached per access scope for a few seconds.
+
+        Every MCP tool checks its `repo` argument against this list; a facet over every point costs
+        0.7 s in embedded mode at 100k chunks, so it is not recomputed on every call. The facet runs
+        with the caller's condition, so the counts are exact for that caller; `fresh=True` skips the
+        cache (a repository missing from a cached answer may have been synced since).
+        """
+        now = self._clock()
+        key = access.scope_key
+        cached = self._repos.get(key)
+        if not fresh and cached is not None and now - cached[0] < self._repos_ttl_s:
+            return cached[1]
+        counts = await self.store.counts_by("repo_path", where=build_filter(access, Filters()))
+        if len(self._repos) >= MAX_SCOPES_CACHED:
+            self._repos.clear()
+        self._repos[key] = (now, counts)
+        return counts
+
+    async def knows_repository(self, access: Access, repo: str) -> bool:
+        """Whether the caller may read an indexed repository `repo`, re-checked when the cache says no."""
+        return repo in await self.repositories(access) or repo in await self.repositories(access, fresh=True)
+
+    async def outline(self, access: Access, repo: str, file_path: str) -> list[Hit]:
+        """Every chunk of one file in line order."""
+        return await self._lookup(access, Filters(repo=repo), eq("file_path", file_path.strip("/")))
+
+    async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
+        where = build_filter(access, filters, *extra) or everything()
+        hits: list[Hit] = []
+        async for record in self.store.scroll(where, True, page=min(limit or 1024, 1024)):
+            hits.append(self._hit(record.id, 1.0, record.payload))
+            if limit is not None and len(hits) >= limit:
+                break
+        hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.chunk.part_index))
+        return hits
+
+    async def _call_keys(self, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
+        base, _ = _split_params(name)
+        if "." in base and base[:1].islower():
+            simple_owner = base.rsplit(".", 2)
+            return [base], [".".join(simple_owner[-2:])] if len(simple_owner) >= 2 else []
+        if "." in base:
+            return [], [base]
+        targets = await self.symbol(access, base, repo)  # a bare method name: find which types declare it
+        owners = {h.chunk.enclosing_type or "" for h in targets}
+        keys_fq = sorted(f"{owner}.{base}" for owner in owners if owner)
+        keys = sorted({f"{owner.rsplit('.', 1)[-1]}.{base}" for owner in owners if owner})
+        return keys_fq, keys
+
+    def _hit(self, point_id: Any, score: float, payload: Mapping[str, Any] | None) -> Hit:
+        stored = StoredChunk.from_payload(payload or {})
+        c = stored.chunk
+        link = None
+        if self.gitlab_url and c.commit_sha:
+            link = f"{self.gitlab_url}/{c.repo_path}/-/blob/{c.commit_sha}/{c.file_path}#L{c.line_start}-{c.line_end}"
+        return Hit(id=str(point_id), score=score, stored=stored, permalink=link)
+
+
+def _passes(hit: Hit, filters: Filters) -> bool:
+    """Whether a hit found by an exact lookup also satisfies the search's other filters."""
+    chunk = hit.chunk
+    checks = (
+        (filters.path_prefix, lambda v: _in_folder(hit.file_path, v.strip("/"))),
+        (filters.symbol_type, lambda v: hit.symbol_type == v),
+        (filters.stereotype, lambda v: chunk.stereotype == v),
+        (filters.annotation, lambda v: annotation_name(v) in chunk.annotation_names),
+        (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(chunk.http_method))),
+    )
+    return all(check(value) for value, check in checks if value)
+
+
+def _method_of(call: str) -> str | None:
+    """The method of `Type.method`; None for an unqualified or chained call, which resolves to nothing."""
+    owner, _, method = call.rpartition(".")
+    return None if not owner or "(" in owner else method
+
+
+def _in_folder(file_path: str, prefix: str) -> bool:
+    """The same rule as the `path_prefixes` filter: the file itself, or a whole folder above it."""
+    return file_path == prefix or file_path.startswith(prefix + "/")
+
+
+def _type_condition(key: str, type_name: str) -> Filter:
+    """Match a type by simple name on `key` or by fully qualified name on `key_fq`."""
+    base = type_name.strip()
+    if "." in base and base[:1].islower():
+        return either(eq(f"{key}_fq", base), eq(key, base.rsplit(".", 1)[-1]))
+    return either(eq(key, base))
+
+
+def _split_params(name: str) -> tuple[str, list[str] | None]:
+    base, paren, rest = name.strip().partition("(")
+    if not paren:
+        return base, None
+    inner = rest.rstrip(")").strip()
+    return base, [p.strip() for p in inner.split(",")] if inner else []
+
+
+def _params_match(declared: Sequence[str], wanted: Sequence[str]) -> bool:
+    if len(declared) != len(wanted):
+        return False
+    # A parameter may be given with or without type arguments or names: `List<OwnerDto> dtos` ~ `List`.
+    return all(
+        d.split("<", 1)[0].strip() == w.split(" ", 1)[0].split("<", 1)[0].strip()
+        for d, w in zip(declared, wanted, strict=True)
+    )

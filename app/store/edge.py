@@ -1,0 +1,377 @@
+"""Qdrant Edge adapter: the embedded store, with the public methods of `app.store.vectors.VectorStore`.
+
+Edge (`qdrant-edge-py`) is the Qdrant engine in-process: one shard per folder, with no collections,
+aliases or collection metadata. So the folder at `settings.qdrant.path` holds one shard per
+generation (`<alias>_<n>/`), the model each was built with (`<alias>_<n>.model.json`), and the
+alias (`aliases.json`, replaced atomically): a rebuild writes a new generation and moves the alias
+in one rename, as the server path does with its alias call.
+
+Every Edge call holds the GIL, so calls run on one thread owned by the store (Edge's shard is not
+shared across threads here) and each is kept short: writes go in batches of `WRITE_BATCH` points,
+scrolls in pages. `optimize()` (the HNSW build) is never called: without it dense search is an
+exact scan, which is fast enough at our sizes and never freezes the process. Edge raises bare
+`Exception`s; `_translated` makes them `StorageError`s. Results come back as qdrant-client's
+`ScoredPoint`/`Record` with string ids (Edge answers `uuid.UUID`), so callers see one shape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import qdrant_edge as qe
+from qdrant_client import models as qm
+
+from app.core.errors import StorageError
+from app.store.edge_filters import client_vectors, edge_filter, edge_point
+from app.store.filters import Filter
+from app.store.vectors import (
+    DENSE,
+    INTEGER_INDEXES,
+    KEYWORD_INDEXES,
+    LEXICAL,
+    STATE_PAGE,
+    IndexModel,
+    StateReads,
+    refuse_mismatch,
+)
+
+logger = logging.getLogger(__name__)
+
+ALIASES = "aliases.json"
+LOCAL_MODE_MARKER = "meta.json"  # qdrant-client's local mode keeps its collections list here
+WRITE_BATCH = 64  # points per Edge update call: each call holds the GIL for its whole length
+RRF_K = 2  # qdrant-client's and the server's default ranking constant
+T = TypeVar("T")
+
+
+@contextmanager
+def _translated(action: str) -> Iterator[None]:
+    """Run Edge calls, turning their failures (bare `Exception`s) into `StorageError("<action> failed: ...")`."""
+    try:
+        yield
+    except StorageError:
+        raise
+    except Exception as exc:  # Edge raises nothing more specific
+        message = str(exc)
+        if "WouldBlock" in message:
+            message = "the store is open in another process (a running `javakb serve`?)"
+        raise StorageError(f"{action} failed: {message}") from exc
+
+
+class EdgeStore(StateReads):
+    """The organization's code behind its alias, in Qdrant Edge shards under one folder."""
+
+    server = False
+
+    def __init__(self, path: str, alias: str) -> None:
+        self.alias = alias
+        self._temporary = path == ":memory:"
+        self.root = Path(tempfile.mkdtemp(prefix="javakb-edge-") if self._temporary else path)
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qdrant-edge")
+        self._shards: dict[str, qe.EdgeShard] = {}
+
+    async def _run(self, action: str, call: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        with _translated(action):
+            return await loop.run_in_executor(self._thread, functools.partial(call, *args))
+
+    # --- generations and the alias -------------------------------------------------------------
+
+    async def ensure(self, model: IndexModel, *, rebuild_hint: str = "javakb index PATH --rebuild") -> None:
+        """Create the first generation on first use; refuse one that holds vectors of another model."""
+        if await self._alias_target() is None:
+            self._refuse_local_mode(rebuild_hint)
+            await self.switch_alias(self._orphan(model) or await self.create_generation(model))
+            return
+        refuse_mismatch(self.alias, await self.recorded_model(), model, rebuild_hint)
+
+    def _refuse_local_mode(self, rebuild_hint: str) -> None:
+        if (self.root / LOCAL_MODE_MARKER).is_file():
+            raise StorageError(
+                f"{self.root} holds a store of the former embedded engine (qdrant-client's local mode); "
+                f"rebuild it for Qdrant Edge with `{rebuild_hint}` (it writes beside the old files, which "
+                "you may then delete), or keep the old engine with JAVAKB_QDRANT__ENGINE=local"
+            )
+
+    def _orphan(self, model: IndexModel) -> str | None:
+        for name in reversed(self._generations()):
+            if _read_model(self._model_file(name)) == model:
+                logger.info("adopting collection %s left without its alias", name)
+                return name
+        return None
+
+    async def recorded_model(self) -> IndexModel | None:
+        """The model recorded beside the generation the alias points at."""
+        return _read_model(self._model_file(await self._target()))
+
+    async def create_generation(self, model: IndexModel, *, generation: int | None = None) -> str:
+        """Create a new shard for `model` and return its name (the alias is not moved)."""
+        if generation is None:
+            generation = 1 + max(map(self._gen, self._generations()), default=0)
+        name = f"{self.alias}_{generation}"
+        config = _config(model)
+        shard = await self._run(f"creating collection {name!r}", qe.EdgeShard.create, str(self.root / name), config)
+        self._shards[name] = shard
+        for field_name, kind in _indexes():
+            op = qe.UpdateOperation.create_field_index(field_name, kind)
+            await self._run(f"creating the payload index {field_name!r} of {name!r}", shard.update, op)
+        _write_json(self._model_file(name), model.metadata())
+        logger.info("created collection %s for %s", name, model.describe())
+        return name
+
+    async def switch_alias(self, collection: str) -> str | None:
+        """Point the alias at `collection` (one atomic file replace); return what it pointed at before."""
+        aliases = _read_json(self.root / ALIASES) or {}
+        previous = aliases.get(self.alias)
+        aliases[self.alias] = collection
+        with _translated(f"pointing {self.alias!r} at {collection!r}"):
+            _write_json(self.root / ALIASES, aliases)
+        return previous if isinstance(previous, str) else None
+
+    async def drop_collection(self, name: str) -> None:
+        """Delete a generation's shard and its model record."""
+        shard = self._shards.pop(name, None)
+        if shard is not None:
+            await self._run(f"closing collection {name!r}", shard.close)
+        with _translated(f"dropping collection {name!r}"):
+            shutil.rmtree(self.root / name, ignore_errors=True)
+            self._model_file(name).unlink(missing_ok=True)
+
+    async def target(self) -> str | None:
+        """The generation the alias points at (None before the first index)."""
+        return await self._alias_target()
+
+    async def generations(self) -> list[str]:
+        """Every generation of this alias, oldest first."""
+        return self._generations()
+
+    def _generations(self) -> list[str]:
+        found = [p.name for p in self.root.glob(f"{self.alias}_*") if p.is_dir() and self._gen(p.name)]
+        return sorted(found, key=self._gen)
+
+    def _gen(self, name: str) -> int:
+        match = re.fullmatch(re.escape(self.alias) + r"_(\d+)", name)
+        return int(match.group(1)) if match else 0
+
+    def _model_file(self, name: str) -> Path:
+        return self.root / f"{name}.model.json"
+
+    async def _alias_target(self) -> str | None:
+        target = (_read_json(self.root / ALIASES) or {}).get(self.alias)
+        return target if isinstance(target, str) else None
+
+    async def _target(self, collection: str | None = None) -> str:
+        name = collection or await self._alias_target()
+        if name is None:
+            raise StorageError(f"Collection {self.alias!r} not found: nothing indexed yet")
+        return name
+
+    async def _shard(self, collection: str | None = None) -> qe.EdgeShard:
+        name = await self._target(collection)
+        if name not in self._shards:
+            if not (self.root / name).is_dir():
+                raise StorageError(f"Collection {name!r} not found")
+            self._shards[name] = await self._run(
+                f"opening collection {name!r}", qe.EdgeShard.load, str(self.root / name)
+            )
+        return self._shards[name]
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    async def query(
+        self, *, lexical: Any, dense: Sequence[float] | None, where: Filter | None, limit: int
+    ) -> list[qm.ScoredPoint]:
+        """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given."""
+        edge_where = edge_filter(where)
+        stages: list[qe.Prefetch] = []
+        if lexical is not None:
+            sparse = qe.SparseVector(list(lexical.indices), list(lexical.values))
+            stages.append(qe.Prefetch(limit, query=qe.Query.Nearest(sparse, using=LEXICAL), filter=edge_where))
+        if dense is not None:
+            stages.append(qe.Prefetch(limit, query=qe.Query.Nearest(list(dense), using=DENSE), filter=edge_where))
+        if not stages:
+            return []
+        if len(stages) == 1:
+            request = qe.QueryRequest(limit, query=stages[0].query, filter=edge_where, with_payload=True)
+        else:
+            request = qe.QueryRequest(limit, prefetches=stages, query=qe.Fusion.Rrf(k=RRF_K), with_payload=True)  # type: ignore[arg-type]
+        shard = await self._shard()
+        points = await self._run("Qdrant query", shard.query, request)
+        return [qm.ScoredPoint(id=str(p.id), version=p.version, score=p.score, payload=p.payload) for p in points]
+
+    async def scroll(
+        self,
+        where: Filter,
+        fields: Sequence[str] | bool,
+        *,
+        collection: str | None = None,
+        page: int = 1024,
+        with_vectors: bool = False,
+    ) -> AsyncIterator[qm.Record]:
+        """Iterate over every point matching a filter, with the given payload fields."""
+        shard = await self._shard(collection)
+        with_payload: Any = list(fields) if not isinstance(fields, bool) else fields
+        offset: Any = None
+        edge_where = edge_filter(where)
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset, limit=page, filter=edge_where, with_payload=with_payload, with_vector=with_vectors
+            )
+            records, offset = await self._run("Qdrant scroll", shard.scroll, request)
+            for r in records:
+                yield qm.Record(
+                    id=str(r.id), payload=r.payload, vector=client_vectors(r.vector) if with_vectors else None
+                )
+            if offset is None:
+                return
+
+    async def retrieve(self, ids: Sequence[str], fields: Sequence[str]) -> list[qm.Record]:
+        """The points with these ids (those that exist), with the given payload fields: a lookup, not a scan."""
+        shard = await self._shard()
+        records = await self._run(
+            f"Qdrant retrieve of {len(ids)} points", shard.retrieve, list(ids), list(fields), False
+        )
+        return [qm.Record(id=str(r.id), payload=r.payload) for r in records]
+
+    async def counts_by(self, key: str, limit: int = 100_000, where: Filter | None = None) -> dict[str, int]:
+        """Number of points per value of a keyword field (exact facet counts), optionally of matching points.
+
+        Under a filter, the matching points' values are counted from a scroll: Edge's exact facet under a
+        filter grows with the number of distinct values (seconds at 20,000 repositories, docs/performance.md).
+        """
+        if where is not None:
+            return await self._counted(key, limit, where)
+        shard = await self._shard()
+        request = qe.FacetRequest(key, limit=limit, exact=True, filter=edge_filter(where))
+        response = await self._run(f"Qdrant facet on {key}", shard.facet, request)
+        return {str(hit.value): hit.count for hit in response.hits}
+
+    async def _counted(self, key: str, limit: int, where: Filter) -> dict[str, int]:
+        counts: Counter[str] = Counter()
+        async for record in self.scroll(where, [key], page=STATE_PAGE):
+            value = (record.payload or {}).get(key)
+            counts.update(str(v) for v in (value if isinstance(value, list) else [value] if value is not None else []))
+        return dict(counts.most_common(limit))
+
+    async def count(self, where: Filter | None = None) -> int:
+        """Number of points, optionally matching a filter."""
+        shard = await self._shard()
+        return await self._run("Qdrant count", shard.count, qe.CountRequest(exact=True, filter=edge_filter(where)))
+
+    # --- writes --------------------------------------------------------------------------------
+
+    async def upsert(self, points: Sequence[qm.PointStruct], *, collection: str | None = None) -> None:
+        """Write points (vectors and payload), searchable when this returns; in bounded calls."""
+        if not points:
+            return
+        shard = await self._shard(collection)
+        for batch in _batched(points, WRITE_BATCH):
+            with _translated(f"Qdrant upsert of {len(points)} points"):
+                op = qe.UpdateOperation.upsert_points([edge_point(p) for p in batch])
+            await self._run(f"Qdrant upsert of {len(points)} points", shard.update, op)
+
+    async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
+        """Update the payload of existing points whose vectors stay as they are."""
+        if not payloads:
+            return
+        shard = await self._shard(collection)
+        ops = [qe.UpdateOperation.set_payload([point_id], payload) for point_id, payload in payloads.items()]
+        for batch in _batched(ops, WRITE_BATCH):
+            await self._run(f"Qdrant payload update of {len(ops)} points", _apply_all, shard, batch)
+
+    async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None:
+        """Delete points by id."""
+        id_list: list[Any] = list(ids)
+        if not id_list:
+            return
+        shard = await self._shard(collection)
+        for batch in _batched(id_list, WRITE_BATCH * 16):
+            await self._run(
+                f"Qdrant delete of {len(id_list)} points", shard.update, qe.UpdateOperation.delete_points(list(batch))
+            )
+
+    async def delete_where(self, where: Filter, *, collection: str | None = None) -> None:
+        """Delete every point matching a filter."""
+        shard = await self._shard(collection)
+        op = qe.UpdateOperation.delete_points_by_filter(_required(edge_filter(where)))
+        await self._run("Qdrant delete by filter", shard.update, op)
+
+    async def set_payload_where(self, where: Filter, payload: dict[str, Any]) -> None:
+        """Set payload keys on every point matching a filter (a project rename rewrites repo_path)."""
+        shard = await self._shard()
+        op = qe.UpdateOperation.set_payload_by_filter(_required(edge_filter(where)), payload)
+        await self._run("Qdrant payload update by filter", shard.update, op)
+
+    async def close(self) -> None:
+        """Close every open shard (releases their WAL locks), then the thread; a `:memory:` folder is removed."""
+        try:
+            for name, shard in list(self._shards.items()):
+                await self._run(f"closing collection {name!r}", shard.close)
+        finally:
+            self._shards.clear()
+            self._thread.shutdown(wait=True)
+            if self._temporary:
+                shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _config(model: IndexModel) -> qe.EdgeConfig:
+    dense = {DENSE: qe.EdgeVectorParams(size=model.dimension, distance=qe.Distance.Cosine)} if model.dimension else None
+    sparse = {LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
+    return qe.EdgeConfig(vectors=dense, sparse_vectors=sparse)
+
+
+def _indexes() -> list[tuple[str, qe.PayloadSchemaType]]:
+    kinds = [(f, qe.PayloadSchemaType.Keyword) for f in KEYWORD_INDEXES]
+    return kinds + [(f, qe.PayloadSchemaType.Integer) for f in INTEGER_INDEXES]
+
+
+def _apply_all(shard: qe.EdgeShard, ops: Sequence[qe.UpdateOperation]) -> None:
+    for op in ops:
+        shard.update(op)
+
+
+def _required(where: qe.Filter | None) -> qe.Filter:
+    return where if where is not None else qe.Filter()
+
+
+def _batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise StorageError(f"reading {path} failed: {exc}") from exc
+    return loaded if isinstance(loaded, dict) else None
+
+
+def _write_json(path: Path, value: Mapping[str, Any]) -> None:
+    """Write a small JSON file whole or not at all (a temporary file renamed over it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary.write_text(json.dumps(value, sort_keys=True), encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def _read_model(path: Path) -> IndexModel | None:
+    meta = _read_json(path)
+    if meta is None or "javakb_schema" not in meta:
+        return None
+    return IndexModel(embedding_model=meta.get("embedding_model"), dimension=meta.get("dimension"))

@@ -1,0 +1,79 @@
+"""The store interface both engines implement, and the one place that chooses the engine.
+
+`VectorStore` (qdrant-client: a Qdrant server, or its local mode) and `EdgeStore` (Qdrant Edge,
+the embedded default) answer the same calls with the same results; the contract suite in
+`tests/app/test_store_contract.py` runs one set of cases against both embedded engines.
+"""
+
+# ruff: noqa: D102 - the methods are documented where they are implemented (app.store.vectors, app.store.edge)
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from qdrant_client import AsyncQdrantClient
+from qdrant_client import models as qm
+
+from app.core.settings import QdrantSettings
+from app.store.edge import EdgeStore
+from app.store.filters import Filter
+from app.store.lexical import SparseVector
+from app.store.vectors import IndexModel, StoredState, VectorStore, open_client
+
+
+class Store(Protocol):
+    """The organization's code behind its alias: every vector-store call of the service."""
+
+    alias: str
+
+    async def ensure(self, model: IndexModel, *, rebuild_hint: str = ...) -> None: ...
+    async def recorded_model(self) -> IndexModel | None: ...
+    async def create_generation(self, model: IndexModel, *, generation: int | None = None) -> str: ...
+    async def switch_alias(self, collection: str) -> str | None: ...
+    async def drop_collection(self, name: str) -> None: ...
+    async def target(self) -> str | None: ...
+    async def generations(self) -> list[str]: ...
+    async def query(
+        self, *, lexical: SparseVector | None, dense: Sequence[float] | None, where: Filter | None, limit: int
+    ) -> list[qm.ScoredPoint]: ...
+    async def stored_hashes(
+        self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
+    ) -> dict[str, tuple[str, str]]: ...
+    async def stored_state(
+        self, repo_path: str, file_paths: Sequence[str] | None, *, collection: str | None = None
+    ) -> StoredState: ...
+    def scroll(
+        self,
+        where: Filter,
+        fields: Sequence[str] | bool,
+        *,
+        collection: str | None = None,
+        page: int = 1024,
+        with_vectors: bool = False,
+    ) -> AsyncIterator[qm.Record]: ...
+    async def retrieve(self, ids: Sequence[str], fields: Sequence[str]) -> list[qm.Record]: ...
+    async def upsert(self, points: Sequence[qm.PointStruct], *, collection: str | None = None) -> None: ...
+    async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None: ...
+    async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None: ...
+    async def delete_where(self, where: Filter, *, collection: str | None = None) -> None: ...
+    async def set_payload_where(self, where: Filter, payload: dict[str, Any]) -> None: ...
+    async def counts_by(self, key: str, limit: int = 100_000, where: Filter | None = None) -> dict[str, int]: ...
+    async def count(self, where: Filter | None = None) -> int: ...
+    async def close(self) -> None: ...
+
+
+def open_store(settings: QdrantSettings, wrap_client: ClientWrap | None = None) -> Store:
+    """The Qdrant server at `url`; else the embedded engine `engine` at `path` (`edge`, or qdrant-client's `local`).
+
+    `wrap_client` may stand in for the qdrant-client the first two use (a benchmark times its calls).
+    """
+    if settings.url or settings.engine == "local":
+        client = open_client(settings)
+        return VectorStore(
+            wrap_client(client) if wrap_client else client, settings.collection, server=bool(settings.url)
+        )
+    return EdgeStore(settings.path, settings.collection)
+
+
+ClientWrap = Callable[[AsyncQdrantClient], AsyncQdrantClient]

@@ -1,0 +1,171 @@
+"""A stored point's payload, declared once: what the store writes and the typed view every reader reads.
+
+The payload is a chunk's fields (`pipeline.model.Chunk`, its declaration is the source) without the
+embedding text, plus the store's own keys, declared by `StoreKeys`. `stored_payload` writes that
+shape; `StoredChunk.from_payload` reads it back into a `Chunk` and a `StoreKeys`, converting each
+value as its field is declared (lists to tuples, `symbol_type` to `SymbolType`) and filling a field
+an older point lacks with the declared default. Nothing outside this module reads a payload by key.
+
+Reads of a few fields (the store's state scroll, the rename lookup) go through `read`, with the same
+conversions and defaults. A payload read is a `.get` per field here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, get_origin, get_type_hints
+
+from app.core.errors import StorageError
+from app.store.routes import route_keys
+from pipeline.model import Chunk, SymbolType
+from pipeline.records import chunk_record
+
+NOT_STORED = frozenset({"text"})
+"""Chunk fields the payload leaves out: the embedding text is the header plus the code, both stored."""
+
+STORED_TEXT = ""
+"""A stored chunk's `text` (not stored: see `NOT_STORED`)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoreKeys:
+    """The store's own payload keys, derived from the chunk when it is written.
+
+    Defaults are what a point written before a key existed reads as: with no `payload_hash`, its
+    payload is rewritten at the next write of its file.
+    """
+
+    payload_hash: str = ""  # digest of the stored chunk fields (see `payload_hash`)
+    indexed_at: str | None = None  # ISO time of the write
+    repo_prefixes: tuple[str, ...] = ()  # `a/`, `a/b/`, `a/b/repo`: group-prefix filters as exact matches
+    path_prefixes: tuple[str, ...] = ()  # likewise for folders of `file_path`
+    http_keys: tuple[str, ...] = ()  # route lookup keys (`app.store.routes.route_keys`)
+
+
+Convert = Callable[[Any], Any]
+_REQUIRED = object()  # the default of a field declared without one
+_ABSENT = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """How one payload key reads: its conversion (None: as stored), and its declared default."""
+
+    name: str
+    convert: Convert | None
+    default: Any
+
+
+def _fields_of(cls: type[Any], skip: frozenset[str] = frozenset()) -> dict[str, _Field]:
+    hints = get_type_hints(cls)
+    specs: dict[str, _Field] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in skip:
+            continue
+        kind = hints[f.name]
+        convert: Convert | None = tuple if get_origin(kind) is tuple else SymbolType if kind is SymbolType else None
+        default = _REQUIRED if f.default is dataclasses.MISSING else f.default  # every default is immutable
+        specs[f.name] = _Field(f.name, convert, default)
+    return specs
+
+
+_CHUNK_FIELDS = _fields_of(Chunk, NOT_STORED)
+_STORE_FIELDS = _fields_of(StoreKeys)
+_CHUNK_SPECS = tuple(_CHUNK_FIELDS.values())
+_STORE_SPECS = tuple(_STORE_FIELDS.values())
+PAYLOAD_FIELDS: tuple[str, ...] = (*_CHUNK_FIELDS, *_STORE_FIELDS)
+"""Every key of a stored payload, in the order written."""
+
+
+STATE_FIELDS = ("file_path", "content_hash", "payload_hash")
+"""What the store's state scroll reads of each point (`VectorStore.stored_state`)."""
+
+
+def read(payload: Mapping[str, Any], name: str) -> Any:
+    """One payload key, converted as its field is declared; its declared default when the point lacks it.
+
+    Raises:
+        StorageError: the point lacks a field that has no default (it was not written by this service).
+        KeyError: `name` is not a payload field (a programming error).
+    """
+    return _values(payload, (_CHUNK_FIELDS.get(name) or _STORE_FIELDS[name],))[name]
+
+
+def _values(payload: Mapping[str, Any], specs: Iterable[_Field]) -> dict[str, Any]:
+    """The named fields of a payload, converted and defaulted (one loop: this runs for every hit)."""
+    out: dict[str, Any] = {}
+    for spec in specs:
+        value = payload.get(spec.name, _ABSENT)
+        if value is _ABSENT:
+            if spec.default is _REQUIRED:
+                raise StorageError(f"a stored point has no {spec.name}: it was not written by this service")
+            value = spec.default
+        elif spec.convert is not None:
+            try:
+                value = spec.convert(value)
+            except (TypeError, ValueError) as exc:
+                raise StorageError(f"a stored point's {spec.name} is not what this service writes: {exc}") from exc
+        out[spec.name] = value
+    return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredChunk:
+    """A stored point's payload, typed: the chunk as stored (its `text` is `STORED_TEXT`) and the store's keys."""
+
+    chunk: Chunk
+    keys: StoreKeys
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> StoredChunk:
+        """Read a whole payload (every field; see `read` for conversions, defaults and errors)."""
+        chunk = Chunk(**_values(payload, _CHUNK_SPECS), text=STORED_TEXT)
+        return cls(chunk=chunk, keys=StoreKeys(**_values(payload, _STORE_SPECS)))
+
+
+def stored_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
+    """The payload written for a chunk: its stored fields, then the store's keys derived from them."""
+    record = chunk_record(chunk)
+    for name in NOT_STORED:
+        del record[name]
+    keys = StoreKeys(
+        payload_hash=payload_hash(record),
+        indexed_at=indexed_at,
+        repo_prefixes=prefixes(chunk.repo_path),
+        path_prefixes=prefixes(chunk.file_path),
+        http_keys=tuple(sorted({key for path in chunk.http_path for key in route_keys(path)})),
+    )
+    return record | _json(keys)
+
+
+def repo_payload(repo_path: str) -> dict[str, Any]:
+    """The payload keys that change when a project is renamed or transferred."""
+    return {"repo_path": repo_path, "repo_prefixes": list(prefixes(repo_path))}
+
+
+def commit_payload(commit_sha: str) -> dict[str, Any]:
+    """The payload key that changes when a project's chunks are re-pointed at a new head."""
+    return {"commit_sha": commit_sha}
+
+
+def payload_hash(record: Mapping[str, Any]) -> str:
+    """A digest of a chunk's stored metadata: equal digests mean its payload need not be rewritten."""
+    return hashlib.sha1(json.dumps(record, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def prefixes(path: str) -> tuple[str, ...]:
+    """`a/b/c.java` → `a/`, `a/b/`, and the path itself (so an exact path also matches)."""
+    parts = path.split("/")
+    return (*("/".join(parts[:i]) + "/" for i in range(1, len(parts))), path)
+
+
+def _json(keys: StoreKeys) -> dict[str, Any]:
+    return {
+        name: list(value) if isinstance(value, tuple) else value
+        for name in _STORE_FIELDS
+        for value in (getattr(keys, name),)
+    }

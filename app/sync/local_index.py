@@ -1,0 +1,125 @@
+"""Index a local checkout (the `javakb index` command): chunk, write in batches, drop vanished files."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.auth.access import LOCAL
+from app.core.errors import ConfigError, StorageError
+from app.deps import Deps
+from app.store.indexing import RunCounts
+from app.store.vectors import StoredState
+from app.sync.localfs import chunk_local_files, iter_sources
+from pipeline.model import ChunkerConfig, FileResult, SourceContext
+from pipeline.scope import Scope
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]  # (files done, files total)
+Walk = Callable[[Path, Scope], Iterator[tuple[str, Path]]]
+ChunkFiles = Callable[[list[tuple[str, Path]], SourceContext, ChunkerConfig, int], Iterator[FileResult]]
+RemoveVanished = Callable[[Deps, StoredState, set[str]], Awaitable[int]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocalRun:
+    """What `javakb index` did."""
+
+    repo_path: str
+    counts: RunCounts
+    removed_files: int
+    collection: str | None  # the new generation when rebuilt
+
+
+@dataclass(frozen=True, slots=True)
+class LocalSteps:
+    """The steps of a local run, each replaceable: a benchmark passes timed ones."""
+
+    walk: Walk
+    chunk: ChunkFiles
+    remove_vanished: RemoveVanished
+
+
+async def index_directory(
+    deps: Deps,
+    root: Path,
+    repo_path: str,
+    *,
+    rebuild: bool = False,
+    drop_others: bool = False,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    steps: LocalSteps | None = None,
+) -> LocalRun:
+    """Index every in-scope file under `root` as repository `repo_path`, incrementally by content hash.
+
+    A rebuild writes a new collection from this checkout alone, so it refuses while the current
+    collection holds other repositories, unless `drop_others` says they may go.
+    """
+    steps = steps or LOCAL_STEPS
+    config = deps.settings.chunking.to_config()
+    files = list(steps.walk(root, Scope.from_config(config)))
+    if rebuild and not drop_others:
+        await _refuse_losing_others(deps, repo_path)
+    model = await deps.index_model()
+    target = await deps.store.create_generation(model) if rebuild else None
+    if target is None:
+        await deps.store.ensure(model)
+    # What is stored is read once (a new generation holds nothing yet), not once per batch: on
+    # embedded Qdrant every filtered read scans the whole collection.
+    known = await deps.store.stored_state(repo_path, None) if target is None else StoredState()
+    counts = RunCounts()
+    results = steps.chunk(files, SourceContext(repo_path=repo_path), config, jobs)
+    for done, batch in _batches(results, deps.settings.worker.files_per_batch):
+        plan = await deps.indexer.write(repo_path, batch, collection=target, known=known)
+        counts.add(plan, batch)
+        if progress is not None:
+            progress(done, len(files))
+    removed = 0
+    if target is None:
+        removed = await steps.remove_vanished(deps, known, {rel for rel, _ in files})
+    else:
+        previous = await deps.store.switch_alias(target)
+        if previous is not None and previous != target:
+            await deps.store.drop_collection(previous)
+    return LocalRun(repo_path=repo_path, counts=counts, removed_files=removed, collection=target)
+
+
+async def _refuse_losing_others(deps: Deps, repo_path: str) -> None:
+    try:
+        others = sorted(r for r in await deps.search.repositories(LOCAL) if r != repo_path)
+    except StorageError:
+        return  # no collection yet: nothing to lose
+    if others:
+        raise ConfigError(
+            f"--rebuild builds the new collection from this checkout only, and the current one also holds "
+            f"{', '.join(others[:10])}{' ...' if len(others) > 10 else ''}; rebuild those too afterwards and pass "
+            "--drop-other-repos to accept that they are missing until then"
+        )
+
+
+def _batches(results: Iterable[FileResult], size: int) -> Iterable[tuple[int, list[FileResult]]]:
+    batch: list[FileResult] = []
+    done = 0
+    for result in results:
+        batch.append(result)
+        done += 1
+        if len(batch) >= size:
+            yield done, batch
+            batch = []
+    if batch:
+        yield done, batch
+
+
+async def remove_vanished(deps: Deps, known: StoredState, present: set[str]) -> int:
+    """Delete the points of files that were indexed before but are gone (or out of scope) now."""
+    vanished = sorted(set(known.by_file) - present)
+    stale = [point_id for path in vanished for point_id in known.by_file[path]]
+    await deps.store.delete_ids(stale)
+    return len(vanished)
+
+
+LOCAL_STEPS = LocalSteps(walk=iter_sources, chunk=chunk_local_files, remove_vanished=remove_vanished)

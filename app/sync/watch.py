@@ -1,0 +1,109 @@
+"""`javakb serve --watch PATH...`: index local checkouts, then keep them fresh while serving.
+
+Each checkout is indexed once at start (`index_directory`, incremental by content hash), then polled
+every `interval_s`: a file whose modification time or size changed, or that appeared, is chunked
+again and written through the same `Indexer` (which re-embeds only chunks whose content hash
+changed); a vanished file's points are deleted. Polling (`os.stat` of the in-scope files) needs no
+platform file-watch API and sees edits made by any tool, including a `git checkout`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.errors import ServiceError
+from app.deps import Deps
+from app.store.indexing import RunCounts
+from app.sync.local_index import index_directory
+from app.sync.localfs import chunk_local_files, iter_sources
+from pipeline.model import SourceContext
+from pipeline.scope import Scope
+
+logger = logging.getLogger(__name__)
+
+Snapshot = dict[str, tuple[int, int]]  # repository-relative path -> (mtime_ns, size)
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What differs between two snapshots of a checkout."""
+
+    changed: list[str]  # new or modified, sorted
+    removed: list[str]  # sorted
+
+    def __bool__(self) -> bool:
+        return bool(self.changed or self.removed)
+
+
+def diff(before: Mapping[str, tuple[int, int]], after: Mapping[str, tuple[int, int]]) -> Changes:
+    """Files added or modified (by mtime or size) and files removed (pure)."""
+    changed = sorted(path for path, stat in after.items() if before.get(path) != stat)
+    return Changes(changed=changed, removed=sorted(set(before) - set(after)))
+
+
+def snapshot(root: Path, scope: Scope) -> Snapshot:
+    """Modification time and size of every in-scope file under `root` (a vanished file is left out)."""
+    seen: Snapshot = {}
+    for rel, path in iter_sources(root, scope):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        seen[rel] = (stat.st_mtime_ns, stat.st_size)
+    return seen
+
+
+async def sync_changes(deps: Deps, root: Path, repo_path: str, changes: Changes) -> RunCounts:
+    """Write what changed in a checkout: chunk the changed files again, delete the removed ones."""
+    counts = RunCounts()
+    config = deps.settings.chunking.to_config()
+    files = [(rel, root / rel) for rel in changes.changed]
+    if files:
+        results = await asyncio.to_thread(
+            lambda: list(chunk_local_files(files, SourceContext(repo_path=repo_path), config))
+        )
+        plan = await deps.indexer.write(repo_path, results)
+        counts.add(plan, results)
+    if changes.removed:
+        await deps.indexer.delete_files(repo_path, changes.removed)
+    return counts
+
+
+async def watch(deps: Deps, roots: Sequence[Path], interval_s: float, stop: asyncio.Event) -> None:
+    """Index every checkout, then re-sync changed files every `interval_s` until `stop` is set."""
+    scope = Scope.from_config(deps.settings.chunking.to_config())
+    seen: dict[Path, Snapshot] = {}
+    for root in roots:
+        seen[root] = await asyncio.to_thread(snapshot, root, scope)
+        run = await index_directory(deps, root, root.resolve().name)
+        logger.info("watch: indexed %s (%d files, %d chunks embedded)", root, run.counts.files, run.counts.embedded)
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=interval_s)
+        for root in roots if not stop.is_set() else ():
+            seen[root] = await _resync(deps, root, scope, seen[root])
+
+
+async def _resync(deps: Deps, root: Path, scope: Scope, before: Snapshot) -> Snapshot:
+    after = await asyncio.to_thread(snapshot, root, scope)
+    changes = diff(before, after)
+    if not changes:
+        return after
+    try:
+        counts = await sync_changes(deps, root, root.resolve().name, changes)
+    except ServiceError as exc:  # the store or the embedder failed: try these files again next time
+        logger.warning("watch: re-sync of %s failed, retrying: %s", root, exc)
+        return before
+    logger.info(
+        "watch: %s: %d changed, %d removed files, %d chunks embedded",
+        root,
+        len(changes.changed),
+        len(changes.removed),
+        counts.embedded,
+    )
+    return after

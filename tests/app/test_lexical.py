@@ -1,0 +1,193 @@
+from __future__ import annotations
+
+import pytest
+
+from app.store.lexical import (
+    STOP_WORDS,
+    SparseVector,
+    document_vector,
+    query_vector,
+    split_header,
+    term_id,
+    tokenize,
+)
+
+K1 = 1.2
+B = 0.75
+AVG_LEN = 256.0
+
+
+def bm25_tf(tf: int, length: int) -> float:
+    return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / AVG_LEN))
+
+
+def weight_of(vector: SparseVector, token: str) -> float:
+    return vector.values[vector.indices.index(term_id(token))]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("findById", ["findbyid", "find", "by", "id"]),
+        ("OwnerRepository", ["ownerrepository", "owner", "repository"]),
+        ("HTTPServerError", ["httpservererror", "http", "server", "error"]),
+        ("IOException", ["ioexception", "io", "exception"]),
+        ("URLs", ["urls"]),
+        ("snake_case_name", ["snake_case_name", "snake", "case", "name"]),
+        ("MAX_VALUE", ["max_value", "max", "value"]),
+        ("kebab-case-name", ["kebab", "case", "name"]),
+        ("owner", ["owner"]),
+    ],
+)
+def test_tokenize_splits_identifiers(text: str, expected: list[str]) -> None:
+    assert tokenize(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("parseJSON2Yaml", ["parsejson2yaml", "parse", "json", "yaml"]),
+        ("Base64Encoder", ["base64encoder", "base", "64", "encoder"]),
+        ("X509Certificate", ["x509certificate", "509", "certificate"]),
+        ("404 100L 0x7f 3.14f 7", ["404", "100", "14"]),
+    ],
+)
+def test_tokenize_splits_digits_off_and_keeps_runs_of_two_or_more(text: str, expected: list[str]) -> None:
+    assert tokenize(text) == expected
+
+
+def test_tokenize_dotted_name_yields_segments_then_adjacent_pairs() -> None:
+    assert tokenize("com.acme.OwnerService.findById") == [
+        "com",
+        "acme",
+        "ownerservice",
+        "owner",
+        "service",
+        "findbyid",
+        "find",
+        "by",
+        "id",
+        "com.acme",
+        "acme.ownerservice",
+        "ownerservice.findbyid",
+    ]
+
+
+def test_tokenize_pairs_skip_stop_words_and_single_letters() -> None:
+    assert tokenize("this.repository e.getMessage") == ["repository", "getmessage", "get", "message"]
+
+
+def test_tokenize_http_path() -> None:
+    assert tokenize("/api/owners/{ownerId}") == ["api", "owners", "ownerid", "owner", "id"]
+
+
+def test_tokenize_drops_stop_words_and_java_noise() -> None:
+    text = "public static final void main(String[] args) { return this.of; } the value of a class is new"
+    assert tokenize(text) == ["main", "string", "args", "value"]
+
+
+@pytest.mark.parametrize("word", ["by", "id", "get", "set", "find", "all", "not", "null", "int", "long"])
+def test_meaningful_short_words_are_not_stop_words(word: str) -> None:
+    assert word not in STOP_WORDS
+    assert tokenize(word) == [word]
+
+
+def test_tokenize_spring_data_name_keeps_every_part() -> None:
+    assert tokenize("findAllByLastNameOrderById") == [
+        "findallbylastnameorderbyid",
+        "find",
+        "all",
+        "by",
+        "last",
+        "name",
+        "order",
+        "by",
+        "id",
+    ]
+
+
+def test_tokenize_does_not_split_non_ascii_identifiers_on_case() -> None:
+    assert tokenize("größeÄnderung") == ["größeänderung"]
+
+
+def test_term_id_is_a_stable_contract() -> None:
+    assert [term_id("owner"), term_id("findbyid"), term_id("id")] == [2911229241, 1635432877, 516701077]
+
+
+def test_term_id_is_unsigned_32_bit() -> None:
+    ids = [term_id(token) for token in tokenize("com.acme.OwnerService.findById HTTPServerError größe 404")]
+    assert all(0 <= i < 2**32 for i in ids)
+
+
+def test_split_header() -> None:
+    assert split_header("symbol: a.B\n---\ncode\n---\nmore") == ("symbol: a.B", "code\n---\nmore")
+    assert split_header("just code") == ("", "just code")
+    assert split_header("---\ncode") == ("", "code")
+
+
+def test_document_vector_uses_bm25_term_frequency() -> None:
+    vector = document_vector("owner owner service")
+    assert weight_of(vector, "owner") == pytest.approx(bm25_tf(2, 3))
+    assert weight_of(vector, "service") == pytest.approx(bm25_tf(1, 3))
+
+
+def test_document_vector_saturates_repeated_terms() -> None:
+    once = weight_of(document_vector("owner"), "owner")
+    ten_times = weight_of(document_vector(" ".join(["owner"] * 10)), "owner")
+    assert once < ten_times < 10 * once
+    assert ten_times < K1 + 1
+
+
+def test_document_vector_counts_boosted_header_lines_twice() -> None:
+    assert document_vector("symbol: com.acme.findById\n---\n") == document_vector("com.acme.findById " * 2)
+    assert document_vector("calls: findById\n---\n") == document_vector("findById")
+
+
+def test_document_vector_header_boost_outranks_incidental_mentions() -> None:
+    own = document_vector("symbol: OwnerRepository.findById\n---\nfindById(id)")
+    caller = document_vector("symbol: VisitService.load\ncalls: findById\n---\nrepo.findById(id)")
+    assert weight_of(own, "findbyid") > weight_of(caller, "findbyid")
+
+
+def test_document_vector_does_not_index_header_labels() -> None:
+    vector = document_vector("symbol: Owner\nsignature: Owner\n---\n")
+    assert vector.indices == (term_id("owner"),)
+
+
+def test_document_vector_indices_sorted_unique_and_values_positive() -> None:
+    text = "symbol: com.acme.OwnerService.findById\n---\npublic Owner findById(Long id) { return repo.findById(id); }"
+    vector = document_vector(text)
+    assert list(vector.indices) == sorted(set(vector.indices))
+    assert len(vector.values) == len(vector.indices)
+    assert all(value > 0 for value in vector.values)
+
+
+def test_document_vector_merges_terms_that_share_an_id() -> None:
+    assert term_id("qvxiaa") == term_id("qxkuga")  # a known blake2b-32 collision
+    vector = document_vector("qvxiaa qxkuga")
+    assert vector.indices == (term_id("qvxiaa"),)
+    assert len(vector.values) == 1
+    assert vector.values[0] == pytest.approx(bm25_tf(2, 2))
+
+
+@pytest.mark.parametrize("text", ["", "   \n", "the public static void", "---\n", "a b c"])
+def test_empty_text_gives_empty_vectors(text: str) -> None:
+    assert document_vector(text) == SparseVector(indices=(), values=())
+    assert query_vector(text) == SparseVector(indices=(), values=())
+
+
+@pytest.mark.parametrize(("k1", "b", "avg_len"), [(-0.1, 0.75, 256.0), (1.2, 1.5, 256.0), (1.2, 0.75, 0.0)])
+def test_document_vector_rejects_bad_parameters(k1: float, b: float, avg_len: float) -> None:
+    with pytest.raises(ValueError):
+        document_vector("owner", k1=k1, b=b, avg_len=avg_len)
+
+
+def test_query_vector_weighs_each_distinct_term_once() -> None:
+    vector = query_vector("find Owner find owner")
+    assert vector.indices == tuple(sorted({term_id("find"), term_id("owner")}))
+    assert vector.values == (1.0, 1.0)
+
+
+def test_sparse_vector_rejects_mismatched_lengths() -> None:
+    with pytest.raises(ValueError):
+        SparseVector(indices=(1, 2), values=(1.0,))
