@@ -1,8 +1,9 @@
 """The store interface both engines implement, and the one place that chooses the engine.
 
-`VectorStore` (qdrant-client: a Qdrant server, or its local mode) and `EdgeStore` (Qdrant Edge,
-the embedded default) answer the same calls with the same results; the contract suite in
-`tests/app/test_store_contract.py` runs one set of cases against both embedded engines.
+`VectorStore` (qdrant-client: a Qdrant server, or its local mode, the embedded default for now) and
+`EdgeStore` (Qdrant Edge, opt-in with `JAVAKB_QDRANT__ENGINE=edge`) answer the same calls with the same
+results; the contract suite in `tests/app/test_store_contract.py` runs one set of cases against both
+embedded engines.
 """
 
 # ruff: noqa: D102 - the methods are documented where they are implemented (app.store.vectors, app.store.edge)
