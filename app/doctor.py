@@ -19,12 +19,14 @@ import httpx
 import redis.asyncio as aioredis
 
 from app.core.errors import ServiceError
+from app.core.logs import escape
 from app.core.settings import Settings, named_secrets, weak_secret
 from app.db.migrate import pending_migrations
+from app.gitlab.client import rest_root
 from app.store.embeddings import build_embedder
 from app.store.engines import open_store
 from app.store.vectors import IndexModel
-from app.system_hook import RECEIVER_PATH
+from app.system_hook import RECEIVER_PATH, hooks_at, receiver_url
 
 READ_SCOPES = frozenset({"api", "read_api"})
 
@@ -226,12 +228,12 @@ async def check_embeddings(settings: Settings, client: httpx.AsyncClient) -> lis
 async def check_gitlab(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:
     """The URL and token work, the token's scopes suffice, it sees every project, the system hook exists."""
     gl = settings.gitlab
-    if not gl.url or gl.token is None:
+    root = rest_root(gl)
+    if root is None:
         return [fail("gitlab", "no URL or token", "set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN")]
-    api = f"{gl.url.rstrip('/')}/api/v4"
-    headers = {"PRIVATE-TOKEN": gl.token.get_secret_value()}
+    api, headers = root
     try:
-        user = await _get(client, f"{api}/user", headers)
+        user = await client.get(f"{api}/user", headers=headers)
     except (httpx.HTTPError, ValueError) as exc:
         return [fail("gitlab", f"cannot reach {gl.url}: {_short(exc)}", "fix JAVAKB_GITLAB__URL")]
     if user.status_code == 401:
@@ -247,7 +249,7 @@ async def check_gitlab(settings: Settings, client: httpx.AsyncClient) -> list[Fi
 
 
 async def _scopes(client: httpx.AsyncClient, api: str, headers: dict[str, str]) -> Finding:
-    response = await _get(client, f"{api}/personal_access_tokens/self", headers)
+    response = await client.get(f"{api}/personal_access_tokens/self", headers=headers)
     if response.status_code != 200:
         return warn(
             "gitlab token",
@@ -279,7 +281,7 @@ async def _hook(
             "cannot be listed without administrator rights",
             "check Admin > System hooks by hand, or use an administrator's token",
         )
-    response = await _get(client, f"{api}/hooks", headers)
+    response = await client.get(f"{api}/hooks", headers=headers)
     if response.status_code != 200:
         return warn("system hook", f"GET /hooks answered {response.status_code}", "check Admin > System hooks by hand")
     hooks: list[dict[str, Any]] = response.json()
@@ -288,10 +290,12 @@ async def _hook(
 
 def judge_hooks(hooks: Sequence[dict[str, Any]], public_url: str | None) -> Finding:
     """Whether a system hook delivers pushes to this service's receiver (pure)."""
-    ours = [h for h in hooks if str(h.get("url", "")).rstrip("/").endswith(RECEIVER_PATH)]
     if public_url:
-        ours = [h for h in ours if str(h["url"]).rstrip("/") == public_url.rstrip("/") + RECEIVER_PATH]
-    where = f"{public_url.rstrip('/')}{RECEIVER_PATH}" if public_url else f"a URL ending in {RECEIVER_PATH}"
+        where = receiver_url(public_url)
+        ours = hooks_at(hooks, where)
+    else:
+        where = f"a URL ending in {RECEIVER_PATH}"
+        ours = [h for h in hooks if str(h.get("url", "")).rstrip("/").endswith(RECEIVER_PATH)]
     if not ours:
         return fail(
             "system hook",
@@ -307,13 +311,9 @@ def judge_hooks(hooks: Sequence[dict[str, Any]], public_url: str | None) -> Find
     return ok("system hook", f"hook {ours[0].get('id')} sends pushes to {ours[0]['url']}")
 
 
-async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> httpx.Response:
-    return await client.get(url, headers=headers)
-
-
 def _short(exc: BaseException, limit: int = 160) -> str:
-    text = str(exc) or type(exc).__name__
-    return text if len(text) <= limit else text[:limit] + "..."
+    """An error's message on one line, capped (it may quote what a remote server sent)."""
+    return escape(str(exc) or type(exc).__name__, limit)
 
 
 def _redis_place(url: str) -> str:

@@ -8,13 +8,16 @@ always sent again). Running it twice leaves one hook, configured the same way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from app.core.errors import ConfigError, GitLabError
+from app.core.logs import escape
 from app.core.settings import Settings
+from app.gitlab.client import rest_root
 
 RECEIVER_PATH = "/hooks/gitlab"
 """Where the receiver listens (the web app mounts it there; the hook is pointed at it)."""
@@ -50,9 +53,14 @@ class HookPlan:
     changes: tuple[str, ...]
 
 
+def hooks_at(hooks: Sequence[dict[str, Any]], url: str) -> list[dict[str, Any]]:
+    """The listed hooks that point at `url` (a trailing slash on either side ignored)."""
+    return [h for h in hooks if str(h.get("url", "")).rstrip("/") == url.rstrip("/")]
+
+
 def plan_hook(existing: list[dict[str, Any]], wanted: dict[str, Any]) -> HookPlan:
     """Match the wanted hook by URL among the listed ones (pure)."""
-    same_url = [h for h in existing if str(h.get("url", "")).rstrip("/") == wanted["url"]]
+    same_url = hooks_at(existing, wanted["url"])
     if not same_url:
         return HookPlan(None, tuple(sorted(wanted)))
     hook = same_url[0]
@@ -67,12 +75,12 @@ async def install_hook(settings: Settings, base_url: str, client: httpx.AsyncCli
         GitLabError: GitLab refused (not an administrator's token) or failed.
     """
     gl = settings.gitlab
-    if not gl.url or gl.token is None:
+    root = rest_root(gl)
+    if root is None:
         raise ConfigError("set JAVAKB_GITLAB__URL and JAVAKB_GITLAB__TOKEN (an administrator's token)")
     if gl.webhook_secret is None:
         raise ConfigError("set JAVAKB_GITLAB__WEBHOOK_SECRET: the hook sends it, the receiver checks it")
-    api = f"{gl.url.rstrip('/')}/api/v4/hooks"
-    headers = {"PRIVATE-TOKEN": gl.token.get_secret_value()}
+    api, headers = f"{root[0]}/hooks", root[1]
     wanted = wanted_hook(receiver_url(base_url))
     plan = plan_hook(await _call(client, "GET", api, headers), wanted)
     body = wanted | {"token": gl.webhook_secret.get_secret_value()}
@@ -94,5 +102,5 @@ async def _call(
     if response.status_code in (401, 403):
         raise GitLabError(f"GitLab refused {method} /hooks ({response.status_code}): it needs an administrator's token")
     if response.status_code >= 300:
-        raise GitLabError(f"GitLab answered {method} /hooks with {response.status_code}: {response.text[:200]}")
+        raise GitLabError(f"GitLab answered {method} /hooks with {response.status_code}: {escape(response.text, 200)}")
     return response.json()

@@ -122,6 +122,16 @@ class RawFile:
     size: int
 
 
+def rest_root(settings: GitLabSettings) -> tuple[str, dict[str, str]] | None:
+    """GitLab's REST root (`.../api/v4`) and the header carrying the token; None when either is unset.
+
+    For the few single requests made with httpx (`javakb doctor`, `javakb admin install-hook`).
+    """
+    if not settings.url or settings.token is None:
+        return None
+    return f"{settings.url.rstrip('/')}/api/v4", {"PRIVATE-TOKEN": settings.token.get_secret_value()}
+
+
 class GitLabClient:
     """Async facade over python-gitlab with bounded concurrency."""
 
