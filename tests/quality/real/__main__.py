@@ -21,7 +21,7 @@ from app.auth.access import LOCAL
 from tests.quality.real.corpus import indexed_repos
 from tests.quality.real.evaluate import evaluate
 from tests.quality.real.gold import Corpus
-from tests.quality.real.questions import SETS, SINGLES
+from tests.quality.real.questions import ALL_SETS, SINGLES
 from tests.quality.real.repos import DEFAULT_CACHE, PINS, Pin, materialise
 from tests.quality.real.scoring import SetOutcome, SingleOutcome, set_table, single_table
 
@@ -62,8 +62,8 @@ async def _run(
 ) -> tuple[list[SingleOutcome], list[SetOutcome]]:
     async with indexed_repos(checkouts, embedding_url=url, model=model) as indexed:
         counts = await indexed.search.repositories(LOCAL)
-        singles, sets = await evaluate(indexed.search, corpus, SINGLES, SETS)
-    print(f"== {title}: {len(SINGLES)} single-answer and {len(SETS)} set questions")
+        singles, sets = await evaluate(indexed.search, corpus, SINGLES, ALL_SETS)
+    print(f"== {title}: {len(SINGLES)} single-answer and {len(ALL_SETS)} set questions")
     sizes = (f"{repo} {counts.get(repo, 0)} chunks in {s:.1f} s" for repo, s in indexed.seconds.items())
     print("indexed: " + ", ".join(sizes))
     print("\n".join(single_table(singles)))

@@ -508,7 +508,54 @@ ROUTE: Final[tuple[Single, ...]] = (
     _r("GET /accounts/demo", PIGGY, f"{_P}account.controller.AccountController.getAccountByName"),
 )
 
-SINGLES: Final[tuple[Single, ...]] = NATURAL + SYMBOL + ROUTE
+# Second group, written the same way (from the code, before any search on them): declarations without
+# a body (repository, MyBatis mapper, Feign and service-interface methods) and inherited methods.
+_EU = _EM + "system.repository.UserRepository."
+_JU = _J + "repository.UserRepository."
+BODILESS: Final[tuple[Single, ...]] = (
+    _n("which users have a given role, by a native SQL query", _EU + "findByRoleId", tags="bodiless"),
+    _n(
+        "how are the passwords of several users reset at once",
+        _EU + "resetPwd",
+        *_both(_EM + "system.service.UserService", "resetPwd"),
+        f"{_EM}system.rest.UserController.resetPwd",
+        tags="bodiless",
+    ),
+    _n("how many users hold any of these jobs", _EU + "countByJobs", tags="bodiless"),
+    _n(
+        "find accounts that were never activated and were created before a date",
+        _JU + "findAllByActivatedIsFalseAndActivationKeyIsNotNullAndCreatedDateBefore",
+        _J + "service.UserService.removeNotActivatedUsers",
+        tags="bodiless",
+    ),
+    _n("look up a user by the key of a password reset", _JU + "findOneByResetKey", tags="bodiless"),
+    _n(
+        "how does the account service push an account's data to the statistics service",
+        f"{_P}account.client.StatisticsServiceClient.updateStatistics",
+        f"{_P}account.service.AccountServiceImpl.saveChanges",
+        tags="bodiless",
+    ),
+    _n(
+        "which recipients are ready for the backup email",
+        f"{_P}notification.repository.RecipientRepository.findReadyForBackup",
+        tags="bodiless",
+    ),
+    _n(
+        "where does the notification service fetch an account over HTTP",
+        f"{_P}notification.client.AccountServiceClient.getAccount",
+        tags="bodiless",
+    ),
+    _s("UserRepository.findOneWithAuthoritiesByLogin", JHIPSTER),
+    _s("UserRepository.findByRoleDeptId", ELADMIN),
+    _s("DeptRepository.findByPidIsNull"),
+    _s("StatisticsServiceClient.updateStatistics"),
+    _s("AccountServiceClient.getAccount"),
+    _s("UmsMemberService.register"),
+    _s("OmsPortalOrderService.paySuccessByOrderSn"),
+    _s("MenuRepository.findByRoleIdsAndTypeNot"),
+)
+
+SINGLES: Final[tuple[Single, ...]] = NATURAL + SYMBOL + ROUTE + BODILESS
 
 
 def _a(annotation: str, repo: str) -> SetQuestion:
@@ -584,3 +631,39 @@ SETS: Final[tuple[SetQuestion, ...]] = (
     _e("GET", "/api/admin/users", JHIPSTER),
     _e("GET", "/current", PIGGY),
 )
+
+# Second group (see BODILESS): annotations on bodiless methods, calls resolved through the hierarchy,
+# injection of interfaces without an implementation in the corpus (Feign clients, MapStruct mappers).
+SETS_2: Final[tuple[SetQuestion, ...]] = (
+    _a("Query", ELADMIN),
+    _a("Modifying", ELADMIN),
+    _a("Async", ELADMIN),
+    _a("Query", JHIPSTER),
+    _a("EntityGraph", JHIPSTER),
+    _a("Cacheable", JHIPSTER),
+    _a("Query", PIGGY),
+    _a("RequestMapping", PIGGY),
+    _c("BaseMapper.toDto", ELADMIN),
+    _c("BaseMapper.toEntity", ELADMIN),
+    _c("UserRepository.findByUsername", ELADMIN),
+    _c("JpaRepository.save", JHIPSTER),
+    _c("AbstractAuditingEntity.getCreatedBy", JHIPSTER),
+    _c("CrudRepository.save", PIGGY),
+    _c("StatisticsServiceClient.updateStatistics", PIGGY),
+    _c("AccountServiceClient.getAccount", PIGGY),
+    _i("UserMapper", ELADMIN),
+    _i("PasswordEncoder", ELADMIN),
+    _i("UserCacheManager", ELADMIN),
+    _i("JwtTokenUtil", MALL),
+    _i("DataPointRepository", PIGGY),
+    _i("StatisticsServiceClient", PIGGY),
+    _d("io.github.jhipster.sample.web.rest.AccountResource", JHIPSTER),
+    _d("me.zhengjie.modules.system.service.impl.RoleServiceImpl", ELADMIN),
+    _d("com.macro.mall.service.impl.PmsProductServiceImpl", MALL),
+    _d("com.piggymetrics.statistics.service.StatisticsServiceImpl", PIGGY),
+    _e("GET", "/api/logs", ELADMIN),
+    _e("PUT", "/api/users/resetPwd", ELADMIN),
+    _e("GET", "/api/bank-accounts/3", JHIPSTER),
+)
+
+ALL_SETS: Final[tuple[SetQuestion, ...]] = SETS + SETS_2
