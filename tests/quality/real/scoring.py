@@ -101,7 +101,7 @@ def set_score(outcomes: Sequence[SetOutcome]) -> SetScore:
     )
 
 
-def single_table(outcomes: Sequence[SingleOutcome], tags: Sequence[str] = ("vocab", "zh")) -> list[str]:
+def single_table(outcomes: Sequence[SingleOutcome], tags: Sequence[str] = ("vocab", "zh", "bodiless")) -> list[str]:
     """Rows per kind, per tag of the natural questions, overall; then the exact tools' ranks."""
     lines = [f"{'single':<16}{'n':>4}{'R@1':>7}{'R@5':>7}{'MRR':>7}   {'read: chars':>11}{'lines':>7}{'shown':>7}"]
     groups: list[tuple[str, list[SingleOutcome]]] = [

@@ -57,6 +57,13 @@ class NotABean {
     NotABean(Clock clock) {}
 }
 
+class MadeByBean { @Autowired private Clock clock; }
+
+@Configuration
+class Wiring {
+    @Bean MadeByBean made() { return new MadeByBean(); }
+}
+
 @FeignClient(name = "items")
 interface ItemClient {
     @GetMapping("/api/items/{id}")
@@ -83,6 +90,7 @@ def test_injection_needs_a_bean_and_learns_custom_stereotypes() -> None:
     assert "Stereo" in corpus.stereotypes()
     assert "Ignored" not in corpus.stereotypes()
     assert corpus.injectors("FastStore", REPO) == {"com.acme.app.ItemController"}  # NotABean is no bean
+    assert corpus.injectors("Clock", REPO) == {"com.acme.app.ItemController", "com.acme.app.MadeByBean"}
     assert corpus.dependencies("com.acme.app.ItemController") == {"FastStore", "Clock"}  # `name` is initialised
 
 
