@@ -19,7 +19,7 @@ from pathlib import Path
 
 from app.auth.access import LOCAL
 from tests.quality.real.corpus import indexed_repos
-from tests.quality.real.evaluate import evaluate
+from tests.quality.real.evaluate import applicable, evaluate
 from tests.quality.real.gold import Corpus
 from tests.quality.real.questions import ALL_SETS, SINGLES
 from tests.quality.real.repos import DEFAULT_CACHE, PINS, Pin, materialise
@@ -39,10 +39,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where checkouts go (git-ignored)")
     parser.add_argument("--embedding-url", help="also report hybrid search with this OpenAI-compatible endpoint")
     parser.add_argument("--model", help="the endpoint's model name")
+    parser.add_argument(
+        "--repos",
+        help="comma-separated owner/name subset (default: all four); only the questions they answer are asked",
+    )
     parser.add_argument("--no-lexical", action="store_true", help="skip the lexical-only run")
     parser.add_argument("--no-misses", action="store_true", help="print the tables only")
     args = parser.parse_args(argv)
-    checkouts = [(pin, materialise(pin, args.cache, args.mirrors)) for pin in PINS]
+    chosen = set(args.repos.split(",")) if args.repos else {pin.repo_path for pin in PINS}
+    unknown = chosen - {pin.repo_path for pin in PINS}
+    if unknown:
+        parser.error(f"not in the suite: {', '.join(sorted(unknown))}")
+    checkouts = [(pin, materialise(pin, args.cache, args.mirrors)) for pin in PINS if pin.repo_path in chosen]
     corpus = Corpus.load((pin.repo_path, root) for pin, root in checkouts)
     runs: list[tuple[str, str | None]] = [] if args.no_lexical else [("lexical", None)]
     if args.embedding_url:
@@ -62,8 +70,13 @@ async def _run(
 ) -> tuple[list[SingleOutcome], list[SetOutcome]]:
     async with indexed_repos(checkouts, embedding_url=url, model=model) as indexed:
         counts = await indexed.search.repositories(LOCAL)
-        singles, sets = await evaluate(indexed.search, corpus, SINGLES, ALL_SETS)
-    print(f"== {title}: {len(SINGLES)} single-answer and {len(ALL_SETS)} set questions")
+        singles, sets = await evaluate(
+            indexed.search,
+            corpus,
+            [q for q in SINGLES if applicable(q, corpus)],
+            [q for q in ALL_SETS if applicable(q, corpus)],
+        )
+    print(f"== {title}: {len(singles)} single-answer and {len(sets)} set questions over {len(checkouts)} repositories")
     sizes = (f"{repo} {counts.get(repo, 0)} chunks in {s:.1f} s" for repo, s in indexed.seconds.items())
     print("indexed: " + ", ".join(sizes))
     print("\n".join(single_table(singles)))

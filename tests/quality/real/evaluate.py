@@ -27,6 +27,14 @@ def expected_of(question: Single, corpus: Corpus) -> frozenset[str]:
     return frozenset(corpus.handlers(verb, path, question.repo))
 
 
+def applicable(question: Single | SetQuestion, corpus: Corpus) -> bool:
+    """Whether the loaded repositories hold the answer (all do unless `--repos` picked some)."""
+    if isinstance(question, SetQuestion):
+        return question.repo in corpus.repos()
+    names = corpus.names()
+    return any(name in names for name in expected_of(question, corpus))
+
+
 async def ask_single(search: SearchService, question: Single, corpus: Corpus) -> SingleOutcome:
     hits = await search.search(LOCAL, question.text, question.filters, limit=DEPTH)
     rendered = render_hits(hits, header=f"Results for {question.text!r}:")

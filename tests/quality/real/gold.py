@@ -251,6 +251,13 @@ class Corpus:
                     types.extend(parse_file(repo, rel, path.read_bytes()))
         return cls(types)
 
+    def repos(self) -> set[str]:
+        return {t.repo for t in self.types}
+
+    def names(self) -> set[str]:
+        """The qualified name of every type, method and constructor."""
+        return {t.qualified_name for t in self.types} | {m.qualified_name for t in self.types for m in t.members}
+
     def in_repo(self, repo: str | None) -> list[JavaType]:
         return [t for t in self.types if repo is None or t.repo == repo]
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.quality.real.evaluate import applicable, expected_of
 from tests.quality.real.gold import Corpus, parse_file, route_matches
-from tests.quality.real.questions import ALL_SETS, NATURAL, SETS, SINGLES
+from tests.quality.real.questions import ALL_SETS, NATURAL, SETS, SINGLES, SetQuestion, Single
 from tests.quality.real.repos import FetchError, Pin, materialise
 from tests.quality.real.scoring import SetOutcome, SingleOutcome, first_rank, ranks, set_score
 
@@ -208,3 +209,16 @@ def test_questions_meet_the_suite_shape() -> None:
     assert {q.kind for q in ALL_SETS} == {"annotation", "callers", "injection", "inverse", "endpoints"}
     assert len({q.text for q in SINGLES}) == len(SINGLES)
     assert len({q.text for q in ALL_SETS}) == len(ALL_SETS)
+
+
+def test_a_subset_of_repositories_asks_only_what_it_can_answer() -> None:
+    corpus = _corpus()
+    here = Single("where is one item read", "natural", frozenset({"com.acme.app.ItemController.one"}))
+    elsewhere = Single("where is the cart emptied", "natural", frozenset({"com.other.Cart.clear"}))
+    route = Single("GET /api/items/3", "route", lookup="GET /api/items/3")
+
+    assert applicable(here, corpus)
+    assert not applicable(elsewhere, corpus)
+    assert expected_of(route, corpus) == {"com.acme.app.ItemController.one"}
+    assert applicable(SetQuestion("annotation", "Transactional", REPO), corpus)
+    assert not applicable(SetQuestion("annotation", "Transactional", "other/repo"), corpus)
