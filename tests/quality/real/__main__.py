@@ -71,7 +71,7 @@ async def _run(
     async with indexed_repos(checkouts, embedding_url=url, model=model) as indexed:
         counts = await indexed.search.repositories(LOCAL)
         singles, sets = await evaluate(
-            indexed.search,
+            indexed,
             corpus,
             [q for q in SINGLES if applicable(q, corpus)],
             [q for q in ALL_SETS if applicable(q, corpus)],

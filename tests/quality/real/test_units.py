@@ -15,7 +15,7 @@ from tests.quality.real.evaluate import applicable, expected_of
 from tests.quality.real.gold import Corpus, parse_file, route_matches
 from tests.quality.real.questions import ALL_SETS, NATURAL, SETS, SINGLES, SetQuestion, Single
 from tests.quality.real.repos import FetchError, Pin, materialise
-from tests.quality.real.scoring import SetOutcome, SingleOutcome, first_rank, ranks, set_score
+from tests.quality.real.scoring import SetOutcome, SingleOutcome, first_rank, named_in, ranks, set_score
 
 REPO = "acme/app"
 SNIPPET = b"""
@@ -222,3 +222,12 @@ def test_a_subset_of_repositories_asks_only_what_it_can_answer() -> None:
     assert expected_of(route, corpus) == {"com.acme.app.ItemController.one"}
     assert applicable(SetQuestion("annotation", "Transactional", REPO), corpus)
     assert not applicable(SetQuestion("annotation", "Transactional", "other/repo"), corpus)
+
+
+def test_names_shown_in_a_tool_text_are_whole_names() -> None:
+    text = "1. com.acme.Shop.buy (method)\nShop depends on: Clock, FastStore\n2. com.acme.Shop.buyAll (method)"
+
+    assert named_in(text, frozenset({"com.acme.Shop.buy", "com.acme.Shop.sell"})) == 0.5
+    assert named_in(text, frozenset({"Clock", "Store"})) == 0.5  # `Store` is only part of `FastStore`
+    assert named_in(text, frozenset({"acme.Shop.buy"})) == 0.0  # a suffix of a longer name
+    assert named_in(text, frozenset()) == 1.0
