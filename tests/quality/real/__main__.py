@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -45,6 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-lexical", action="store_true", help="skip the lexical-only run")
     parser.add_argument("--no-misses", action="store_true", help="print the tables only")
+    parser.add_argument("--json", type=Path, help="also write every question's outcome here (one file per run mode)")
     args = parser.parse_args(argv)
     chosen = set(args.repos.split(",")) if args.repos else {pin.repo_path for pin in PINS}
     unknown = chosen - {pin.repo_path for pin in PINS}
@@ -61,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"({time.perf_counter() - started:.0f} s in all)")
         if not args.no_misses:
             print("\n".join(misses(singles, sets)))
+        if args.json:
+            path = args.json.with_name(f"{args.json.stem}-{title.split()[0]}{args.json.suffix or '.json'}")
+            path.write_text(json.dumps(outcomes_json(singles, sets), ensure_ascii=False, indent=1))
+            print(f"wrote {path}")
         print()
     return 0
 
@@ -102,6 +108,22 @@ def misses(singles: Sequence[SingleOutcome], sets: Sequence[SetOutcome]) -> list
             lines.append(f"  {s.recall:.2f} {s.precision:.2f} {s.question.text} (gold {len(s.gold)}, got {len(s.got)})"
                          f" missed: {missed or '-'} extra: {extra or '-'}")  # fmt: skip
     return lines
+
+
+def outcomes_json(singles: Sequence[SingleOutcome], sets: Sequence[SetOutcome]) -> dict[str, object]:
+    """Every outcome as plain data, to diff two branches question by question."""
+    return {
+        "single": [
+            {"kind": o.question.kind, "text": o.question.text, "rank": o.rank, "tool_rank": o.tool_rank,
+             "read_rank": o.read_rank, "expected": sorted(o.expected), "top5": list(o.returned[:5])}
+            for o in singles
+        ],
+        "sets": [
+            {"kind": s.question.kind, "text": s.question.text, "recall": s.recall, "precision": s.precision,
+             "shown": s.view.shown, "missed": sorted(s.gold - s.got), "extra": sorted(s.got - s.gold)}
+            for s in sets
+        ],
+    }  # fmt: skip
 
 
 def _short(name: str) -> str:
