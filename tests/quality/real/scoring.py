@@ -119,15 +119,15 @@ def set_score(outcomes: Sequence[SetOutcome]) -> SetScore:
     )
 
 
-def single_table(outcomes: Sequence[SingleOutcome], tags: Sequence[str] = ("vocab", "zh", "bodiless")) -> list[str]:
-    """Rows per kind, per tag of the natural questions, overall; then the exact tools' ranks."""
+def single_table(
+    outcomes: Sequence[SingleOutcome], tags: Sequence[str] = ("vocab", "zh", "bodiless", "phrased")
+) -> list[str]:
+    """Rows per kind, per tag (natural questions' tags; `phrased` routes), overall; then the exact tools' ranks."""
     lines = [f"{'single':<16}{'n':>4}{'R@1':>7}{'R@5':>7}{'MRR':>7}   {'read: chars':>11}{'lines':>7}{'shown':>7}"]
     groups: list[tuple[str, list[SingleOutcome]]] = [
         (k, [o for o in outcomes if o.question.kind == k]) for k in SINGLE_KINDS
     ]
-    groups += [
-        (f"natural/{t}", [o for o in outcomes if o.question.kind == "natural" and t in o.question.tags]) for t in tags
-    ]
+    groups += [(f"{kind}/{t}", group) for t in tags for kind, group in _tagged(outcomes, t).items()]
     groups.append(("overall", list(outcomes)))
     for name, group in groups:
         if not group:
@@ -144,6 +144,15 @@ def single_table(outcomes: Sequence[SingleOutcome], tags: Sequence[str] = ("voca
             m = ranks([o.tool_rank for o in group])
             lines.append(f"{'tool ' + tool:<16}{m.count:>4}{m.recall_at_1:>7.2f}{m.recall_at_5:>7.2f}{m.mrr:>7.2f}")
     return lines
+
+
+def _tagged(outcomes: Sequence[SingleOutcome], tag: str) -> dict[str, list[SingleOutcome]]:
+    """The outcomes carrying `tag`, by kind."""
+    out: dict[str, list[SingleOutcome]] = {}
+    for o in outcomes:
+        if tag in o.question.tags:
+            out.setdefault(o.question.kind, []).append(o)
+    return out
 
 
 def set_table(outcomes: Sequence[SetOutcome]) -> list[str]:
