@@ -20,9 +20,9 @@ from pathlib import Path
 
 from app.auth.access import LOCAL
 from tests.quality.real.corpus import indexed_repos
-from tests.quality.real.evaluate import applicable, evaluate
+from tests.quality.real.evaluate import applicable, evaluate, problem
 from tests.quality.real.gold import Corpus
-from tests.quality.real.questions import ALL_SETS, SINGLES
+from tests.quality.real.questions import ALL_SETS, SINGLES, SetQuestion, Single
 from tests.quality.real.repos import DEFAULT_CACHE, PINS, Pin, materialise
 from tests.quality.real.scoring import SetOutcome, SingleOutcome, set_table, single_table
 
@@ -54,12 +54,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"not in the suite: {', '.join(sorted(unknown))}")
     checkouts = [(pin, materialise(pin, args.cache, args.mirrors)) for pin in PINS if pin.repo_path in chosen]
     corpus = Corpus.load((pin.repo_path, root) for pin, root in checkouts)
+    everything: list[Single | SetQuestion] = [*SINGLES, *ALL_SETS]
+    asked = [q for q in everything if applicable(q, corpus)]
+    unscored = [(q, reason) for q in asked if (reason := problem(q, corpus))]
+    for question, reason in unscored:
+        print(f"not scored: {question.text!r}: {reason}")
+    skip = {id(q) for q, _ in unscored}
+    singles_asked = [q for q in asked if isinstance(q, Single) and id(q) not in skip]
+    sets_asked = [q for q in asked if isinstance(q, SetQuestion) and id(q) not in skip]
     runs: list[tuple[str, str | None]] = [] if args.no_lexical else [("lexical", None)]
     if args.embedding_url:
         runs.append((f"hybrid with {args.model or 'the endpoint model'}", args.embedding_url))
     for title, url in runs:
         started = time.perf_counter()
-        singles, sets = asyncio.run(_run(checkouts, corpus, url, args.model, title))
+        singles, sets = asyncio.run(_run(checkouts, corpus, singles_asked, sets_asked, url, args.model, title))
         print(f"({time.perf_counter() - started:.0f} s in all)")
         if not args.no_misses:
             print("\n".join(misses(singles, sets)))
@@ -72,16 +80,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _run(
-    checkouts: Sequence[tuple[Pin, Path]], corpus: Corpus, url: str | None, model: str | None, title: str
+    checkouts: Sequence[tuple[Pin, Path]],
+    corpus: Corpus,
+    singles_asked: Sequence[Single],
+    sets_asked: Sequence[SetQuestion],
+    url: str | None,
+    model: str | None,
+    title: str,
 ) -> tuple[list[SingleOutcome], list[SetOutcome]]:
     async with indexed_repos(checkouts, embedding_url=url, model=model) as indexed:
         counts = await indexed.search.repositories(LOCAL)
-        singles, sets = await evaluate(
-            indexed,
-            corpus,
-            [q for q in SINGLES if applicable(q, corpus)],
-            [q for q in ALL_SETS if applicable(q, corpus)],
-        )
+        singles, sets = await evaluate(indexed, corpus, singles_asked, sets_asked)
     print(f"== {title}: {len(singles)} single-answer and {len(sets)} set questions over {len(checkouts)} repositories")
     sizes = (f"{repo} {counts.get(repo, 0)} chunks in {s:.1f} s" for repo, s in indexed.seconds.items())
     print("indexed: " + ", ".join(sizes))

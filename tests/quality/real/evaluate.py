@@ -40,6 +40,17 @@ def applicable(question: Single | SetQuestion, corpus: Corpus) -> bool:
     return any(name in names for name in expected_of(question, corpus))
 
 
+def problem(question: Single | SetQuestion, corpus: Corpus) -> str | None:
+    """Why a question cannot be scored fairly, or None: an expected name not declared in the source (a
+    typo would silently lower the scores), no expected answer, or an empty gold set (recall undefined)."""
+    if isinstance(question, SetQuestion):
+        return None if gold_of(question, corpus) else "the gold set is empty"
+    undeclared = sorted(question.expected - corpus.names())
+    if undeclared:
+        return f"{', '.join(undeclared)} not declared"
+    return None if expected_of(question, corpus) else "no expected answer"
+
+
 async def ask_single(search: SearchService, question: Single, corpus: Corpus) -> SingleOutcome:
     hits = await search.search(LOCAL, question.text, question.filters, limit=DEPTH)
     rendered = render_hits(hits, header=f"Results for {question.text!r}:")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.quality.real.evaluate import applicable, expected_of
+from tests.quality.real.evaluate import applicable, expected_of, problem
 from tests.quality.real.gold import Corpus, parse_file, route_matches
 from tests.quality.real.questions import ALL_SETS, NATURAL, SETS, SINGLES, SetQuestion, Single
 from tests.quality.real.repos import FetchError, Pin, materialise
@@ -231,3 +231,14 @@ def test_names_shown_in_a_tool_text_are_whole_names() -> None:
     assert named_in(text, frozenset({"Clock", "Store"})) == 0.5  # `Store` is only part of `FastStore`
     assert named_in(text, frozenset({"acme.Shop.buy"})) == 0.0  # a suffix of a longer name
     assert named_in(text, frozenset()) == 1.0
+
+
+def test_unscorable_questions_are_reported() -> None:
+    corpus = _corpus()
+    typo = Single("where is one item read", "natural", frozenset({"com.acme.app.ItemController.onee"}))
+
+    assert problem(typo, corpus) == "com.acme.app.ItemController.onee not declared"
+    assert problem(Single("NoSuchType", "symbol", lookup="NoSuchType"), corpus) == "no expected answer"
+    assert problem(Single("ItemController.one", "symbol", lookup="ItemController.one"), corpus) is None
+    assert problem(SetQuestion("annotation", "Scheduled", REPO), corpus) == "the gold set is empty"
+    assert problem(SetQuestion("annotation", "Transactional", REPO), corpus) is None
