@@ -38,7 +38,6 @@ from app.core.errors import StorageError
 from app.store.edge_filters import client_vectors, edge_filter, edge_point
 from app.store.filters import Filter
 from app.store.vectors import (
-    BOOL_INDEXES,
     DENSE,
     INTEGER_INDEXES,
     KEYWORD_INDEXES,
@@ -336,8 +335,7 @@ def _config(model: IndexModel) -> qe.EdgeConfig:
 
 def _indexes() -> list[tuple[str, qe.PayloadSchemaType]]:
     kinds = [(f, qe.PayloadSchemaType.Keyword) for f in KEYWORD_INDEXES]
-    kinds += [(f, qe.PayloadSchemaType.Integer) for f in INTEGER_INDEXES]
-    return kinds + [(f, qe.PayloadSchemaType.Bool) for f in BOOL_INDEXES]
+    return kinds + [(f, qe.PayloadSchemaType.Integer) for f in INTEGER_INDEXES]
 
 
 def _apply_all(shard: qe.EdgeShard, ops: Sequence[qe.UpdateOperation]) -> None:

@@ -56,9 +56,9 @@ KEYWORD_INDEXES = (
     "extends_fq",
     "implements_fq",
     "enclosing_type",
+    "flags",
 )
 INTEGER_INDEXES = ("gitlab_project_id",)
-BOOL_INDEXES = ("generated",)
 STATE_PAGE = 10_000
 # What qdrant-client raises when the server or the embedded engine fails: its API errors (a refused or
 # lost connection comes as `ResponseHandlingException`, an `ApiException`), and the embedded engine's
@@ -248,7 +248,6 @@ class VectorStore(StateReads):
         # On a server, filtered search needs them (and strict mode rejects filters without them).
         kinds = [(f, qm.PayloadSchemaType.KEYWORD) for f in KEYWORD_INDEXES]
         kinds += [(f, qm.PayloadSchemaType.INTEGER) for f in INTEGER_INDEXES]
-        kinds += [(f, qm.PayloadSchemaType.BOOL) for f in BOOL_INDEXES]
         for field_name, kind in kinds:
             with _translated(f"creating the payload index {field_name!r} of {name!r}"):
                 await self.client.create_payload_index(name, field_name, kind)
