@@ -122,6 +122,7 @@ async def open_deps(
                 settings.gitlab.url,
                 max_query_chars=settings.access.max_query_chars,
                 max_query_terms=settings.access.max_query_terms,
+                generated_code=settings.search.generated_code,
             ),
             db=db,
             queue=queue,
