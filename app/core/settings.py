@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import enum
+import hashlib
 import logging
 import os
 from typing import Any, Literal
@@ -247,6 +248,11 @@ def cron_fields(every_s: int) -> dict[str, set[int]]:
 
 ALL_REPOS = "*"
 """A service token's `repos` entry that reads every repository."""
+
+
+def token_digest(token: str) -> str:
+    """The sha256 hex digest of a token: how tokens are stored in settings and keyed in caches."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class AdminToken(BaseModel):
