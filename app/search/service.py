@@ -458,7 +458,8 @@ def _passes(hit: Hit, filters: Filters) -> bool:
         (filters.annotation, lambda v: annotation_name(v) in chunk.annotation_names),
         (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(chunk.http_method))),
     )
-    return all(check(value) for value, check in checks if value)
+    wanted = filters.generated
+    return all(check(value) for value, check in checks if value) and wanted in (None, chunk.generated)
 
 
 def _method_of(call: str) -> str | None:

@@ -92,7 +92,7 @@ public class Parcel {
         sb.append(getClass().getSimpleName());
         sb.append(" [");
         sb.append("Hash = ").append(hashCode());
-        sb.append(", weight=").append(weight);
+        sb.append(", weight=").append(getWeight());
         sb.append("]");
         return sb.toString();
     }
@@ -221,3 +221,15 @@ async def test_generated_counts_are_per_repository_and_part_of_the_totals(store:
     assert set(generated) == {REPO, OTHER}
     assert generated[REPO] == generated[OTHER]
     assert 0 < generated[REPO] < totals[REPO]
+
+
+async def test_exclude_also_leaves_generated_code_out_of_a_relation_answer(store: VectorStore) -> None:
+    question = "who calls Parcel.getWeight"
+    callers = await service(store).callers(LOCAL, "Parcel.getWeight", REPO)
+    assert any(h.chunk.generated for h in callers)  # the generated toString calls it too
+    hits = await service(store, GeneratedCode.EXCLUDE).search(LOCAL, question, Filters(repo=REPO), 20)
+    assert {h.qualified_name for h in hits} >= {
+        "demo.admin.ParcelController.weigh",
+        "demo.portal.ParcelController.weigh",
+    }
+    assert not any(h.chunk.generated for h in hits)
