@@ -6,8 +6,8 @@ import schemathesis
 from starlette.testclient import TestClient
 
 from app.openapi import openapi_document
-from app.search.results import HitItem
 from app.schemas import ReindexRequest, SearchParams
+from app.search.results import HitItem
 from app.web import create_app
 from tests.hooks.test_receiver import make_settings
 
