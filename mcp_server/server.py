@@ -5,8 +5,10 @@
 verified token, `mcp_server.auth`): a repository the caller cannot read answers exactly as one that
 does not exist. Without `auth` (the in-memory transport, which has no HTTP and no token) tools read
 with `unauthenticated`, and refuse when that is None. Tools raise `ToolError` with a message for the
-model (unknown repository, nothing indexed, a bad filter); anything else is masked. Messages and
-headers echo at most `ECHO_CHARS` of the caller's input.
+model (unknown repository, nothing indexed, a bad filter), logged at INFO (`miss`: a miss is not a
+server error); anything else is masked and logged as an error. Messages and headers echo at most
+`ECHO_CHARS` of the caller's input. Every answer is a page (`mcp_server.render`) whose structured
+content has the shape its declared output schema says (`mcp_server.schemas`).
 """
 
 from __future__ import annotations
