@@ -143,11 +143,9 @@ def _place(hit: Hit) -> str:
 
 
 def _line(rank: int, hit: Hit) -> str:
-    """A set member on one line, without its code: its name below the package (the path shows it), kind, citation."""
+    """A set member on one line, without its code: its qualified name, kind, citation and routes."""
     http = routes(hit.chunk)
-    package = hit.chunk.package + "." if hit.chunk.package else ""
-    name = hit.qualified_name.removeprefix(package)
-    return f"{rank}. {name} ({_kind(hit)}) {_place(hit)}" + (f" http: {', '.join(http)}" if http else "")
+    return f"{rank}. {hit.qualified_name} ({_kind(hit)}) {_place(hit)}" + (f" http: {', '.join(http)}" if http else "")
 
 
 def _block(rank: int, hit: Hit, code: str) -> str:

@@ -236,13 +236,17 @@ class SearchService:
         terms = query_terms(query)
         hits = await self._with_relations(access, terms, filters, hits)
         order = rerank(terms, [h.chunk for h in hits])
-        return self._demoted([hits[i] for i in order])[:limit]
+        return self._demoted([hits[i] for i in order], terms.identifiers)[:limit]
 
-    def _demoted(self, ranked: list[Hit]) -> list[Hit]:
-        """Generated hits after every hand-written one, each group in rank order (`generated_code=demote`)."""
+    def _demoted(self, ranked: list[Hit], named: Sequence[str]) -> list[Hit]:
+        """Generated hits after every hand-written one, each group in rank order (`generated_code=demote`).
+
+        A generated symbol the question names (`PmsProductMapper`, `CmsHelpExample.or`) is what was
+        asked for: it keeps its rank.
+        """
         if self.generated_code is not GeneratedCode.DEMOTE:
             return ranked
-        return sorted(ranked, key=lambda h: h.chunk.generated)
+        return sorted(ranked, key=lambda h: h.chunk.generated and not _named(h, named))
 
     async def _with_relations(self, access: Access, terms: QueryTerms, filters: Filters, hits: list[Hit]) -> list[Hit]:
         """Add the exact answers of a relation question (who calls / injects / implements X) to the candidates."""
@@ -460,6 +464,12 @@ def _passes(hit: Hit, filters: Filters) -> bool:
     )
     wanted = filters.generated
     return all(check(value) for value, check in checks if value) and wanted in (None, chunk.generated)
+
+
+def _named(hit: Hit, identifiers: Sequence[str]) -> bool:
+    """Whether one of the question's identifiers names the hit (simple, qualified or `Type.member`)."""
+    qualified = hit.qualified_name
+    return any(i in (qualified, hit.chunk.name) or qualified.endswith("." + i) for i in identifiers)
 
 
 def _method_of(call: str) -> str | None:

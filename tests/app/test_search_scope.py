@@ -233,3 +233,13 @@ async def test_exclude_also_leaves_generated_code_out_of_a_relation_answer(store
         "demo.portal.ParcelController.weigh",
     }
     assert not any(h.chunk.generated for h in hits)
+
+
+async def test_demote_keeps_a_generated_symbol_the_question_names(store: VectorStore) -> None:
+    for question in ("ParcelMapper", "where is Parcel.getWeight"):
+        included = await service(store, GeneratedCode.INCLUDE).search(LOCAL, question, Filters(repo=REPO), 10)
+        demoted = await service(store, GeneratedCode.DEMOTE).search(LOCAL, question, Filters(repo=REPO), 10)
+        named = question.split()[-1]
+        rank = next(i for i, h in enumerate(included) if h.qualified_name.endswith(named))
+        assert included[rank].chunk.generated
+        assert demoted[rank].qualified_name == included[rank].qualified_name
