@@ -119,6 +119,17 @@ CUES: dict[str, tuple[_Meaning, _Form]] = {
         " subclassing child children",
     ),
 }
+# Relation verbs of Chinese, found inside a run of characters.
+FOREIGN_CUES: dict[str, _Meaning] = {
+    "调用": Relation.CALLERS,
+    "使用": _Cue.USE,
+    "用到": _Cue.USE,
+    "引用": _Cue.USE,
+    "注入": Relation.INJECTORS,
+    "依赖": Relation.INJECTORS,
+    "实现": Relation.IMPLEMENTATIONS,
+    "继承": Relation.IMPLEMENTATIONS,
+}
 # Nouns that name the other side: "dependencies of X" are what X receives, "callees of X" what X calls.
 INVERSE_NOUNS: dict[str, Relation] = {
     "callee": Relation.CALLEES,
@@ -323,9 +334,10 @@ def _governed(tokens: list[Token], i: int, word: str) -> tuple[Relation, tuple[s
         of = _code_after(tokens, i, through=NOUN_PREPOSITIONS)
         subject = of if of is not None else _code_before(tokens, i, window=2)
         return (INVERSE_NOUNS[word], (subject,)) if subject else None
-    if word not in CUES:
+    cue = CUES.get(word) or _foreign_cue(word)
+    if cue is None:
         return None
-    meaning, form = CUES[word]
+    meaning, form = cue
     before, after = _code_before(tokens, i), _code_after(tokens, i)
     if form is _Form.VERB:
         if after is not None:
@@ -345,13 +357,24 @@ def _governed(tokens: list[Token], i: int, word: str) -> tuple[Relation, tuple[s
     return (_resolve(meaning, subject), (subject,)) if subject is not None else None
 
 
+def _foreign_cue(word: str) -> tuple[_Meaning, _Form] | None:
+    """A relation verb inside a run of Chinese (written without spaces): "谁调用了" holds 调用, "call".
+
+    Chinese puts the object first as often as after ("X 在哪里被调用", "谁调用了 X"), so it is read as a
+    participle: the code name before it, else after it, is what the relation is asked about.
+    """
+    if word.isascii():
+        return None
+    return next(((m, _Form.PARTICIPLE) for verb, m in FOREIGN_CUES.items() if verb in word), None)
+
+
 def _code_after(tokens: list[Token], i: int, *, through: frozenset[str] | None = None) -> str | None:
     """The code name governed after token i; with `through`, only past one of those words ("callers of X")."""
     passed = through is None
     for token in tokens[i + 1 : i + 1 + WINDOW]:
         if token.kind is Kind.CODE:
             return token.text if passed else None
-        if token.text.lower() not in GLUE:
+        if not _is_glue(token):
             return None
         passed = passed or token.text.lower() in (through or ())
     return None
@@ -361,20 +384,27 @@ def _code_before(tokens: list[Token], i: int, *, window: int = WINDOW) -> str | 
     for token in reversed(tokens[max(0, i - window) : i]):
         if token.kind is Kind.CODE:
             return token.text
-        if token.text.lower() not in GLUE:
+        if not _is_glue(token):
             return None
     return None
 
 
+def _is_glue(token: Token) -> bool:
+    """Glue words, and words of another language, which this grammar cannot read, stand between a cue and X."""
+    return token.text.lower() in GLUE or (token.kind is Kind.WORD and not token.text.isascii())
+
+
 def _resolve(meaning: _Meaning, subject: str) -> Relation:
-    if isinstance(meaning, Relation):
-        return meaning
-    return Relation.CALLERS if is_member(subject) else Relation.INJECTORS
+    """"Use" (and "call" of a type, which is using it) means callers for a member, injectors for a type."""
+    if meaning is Relation.CALLERS or meaning is _Cue.USE:
+        return Relation.CALLERS if is_member(subject) else Relation.INJECTORS
+    return meaning
 
 
 def is_member(identifier: str) -> bool:
-    """`OwnerService.create` or `findById` name a method; `OwnerService` or `com.acme.Owner` a type."""
-    return identifier.rsplit(".", 1)[-1][:1].islower()
+    """`OwnerService.create`, `findById` or `MAX_SIZE` name a member; `OwnerService` or `com.acme.Owner` a type."""
+    last = identifier.rsplit(".", 1)[-1]
+    return last[:1].islower() or (last.isupper() and "_" in last)
 
 
 def expand_query(query: str, terms: QueryTerms | None = None) -> str:
