@@ -100,15 +100,16 @@ def promote(order: Sequence[int], places: Sequence[int]) -> list[int]:
 def signals(terms: QueryTerms, chunk: Chunk) -> int:
     """How many things the question names about the chunk.
 
-    Its annotations' and Spring role's words (each distinct question word explained by a label counts
-    once), its enclosing type, its HTTP verb.
+    Each of its annotations and its Spring role whose words the question spells out (two labels with the
+    same words, `@Service` and the role `service`, count once), its enclosing type, its HTTP verb.
 
     "Which methods are audited" asks for members: a type carrying the same words gets none.
     """
     if chunk.symbol_type in TYPE_SYMBOLS and MEMBER_WORDS & terms.words:
         return 0
-    explained = {w for label in (*chunk.annotation_names, chunk.stereotype or "") for w in _label_words(terms, label)}
-    explained |= {a.lower() for a in set(terms.annotations) & set(chunk.annotation_names)}
+    labels = (*chunk.annotation_names, chunk.stereotype or "")
+    explained = {words for words in (_label_words(terms, label) for label in labels) if words}
+    explained |= {frozenset({a.lower()}) for a in set(terms.annotations) & set(chunk.annotation_names)}
     return len(explained) + _names_enclosing(terms, chunk) + bool(set(terms.http_methods) & set(chunk.http_method))
 
 
@@ -131,11 +132,11 @@ def serves(terms: QueryTerms, route: str, chunk: Chunk) -> bool:
     return any(route_matches(pattern, route) for pattern in chunk.http_path)
 
 
-def _label_words(terms: QueryTerms, label: str) -> set[str]:
+def _label_words(terms: QueryTerms, label: str) -> frozenset[str]:
     """The question's words that spell out a label (`KafkaListener` ~ "kafka listeners"); none unless all parts do."""
     parts = [singular(p.lower()) for p in _camel_parts(label)]
     matched = [{w for w in terms.words if _same_stem(p, w)} for p in parts]
-    return set().union(*matched) if parts and all(matched) else set()
+    return frozenset().union(*matched) if parts and all(matched) else frozenset()
 
 
 def _camel_parts(label: str) -> list[str]:
