@@ -395,7 +395,7 @@ def _is_glue(token: Token) -> bool:
 
 
 def _resolve(meaning: _Meaning, subject: str) -> Relation:
-    """"Use" (and "call" of a type, which is using it) means callers for a member, injectors for a type."""
+    """A use (or a call of a type, which is a use) asks for callers of a member and injectors of a type."""
     if meaning is Relation.CALLERS or meaning is _Cue.USE:
         return Relation.CALLERS if is_member(subject) else Relation.INJECTORS
     return meaning
