@@ -262,10 +262,7 @@ class SearchService:
         subjects = terms.subjects[:MAX_SUBJECTS]
         for subject in subjects:
             found.update((h.id, h) for h in await self._related(access, terms.relation, subject, filters))
-        # The subject is what the question is about, not an answer (an overload calling another one).
-        return [
-            h for h in found.values() if _passes(h, filters) and not any(names_symbol(s, h.chunk) for s in subjects)
-        ]
+        return [h for h in found.values() if _passes(h, filters) and not _is_subject(terms.relation, subjects, h.chunk)]
 
     async def _related(self, access: Access, relation: Relation, subject: str, filters: Filters) -> list[Hit]:
         if relation is Relation.CALLERS:
@@ -448,6 +445,18 @@ def _passes(hit: Hit, filters: Filters) -> bool:
         (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(chunk.http_method))),
     )
     return all(check(value) for value, check in checks if value)
+
+
+def _is_subject(relation: Relation, subjects: Sequence[str], chunk: Chunk) -> bool:
+    """Whether a relation answer is the question's subject itself, which is what it asks about, not an answer.
+
+    A caller is, when it calls its own name (recursion, an overload delegating to another); a caller of
+    the same name in another type is an answer. For the other relations, a chunk the subject names.
+    """
+    if relation is Relation.CALLERS:
+        own = f"{(chunk.enclosing_type or '').rsplit('.', 1)[-1]}.{chunk.name}"
+        return own in chunk.calls or f"{chunk.enclosing_type}.{chunk.name}" in chunk.calls_fq
+    return any(names_symbol(s, chunk) for s in subjects)
 
 
 def _route_rank(terms: QueryTerms, chunk: Chunk) -> tuple[int, int, int]:
