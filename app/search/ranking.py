@@ -85,13 +85,17 @@ def promote(order: Sequence[int], places: Sequence[int]) -> list[int]:
     each of the first `PROTECTED` items is placed no later than `KEPT - PROTECTED` positions below its own.
     """
     slack = KEPT - PROTECTED
-    queue = sorted(range(len(order)), key=lambda p: (p - places[p], -places[p], p))
+    queue = iter(sorted(range(len(order)), key=lambda p: (p - places[p], -places[p], p)))
     heads = list(range(min(PROTECTED, len(order))))
     out: list[int] = []
     placed: set[int] = set()
     while len(out) < len(order):
-        due = next((h for h in heads if h not in placed and h + slack <= len(out)), None)
-        pick = due if due is not None else next(p for p in queue if p not in placed)
+        if heads and heads[0] + slack <= len(out):
+            pick = heads.pop(0)  # a head item due at this place
+        else:
+            pick = next(p for p in queue if p not in placed)
+            if pick in heads:
+                heads.remove(pick)
         placed.add(pick)
         out.append(pick)
     return [order[p] for p in out]
