@@ -157,6 +157,12 @@ ROUTE_NOUNS = frozenset({"route", "path", "endpoint", "url", "mapping", "handler
 NAMING_WORDS = frozenset({"called", "named"})
 NOUN_PREPOSITIONS = frozenset({"of", "for", "to", "on"})
 WINDOW = 6
+# The scaffolding of a question: how it is asked, not what it is about (dropped from the lexical query).
+SCAFFOLDING = _words(
+    "how what where which who whom whose why when whenever whatever whoever do does did doing done"
+    " we us our ours i me my you your they them there here happen happens happened please"
+    " anything something everything somewhere anywhere everywhere someone anyone"
+)
 
 _TOKEN = re.compile(
     r"""
@@ -408,16 +414,18 @@ def is_member(identifier: str) -> bool:
 
 
 def expand_query(query: str, terms: QueryTerms | None = None) -> str:
-    """The question for the lexical index: plus its identifiers as written in code and its plurals' singulars.
+    """The question as the lexical index should read it.
 
-    "entities" also finds `@Entity`, "listeners" `Listener`; `Type::method` and `Type#method` also find
-    the `type.method` pair term of `Type.method`.
+    Its tokens as `tokenize` normalised them (`Type::method` → `Type.method`, a URL → its path), without
+    the question's scaffolding (`SCAFFOLDING`: "how", "where", "does", "we", ...; SQL's `where` and
+    comments saying "how" are not what a question is about), plus its plurals' singulars ("entities"
+    also finds `@Entity`, "listeners" `Listener`) and its annotations' names.
     """
     terms = terms if terms is not None else query_terms(query)
-    present = {w.lower() for w in re.findall(r"[\w$.]+", query)}
-    extra = [singular(w) for w in terms.plurals] + list(terms.identifiers) + list(terms.annotations)
-    added = [w for w in dict.fromkeys(extra) if w.lower() not in present]
-    return f"{query} {' '.join(added)}" if added else query
+    kept = [t.text for t in tokenize(query) if not (t.kind is Kind.WORD and t.text.lower() in SCAFFOLDING)]
+    present = {k.lower() for k in kept}
+    extra = [singular(w) for w in terms.plurals if w not in SCAFFOLDING] + list(terms.annotations)
+    return " ".join([*kept, *(w for w in dict.fromkeys(extra) if w.lower() not in present)])
 
 
 def singular(word: str) -> str:

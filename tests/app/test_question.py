@@ -261,9 +261,12 @@ def test_plurals_fold_even_when_the_singular_is_a_substring() -> None:
     assert expand_query("entity entities") == "entity entities"
 
 
-def test_expansion_writes_names_as_code_does() -> None:
-    assert expand_query("who calls Type::method") == "who calls Type::method call Type.method"
-    assert expand_query("OwnerService.create") == "OwnerService.create"
+def test_the_lexical_query_writes_names_as_code_does_without_the_question_scaffolding() -> None:
+    assert expand_query("who calls Type::method") == "calls Type.method call"
+    assert expand_query("where is OwnerService.create used?") == "is OwnerService.create used"
+    assert expand_query("what serves http://localhost:8080/api/users?x=1") == "serves /api/users serve"
+    assert expand_query("how does `where` work") == "where work"  # a quoted word is code, and stays
+    assert expand_query("methods with @Cacheable") == "methods with Cacheable method"
 
 
 @pytest.mark.parametrize(
