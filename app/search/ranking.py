@@ -1,179 +1,152 @@
-"""Pure parts of search: what a question names and asks for, and the rerank that follows from it.
+"""Pure parts of search: the rerank of the candidate pool, from what the question names and asks for.
 
-Fusion (RRF of the dense and lexical candidates) happens inside Qdrant. This light rerank then moves
-candidates to the front in tiers, keeping fused order within a tier:
+The pool is Qdrant's fused candidates (dense and lexical, RRF inside Qdrant) plus the exact matches the
+structural indexes found for the question (`Evidence`: handlers of a route it names, symbols it names,
+the answers of a relation it asks). The order is built in two bounded steps:
 
-3. the question asks for a relation (who calls / injects / implements X) and the chunk has it;
-2. the chunk is the symbol or route the question names (unless a relation was asked for: then the
-   named symbol is the question's subject, not its answer);
-1. the chunk's annotation or Spring role is a word of the question ("scheduled jobs", "entities"),
-   or its enclosing type is named.
+1. Reciprocal rank fusion of ranked lists of the pool: Qdrant's order (weight 1) and each evidence list
+   (weight `EXACT_WEIGHT`), with Qdrant's own constant `RRF_K`: `score = sum(w / (RRF_K + rank))`. An
+   exact match ranked first in its list outranks Qdrant's first candidate unless that one is exact too,
+   and a long evidence list (every overload of `save`) decays as any ranked list does instead of filling
+   the page.
+2. Word boosts (`signals`: the question names the chunk's annotation, Spring role, HTTP verb or
+   enclosing type: "scheduled jobs", "entities", "DELETE handlers") move a candidate up past at most
+   `PLACES_PER_SIGNAL` unboosted candidates per signal, `MAX_PLACES` in all (`promote`), and none of
+   the fused top `PROTECTED` (3) ends lower than `KEPT` (5): a boost never pushes a strong match out of
+   the top results (tests/app/test_ranking.py checks both bounds), yet a boosted 9th can reach 5th.
+   An exact match moves as far as the most boosted candidate, so word boosts do not pass it.
 """
 
 from __future__ import annotations
 
-import enum
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.search.question import QueryTerms, singular
 from app.store.routes import route_matches
 from pipeline.model import TYPE_SYMBOLS, Chunk
+from pipeline.spring import ANY_METHOD
 
-_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?")
-_ROUTE = re.compile(r"(?<![\w.])/[\w{}$.~:-]*(?:/[\w{}$.~:-]*)*")
-
-
-_WORD = re.compile(r"[A-Za-z]+")
+RRF_K = 2
+EXACT_WEIGHT = 2.0
+PLACES_PER_SIGNAL = 4  # a boosted candidate passes at most this many unboosted ones per signal ...
+MAX_PLACES = 8  # ... and never more than this
+PROTECTED = 3  # a candidate ranked this high by fusion ...
+KEPT = 5  # ... stays this high whatever is boosted
+MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
 
-class Relation(enum.StrEnum):
-    """What a relation question asks for: who calls, who injects, or who implements X."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evidence:
+    """Pool positions the structural indexes matched exactly, each list best first."""
 
-    CALLERS = "callers"
-    INJECTORS = "injectors"
-    IMPLEMENTATIONS = "implementations"
+    routes: Sequence[int] = ()
+    symbols: Sequence[int] = ()
+    relation: Sequence[int] = ()
 
-
-_RELATIONS: dict[Relation, frozenset[str]] = {
-    Relation.CALLERS: frozenset(
-        {"call", "calls", "called", "caller", "callers", "invoke", "invokes", "invoked", "usages"}
-    ),
-    Relation.INJECTORS: frozenset(
-        {
-            "inject",
-            "injects",
-            "injected",
-            "injection",
-            "depend",
-            "depends",
-            "dependency",
-            "dependencies",
-            "autowired",
-            "autowires",
-            "wired",
-            "wires",
-        }
-    ),
-    Relation.IMPLEMENTATIONS: frozenset(
-        {"implement", "implements", "implemented", "implementation", "implementations", "subclass", "subclasses"}
-    ),
-}
-# "Who uses X" asks for callers when X is a method and for injectors when X is a type.
-_USE_VERBS = frozenset({"use", "uses", "used", "using", "usage", "user", "users"})
-_RELATION_VALUES: dict[Relation, Callable[[Chunk], tuple[str, ...]]] = {
-    Relation.CALLERS: lambda c: (*c.calls, *c.calls_fq),
-    Relation.INJECTORS: lambda c: (*c.injects, *c.injects_fq),
-    Relation.IMPLEMENTATIONS: lambda c: (*c.implements, *c.extends, *c.implements_fq, *c.extends_fq),
-}
-"""What a chunk answers to each relation question: the simple and the fully qualified names."""
+    def lists(self) -> tuple[Sequence[int], ...]:
+        """The ranked lists, in the order they are fused."""
+        return (self.routes, self.symbols, self.relation)
 
 
-@dataclass(frozen=True, slots=True)
-class QueryTerms:
-    """What a question names and asks for.
+def rerank(
+    terms: QueryTerms, chunks: Sequence[Chunk], evidence: Evidence = Evidence(), fused: int | None = None
+) -> list[int]:
+    """Indexes of `chunks` in reranked order.
 
-    Identifiers look like code (camelCase, PascalCase, dotted, snake, `x()`); `relation` is
-    `callers`, `injectors` or `implementations` when the question asks for one; `words` are the
-    question's words folded to singular lowercase.
+    Args:
+        terms: The question, read.
+        chunks: The pool: Qdrant's candidates in its order, then the exact matches it lacked.
+        evidence: The exact matches, as indexes into `chunks`.
+        fused: How many of `chunks` Qdrant returned (all of them by default).
     """
-
-    identifiers: tuple[str, ...]
-    routes: tuple[str, ...]
-    relation: Relation | None = None
-    words: frozenset[str] = frozenset()
-
-
-def query_terms(query: str) -> QueryTerms:
-    """Pick the code-like identifiers and the HTTP paths out of a question."""
-    routes = tuple(m.group(0) for m in _ROUTE.finditer(query) if len(m.group(0)) > 1)
-    idents: list[str] = []
-    for match in _IDENTIFIER.finditer(query):
-        word = match.group(0)
-        called = word.endswith("()")
-        word = word.removesuffix("()")
-        # A capitalized word that opens the question is more likely English than a class name.
-        if called or _looks_like_code(word, sentence_start=match.start() == 0):
-            idents.append(word)
-    words = [w.lower() for w in _WORD.findall(query)]
-    relation = next((name for name, verbs in _RELATIONS.items() if verbs.intersection(words)), None)
-    if relation is None and idents and _USE_VERBS.intersection(words):
-        relation = Relation.CALLERS if _is_member(idents[0]) else Relation.INJECTORS
-    return QueryTerms(
-        identifiers=tuple(dict.fromkeys(idents)),
-        routes=routes,
-        relation=relation if idents else None,
-        words=frozenset(singular(w) for w in words),
-    )
+    count = len(chunks) if fused is None else fused
+    ranked = [(1.0, range(count)), *((EXACT_WEIGHT, lst) for lst in evidence.lists())]
+    order = fuse(len(chunks), ranked)
+    exact = {i for lst in evidence.lists() for i in lst}
+    return promote(order, [MAX_PLACES if i in exact else places(signals(terms, chunks[i])) for i in order])
 
 
-def _is_member(identifier: str) -> bool:
-    """`OwnerService.create` or `findById` name a method; `OwnerService` names a type."""
-    last = identifier.rsplit(".", 1)[-1]
-    return last[:1].islower()
+def fuse(size: int, ranked: Sequence[tuple[float, Sequence[int]]]) -> list[int]:
+    """Reciprocal rank fusion of weighted ranked lists of `range(size)`; ties keep the index order."""
+    score = [0.0] * size
+    for weight, items in ranked:
+        for rank, index in enumerate(items, start=1):
+            score[index] += weight / (RRF_K + rank)
+    return sorted(range(size), key=lambda i: (-score[i], i))
 
 
-def expand_query(query: str) -> str:
-    """The question plus the singular of its plural words, so "entities" also finds `@Entity`."""
-    extra = [singular(w.lower()) for w in _WORD.findall(query)]
-    added = [w for w in dict.fromkeys(extra) if w not in query.lower()]
-    return f"{query} {' '.join(added)}" if added else query
+def promote(order: Sequence[int], places: Sequence[int]) -> list[int]:
+    """`order` with each item moved up past at most `places[p]` unboosted items, the head kept near the top.
+
+    An item at fused position p sorts by `p - places[p]` (ties: more places first, then p), except that
+    each of the first `PROTECTED` items is placed no later than `KEPT - PROTECTED` positions below its own.
+    """
+    slack = KEPT - PROTECTED
+    queue = iter(sorted(range(len(order)), key=lambda p: (p - places[p], -places[p], p)))
+    heads = list(range(min(PROTECTED, len(order))))
+    out: list[int] = []
+    placed: set[int] = set()
+    while len(out) < len(order):
+        if heads and heads[0] + slack <= len(out):
+            pick = heads.pop(0)  # a head item due at this place
+        else:
+            pick = next(p for p in queue if p not in placed)
+            if pick in heads:
+                heads.remove(pick)
+        placed.add(pick)
+        out.append(pick)
+    return [order[p] for p in out]
 
 
-def singular(word: str) -> str:
-    """A rough English singular, enough to match "entities" with `Entity` and "listeners" with `Listener`."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith(("ses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+def signals(terms: QueryTerms, chunk: Chunk) -> int:
+    """How many things the question names about the chunk.
+
+    Each of its annotations and its Spring role whose words the question spells out (two labels with the
+    same words, `@Service` and the role `service`, count once), its enclosing type, its HTTP verb.
+
+    "Which methods are audited" asks for members: a type carrying the same words gets none.
+    """
+    if chunk.symbol_type in TYPE_SYMBOLS and MEMBER_WORDS & terms.words:
+        return 0
+    labels = (*chunk.annotation_names, chunk.stereotype or "")
+    explained = {words for words in (_label_words(terms, label) for label in labels) if words}
+    explained |= {frozenset({a.lower()}) for a in set(terms.annotations) & set(chunk.annotation_names)}
+    return len(explained) + _names_enclosing(terms, chunk) + bool(set(terms.http_methods) & set(chunk.http_method))
 
 
-def _looks_like_code(word: str, *, sentence_start: bool) -> bool:
-    if "." in word or "_" in word or any(c.isupper() for c in word[1:]):
-        return True  # dotted, snake_case, camelCase or PascalCase with several words
-    return word[:1].isupper() and len(word) > 2 and not word.isupper() and not sentence_start
+def places(count: int) -> int:
+    """How many unboosted candidates a candidate with `count` signals may pass."""
+    return min(PLACES_PER_SIGNAL * count, MAX_PLACES)
 
 
-_MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
+def names_symbol(identifier: str, chunk: Chunk) -> bool:
+    """Whether `identifier` (`m`, `Type`, `Type.m`, `com.acme.Type.m`) names the chunk."""
+    qualified = chunk.qualified_name
+    return identifier in (qualified, chunk.name) or qualified.endswith("." + identifier)
 
 
-def tier(terms: QueryTerms, chunk: Chunk) -> int:
-    """The rerank tier of one candidate (see the module docstring)."""
-    if _has_relation(terms, chunk):
-        return 3
-    if not terms.relation and _names_symbol(terms, chunk):
-        return 2
-    if _names_role(terms, chunk) or _names_enclosing(terms, chunk):
-        # "Which methods are audited" asks for members: a type carrying the same words comes after them.
-        is_type = chunk.symbol_type in TYPE_SYMBOLS
-        return 0 if is_type and _MEMBER_WORDS & terms.words else 1
-    return 0
-
-
-def _names_symbol(terms: QueryTerms, chunk: Chunk) -> bool:
-    qualified, name = chunk.qualified_name, chunk.name
-    if any(ident in (qualified, name) or qualified.endswith("." + ident) for ident in terms.identifiers):
-        return True
-    return any(route_matches(pattern, route) for route in terms.routes for pattern in chunk.http_path)
-
-
-def _has_relation(terms: QueryTerms, chunk: Chunk) -> bool:
-    values = _RELATION_VALUES[terms.relation](chunk) if terms.relation else ()
-    return any(v == i or v.endswith("." + i) for v in values for i in terms.identifiers)
-
-
-def _names_role(terms: QueryTerms, chunk: Chunk) -> bool:
-    if not terms.words:
+def serves(terms: QueryTerms, route: str, chunk: Chunk) -> bool:
+    """Whether the chunk handles `route` with one of the question's HTTP verbs (any verb when it names none)."""
+    verbs, served = set(terms.http_methods), set(chunk.http_method)
+    if verbs and ANY_METHOD not in served and not verbs & served:
         return False
-    for label in (*chunk.annotation_names, chunk.stereotype or ""):
-        parts = [singular(p.lower()) for p in _CAMEL_PART.findall(label.replace("_", " ").title().replace(" ", ""))]
-        if parts and all(any(_same_stem(p, w) for w in terms.words) for p in parts):
-            return True
-    return False
+    return any(route_matches(pattern, route) for pattern in chunk.http_path)
+
+
+def _label_words(terms: QueryTerms, label: str) -> frozenset[str]:
+    """The question's words that spell out a label (`KafkaListener` ~ "kafka listeners"); none unless all parts do."""
+    parts = [singular(p.lower()) for p in _camel_parts(label)]
+    matched = [{w for w in terms.words if _same_stem(p, w)} for p in parts]
+    return frozenset().union(*matched) if parts and all(matched) else frozenset()
+
+
+def _camel_parts(label: str) -> list[str]:
+    """`RestController` and `rest_controller` → `Rest`, `Controller`."""
+    words = label if any(c.isupper() for c in label) else label.replace("_", " ").title().replace(" ", "")
+    return _CAMEL_PART.findall(words)
 
 
 def _same_stem(part: str, word: str) -> bool:
@@ -187,9 +160,3 @@ def _same_stem(part: str, word: str) -> bool:
 def _names_enclosing(terms: QueryTerms, chunk: Chunk) -> bool:
     enclosing = chunk.enclosing_type or ""
     return bool(enclosing) and any(enclosing == i or enclosing.endswith("." + i) for i in terms.identifiers)
-
-
-def rerank(terms: QueryTerms, chunks: Sequence[Chunk]) -> list[int]:
-    """Indexes of `chunks` (as stored) in reranked order: higher tier first, fused order within a tier."""
-    tiers = [tier(terms, c) for c in chunks]
-    return sorted(range(len(chunks)), key=lambda i: -tiers[i])

@@ -22,7 +22,8 @@ from typing_extensions import TypedDict
 from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.core.settings import GeneratedCode
-from app.search.ranking import QueryTerms, Relation, expand_query, query_terms, rerank
+from app.search.question import QueryTerms, Relation, expand_query, query_terms
+from app.search.ranking import Evidence, names_symbol, rerank, serves
 from app.store.embeddings import Embedder
 from app.store.engines import Store
 from app.store.filters import Condition, Filter, any_of, either, eq, everything
@@ -33,6 +34,13 @@ from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.spring import ANY_METHOD
 
 MAX_SCOPES_CACHED = 1024
+MAX_NAMED = 8  # names and routes of one question looked up exactly
+MAX_SUBJECTS = 2  # subjects of one relation question looked up
+MAX_EXACT = 256  # exact matches a question adds to the pool at most
+_RELATED_NAMES: dict[Relation, Callable[[Chunk], Sequence[str]]] = {
+    Relation.DEPENDENCIES: lambda c: c.injects,
+    Relation.SUPERTYPES: lambda c: (*c.extends, *c.implements),
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -216,7 +224,7 @@ class SearchService:
             raise PayloadError(f"the query has more than {self.max_query_terms} words")
 
     async def search(self, access: Access, query: str, filters: Filters = Filters(), limit: int = 10) -> list[Hit]:
-        """Hybrid search: dense and lexical candidates fused with RRF in Qdrant, then the name/route rerank.
+        """Hybrid search: Qdrant's fused candidates and the structural indexes' exact matches, reranked.
 
         Raises:
             PayloadError: the query is over the length or word caps (`check_query`).
@@ -224,19 +232,18 @@ class SearchService:
         self.check_query(query)
         if self.generated_code is GeneratedCode.EXCLUDE and filters.generated is None:
             filters = dataclasses.replace(filters, generated=False)
-        where = build_filter(access, filters)
-        candidates = max(limit * 4, 40)
-        sparse = query_vector(expand_query(query))
+        terms = query_terms(query)
+        sparse = query_vector(expand_query(query, terms))
         lexical = sparse if sparse.indices else None
         dense = (await self.embedder.embed([query]))[0] if self.embedder is not None and query.strip() else None
-        if lexical is None and dense is None:
-            return []
-        points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=candidates)
+        points = []
+        if lexical is not None or dense is not None:
+            where = build_filter(access, filters)
+            points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=max(limit * 4, 40))
         hits = [self._hit(p.id, p.score, p.payload) for p in points]
-        terms = query_terms(query)
-        hits = await self._with_relations(access, terms, filters, hits)
-        order = rerank(terms, [h.chunk for h in hits])
-        return self._demoted([hits[i] for i in order], terms.identifiers)[:limit]
+        pool, evidence = await self._with_exact(access, terms, filters, hits)
+        order = rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits))
+        return self._demoted([pool[i] for i in order], terms.identifiers)[:limit]
 
     def _demoted(self, ranked: list[Hit], named: Sequence[str]) -> list[Hit]:
         """Generated hits after every hand-written one, each group in rank order (`generated_code=demote`).
@@ -246,25 +253,78 @@ class SearchService:
         """
         if self.generated_code is not GeneratedCode.DEMOTE:
             return ranked
-        return sorted(ranked, key=lambda h: h.chunk.generated and not _named(h, named))
+        return sorted(ranked, key=lambda h: h.chunk.generated and not any(names_symbol(i, h.chunk) for i in named))
 
-    async def _with_relations(self, access: Access, terms: QueryTerms, filters: Filters, hits: list[Hit]) -> list[Hit]:
-        """Add the exact answers of a relation question (who calls / injects / implements X) to the candidates."""
+    async def _with_exact(
+        self, access: Access, terms: QueryTerms, filters: Filters, hits: list[Hit]
+    ) -> tuple[list[Hit], Evidence]:
+        """The candidates plus the exact matches of the structural indexes, and where those sit in the pool.
+
+        At most one scroll for the routes and symbols the question names (filters and access inside the
+        query) and the lookups of one relation, however many names the question holds.
+        """
+        pool = list(hits)
+        position = {h.id: i for i, h in enumerate(pool)}
+
+        def place(found: Sequence[Hit]) -> list[int]:
+            for hit in found:
+                if hit.id not in position:
+                    position[hit.id] = len(pool)
+                    pool.append(hit)
+            return sorted(dict.fromkeys(position[h.id] for h in found))
+
+        routes, symbols = await self._named(access, terms, filters)
+        answers = await self._relation_answers(access, terms, filters)
+        # Candidates Qdrant ranked keep its order; the others follow in the structural order.
+        by_route = place(routes)
+        by_route.sort(key=lambda i: (_route_rank(terms, pool[i].chunk), i))
+        return pool, Evidence(routes=by_route, symbols=place(symbols), relation=place(answers))
+
+    async def _named(self, access: Access, terms: QueryTerms, filters: Filters) -> tuple[list[Hit], list[Hit]]:
+        """Handlers of the question's routes and the symbols it names (not a relation's subject), in one scroll."""
+        names = [i for i in terms.identifiers if i not in terms.subjects][:MAX_NAMED]
+        routes = terms.routes[:MAX_NAMED]
+        conditions: list[Condition] = []
+        if names:
+            conditions.append(any_of("name", sorted({n.rsplit(".", 1)[-1] for n in names})))
+        if routes:
+            conditions.append(any_of("http_keys", sorted({k for r in routes for k in query_keys(r)})))
+        if not conditions:
+            return [], []
+        found = await self._lookup(access, filters, either(*conditions), limit=MAX_EXACT)
+        by_route = [h for h in found if any(serves(terms, r, h.chunk) for r in routes)]
+        by_name = [h for h in found if any(names_symbol(n, h.chunk) for n in names)]
+        return by_route, by_name
+
+    async def _relation_answers(self, access: Access, terms: QueryTerms, filters: Filters) -> list[Hit]:
+        """The exact answers of a relation question (who calls / injects / implements X, what X calls or receives)."""
         if terms.relation is None:
-            return hits
-        lookup = {
-            Relation.CALLERS: self.callers,
-            Relation.INJECTORS: self.injectors,
-            Relation.IMPLEMENTATIONS: self.implementations,
-        }[terms.relation]
-        seen = {h.id for h in hits}
-        extra: list[Hit] = []
-        for ident in terms.identifiers:
-            for hit in await lookup(access, ident, filters.repo):
-                if hit.id not in seen and _passes(hit, filters):
-                    seen.add(hit.id)
-                    extra.append(hit)
-        return [*hits, *extra]
+            return []
+        found: dict[str, Hit] = {}
+        subjects = terms.subjects[:MAX_SUBJECTS]
+        for subject in subjects:
+            found.update((h.id, h) for h in await self._related(access, terms.relation, subject, filters))
+        return [h for h in found.values() if _passes(h, filters) and not _is_subject(terms.relation, subjects, h.chunk)]
+
+    async def _related(self, access: Access, relation: Relation, subject: str, filters: Filters) -> list[Hit]:
+        if relation is Relation.CALLERS:
+            return await self.callers(access, subject, filters.repo, path_prefix=filters.path_prefix)
+        if relation is Relation.INJECTORS:
+            return await self.injectors(access, subject, filters.repo, path_prefix=filters.path_prefix)
+        if relation is Relation.IMPLEMENTATIONS:
+            return await self.implementations(access, subject, filters.repo, path_prefix=filters.path_prefix)
+        if relation is Relation.CALLEES:
+            return [target for _, targets in await self.callees(access, subject, filters.repo) for target in targets]
+        # What the subject receives or extends: the types it names in those fields.
+        named = {
+            n.rsplit(".", 1)[-1]
+            for hit in await self.symbol(access, subject, filters.repo)
+            for n in _RELATED_NAMES[relation](hit.chunk)
+        }
+        if not named:
+            return []
+        hits = await self._lookup(access, filters, any_of("name", sorted(named)))
+        return [h for h in hits if h.symbol_type in TYPE_SYMBOLS]
 
     async def symbol(
         self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
@@ -466,10 +526,22 @@ def _passes(hit: Hit, filters: Filters) -> bool:
     return all(check(value) for value, check in checks if value) and wanted in (None, chunk.generated)
 
 
-def _named(hit: Hit, identifiers: Sequence[str]) -> bool:
-    """Whether one of the question's identifiers names the hit (simple, qualified or `Type.member`)."""
-    qualified = hit.qualified_name
-    return any(i in (qualified, hit.chunk.name) or qualified.endswith("." + i) for i in identifiers)
+def _is_subject(relation: Relation, subjects: Sequence[str], chunk: Chunk) -> bool:
+    """Whether a relation answer is the question's subject itself, which is what it asks about, not an answer.
+
+    A caller is, when it calls its own name (recursion, an overload delegating to another); a caller of
+    the same name in another type is an answer. For the other relations, a chunk the subject names.
+    """
+    if relation is Relation.CALLERS:
+        own = f"{(chunk.enclosing_type or '').rsplit('.', 1)[-1]}.{chunk.name}"
+        return own in chunk.calls or f"{chunk.enclosing_type}.{chunk.name}" in chunk.calls_fq
+    return any(names_symbol(s, chunk) for s in subjects)
+
+
+def _route_rank(terms: QueryTerms, chunk: Chunk) -> tuple[int, int, int]:
+    """How specifically the chunk's best pattern matches a route of the question (Spring's order)."""
+    matching = [p for p in chunk.http_path for r in terms.routes if route_matches(p, r)]
+    return min(map(specificity, matching), default=(1 << 30, 0, 0))
 
 
 def _method_of(call: str) -> str | None:

@@ -197,15 +197,19 @@ class EdgeStore(StateReads):
         """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given."""
         edge_where = edge_filter(where)
         stages: list[qe.Prefetch] = []
+        # Term rarity is measured over the points `where` selects, as in `VectorStore.query`.
+        idf = qe.SearchParams(idf=qe.IdfParams(corpus=edge_where)) if edge_where is not None else None
         if lexical is not None:
             sparse = qe.SparseVector(list(lexical.indices), list(lexical.values))
-            stages.append(qe.Prefetch(limit, query=qe.Query.Nearest(sparse, using=LEXICAL), filter=edge_where))
+            nearest = qe.Query.Nearest(sparse, using=LEXICAL)
+            stages.append(qe.Prefetch(limit, query=nearest, filter=edge_where, params=idf))
         if dense is not None:
             stages.append(qe.Prefetch(limit, query=qe.Query.Nearest(list(dense), using=DENSE), filter=edge_where))
         if not stages:
             return []
         if len(stages) == 1:
-            request = qe.QueryRequest(limit, query=stages[0].query, filter=edge_where, with_payload=True)
+            params = idf if lexical is not None else None
+            request = qe.QueryRequest(limit, query=stages[0].query, filter=edge_where, with_payload=True, params=params)
         else:
             request = qe.QueryRequest(limit, prefetches=stages, query=qe.Fusion.Rrf(k=RRF_K), with_payload=True)  # type: ignore[arg-type]
         shard = await self._shard()

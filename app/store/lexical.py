@@ -1,7 +1,9 @@
 """Lexical (sparse) vectors: BM25 with no model, with IDF applied inside Qdrant.
 
 The collection declares the sparse vector `lexical` with `Modifier.IDF`, so Qdrant computes each term's
-inverse document frequency over the live collection at query time. A document vector therefore holds
+inverse document frequency at query time, over the points the query's filter selects (the caller's
+readable repositories and the search filters; the whole collection without a filter), so a query ranks
+as if the collection held only what it searches (docs/decisions.md, "Term rarity"). A document vector therefore holds
 only the BM25 term-frequency part, `tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avg_len))`, and a query
 vector holds weight 1.0 per distinct term: the score is `sum(idf(t) * doc_weight(t))` over shared terms.
 

@@ -255,11 +255,15 @@ class VectorStore(StateReads):
     async def query(
         self, *, lexical: SparseVector | None, dense: Sequence[float] | None, where: Filter | None, limit: int
     ) -> list[qm.ScoredPoint]:
-        """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given."""
+        """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given.
+
+        Term rarity (IDF) is measured over the points `where` selects: a query ranks as if the collection
+        held only what it searches (docs/decisions.md, "Term rarity").
+        """
         prefetch: list[qm.Prefetch] = []
         if lexical is not None:
             sparse = qm.SparseVector(indices=list(lexical.indices), values=list(lexical.values))
-            prefetch.append(qm.Prefetch(query=sparse, using=LEXICAL, filter=where, limit=limit))
+            prefetch.append(qm.Prefetch(query=sparse, using=LEXICAL, filter=where, limit=limit, params=_idf(where)))
         if dense is not None:
             prefetch.append(qm.Prefetch(query=list(dense), using=DENSE, filter=where, limit=limit))
         if not prefetch:
@@ -268,7 +272,12 @@ class VectorStore(StateReads):
             if len(prefetch) == 1:
                 only = prefetch[0]
                 response = await self.client.query_points(
-                    self.alias, query=only.query, using=only.using, query_filter=where, limit=limit
+                    self.alias,
+                    query=only.query,
+                    using=only.using,
+                    query_filter=where,
+                    limit=limit,
+                    search_params=only.params,
                 )
             else:
                 fusion = qm.FusionQuery(fusion=qm.Fusion.RRF)
@@ -405,3 +414,8 @@ def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str) ->
 def moved_point(chunk: Chunk, vectors: Any, indexed_at: str) -> qm.PointStruct:
     """A chunk of a renamed file under its new id, carrying the vectors stored under its old id."""
     return qm.PointStruct(id=chunk.id, vector=vectors, payload=payloads.stored_payload(chunk, indexed_at))
+
+
+def _idf(where: Filter | None) -> qm.SearchParams | None:
+    """Search parameters that measure term rarity over the points `where` selects (collection-wide without one)."""
+    return qm.SearchParams(idf=qm.IdfCorpusParams(corpus=where)) if where is not None else None

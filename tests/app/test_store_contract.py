@@ -242,6 +242,42 @@ async def test_both_engines_rank_the_same_points_with_the_same_scores(
     assert edge and edge == local
 
 
+OTHER_REPO = "demo/other"
+# Another repository whose code says "rename" everywhere: globally the word becomes common, in REPO it is not.
+RENAMES = """\
+package demo.other;
+
+public class Renamer {
+    public void rename(String a) { rename(a, a); }
+    public void rename(String a, String b) { renameAll(a, b); }
+    public void renameAll(String a, String b) { renameLater(a); }
+    public void renameLater(String a) { rename(a); }
+}
+"""
+
+
+async def lexical_scores(store: Store, where: filters.Filter | None) -> list[tuple[str, float]]:
+    hits = await store.query(lexical=query_vector("owners rename pets"), dense=None, where=where, limit=10)
+    return [(str(h.id), round(h.score, 6)) for h in hits]
+
+
+async def test_term_rarity_is_measured_over_what_the_query_searches(store: Store) -> None:
+    # A repository's ranking does not change when another repository is indexed next to it.
+    own = await filled(store)
+    only_repo = filters.all_of(filters.eq("repo_path", REPO))
+    alone = await lexical_scores(store, only_repo)
+    other = chunk_java(RENAMES, "src/main/java/demo/other/Renamer.java", repo=OTHER_REPO).chunks
+    await store.upsert([chunk_point(c, None, "t2") for c in other])
+
+    together = await lexical_scores(store, only_repo)
+
+    assert alone and together == alone
+    assert {hit for hit, _ in together} <= {c.id for c in own}
+    # Without a filter the whole collection is the corpus: "rename" is common there, so it scores otherwise.
+    renamed = next(c.id for c in own if c.name == "rename")
+    assert dict(await lexical_scores(store, None))[renamed] != dict(alone)[renamed]
+
+
 async def test_a_query_with_no_vector_finds_nothing(store: Store) -> None:
     await filled(store)
 
