@@ -1,0 +1,100 @@
+"""Retrieval quality on real public Spring repositories: one command fetches, indexes, asks, reports.
+
+    .venv/bin/python -m tests.quality.real --mirrors /work/.mirror [--embedding-url URL --model M]
+
+Each pinned repository is materialised into the cache (default `.cache/quality`, git-ignored), all
+are indexed into one in-memory collection (lexical-only; also hybrid when an endpoint is given),
+and every question of `questions.py` is asked. Slow and needs the repositories, so not part of
+`scripts/check`; `tests/quality/real/test_units.py` checks the scoring, gold rules and fetcher.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.auth.access import LOCAL
+from tests.quality.real.corpus import indexed_repos
+from tests.quality.real.evaluate import evaluate
+from tests.quality.real.gold import Corpus
+from tests.quality.real.questions import ALL_SETS, SINGLES
+from tests.quality.real.repos import DEFAULT_CACHE, PINS, Pin, materialise
+from tests.quality.real.scoring import SetOutcome, SingleOutcome, set_table, single_table
+
+MIRRORS_ENV = "JAVAKB_QUALITY_MIRRORS"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.quality.real", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--mirrors",
+        type=Path,
+        default=os.environ.get(MIRRORS_ENV),
+        help=f"local mirror root (<owner>+<name>/repo), else fetched from GitHub (env {MIRRORS_ENV})",
+    )
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where checkouts go (git-ignored)")
+    parser.add_argument("--embedding-url", help="also report hybrid search with this OpenAI-compatible endpoint")
+    parser.add_argument("--model", help="the endpoint's model name")
+    parser.add_argument("--no-lexical", action="store_true", help="skip the lexical-only run")
+    parser.add_argument("--no-misses", action="store_true", help="print the tables only")
+    args = parser.parse_args(argv)
+    checkouts = [(pin, materialise(pin, args.cache, args.mirrors)) for pin in PINS]
+    corpus = Corpus.load((pin.repo_path, root) for pin, root in checkouts)
+    runs: list[tuple[str, str | None]] = [] if args.no_lexical else [("lexical", None)]
+    if args.embedding_url:
+        runs.append((f"hybrid with {args.model or 'the endpoint model'}", args.embedding_url))
+    for title, url in runs:
+        started = time.perf_counter()
+        singles, sets = asyncio.run(_run(checkouts, corpus, url, args.model, title))
+        print(f"({time.perf_counter() - started:.0f} s in all)")
+        if not args.no_misses:
+            print("\n".join(misses(singles, sets)))
+        print()
+    return 0
+
+
+async def _run(
+    checkouts: Sequence[tuple[Pin, Path]], corpus: Corpus, url: str | None, model: str | None, title: str
+) -> tuple[list[SingleOutcome], list[SetOutcome]]:
+    async with indexed_repos(checkouts, embedding_url=url, model=model) as indexed:
+        counts = await indexed.search.repositories(LOCAL)
+        singles, sets = await evaluate(indexed.search, corpus, SINGLES, ALL_SETS)
+    print(f"== {title}: {len(SINGLES)} single-answer and {len(ALL_SETS)} set questions")
+    sizes = (f"{repo} {counts.get(repo, 0)} chunks in {s:.1f} s" for repo, s in indexed.seconds.items())
+    print("indexed: " + ", ".join(sizes))
+    print("\n".join(single_table(singles)))
+    print()
+    print("\n".join(set_table(sets)))
+    return singles, sets
+
+
+def misses(singles: Sequence[SingleOutcome], sets: Sequence[SetOutcome]) -> list[str]:
+    """Single questions not answered at rank 1 and set questions below full recall or precision."""
+    lines = ["", "not at rank 1 (rank in search; rank in the exact tool; top 3):"]
+    for o in singles:
+        if o.rank != 1:
+            tool = f" tool={o.tool_rank or '-'}" if o.question.kind != "natural" else ""
+            top = ", ".join(_short(n) for n in o.returned[:3]) or "(nothing)"
+            lines.append(f"  {o.rank or '-':>2}{tool} [{o.question.kind}] {o.question.text!r} -> {top}")
+    lines.append("")
+    lines.append("sets below 1.0 (recall, precision; missed / extra, at most 4 each):")
+    for s in sets:
+        if s.recall < 1 or s.precision < 1:
+            missed = ", ".join(_short(n) for n in sorted(s.gold - s.got)[:4])
+            extra = ", ".join(_short(n) for n in sorted(s.got - s.gold)[:4])
+            lines.append(f"  {s.recall:.2f} {s.precision:.2f} {s.question.text} (gold {len(s.gold)}, got {len(s.got)})"
+                         f" missed: {missed or '-'} extra: {extra or '-'}")  # fmt: skip
+    return lines
+
+
+def _short(name: str) -> str:
+    parts = name.split(".")
+    return next((".".join(parts[i:]) for i, p in enumerate(parts) if p[:1].isupper()), name)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
