@@ -94,6 +94,13 @@ class EmbeddingSettings(BaseModel):
     timeout_s: float = Field(default=60.0, gt=0, description="Seconds before a request is abandoned (and retried)")
     max_retries: int = Field(default=6, ge=0, description="Retries on 429, 5xx and timeouts.")
     max_backoff_s: float = Field(default=30.0, gt=0, description="Longest wait between retries")
+    query_prefix: str = Field(
+        default="", description='Put before every question embedded, as asymmetric models want (E5: "query: ").'
+    )
+    document_prefix: str = Field(
+        default="",
+        description='Put before every chunk text embedded (E5: "passage: "); rebuild the index after a change.',
+    )
 
     _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
 

@@ -196,7 +196,7 @@ class SearchService:
         candidates = max(limit * 4, 40)
         sparse = query_vector(expand_query(query))
         lexical = sparse if sparse.indices else None
-        dense = (await self.embedder.embed([query]))[0] if self.embedder is not None and query.strip() else None
+        dense = await self.embedder.embed_query(query) if self.embedder is not None and query.strip() else None
         if lexical is None and dense is None:
             return []
         points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=candidates)
