@@ -23,6 +23,7 @@ from app.core.settings import Settings
 from app.db import Database
 from app.db.migrate import apply_migrations
 from app.gitlab.client import GitLabClient
+from app.search.crossencoder import build_cross_encoder
 from app.search.service import SearchService
 from app.store.embeddings import Embedder, build_embedder
 from app.store.engines import Store, open_store
@@ -122,6 +123,7 @@ async def open_deps(
                 settings.gitlab.url,
                 max_query_chars=settings.access.max_query_chars,
                 max_query_terms=settings.access.max_query_terms,
+                cross_encoder=build_cross_encoder(settings.rerank, http),
             ),
             db=db,
             queue=queue,

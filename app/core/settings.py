@@ -110,6 +110,24 @@ class EmbeddingSettings(BaseModel):
         return bool(self.base_url)
 
 
+class RerankSettings(BaseModel):
+    """An optional cross-encoder behind the `/rerank` API of TEI, Jina and Cohere; off without a base URL."""
+
+    base_url: str | None = Field(default=None, description="e.g. http://reranker:8080 (POST {base_url}/rerank)")
+    api_key: SecretStr | None = Field(default=None, description="Bearer key, when the endpoint wants one")
+    model: str = Field(default="", description="Model name sent with each request (empty: the server's own)")
+    candidates: int = Field(default=20, ge=2, le=200, description="Best fused results re-scored per search")
+    max_chars: int = Field(default=2000, ge=100, description="Each result's text is cut to this many characters")
+    timeout_s: float = Field(default=5.0, gt=0, description="Seconds before the fused order is kept instead")
+
+    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether searches are re-scored at all."""
+        return bool(self.base_url)
+
+
 def _embedded_engine(name: str) -> Literal["edge", "local"]:
     """`JAVAKB_QDRANT__ENGINE` also for a `QdrantSettings` built in code (benches, tests), so one variable picks it."""
     return "edge" if name.strip().lower() == "edge" else "local"
@@ -305,6 +323,7 @@ class Settings(BaseSettings):
 
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
     postgres: PostgresSettings = Field(default_factory=PostgresSettings)
     redis: QueueSettings = Field(default_factory=QueueSettings)

@@ -18,6 +18,7 @@ from typing import Any
 
 from app.auth.access import Access
 from app.core.errors import PayloadError
+from app.search.crossencoder import CrossEncoder
 from app.search.ranking import QueryTerms, Relation, expand_query, query_terms, rerank
 from app.store.embeddings import Embedder
 from app.store.engines import Store
@@ -26,6 +27,7 @@ from app.store.lexical import query_vector
 from app.store.payloads import StoredChunk
 from app.store.routes import query_keys, route_matches, specificity
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
+from pipeline.render import embedding_text
 from pipeline.spring import ANY_METHOD
 
 MAX_SCOPES_CACHED = 1024
@@ -151,6 +153,11 @@ def annotation_name(annotation: str) -> str:
     return annotation.strip().lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
 
 
+def _hit_text(hit: Hit) -> str:
+    """What a cross-encoder reads of a hit: its header and code, as it was embedded (`pipeline.render`)."""
+    return embedding_text(hit.chunk)
+
+
 class SearchService:
     """Search over the store; the embedder is optional (lexical-only mode without it)."""
 
@@ -164,9 +171,11 @@ class SearchService:
         repos_ttl_s: float = 10.0,
         max_query_chars: int = 2000,
         max_query_terms: int = 64,
+        cross_encoder: CrossEncoder | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
+        self.cross_encoder = cross_encoder
         self.gitlab_url = gitlab_url.rstrip("/") if gitlab_url else None
         self._clock = clock
         self._repos_ttl_s = repos_ttl_s
@@ -188,6 +197,8 @@ class SearchService:
     async def search(self, access: Access, query: str, filters: Filters = Filters(), limit: int = 10) -> list[Hit]:
         """Hybrid search: dense and lexical candidates fused with RRF in Qdrant, then the name/route rerank.
 
+        A configured cross-encoder (`app.search.crossencoder`) then re-scores the best candidates.
+
         Raises:
             PayloadError: the query is over the length or word caps (`check_query`).
         """
@@ -204,6 +215,9 @@ class SearchService:
         terms = query_terms(query)
         hits = await self._with_relations(access, terms, filters, hits)
         order = rerank(terms, [h.chunk for h in hits])
+        if self.cross_encoder is not None:
+            ranked = await self.cross_encoder.reordered(query, [hits[i] for i in order], _hit_text)
+            return ranked[:limit]
         return [hits[i] for i in order[:limit]]
 
     async def _with_relations(self, access: Access, terms: QueryTerms, filters: Filters, hits: list[Hit]) -> list[Hit]:
