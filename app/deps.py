@@ -28,6 +28,7 @@ from app.search.service import SearchService
 from app.store.embeddings import Embedder, build_embedder
 from app.store.engines import Store, open_store
 from app.store.indexing import Clock, Indexer, utc_now
+from app.store.summaries import build_summarizer
 from app.store.vectors import IndexModel
 
 _Part = TypeVar("_Part")
@@ -107,6 +108,7 @@ async def open_deps(
         store = wrap("store", open_store(settings.qdrant, lambda client: wrap("qdrant", client)))
         stack.push_async_callback(store.close)
         embedder = wrap("embedder", build_embedder(settings.embedding, http))
+        summarizer = build_summarizer(settings.summaries, http)
         db = wrap("db", await _open_db(settings, stack)) if with_db else None
         queue = await _open_queue(settings, stack) if with_queue else None
         gitlab = wrap("gitlab", _open_gitlab(settings, stack)) if with_gitlab else None
@@ -116,7 +118,7 @@ async def open_deps(
             http=http,
             store=store,
             embedder=embedder,
-            indexer=wrap("indexer", Indexer(store, embedder, clock)),
+            indexer=wrap("indexer", Indexer(store, embedder, clock, summarizer=summarizer)),
             search=SearchService(
                 store,
                 embedder,

@@ -20,8 +20,10 @@ _MAX_CALLS_IN_HEADER = 24
 
 REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND = "repository", "package", "symbol", "words", "kind"
 SIGNATURE, ANNOTATIONS, HTTP, CALLS = "signature", "annotations", "http", "calls"
-SUMMARY, TYPE_SUMMARY = "summary", "type summary"
-LABELS = (REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND, SIGNATURE, ANNOTATIONS, HTTP, SUMMARY, TYPE_SUMMARY, CALLS)
+SUMMARY, TYPE_SUMMARY, DESCRIPTION = "summary", "type summary", "description"
+LABELS = (
+    REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND, SIGNATURE, ANNOTATIONS, HTTP, SUMMARY, TYPE_SUMMARY, DESCRIPTION, CALLS
+)  # fmt: skip
 """The header's line labels, in the order the lines appear: the words a question uses come before
 `calls`, the longest line, as small embedding models read only the first 256 or 512 tokens."""
 DENSE_ONLY = frozenset({WORDS})
@@ -110,6 +112,21 @@ def embedding_text(chunk: Chunk, type_summary: str | None = None) -> str:
     if chunk.calls:
         lines.append(_calls_line(chunk.calls))
     return "\n".join(lines) + SEPARATOR + chunk.code
+
+
+def with_description(text: str, description: str) -> str:
+    """An embedding text with a `description` line (a model's words for the chunk) before its `calls` line.
+
+    The content hash stays that of the text without it (`content_hash` is taken before), so an
+    unchanged chunk keeps its stored vector and is never described twice.
+    """
+    header, separator, code = text.partition(SEPARATOR)
+    if not separator:
+        return text
+    lines = header.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith(f"{CALLS}: ")), len(lines))
+    lines.insert(at, f"{DESCRIPTION}: {' '.join(description.split())}")
+    return "\n".join(lines) + separator + code
 
 
 def identifier_words(name: str) -> str:

@@ -110,6 +110,30 @@ class EmbeddingSettings(BaseModel):
         return bool(self.base_url)
 
 
+class SummarySettings(BaseModel):
+    """Optional one-sentence descriptions of new chunks from an OpenAI-compatible chat endpoint (off without a URL)."""
+
+    base_url: str | None = Field(
+        default=None, description="e.g. http://vllm:8000/v1 (POST {base_url}/chat/completions)"
+    )
+    api_key: SecretStr | None = Field(default=None, description="Bearer key, when the endpoint wants one")
+    model: str = Field(default="gpt-4o-mini", description="Chat model asked")
+    concurrency: int = Field(default=4, ge=1, le=64, description="Requests in flight at once")
+    timeout_s: float = Field(default=30.0, gt=0, description="Seconds before a chunk is indexed without one")
+    max_input_chars: int = Field(default=6000, ge=200, description="Each chunk's text is cut to this length")
+    max_tokens: int = Field(default=80, ge=8, description="Longest description asked for")
+    max_failures: int = Field(
+        default=5, ge=1, description="Failures in a row after which a write asks no more (its chunks go without)"
+    )
+
+    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether new chunks are described at all."""
+        return bool(self.base_url)
+
+
 class RerankSettings(BaseModel):
     """An optional cross-encoder behind the `/rerank` API of TEI, Jina and Cohere; off without a base URL."""
 
@@ -324,6 +348,7 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     rerank: RerankSettings = Field(default_factory=RerankSettings)
+    summaries: SummarySettings = Field(default_factory=SummarySettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
     postgres: PostgresSettings = Field(default_factory=PostgresSettings)
     redis: QueueSettings = Field(default_factory=QueueSettings)
