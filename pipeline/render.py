@@ -10,6 +10,7 @@ import hashlib
 import re
 import uuid
 from collections.abc import Sequence
+from functools import lru_cache
 
 from pipeline.model import Chunk
 
@@ -135,10 +136,16 @@ def identifier_words(name: str) -> str:
     `OrderServiceImpl.getTotal` gives `order service impl get total`; a name with no compound
     segment gives "" (`A.m` has nothing to add).
     """
-    segments = [IDENTIFIER_PART.findall(segment) if segment.isascii() else [] for segment in name.split(".")]
-    if all(len(parts) < 2 for parts in segments):
+    segments = [_segment_words(segment) for segment in name.split(".")]
+    if all(len(words) < 2 for words in segments):
         return ""
-    return " ".join(dict.fromkeys(part.lower() for parts in segments for part in parts))
+    return " ".join(dict.fromkeys(word for words in segments for word in words))
+
+
+@lru_cache(maxsize=1 << 14)
+def _segment_words(segment: str) -> tuple[str, ...]:
+    # Type names repeat in every member of their type: the cache answers most segments.
+    return tuple(part.lower() for part in IDENTIFIER_PART.findall(segment)) if segment.isascii() else ()
 
 
 def _calls_line(calls: Sequence[str]) -> str:
