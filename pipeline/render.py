@@ -21,8 +21,10 @@ _MAX_CALLS_IN_HEADER = 24
 
 REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND = "repository", "package", "symbol", "words", "kind"
 SIGNATURE, ANNOTATIONS, HTTP, CALLS = "signature", "annotations", "http", "calls"
-SUMMARY, DESCRIPTION = "summary", "description"
-LABELS = (REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND, SIGNATURE, ANNOTATIONS, HTTP, SUMMARY, DESCRIPTION, CALLS)
+SUMMARY, TYPE_SUMMARY, DESCRIPTION = "summary", "type summary", "description"
+LABELS = (
+    REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND, SIGNATURE, ANNOTATIONS, HTTP, SUMMARY, TYPE_SUMMARY, DESCRIPTION, CALLS
+)  # fmt: skip
 """The header's line labels, in the order the lines appear: the words a question uses come before
 `calls`, the longest line, as small embedding models read only the first 256 or 512 tokens."""
 DENSE_ONLY = frozenset({WORDS})
@@ -77,13 +79,14 @@ def repo_key(repo_path: str, gitlab_project_id: int | None) -> str:
     return f"gitlab:{gitlab_project_id}" if gitlab_project_id is not None else repo_path
 
 
-def embedding_text(chunk: Chunk) -> str:
+def embedding_text(chunk: Chunk, type_summary: str | None = None) -> str:
     """A short structured header, a `---` line, then the code.
 
     The header carries the words a natural-language question uses (roles, routes, summary) that
-    the code's identifiers may not contain: the symbol's identifiers split into words and its Javadoc
-    summary. It holds no line numbers or commit, so a chunk whose code did not change keeps its text,
-    hash and vector when other code moves around it.
+    the code's identifiers may not contain: the symbol's identifiers split into words, its Javadoc
+    summary and, for a member, `type_summary`, the Javadoc summary of the type that declares it. It
+    holds no line numbers or commit, so a chunk whose code did not change keeps its text, hash and
+    vector when other code moves around it (a changed type Javadoc changes its members' texts too).
     """
     kind: str = chunk.symbol_type  # a StrEnum formats as its value
     if chunk.stereotype:
@@ -105,6 +108,8 @@ def embedding_text(chunk: Chunk) -> str:
         lines.append(f"{HTTP}: {'|'.join(chunk.http_method)} {', '.join(chunk.http_path)}")
     if chunk.javadoc_summary:
         lines.append(f"{SUMMARY}: {chunk.javadoc_summary}")
+    if type_summary:
+        lines.append(f"{TYPE_SUMMARY}: {type_summary}")
     if chunk.calls:
         lines.append(_calls_line(chunk.calls))
     return "\n".join(lines) + SEPARATOR + chunk.code

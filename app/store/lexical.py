@@ -13,7 +13,7 @@ so `Type.member` references match exactly. Term ids are 32-bit blake2b digests o
 Header boost: the embedding text is a header, a `---` line, then the code (`pipeline.render`). Tokens on the
 header lines that name the chunk itself (`symbol`, `signature`, `annotations`, `http`) count twice, so a
 symbol's own name outranks incidental mentions. Other header lines (`repository`, `package`, `kind`,
-`calls`, `summary`, `description`) count once: `calls` lists other symbols' names, which are exactly the incidental
+`calls`, `summary`, `type summary`) count once: `calls` lists other symbols' names, which are exactly the incidental
 mentions the boost should not reward. The `words` line (the symbol's identifiers as words, for the dense
 model) is skipped, as tokenizing splits them already. Header labels themselves (`symbol:`) are not tokens. The document
 length used for BM25 normalisation is the boosted token count (as in BM25F).

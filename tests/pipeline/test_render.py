@@ -66,7 +66,7 @@ def test_full_embedding_text_header() -> None:
         part_count=3,
         code="code",
     )
-    assert embedding_text(replace(header, qualified_name="demo.OrderService.getTotal")).split("\n") == [
+    assert embedding_text(replace(header, qualified_name="demo.OrderService.getTotal"), "Orders.").split("\n") == [
         "repository: acme/shop",
         "package: demo",
         "symbol: demo.OrderService.getTotal",
@@ -76,6 +76,7 @@ def test_full_embedding_text_header() -> None:
         "annotations: @GetMapping @Transactional",
         "http: GET|HEAD /a, /b",
         "summary: Does m.",
+        "type summary: Orders.",
         "calls: A.x, B.y",
         "---",
         "code",
@@ -95,6 +96,14 @@ def test_full_embedding_text_header() -> None:
 )
 def test_identifier_words(name: str, words: str) -> None:
     assert identifier_words(name) == words
+
+
+def test_a_member_text_carries_its_type_summary_and_a_type_text_does_not() -> None:
+    source = "package demo;\n/** Keeps the orders. */\nclass Store {\n    /** Adds one. */\n    void add() {}\n}\n"
+    chunks = {c.name: c for c in chunk_java(source).chunks}
+    assert "type summary: Keeps the orders." in chunks["add"].text.split("\n")
+    assert "type summary:" not in chunks["Store"].text
+    assert "summary: Keeps the orders." in chunks["Store"].text.split("\n")
 
 
 def test_default_package_has_no_package_line() -> None:

@@ -501,6 +501,7 @@ def test_header_names_kind_stereotype_signature_and_route(shop: Shop) -> None:
         'annotations: @DeleteMapping(path = {"/{ownerId}", "/by-id/{ownerId}"}) @ResponseStatus(HttpStatus.NO_CONTENT)',
         "http: DELETE /api/owners/{ownerId}, /api/owners/by-id/{ownerId}",
         "summary: Deletes an owner and the owner's pets.",
+        "type summary: JSON API for owners.",
         "calls: OwnerService.delete",
     ]
 

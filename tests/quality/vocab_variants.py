@@ -1,7 +1,7 @@
 """What closes the vocabulary gap: the real-repository natural-language questions under header variants.
 
     .venv/bin/python -m tests.quality.vocab_variants --mirrors /work/.mirror [--repos eladmin piggymetrics]
-        [--embedding-url URL --model M] [--without words] [--query-prefix "query: " ...]
+        [--embedding-url URL --model M] [--without words "type summary"] [--query-prefix "query: " ...]
 
 Indexes the chosen pinned repositories of `tests.quality.real` (all four by default) into one
 collection through the production path and asks the natural-language single-answer questions whose
