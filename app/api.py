@@ -16,7 +16,7 @@ from app.auth.access import Access
 from app.auth.identity import Credentials, bearer_token
 from app.core.errors import GitLabUnavailableError, PayloadError
 from app.deps import Deps
-from app.schemas import SearchParams, validation_message
+from app.schemas import SearchAnswer, SearchParams, validation_message
 from app.search.results import hit_item
 from app.search.service import Filters
 
@@ -70,4 +70,5 @@ async def _search(request: Request, access: Access) -> JSONResponse:
         hits = await deps.search.search(access, params.q, filters, params.limit)
     except PayloadError as exc:
         return JSONResponse({"error": str(exc)}, status_code=400)
-    return JSONResponse({"query": params.q, "results": [hit_item(h, code=h.code) for h in hits]})
+    answer = SearchAnswer(query=params.q, results=[hit_item(h, code=h.code) for h in hits])
+    return JSONResponse(answer.model_dump(mode="json"))

@@ -1,42 +1,34 @@
-"""`javakb`: the command line. Each subcommand builds Settings once and passes it down."""
+"""`javakb`: the command line. Each subcommand builds Settings once and passes it down.
+
+Each command imports what it needs when it runs (the imports inside the `run_*` functions), so
+`javakb search` does not pay for the web stack and `javakb token` for neither it nor Qdrant.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import dataclasses
 import json
 import secrets
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-import httpx
-import uvicorn
-from redis.exceptions import RedisError
-
-from app.auth.access import LOCAL, token_digest
 from app.core.errors import ConfigError, ServiceError
-from app.core.logs import configure_logging
-from app.core.settings import ALL_REPOS, AdminToken, ServiceToken, Settings, check_readers, check_secrets
-from app.db.migrate import apply_migrations
-from app.deps import open_deps
-from app.local_api import ask, hits_of, serving, socket_path
-from app.search.service import Filters, Hit
-from app.store.indexing import RunCounts
-from app.supervisor import WorkerSupervisor
-from app.sync.local_index import LocalRun, Progress, index_directory
-from app.sync.localfs import chunk_local_files, iter_sources
-from app.sync.watch import watch
-from app.web import create_app
-from app.worker import build_worker
-from app.worker_health import health_endpoint
-from pipeline import native
-from pipeline.model import Skipped, SourceContext
-from pipeline.records import chunk_record, skipped_record
-from pipeline.scope import Scope
+from app.core.settings import (
+    ALL_REPOS,
+    AdminToken,
+    ServiceToken,
+    Settings,
+    check_readers,
+    check_secrets,
+    token_digest,
+)
+
+if TYPE_CHECKING:
+    from app.search.service import Filters, Hit
+    from app.sync.local_index import LocalRun, Progress
 
 Command = Callable[[argparse.Namespace, Settings], int]
 
@@ -121,6 +113,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def run_chunks(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Print every chunk as one JSON object per line, then every skipped file or span."""
+    from app.sync.localfs import chunk_local_files, iter_sources
+    from pipeline.model import Skipped, SourceContext
+    from pipeline.records import chunk_record, skipped_record
+    from pipeline.scope import Scope
+
     out = out or sys.stdout
     path: Path = args.path
     if not path.exists():
@@ -145,7 +142,7 @@ def run_chunks(args: argparse.Namespace, settings: Settings, out: TextIO | None 
 
 
 def run_index(args: argparse.Namespace, settings: Settings) -> int:
-    """Index a local directory; print what was embedded, reused, deleted and skipped."""
+    """Index a local directory; print what was indexed (and embedded), reused, deleted and skipped."""
     path: Path = args.path
     if not path.is_dir():
         print(f"javakb index: {path}: not a directory", file=sys.stderr)
@@ -153,18 +150,28 @@ def run_index(args: argparse.Namespace, settings: Settings) -> int:
     repo = args.repo or path.resolve().name
     progress = _progress_bar if sys.stderr.isatty() else None
     run = asyncio.run(_index(settings, path, repo, args, progress))
-    c = run.counts
-    print(
-        f"javakb index: {repo}: {c.files} files, {c.embedded} chunks embedded, {c.reused} reused, "
-        f"{c.deleted} deleted, {c.skipped} skipped, {run.removed_files} vanished files removed",
-        file=sys.stderr,
-    )
+    print(index_summary(repo, run, settings.embedding.model if settings.embedding.enabled else None), file=sys.stderr)
     return 0
+
+
+def index_summary(repo: str, run: LocalRun, model: str | None) -> str:
+    """What `javakb index` did: chunks written to the index, embedded only when a model is configured."""
+    c = run.counts
+    written = f"embedded with {model} and indexed" if model else "indexed (lexical only: no embedding model set)"
+    return (
+        f"javakb index: {repo}: {c.files} files, {c.embedded} chunks {written}, {c.reused} reused, "
+        f"{c.deleted} deleted, {c.skipped} skipped, {run.removed_files} vanished files removed"
+    )
 
 
 async def _index(
     settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
 ) -> LocalRun:
+    from app.deps import open_deps
+    from app.local_api import ask, socket_path
+    from app.store.indexing import RunCounts
+    from app.sync.local_index import LocalRun, index_directory
+
     request = {
         "command": "index",
         "path": str(path.resolve()),
@@ -192,6 +199,8 @@ def _progress_bar(done: int, total: int) -> None:
 
 def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Print ranked results with citations (or JSON lines with `--json`)."""
+    from app.search.service import Filters
+
     out = out or sys.stdout
     filters = Filters(
         repo=args.repo,
@@ -214,6 +223,12 @@ def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None 
 
 
 async def _search(settings: Settings, query: str, filters: Filters, limit: int) -> list[Hit]:
+    import dataclasses
+
+    from app.auth.access import LOCAL
+    from app.deps import open_deps
+    from app.local_api import ask, hits_of, socket_path
+
     request = {"command": "search", "query": query, "filters": dataclasses.asdict(filters), "limit": limit}
     remote = await ask(socket_path(settings.qdrant), request, None)
     if remote is not None:
@@ -260,6 +275,8 @@ def run_token(
 
 def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
     """Apply pending migrations."""
+    from app.db.migrate import apply_migrations
+
     applied = apply_migrations(settings.postgres.dsn.get_secret_value())
     print(f"javakb migrate: {applied} migrations applied", file=sys.stderr)
     return 0
@@ -267,7 +284,7 @@ def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_doctor(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Check every dependency; exit 1 when any check failed."""
-    from app import doctor  # imported here: the other commands do not need its clients
+    from app import doctor
 
     text, code = doctor.report(asyncio.run(doctor.examine(settings)))
     print(text, file=out or sys.stdout)
@@ -284,7 +301,9 @@ def run_install_hook(args: argparse.Namespace, settings: Settings, out: TextIO |
 
 
 async def _install_hook(settings: Settings, base_url: str) -> str:
-    from app.system_hook import install_hook  # imported here: the other commands do not need it
+    import httpx
+
+    from app.system_hook import install_hook
 
     async with httpx.AsyncClient(timeout=settings.gitlab.timeout_s) as client:
         return await install_hook(settings, base_url, client)
@@ -303,6 +322,12 @@ def _needs_server(settings: Settings, command: str) -> bool:
 
 def run_web(args: argparse.Namespace, settings: Settings) -> int:
     """The web application alone (scale it out behind a load balancer)."""
+    import uvicorn
+
+    from app.core.logs import configure_logging
+    from app.web import create_app
+    from pipeline import native
+
     if not _needs_server(settings, "web"):
         return 2
     configure_logging(settings.log_level)
@@ -314,6 +339,9 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_worker(args: argparse.Namespace, settings: Settings) -> int:
     """The sync worker alone."""
+    from app.core.logs import configure_logging
+    from pipeline import native
+
     if not _needs_server(settings, "worker"):
         return 2
     configure_logging(settings.log_level)
@@ -324,6 +352,10 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _worker(settings: Settings) -> None:
+    from app.deps import open_deps
+    from app.worker import build_worker
+    from app.worker_health import health_endpoint
+
     async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
         await deps.store.ensure(await deps.index_model())
         worker = build_worker(settings, deps)
@@ -336,6 +368,9 @@ async def _worker(settings: Settings) -> None:
 
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Receiver and worker in one process, sharing one Qdrant client (the embedded default)."""
+    from app.core.logs import configure_logging
+    from pipeline import native
+
     configure_logging(settings.log_level)
     check_secrets(settings)
     check_readers(settings, native.PROBLEM)
@@ -355,6 +390,18 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     state is part of `/readyz`. `javakb index` and `javakb search` reach this process through its
     local socket (`app.local_api`); `watched` checkouts are indexed and kept fresh (`app.sync.watch`).
     """
+    import contextlib
+
+    import uvicorn
+    from redis.exceptions import RedisError
+
+    from app.deps import open_deps
+    from app.local_api import serving, socket_path
+    from app.supervisor import WorkerSupervisor
+    from app.sync.watch import watch
+    from app.web import create_app
+    from app.worker import build_worker
+
     async with (
         open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps,
         serving(deps, socket_path(settings.qdrant)),

@@ -12,17 +12,12 @@ from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import httpx
-from arq import create_pool
-from arq.connections import ArqRedis, RedisSettings
 
 from app.core.errors import ConfigError
 from app.core.settings import Settings
-from app.db import Database
-from app.db.migrate import apply_migrations
-from app.gitlab.client import GitLabClient
 from app.search.crossencoder import build_cross_encoder
 from app.search.service import SearchService
 from app.store.embeddings import Embedder, build_embedder
@@ -30,6 +25,12 @@ from app.store.engines import Store, open_store
 from app.store.indexing import Clock, Indexer, utc_now
 from app.store.summaries import build_summarizer
 from app.store.vectors import IndexModel
+
+if TYPE_CHECKING:  # PostgreSQL, Redis and GitLab are imported when opened: `javakb search` needs none of them
+    from arq.connections import ArqRedis
+
+    from app.db import Database
+    from app.gitlab.client import GitLabClient
 
 _Part = TypeVar("_Part")
 
@@ -126,6 +127,7 @@ async def open_deps(
                 max_query_chars=settings.access.max_query_chars,
                 max_query_terms=settings.access.max_query_terms,
                 cross_encoder=build_cross_encoder(settings.rerank, http),
+                generated_code=settings.search.generated_code,
             ),
             db=db,
             queue=queue,
@@ -136,6 +138,9 @@ async def open_deps(
 
 async def _open_db(settings: Settings, stack: AsyncExitStack) -> Database:
     dsn = settings.postgres.dsn.get_secret_value()
+    from app.db import Database
+    from app.db.migrate import apply_migrations
+
     await asyncio.to_thread(apply_migrations, dsn)  # safe on every start: yoyo locks and skips applied ones
     db = await Database.connect(dsn, min_size=settings.postgres.min_pool, max_size=settings.postgres.max_pool)
     stack.push_async_callback(db.close)
@@ -143,12 +148,17 @@ async def _open_db(settings: Settings, stack: AsyncExitStack) -> Database:
 
 
 async def _open_queue(settings: Settings, stack: AsyncExitStack) -> ArqRedis:
+    from arq import create_pool
+    from arq.connections import RedisSettings
+
     pool = await create_pool(RedisSettings.from_dsn(settings.redis.url), default_queue_name=settings.redis.queue)
     stack.push_async_callback(pool.aclose)
     return pool
 
 
 def _open_gitlab(settings: Settings, stack: AsyncExitStack) -> GitLabClient:
+    from app.gitlab.client import GitLabClient
+
     client = GitLabClient(settings.gitlab)
     stack.callback(client.close)
     return client

@@ -19,6 +19,7 @@ from app.schemas import (
     ProjectState,
     ReindexAccepted,
     ReindexRequest,
+    SearchAnswer,
     SearchParams,
 )
 from app.system_hook import RECEIVER_PATH
@@ -32,6 +33,7 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (ProjectState, "serialization"),
     (HookAnswer, "serialization"),
     (ErrorAnswer, "serialization"),
+    (SearchAnswer, "serialization"),
 ]
 _HOOK_HEADERS = {
     "Idempotency-Key": "Deduplication key of unsigned deliveries (at most 256 printable characters)",
@@ -91,7 +93,7 @@ def _paths() -> dict[str, Any]:
         "/api/v1/search": {"get": {
             "summary": "Hybrid search over the indexed code, with citations", "security": [{"api": []}],
             "parameters": _query_parameters(SearchParams),
-            "responses": {"200": {"description": "Ranked results"}, "400": _error("Bad parameters"),
+            "responses": {"200": _json(SearchAnswer, "Ranked results"), "400": _error("Bad parameters"),
                           "401": _error("Not authenticated")},
         }},
         "/admin/reindex": {"post": {

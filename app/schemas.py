@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
 from app.core.events import MAX_ID
+from app.search.results import HitItem
 from pipeline.model import SYMBOL_TYPES
 
 MAX_ERRORS_SHOWN = 5
@@ -153,6 +154,13 @@ class SearchParams(BaseModel):
         except ValueError:
             raise ValueError("limit must be an integer") from None
         return min(MAX_LIMIT, max(1, limit))
+
+
+class SearchAnswer(BaseModel):
+    """`GET /api/v1/search`: the query and its ranked results, each cited (`app.search.results.HitItem`)."""
+
+    query: str
+    results: list[HitItem]
 
 
 class HookEnvelope(BaseModel):

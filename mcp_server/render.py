@@ -1,31 +1,56 @@
-"""Agent-facing rendering of hits: compact text within a character budget, plus structured data.
+"""Agent-facing rendering of answers: compact text within a character budget, plus the same as data.
 
-The budget cuts whole results, never mid-line, and says how many were left out, so an agent can
-ask again with a larger budget or narrower filters instead of reading a truncated method.
+Every list answer is a page: it starts at `offset`, cuts whole entries (never mid-line) when the
+budget is spent, and says how many of how many were shown and the `offset` that gets the rest, in
+the text and as `next_offset` in the data. Set answers (who carries, calls, injects, implements)
+show one line per member with its citation and the code of only the first few members, so a
+typical set fits the default budget.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.search.results import hit_item, routes
 from app.search.service import Hit
 
 DEFAULT_BUDGET = 12_000
 DEFAULT_EXCERPT_LINES = 30
+SET_CODE_FIRST = 3
+"""Members of a set answer shown with code by default; the others with their citation only."""
 ECHO_CHARS = 120
 """At most this much of a caller's input is echoed back, so an answer never grows with the input."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Rendered:
-    """Text for the model, the same results as data, and how many results the budget left out."""
+class Entry(NamedTuple):
+    """One entry of a page: its text, its data, and what joins it to the entry before (a blank line by default)."""
 
     text: str
-    items: list[dict[str, Any]]
-    omitted: int
+    item: Any
+    joiner: str = "\n\n"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rendered:
+    """One page of an answer: text for the model, the same entries as data, and where the rest starts."""
+
+    text: str
+    items: list[Any]
+    total: int
+    offset: int
+    next_offset: int | None
+
+    @property
+    def omitted(self) -> int:
+        """Entries after this page (the ones before `offset` were asked away)."""
+        return max(0, self.total - self.offset - len(self.items))
+
+    def data(self, **extra: Any) -> dict[str, Any]:
+        """The structured content: every tool's entries under `results`, with the page's counts."""
+        page = {"total": self.total, "offset": self.offset, "omitted": self.omitted, "next_offset": self.next_offset}
+        return {"results": self.items, **page, **extra}
 
 
 def excerpt(code: str, lines: int) -> str:
@@ -43,57 +68,89 @@ def echo(text: str, limit: int = ECHO_CHARS) -> str:
 
 def render_hits(
     hits: Sequence[Hit], *, budget: int = DEFAULT_BUDGET, excerpt_lines: int | None = DEFAULT_EXCERPT_LINES,
-    header: str = "",
+    header: str = "", offset: int = 0, code_first: int | None = None,
 ) -> Rendered:  # fmt: skip
-    """Render hits until the budget is spent; `excerpt_lines=None` shows whole code.
+    """Hits from `offset` on, until the budget is spent; `excerpt_lines=None` shows whole code.
 
-    A result goes in only if it fits together with the note that would follow it, so the text stays
-    within the budget. The one exception is the first result: an answer beats an empty reply, so it
+    `code_first=None` shows every hit with its code; `code_first=k` only the first k of the page, the
+    others as one citation line each (set answers).
+    """
+    entries: list[Entry] = []
+    for index, hit in enumerate(hits[offset:]):
+        rank = offset + index + 1
+        if code_first is not None and index >= code_first:  # one line each, no blank line between two of them
+            entries.append(Entry(_line(rank, hit), hit_item(hit), "\n" if index > code_first else "\n\n"))
+            continue
+        code = hit.code if excerpt_lines is None else excerpt(hit.code, excerpt_lines)
+        entries.append(Entry(_block(rank, hit, code), hit_item(hit, code=code)))
+    return page(entries, total=len(hits), offset=offset, budget=budget, header=header)
+
+
+def page(entries: Sequence[Entry], *, total: int, offset: int, budget: int, header: str = "") -> Rendered:
+    """The entries of the page that starts at `offset` (`entries` begins there), as many as fit the budget.
+
+    An entry goes in only if it fits together with the note that would follow it, so the text stays
+    within the budget. The one exception is the first entry: an answer beats an empty reply, so it
     is shown whole even when it alone is over budget, followed by the shortest note.
     """
-    blocks: list[str] = [header] if header else []
-    items: list[dict[str, Any]] = []
-    used = len(header)
+    text = header
+    items: list[Any] = []
     short = False
-    for rank, hit in enumerate(hits, 1):
-        code = hit.code if excerpt_lines is None else excerpt(hit.code, excerpt_lines)
-        block = _block(rank, hit, code)
-        cost = len(block) + (len(_SEPARATOR) if blocks else 0)
-        remaining = len(hits) - rank
-        reserve = len(_SEPARATOR) + len(_omitted_note(remaining)) if remaining else 0
-        if used + cost + reserve > budget and items:
+    for index, (entry, item, joiner) in enumerate(entries):
+        added = (joiner if text else "") + entry
+        shown = offset + index + 1
+        reserve = len(_NOTE_JOINER) + len(_left_out_note(offset, shown, total)) if shown < total else 0
+        if len(text) + len(added) + reserve > budget and items:
             break
-        if used + cost + reserve > budget:
+        if len(text) + len(added) + reserve > budget:
             short = True
-        blocks.append(block)
-        items.append(hit_item(hit, code=code))
-        used += cost
-    omitted = len(hits) - len(items)
-    if omitted:
-        blocks.append(f"[+{omitted} more]" if short else _omitted_note(omitted))
-    if not hits:
-        blocks.append("No results.")
-    return Rendered(text=_SEPARATOR.join(blocks), items=items, omitted=omitted)
+        text += added
+        items.append(item)
+    end = offset + len(items)
+    next_offset = end if end < total else None
+    note = None
+    if next_offset is not None:
+        note = f"[+{total - end} more: offset={end}]" if short else _left_out_note(offset, end, total)
+    elif not items:
+        note = "No results." if total == 0 else f"No results at offset {offset}: there are {total}."
+    if note is not None:
+        text += (_NOTE_JOINER if text else "") + note
+    return Rendered(text=text, items=items, total=total, offset=offset, next_offset=next_offset)
 
 
-_SEPARATOR = "\n\n"
+_NOTE_JOINER = "\n\n"
 
 
-def _omitted_note(count: int) -> str:
-    return f"[{count} more results left out by the output budget: raise max_chars or narrow the filters]"
+def _left_out_note(offset: int, end: int, total: int) -> str:
+    return (
+        f"[Shown {offset + 1}-{end} of {total}: {total - end} more left out by the output budget. "
+        f"Call again with offset={end} for the rest, or raise max_chars.]"
+    )
+
+
+def _kind(hit: Hit) -> str:
+    c = hit.chunk
+    return hit.symbol_type + (f", {c.stereotype}" if c.stereotype else "") + (", generated" if c.generated else "")
+
+
+def _place(hit: Hit) -> str:
+    c = hit.chunk
+    return (
+        f"{hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
+        + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")
+        + (f" (project {c.gitlab_project_id})" if c.gitlab_project_id is not None else "")
+    )
+
+
+def _line(rank: int, hit: Hit) -> str:
+    """A set member on one line, without its code: its qualified name, kind, citation and routes."""
+    http = routes(hit.chunk)
+    return f"{rank}. {hit.qualified_name} ({_kind(hit)}) {_place(hit)}" + (f" http: {', '.join(http)}" if http else "")
 
 
 def _block(rank: int, hit: Hit, code: str) -> str:
-    c = hit.chunk
-    kind = hit.symbol_type + (f", {c.stereotype}" if c.stereotype else "")
-    http = routes(c)
-    lines = [
-        f"{rank}. {hit.qualified_name} ({kind})",
-        f"   {hit.signature}",
-        f"   {hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
-        + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")
-        + (f" (project {c.gitlab_project_id})" if c.gitlab_project_id is not None else ""),
-    ]
+    http = routes(hit.chunk)
+    lines = [f"{rank}. {hit.qualified_name} ({_kind(hit)})", f"   {hit.signature}", f"   {_place(hit)}"]
     if http:
         lines.append(f"   http: {', '.join(http)}")
     if hit.permalink:

@@ -14,6 +14,7 @@ from tree_sitter import Node
 from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
+from pipeline.generated import mark_generated
 from pipeline.javadoc import summarize
 from pipeline.members import Member, member_name, parameter_types, read_members, signature
 from pipeline.model import Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
@@ -76,7 +77,7 @@ def chunk_source(
     root = tree.root_node
     return FileResult(
         file_path=file_path,
-        chunks=finish(unit, drafts),
+        chunks=mark_generated(unit.lines, finish(unit, drafts)),
         skipped=tuple(_syntax_gaps(root, types, file_path)),
         encoding=decoded.encoding,
         parse_errors=root.has_error,

@@ -113,6 +113,7 @@ class Chunk:
     content_hash: str
     language: str = LANGUAGE
     parse_errors: bool = False
+    generated: bool = False  # written by a code generator (`pipeline.generated`)
     code: str
     text: str
 

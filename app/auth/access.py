@@ -15,10 +15,10 @@ row (`list_repos`), so the two can never disagree. This module is pure: no I/O.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.core.settings import token_digest as token_digest  # declared with the settings that store digests
 from app.store import filters
 from app.store.filters import Condition, Filter
 
@@ -101,11 +101,6 @@ def everything(subject: str) -> Access:
 
 LOCAL = everything("local")
 """The local CLI's access: the person who runs `javakb` owns the store."""
-
-
-def token_digest(token: str) -> str:
-    """The sha256 hex digest of a token: how tokens are stored in settings and keyed in caches."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _path_in(repo_path: str, prefix: str) -> bool:

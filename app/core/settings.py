@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import enum
+import hashlib
 import logging
 import os
 from typing import Any, Literal
@@ -297,6 +299,11 @@ ALL_REPOS = "*"
 """A service token's `repos` entry that reads every repository."""
 
 
+def token_digest(token: str) -> str:
+    """The sha256 hex digest of a token: how tokens are stored in settings and keyed in caches."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 class AdminToken(BaseModel):
     """A bearer token for `/admin/*`, stored as its sha256 (`javakb token --admin` prints one)."""
 
@@ -340,6 +347,24 @@ class AccessSettings(BaseModel):
     max_query_terms: int = Field(default=64, ge=1, description="Queries with more words are refused")
 
 
+class GeneratedCode(enum.StrEnum):
+    """What free-text search does with code a generator wrote (`pipeline.generated`)."""
+
+    DEMOTE = "demote"  # ranked after every hand-written result
+    EXCLUDE = "exclude"  # left out, inside the store query
+    INCLUDE = "include"  # ranked like any other code
+
+
+class SearchSettings(BaseModel):
+    """Free-text search."""
+
+    generated_code: GeneratedCode = Field(
+        default=GeneratedCode.DEMOTE,
+        description="Generated code in semantic search: `demote` (after hand-written results), `exclude` or"
+        " `include`; exact lookups always answer it, marked",
+    )
+
+
 class Settings(BaseSettings):
     """Service configuration."""
 
@@ -359,6 +384,7 @@ class Settings(BaseSettings):
     service_tokens: list[ServiceToken] = Field(default_factory=list, description="Hashed bearer tokens for MCP, REST")
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
     access: AccessSettings = Field(default_factory=AccessSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
     host: str = Field(default="127.0.0.1", description="Address the web server (and the worker's /healthz) listens on")
     port: int = Field(default=8080, ge=1, le=65535, description="Port of the web server")
     watch: list[str] = Field(default_factory=list, description="Local checkouts `javakb serve` indexes and keeps fresh")

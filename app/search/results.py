@@ -1,22 +1,40 @@
-"""The structured form of a hit, shared by the REST API and the MCP tools (so both cite the same fields)."""
+"""The structured form of a hit, shared by the REST API and the MCP tools (so both cite the same fields).
+
+`HitItem` is the one declaration of that form: the MCP tools' output schemas are derived from it.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired
 
-from app.search.service import Hit
+from app.search.service import Citation, Hit
 from pipeline.model import Chunk
 
 
-def hit_item(hit: Hit, *, code: str | None = None) -> dict[str, Any]:
+class HitItem(Citation):
+    """One hit as data: its citation, kind and the metadata an agent filters on."""
+
+    symbol_type: str
+    stereotype: str | None
+    annotations: list[str]
+    http: list[str]
+    generated: bool
+    score: float
+    part: NotRequired[str]
+    code: NotRequired[str]
+
+
+def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
     """The structured form of one hit: citation, kind and metadata an agent filters on."""
     c = hit.chunk
-    item: dict[str, Any] = {
-        **hit.citation(),
+    # mypy cannot tell that a `**` of a TypedDict leaves the optional keys unset: they are set below.
+    item: HitItem = {
+        **hit.citation(),  # type: ignore[typeddict-item]
         "symbol_type": hit.symbol_type,
         "stereotype": c.stereotype,
         "annotations": list(c.annotations),
         "http": routes(c),
+        "generated": c.generated,
         "score": round(hit.score, 4),
     }
     if c.part_count > 1:

@@ -11,20 +11,24 @@ caller may read, and an unreadable repository answers exactly as a nonexistent o
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from app.auth.access import Access
 from app.core.errors import PayloadError
+from app.core.settings import GeneratedCode
 from app.search.crossencoder import CrossEncoder
 from app.search.ranking import QueryTerms, Relation, expand_query, query_terms, rerank
 from app.store.embeddings import Embedder
 from app.store.engines import Store
 from app.store.filters import Condition, Filter, any_of, either, eq, everything
 from app.store.lexical import query_vector
-from app.store.payloads import StoredChunk
+from app.store.payloads import StoredChunk, flagged
 from app.store.routes import query_keys, route_matches, specificity
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text
@@ -35,7 +39,10 @@ MAX_SCOPES_CACHED = 1024
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Filters:
-    """Search filters. `repo` ending in `/` is a group prefix; `path_prefix` is a folder or file."""
+    """Search filters. `repo` ending in `/` is a group prefix; `path_prefix` is a folder or file.
+
+    `generated`: None for any code, False for hand-written code only, True for generated code only.
+    """
 
     repo: str | None = None
     path_prefix: str | None = None
@@ -43,6 +50,22 @@ class Filters:
     stereotype: str | None = None
     annotation: str | None = None
     http_method: str | None = None
+    generated: bool | None = None
+
+
+class Citation(TypedDict):
+    """The fields an agent cites (the REST and MCP answers' schemas are derived from it)."""
+
+    repo_path: str
+    file_path: str
+    line_start: int
+    line_end: int
+    qualified_name: str
+    signature: str
+    project_id: int | None
+    commit_sha: str | None
+    indexed_at: str | None
+    permalink: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,7 +132,7 @@ class Hit:
         """When the chunk was written to the store."""
         return self.stored.keys.indexed_at
 
-    def citation(self) -> dict[str, Any]:
+    def citation(self) -> Citation:
         """The fields an agent cites."""
         return {
             "repo_path": self.repo_path,
@@ -128,6 +151,7 @@ class Hit:
 def build_filter(access: Access, filters: Filters, *extra: Condition) -> Filter | None:
     """Translate the caller's access and search filters to one Qdrant filter (None when nothing filters)."""
     must: list[Condition] = list(extra)
+    must_not: list[Condition] = []
     if filters.repo:
         repo = filters.repo
         must.append(any_of("repo_prefixes", [repo]) if repo.endswith("/") else eq("repo_path", repo))
@@ -142,10 +166,14 @@ def build_filter(access: Access, filters: Filters, *extra: Condition) -> Filter 
         must.append(eq("annotation_names", annotation_name(filters.annotation)))
     if filters.http_method:
         must.append(any_of("http_method", [filters.http_method.upper(), ANY_METHOD]))
+    if filters.generated is not None:  # must_not: a point written before the field existed reads as hand-written
+        (must if filters.generated else must_not).append(flagged("generated"))
     readable = access.condition()
     if readable is not None:  # last: embedded Qdrant checks conditions in order, and this one costs most
         must.append(readable)
-    return Filter(must=must) if must else None
+    if not must and not must_not:
+        return None
+    return Filter(must=must or None, must_not=must_not or None)
 
 
 def annotation_name(annotation: str) -> str:
@@ -172,6 +200,7 @@ class SearchService:
         max_query_chars: int = 2000,
         max_query_terms: int = 64,
         cross_encoder: CrossEncoder | None = None,
+        generated_code: GeneratedCode = GeneratedCode.DEMOTE,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -181,6 +210,7 @@ class SearchService:
         self._repos_ttl_s = repos_ttl_s
         self.max_query_chars = max_query_chars
         self.max_query_terms = max_query_terms
+        self.generated_code = generated_code
         self._repos: dict[tuple[object, ...], tuple[float, dict[str, int]]] = {}
 
     def check_query(self, query: str) -> None:
@@ -203,6 +233,8 @@ class SearchService:
             PayloadError: the query is over the length or word caps (`check_query`).
         """
         self.check_query(query)
+        if self.generated_code is GeneratedCode.EXCLUDE and filters.generated is None:
+            filters = dataclasses.replace(filters, generated=False)
         where = build_filter(access, filters)
         candidates = max(limit * 4, 40)
         sparse = query_vector(expand_query(query))
@@ -215,10 +247,20 @@ class SearchService:
         terms = query_terms(query)
         hits = await self._with_relations(access, terms, filters, hits)
         order = rerank(terms, [h.chunk for h in hits])
+        ranked = [hits[i] for i in order]
         if self.cross_encoder is not None:
-            ranked = await self.cross_encoder.reordered(query, [hits[i] for i in order], _hit_text)
-            return ranked[:limit]
-        return [hits[i] for i in order[:limit]]
+            ranked = await self.cross_encoder.reordered(query, ranked, _hit_text)
+        return self._demoted(ranked, terms.identifiers)[:limit]
+
+    def _demoted(self, ranked: list[Hit], named: Sequence[str]) -> list[Hit]:
+        """Generated hits after every hand-written one, each group in rank order (`generated_code=demote`).
+
+        A generated symbol the question names (`PmsProductMapper`, `CmsHelpExample.or`) is what was
+        asked for: it keeps its rank.
+        """
+        if self.generated_code is not GeneratedCode.DEMOTE:
+            return ranked
+        return sorted(ranked, key=lambda h: h.chunk.generated and not _named(h, named))
 
     async def _with_relations(self, access: Access, terms: QueryTerms, filters: Filters, hits: list[Hit]) -> list[Hit]:
         """Add the exact answers of a relation question (who calls / injects / implements X) to the candidates."""
@@ -238,13 +280,19 @@ class SearchService:
                     extra.append(hit)
         return [*hits, *extra]
 
-    async def symbol(self, access: Access, name: str, repo: str | None = None) -> list[Hit]:
-        """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads."""
+    async def symbol(
+        self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+    ) -> list[Hit]:
+        """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads.
+
+        Every lookup takes `repo` and `path_prefix` (a folder, e.g. a Maven module, or a file) as
+        `Filters` does; both go into the store query.
+        """
         base, params = _split_params(name)
         simple = base.rsplit(".", 1)[-1]
         qualified = base if "." in base and base[:1].islower() else None
         condition = eq("qualified_name", qualified) if qualified else eq("name", simple)
-        hits = await self._lookup(access, Filters(repo=repo), condition)
+        hits = await self._lookup(access, Filters(repo=repo, path_prefix=path_prefix), condition)
         if "." in base and not qualified:
             hits = [h for h in hits if h.qualified_name.endswith("." + base)]
         if params is not None:
@@ -252,16 +300,28 @@ class SearchService:
         return hits
 
     async def by_annotation(
-        self, access: Access, annotation: str, repo: str | None = None, limit: int = 200
+        self,
+        access: Access,
+        annotation: str,
+        repo: str | None = None,
+        limit: int = 200,
+        *,
+        path_prefix: str | None = None,
     ) -> list[Hit]:
         """Chunks carrying an annotation (by simple name): the first `limit` found, in file order.
 
         The scroll stops at `limit`: `@Override` alone marks 10,785 chunks of two JDK modules.
         """
-        return await self._lookup(access, Filters(repo=repo, annotation=annotation), limit=limit)
+        scope = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
+        return await self._lookup(access, scope, limit=limit)
 
-    async def callers(self, access: Access, name: str, repo: str | None = None) -> list[Hit]:
-        """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`)."""
+    async def callers(
+        self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+    ) -> list[Hit]:
+        """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`).
+
+        `path_prefix` narrows the callers, not the method: its declaring types are looked up in all of `repo`.
+        """
         keys_fq, keys = await self._call_keys(access, name, repo)
         conditions: list[Condition] = []
         if keys_fq:
@@ -270,17 +330,21 @@ class SearchService:
             conditions.append(any_of("calls", keys))
         if not conditions:
             return []
-        return await self._lookup(access, Filters(repo=repo), either(*conditions))
+        return await self._lookup(access, Filters(repo=repo, path_prefix=path_prefix), either(*conditions))
 
-    async def callees(self, access: Access, name: str, repo: str | None = None) -> list[tuple[str, list[Hit]]]:
+    async def callees(
+        self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+    ) -> list[tuple[str, list[Hit]]]:
         """What the named method calls: each call as written, with the indexed symbols it resolves to.
+
+        `path_prefix` picks which method is meant; the called symbols are looked up in all of `repo`.
 
         Every call is resolved from two lookups in all (by qualified name where the caller's imports
         made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
         """
         # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
         calls: list[tuple[str, str | None, list[str]]] = []
-        for hit in await self.symbol(access, name, repo):
+        for hit in await self.symbol(access, name, repo, path_prefix=path_prefix):
             fq = set(hit.chunk.calls_fq)
             for call in hit.chunk.calls:
                 method = _method_of(call)
@@ -303,23 +367,33 @@ class SearchService:
             out.append((call, targets))
         return out
 
-    async def injectors(self, access: Access, type_name: str, repo: str | None = None) -> list[Hit]:
+    async def injectors(
+        self, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
+    ) -> list[Hit]:
         """Types (and their constructors, setters, @Bean methods) that receive the named type by injection."""
-        return await self._lookup(access, Filters(repo=repo), _type_condition("injects", type_name))
+        scope = Filters(repo=repo, path_prefix=path_prefix)
+        return await self._lookup(access, scope, _type_condition("injects", type_name))
 
-    async def implementations(self, access: Access, type_name: str, repo: str | None = None) -> list[Hit]:
+    async def implementations(
+        self, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
+    ) -> list[Hit]:
         """Types that implement or extend the named type."""
         should = [_type_condition(key, type_name) for key in ("implements", "extends")]
-        hits = await self._lookup(access, Filters(repo=repo), either(*should))
+        hits = await self._lookup(access, Filters(repo=repo, path_prefix=path_prefix), either(*should))
         return [h for h in hits if h.symbol_type in TYPE_SYMBOLS]
 
     async def endpoint(
-        self, access: Access, path: str, http_method: str | None = None, repo: str | None = None
+        self,
+        access: Access,
+        path: str,
+        http_method: str | None = None,
+        repo: str | None = None,
+        *,
+        path_prefix: str | None = None,
     ) -> list[Hit]:
         """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`."""
-        candidates = await self._lookup(
-            access, Filters(repo=repo, http_method=http_method), any_of("http_keys", query_keys(path))
-        )
+        scope = Filters(repo=repo, path_prefix=path_prefix, http_method=http_method)
+        candidates = await self._lookup(access, scope, any_of("http_keys", query_keys(path)))
         scored = []
         for hit in candidates:
             matching = [p for p in hit.chunk.http_path if route_matches(p, path)]
@@ -347,6 +421,10 @@ class SearchService:
             self._repos.clear()
         self._repos[key] = (now, counts)
         return counts
+
+    async def generated_counts(self, access: Access) -> dict[str, int]:
+        """Chunks a code generator wrote, per repository the caller may read (one facet, not cached)."""
+        return await self.store.counts_by("repo_path", where=build_filter(access, Filters(generated=True)))
 
     async def knows_repository(self, access: Access, repo: str) -> bool:
         """Whether the caller may read an indexed repository `repo`, re-checked when the cache says no."""
@@ -398,7 +476,14 @@ def _passes(hit: Hit, filters: Filters) -> bool:
         (filters.annotation, lambda v: annotation_name(v) in chunk.annotation_names),
         (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(chunk.http_method))),
     )
-    return all(check(value) for value, check in checks if value)
+    wanted = filters.generated
+    return all(check(value) for value, check in checks if value) and wanted in (None, chunk.generated)
+
+
+def _named(hit: Hit, identifiers: Sequence[str]) -> bool:
+    """Whether one of the question's identifiers names the hit (simple, qualified or `Type.member`)."""
+    qualified = hit.qualified_name
+    return any(i in (qualified, hit.chunk.name) or qualified.endswith("." + i) for i in identifiers)
 
 
 def _method_of(call: str) -> str | None:

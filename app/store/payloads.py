@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, get_origin, get_type_hints
 
 from app.core.errors import StorageError
+from app.store.filters import Condition, eq
 from app.store.routes import route_keys
 from pipeline.model import Chunk, SymbolType
 from pipeline.records import chunk_record
@@ -44,6 +45,7 @@ class StoreKeys:
     repo_prefixes: tuple[str, ...] = ()  # `a/`, `a/b/`, `a/b/repo`: group-prefix filters as exact matches
     path_prefixes: tuple[str, ...] = ()  # likewise for folders of `file_path`
     http_keys: tuple[str, ...] = ()  # route lookup keys (`app.store.routes.route_keys`)
+    flags: tuple[str, ...] = ()  # the names of the chunk's `FLAGS` that are true
 
 
 Convert = Callable[[Any], Any]
@@ -79,6 +81,18 @@ _CHUNK_SPECS = tuple(_CHUNK_FIELDS.values())
 _STORE_SPECS = tuple(_STORE_FIELDS.values())
 PAYLOAD_FIELDS: tuple[str, ...] = (*_CHUNK_FIELDS, *_STORE_FIELDS)
 """Every key of a stored payload, in the order written."""
+
+
+FLAGS = ("generated",)
+"""Boolean chunk fields that filters match, also stored as the keyword list `flags`: Qdrant Edge's
+Python binding reads a boolean match value as an integer, so a boolean field cannot be matched there."""
+
+
+def flagged(name: str) -> Condition:
+    """Points whose chunk field `name` (one of `FLAGS`) is true; a point written before the flag existed is not."""
+    if name not in FLAGS:
+        raise KeyError(name)
+    return eq("flags", name)
 
 
 STATE_FIELDS = ("file_path", "content_hash", "payload_hash")
@@ -138,6 +152,7 @@ def stored_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
         repo_prefixes=prefixes(chunk.repo_path),
         path_prefixes=prefixes(chunk.file_path),
         http_keys=tuple(sorted({key for path in chunk.http_path for key in route_keys(path)})),
+        flags=tuple(name for name in FLAGS if getattr(chunk, name)),
     )
     return record | _json(keys)
 

@@ -56,6 +56,7 @@ KEYWORD_INDEXES = (
     "extends_fq",
     "implements_fq",
     "enclosing_type",
+    "flags",
 )
 INTEGER_INDEXES = ("gitlab_project_id",)
 STATE_PAGE = 10_000

@@ -81,7 +81,7 @@ async def watch(deps: Deps, roots: Sequence[Path], interval_s: float, stop: asyn
     for root in roots:
         seen[root] = await asyncio.to_thread(snapshot, root, scope)
         run = await index_directory(deps, root, root.resolve().name)
-        logger.info("watch: indexed %s (%d files, %d chunks embedded)", root, run.counts.files, run.counts.embedded)
+        logger.info("watch: indexed %s (%d files, %d chunks written)", root, run.counts.files, run.counts.embedded)
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=interval_s)
@@ -100,7 +100,7 @@ async def _resync(deps: Deps, root: Path, scope: Scope, before: Snapshot) -> Sna
         logger.warning("watch: re-sync of %s failed, retrying: %s", root, exc)
         return before
     logger.info(
-        "watch: %s: %d changed, %d removed files, %d chunks embedded",
+        "watch: %s: %d changed, %d removed files, %d chunks written",
         root,
         len(changes.changed),
         len(changes.removed),

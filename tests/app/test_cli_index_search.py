@@ -39,7 +39,8 @@ PROJECT_FOLDERS = (f"{CORE_SRC}/core/service", f"{CORE_SRC}/core/repository", f"
 PROJECT_FILES = 19  # 6 + 5 + 3 + 5; the binary Blob.java and the empty Empty.java are skipped
 PROJECT_CHUNKS = 70
 SUMMARY = re.compile(
-    r"javakb index: (?P<repo>\S+): (?P<files>\d+) files, (?P<embedded>\d+) chunks embedded, (?P<reused>\d+) reused, "
+    r"javakb index: (?P<repo>\S+): (?P<files>\d+) files, (?P<embedded>\d+) chunks "
+    r"(?:embedded with \S+ and indexed|indexed \(lexical only: no embedding model set\)), (?P<reused>\d+) reused, "
     r"(?P<deleted>\d+) deleted, (?P<skipped>\d+) skipped, (?P<removed>\d+) vanished files removed"
 )
 CITATION = CITATION_FIELDS
@@ -182,7 +183,7 @@ def test_repo_defaults_to_the_directory_name(project: Path, capsys: pytest.Captu
     code, _, err = run(capsys, "index", str(project))
 
     assert code == 0
-    assert f"javakb index: shop: {PROJECT_FILES} files, {PROJECT_CHUNKS} chunks embedded" in err
+    assert f"javakb index: shop: {PROJECT_FILES} files, {PROJECT_CHUNKS} chunks indexed (lexical only" in err
 
 
 def test_index_of_a_missing_directory_fails_cleanly(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from starlette.testclient import TestClient
 
 from app.openapi import openapi_document
 from app.schemas import ReindexRequest, SearchParams
+from app.search.results import HitItem
 from app.web import create_app
 from tests.hooks.test_receiver import make_settings
 
@@ -37,3 +38,12 @@ def test_schemas_are_the_validating_models_own() -> None:
     assert search["q"]["required"] is True
     assert search["limit"]["schema"]["maximum"] == 50
     assert "method" in search["symbol_type"]["schema"]["enum"]
+
+
+def test_the_search_answer_is_described_by_the_hit_declaration() -> None:
+    document = openapi_document("1")
+    ok = document["paths"]["/api/v1/search"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert ok == {"$ref": "#/components/schemas/SearchAnswer"}
+    hit = document["components"]["schemas"]["HitItem"]
+    assert set(hit["properties"]) == set(HitItem.__annotations__)
+    assert set(hit["required"]) == set(HitItem.__annotations__) - {"part", "code"}  # those two only when present

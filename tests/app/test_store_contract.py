@@ -8,6 +8,7 @@ two engines' answers to the same writes where ranking is involved.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from app.store import filters
 from app.store.edge import EdgeStore
 from app.store.engines import Store
 from app.store.lexical import query_vector
-from app.store.payloads import repo_payload
+from app.store.payloads import flagged, repo_payload
 from app.store.vectors import IndexModel, chunk_point
 from pipeline.model import Chunk
 from tests.support.engines import EMBEDDED_ENGINES, memory_store
@@ -146,6 +147,21 @@ async def test_filters_match_the_same_points(store: Store) -> None:
     assert await store.count(filters.all_of(filters.eq("path_prefixes", "core/"))) == len(found)
     empty = await store.count(filters.all_of(filters.is_empty("http_method")))
     assert empty == len(found)
+
+
+async def test_a_flag_filters_alike_and_a_point_written_before_it_is_not_flagged(store: Store) -> None:
+    await store.ensure(LEXICAL_ONLY)
+    found = chunks()
+    points = [chunk_point(replace(c, generated=i == 0), None, "t1") for i, c in enumerate(found)]
+    second = points[1].payload
+    assert isinstance(second, dict)
+    del second["generated"], second["flags"]  # a point written before the flag existed
+    await store.upsert(points)
+    marked = flagged("generated")
+
+    assert set(await payloads(store, filters.all_of(marked))) == {str(points[0].id)}
+    assert await store.count(filters.all_of(none_of=[marked])) == len(found) - 1
+    assert await store.counts_by("repo_path", where=filters.all_of(marked)) == {REPO: 1}
 
 
 async def test_counts_by_a_keyword_field(store: Store) -> None:

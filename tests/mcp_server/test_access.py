@@ -81,10 +81,10 @@ async def test_list_repos_counts_are_exact_for_the_caller(org: Org, who: str) ->
     mine = (await call(org, who, "list_repos", {})).structured_content
     everything = (await call(org, "root", "list_repos", {})).structured_content
     assert mine is not None and everything is not None
-    counts = {r["repo"]: r["chunks"] for r in everything["repos"]}
+    counts = {r["repo"]: r["chunks"] for r in everything["results"]}
 
-    assert {r["repo"]: r["chunks"] for r in mine["repos"]} == {r: counts[r] for r in org.readable[who]}
-    assert all(r["project_id"] == org.project_id(r["repo"]) for r in mine["repos"])
+    assert {r["repo"]: r["chunks"] for r in mine["results"]} == {r: counts[r] for r in org.readable[who]}
+    assert all(r["project_id"] == org.project_id(r["repo"]) for r in mine["results"])
 
 
 @pytest.mark.parametrize("who", IDENTITIES)

@@ -83,6 +83,8 @@ def test_the_inspector_lists_the_tools(live_app: LiveApp, tmp_path: Path) -> Non
     for tool in tools:
         assert "Example:" in tool["description"]
         assert tool["inputSchema"]["type"] == "object"
+        assert all(p.get("description") for p in tool["inputSchema"]["properties"].values()), tool["name"]
+        assert "results" in tool["outputSchema"]["properties"], tool["name"]
         assert tool["annotations"]["readOnlyHint"] is True
 
 

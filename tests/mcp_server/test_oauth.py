@@ -137,7 +137,7 @@ async def test_an_oauth_login_reads_exactly_what_the_gitlab_user_may(org: Org, w
         listed = await client.call_tool("list_repos", {})
         found = await client.call_tool("get_symbol", {"name": "SharedService.handle"})
     assert listed.structured_content is not None and found.structured_content is not None
-    assert {r["repo"] for r in listed.structured_content["repos"]} == org.readable[who]
+    assert {r["repo"] for r in listed.structured_content["results"]} == org.readable[who]
     assert {r["repo_path"] for r in found.structured_content["results"]} == org.readable[who]
     text = "".join(c.text for c in found.content if isinstance(c, TextContent))
     assert not {r for r in ALL_REPOS if r in text} - org.readable[who]
@@ -157,4 +157,4 @@ async def test_direct_bearers_still_work_next_to_oauth(org: Org) -> None:
     async with Client(org.app.mcp_url, auth=org.token("eve")) as client:
         listed = await client.call_tool("list_repos", {})
     assert listed.structured_content is not None
-    assert {r["repo"] for r in listed.structured_content["repos"]} == org.readable["eve"]
+    assert {r["repo"] for r in listed.structured_content["results"]} == org.readable["eve"]

@@ -8,11 +8,13 @@ answers come from `tests/fixtures/java/shop/FIXTURE.md`. Chunk spans include the
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from typing import Any, Final
 
+import jsonschema
 import pytest
 import pytest_asyncio
 from fastmcp import Client
@@ -21,10 +23,12 @@ from fastmcp.exceptions import ToolError
 from mcp.types import TextContent
 
 from app.auth.access import LOCAL
+from app.core.errors import StorageError
 from app.core.settings import GitLabSettings, QdrantSettings, Settings
 from app.deps import Deps, open_deps
 from app.sync.local_index import index_directory
 from app.sync.localfs import chunk_local_files
+from mcp_server.render import SET_CODE_FIRST
 from mcp_server.server import create_server
 from pipeline.model import TYPE_SYMBOLS, SourceContext
 from tests.support.contract import CITATION_FIELDS, TOOL_NAMES
@@ -122,9 +126,8 @@ def assert_cites_its_source(citation: dict[str, Any]) -> None:
 def citations(tool: str, structured: dict[str, Any]) -> list[dict[str, Any]]:
     """Every citation a tool's structured answer carries, wherever the tool puts them."""
     if tool == "get_callees":
-        return [target for item in structured["calls"] for target in item["targets"]]
-    key = {"find_injections": "injected_into", "get_file_outline": "outline"}.get(tool, "results")
-    items: list[dict[str, Any]] = structured[key]
+        return [target for item in structured["results"] for target in item["targets"]]
+    items: list[dict[str, Any]] = structured["results"]
     return items
 
 
@@ -222,9 +225,10 @@ async def test_get_symbol_finds_a_type_by_its_qualified_name(client: Client[Any]
 async def test_list_repos_shows_the_repository_with_its_chunk_count(client: Client[Any]) -> None:
     chunks = len(chunk_shop().chunks)
     answer = await call(client, "list_repos")
-    [repo] = data(answer)["repos"]
+    [repo] = data(answer)["results"]
     assert (repo["repo"], repo["chunks"], repo["status"], repo["last_error"]) == (REPO, chunks, "ok", None)
-    assert text(answer) == f"{REPO}  branch=None sha=- chunks={chunks} status=ok"
+    assert repo["generated_chunks"] == 0
+    assert text(answer) == f"{REPO}  branch=None sha=- chunks={chunks} (generated 0) status=ok"
 
 
 async def test_find_by_annotation_finds_both_scheduled_jobs(client: Client[Any]) -> None:
@@ -278,7 +282,7 @@ async def test_get_callers_finds_exactly_the_callers_in_scope(
 
 async def test_get_callees_resolves_the_service_call_of_a_controller(client: Client[Any]) -> None:
     answer = await call(client, "get_callees", name="OwnerController.findOwner")
-    calls = {item["call"]: item["targets"] for item in data(answer)["calls"]}
+    calls = {item["call"]: item["targets"] for item in data(answer)["results"]}
     assert list(calls) == ["OwnerService.find", "OwnerService.find().orElseThrow"]
     # The receiver's declared type is known; the overload is not, so every `find` is offered.
     assert [target["signature"] for target in calls["OwnerService.find"]] == [
@@ -313,7 +317,7 @@ async def test_find_endpoint_matches_a_concrete_path_to_its_handler(
 
 async def test_find_endpoint_with_another_method_finds_nothing(client: Client[Any]) -> None:
     answer = await call(client, "find_endpoint", path="/v2/visits/7", http_method="PUT")
-    assert data(answer) == {"results": [], "omitted": 0}
+    assert data(answer) == {"results": [], "total": 0, "offset": 0, "omitted": 0, "next_offset": None}
     assert text(answer) == "Handlers of PUT /v2/visits/7:\n\nNo results."
 
 
@@ -337,7 +341,7 @@ async def test_find_injections_lists_the_types_that_receive_a_repository(client:
     answer = await call(client, "find_injections", type="OwnerRepository")
     structured = data(answer)
     assert structured["depends_on"] == []
-    assert {owner_type(item) for item in structured["injected_into"]} == {
+    assert {owner_type(item) for item in structured["results"]} == {
         "OwnerService",
         "OrderService",
         "NotificationService",
@@ -350,7 +354,7 @@ async def test_find_injections_lists_the_types_that_receive_a_repository(client:
 async def test_find_injections_also_says_what_a_service_depends_on(client: Client[Any]) -> None:
     structured = data(await call(client, "find_injections", type="com.acme.shop.core.service.NotificationService"))
     assert structured["depends_on"] == ["MailGateway", "OwnerRepository", "TemplateRenderer"]
-    assert {owner_type(item) for item in structured["injected_into"]} == {"ReminderJob", "OwnerEventListener"}
+    assert {owner_type(item) for item in structured["results"]} == {"ReminderJob", "OwnerEventListener"}
 
 
 @pytest.mark.parametrize(
@@ -370,7 +374,7 @@ async def test_find_implementations_finds_exactly_the_subtypes(
 
 async def test_get_file_outline_lists_owner_service_in_line_order(client: Client[Any]) -> None:
     answer = await call(client, "get_file_outline", repo=REPO, path=OWNER_SERVICE)
-    items = data(answer)["outline"]
+    items = data(answer)["results"]
     assert [(short(item["qualified_name"]), item["symbol_type"]) for item in items] == [
         ("OwnerService", "class"),
         ("OwnerService.OwnerService", "constructor"),
@@ -444,8 +448,10 @@ async def test_a_small_budget_cuts_whole_results_and_says_how_many(client: Clien
     assert names(shown) == names(everything["results"])[: len(shown)]
     body = text(answer)
     assert body.endswith(
-        f"\n\n[{omitted} more results left out by the output budget: raise max_chars or narrow the filters]"
+        f"\n\n[Shown 1-{len(shown)} of 20: {omitted} more left out by the output budget. "
+        f"Call again with offset={len(shown)} for the rest, or raise max_chars.]"
     )
+    assert data(answer)["next_offset"] == len(shown)
     assert len(blocks(answer)) == 1 + len(shown)
     for item in shown:  # every shown result is whole: its code and its closing fence are all there
         assert f"```java\n{item['code']}\n```" in body
@@ -461,8 +467,8 @@ async def test_the_first_result_is_shown_whole_even_over_the_budget(client: Clie
 
 async def test_find_injections_reports_what_the_budget_left_out(client: Client[Any]) -> None:
     structured = data(await call(client, "find_injections", type="OwnerRepository", max_chars=500))
-    assert len(structured["injected_into"]) == 1
-    assert structured["omitted"] == 5
+    assert len(structured["results"]) == 1
+    assert (structured["omitted"], structured["next_offset"], structured["total"]) == (5, 1, 6)
 
 
 async def test_the_text_never_exceeds_the_budget_once_a_result_fits(client: Client[Any]) -> None:
@@ -547,3 +553,115 @@ async def test_an_unexpected_failure_reaches_the_client_without_details() -> Non
         result = await client.call_tool("list_repos", {}, raise_on_error=False)
     assert result.is_error
     assert text(result) == "Error calling tool 'list_repos'"
+
+
+# --- schemas, descriptions, pages and log levels (issue 12) --------------------------------------------------------
+
+
+async def test_every_tool_declares_an_output_schema_and_describes_every_parameter(client: Client[Any]) -> None:
+    for tool in await client.list_tools():
+        schema = tool.output_schema
+        assert schema is not None, tool.name
+        assert {"results", "total", "offset", "omitted", "next_offset"} <= set(schema["properties"]), tool.name
+        for name, parameter in tool.input_schema["properties"].items():
+            assert parameter.get("description"), f"{tool.name}.{name} has no description"
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+async def test_every_structured_answer_is_what_its_schema_says(client: Client[Any], tool: str) -> None:
+    schemas = {t.name: t.output_schema for t in await client.list_tools()}
+    answer = data(await call(client, tool, **CALLS.get(tool, {})))
+    schema = schemas[tool]
+    assert schema is not None
+    jsonschema.validate(answer, schema)
+    assert answer["results"], "an answer with results, or the check proves little"
+    assert answer["total"] == answer["offset"] + len(answer["results"]) + answer["omitted"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("find_injections", {"type": "OwnerRepository"}),
+        ("semantic_search", {"query": "owner", "limit": 20}),
+        ("get_file_outline", {"repo": REPO, "path": OWNER_SERVICE}),
+    ],
+)
+async def test_next_offset_pages_through_the_whole_answer(client: Client[Any], tool: str, arguments: Any) -> None:
+    whole = data(await call(client, tool, **arguments, max_chars=100_000))
+    assert whole["next_offset"] is None and whole["omitted"] == 0
+    pages: list[dict[str, Any]] = []
+    offset: int | None = 0
+    while offset is not None:
+        answer = await call(client, tool, **arguments, offset=offset, max_chars=500)
+        pages.append(data(answer))
+        offset = data(answer)["next_offset"]
+        if offset is not None:
+            assert f"offset={offset}" in text(answer)
+    assert len(pages) > 1
+    seen = [item for page in pages for item in page["results"]]
+    key = ("qualified_name", "line_start")
+    assert [tuple(i[k] for k in key) for i in seen] == [tuple(i[k] for k in key) for i in whole["results"]]
+
+
+async def test_an_offset_past_the_end_says_how_many_there_are(client: Client[Any]) -> None:
+    answer = await call(client, "find_injections", type="OwnerRepository", offset=50)
+    assert data(answer)["results"] == [] and data(answer)["total"] == 6
+    assert text(answer).endswith("No results at offset 50: there are 6.")
+
+
+async def test_a_set_answer_shows_the_code_of_the_first_few_members_only(client: Client[Any]) -> None:
+    compact = data(await call(client, "find_injections", type="OwnerRepository"))["results"]
+    assert len(compact) == 6
+    assert ["code" in item for item in compact] == [True] * SET_CODE_FIRST + [False] * (6 - SET_CODE_FIRST)
+    full = data(await call(client, "find_injections", type="OwnerRepository", code=True))["results"]
+    assert all("code" in item for item in full)
+    assert names(full) == names(compact)
+
+
+async def test_a_path_prefix_narrows_a_lookup_to_one_module(client: Client[Any]) -> None:
+    everywhere = data(await call(client, "get_callers", name="OwnerService.create"))["results"]
+    in_api = data(await call(client, "get_callers", name="OwnerService.create", path_prefix="shop-api"))["results"]
+    assert sorted(names(in_api)) == ["LegacyOwnerController.processCreationForm", "OwnerController.createOwner"]
+    assert len(everywhere) == 4
+    one_file = data(await call(client, "find_injections", type="OwnerRepository", path_prefix=OWNER_SERVICE))
+    assert names(one_file["results"]) == ["OwnerService", "OwnerService.OwnerService"]
+
+
+class Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def fastmcp_logs() -> Iterator[Records]:
+    """What fastmcp logs (its loggers do not propagate to the root, so caplog would not see them)."""
+    handler = Records()
+    logger = logging.getLogger("fastmcp")
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+
+
+async def test_a_miss_is_logged_at_info_not_as_a_server_error(client: Client[Any], fastmcp_logs: Records) -> None:
+    result = await client.call_tool("get_symbol", {"name": "NoSuchThing"}, raise_on_error=False)
+    assert result.is_error and "No symbol named 'NoSuchThing'" in text(result)
+    levels = [r.levelno for r in fastmcp_logs.records if "get_symbol" in r.getMessage()]
+    assert levels == [logging.INFO]
+
+
+async def test_a_real_failure_is_still_logged_as_an_error(
+    deps: Deps, client: Client[Any], fastmcp_logs: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: Any, **kwargs: Any) -> list[Any]:
+        raise StorageError("the store is gone")
+
+    monkeypatch.setattr(deps.search, "symbol", broken)
+    result = await client.call_tool("get_symbol", {"name": "OwnerService.find"}, raise_on_error=False)
+    assert result.is_error and "the store is gone" not in text(result)  # masked for the model
+    assert logging.ERROR in [r.levelno for r in fastmcp_logs.records if "get_symbol" in r.getMessage()]

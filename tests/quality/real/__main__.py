@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -19,9 +20,9 @@ from pathlib import Path
 
 from app.auth.access import LOCAL
 from tests.quality.real.corpus import indexed_repos
-from tests.quality.real.evaluate import evaluate
+from tests.quality.real.evaluate import applicable, evaluate, problem
 from tests.quality.real.gold import Corpus
-from tests.quality.real.questions import ALL_SETS, SINGLES
+from tests.quality.real.questions import ALL_SETS, SINGLES, SetQuestion, Single
 from tests.quality.real.repos import DEFAULT_CACHE, PINS, Pin, materialise
 from tests.quality.real.scoring import SetOutcome, SingleOutcome, set_table, single_table
 
@@ -39,31 +40,58 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where checkouts go (git-ignored)")
     parser.add_argument("--embedding-url", help="also report hybrid search with this OpenAI-compatible endpoint")
     parser.add_argument("--model", help="the endpoint's model name")
+    parser.add_argument(
+        "--repos",
+        help="comma-separated owner/name subset (default: all four); only the questions they answer are asked",
+    )
     parser.add_argument("--no-lexical", action="store_true", help="skip the lexical-only run")
     parser.add_argument("--no-misses", action="store_true", help="print the tables only")
+    parser.add_argument("--json", type=Path, help="also write every question's outcome here (one file per run mode)")
     args = parser.parse_args(argv)
-    checkouts = [(pin, materialise(pin, args.cache, args.mirrors)) for pin in PINS]
+    chosen = set(args.repos.split(",")) if args.repos else {pin.repo_path for pin in PINS}
+    unknown = chosen - {pin.repo_path for pin in PINS}
+    if unknown:
+        parser.error(f"not in the suite: {', '.join(sorted(unknown))}")
+    checkouts = [(pin, materialise(pin, args.cache, args.mirrors)) for pin in PINS if pin.repo_path in chosen]
     corpus = Corpus.load((pin.repo_path, root) for pin, root in checkouts)
+    everything: list[Single | SetQuestion] = [*SINGLES, *ALL_SETS]
+    asked = [q for q in everything if applicable(q, corpus)]
+    unscored = [(q, reason) for q in asked if (reason := problem(q, corpus))]
+    for question, reason in unscored:
+        print(f"not scored: {question.text!r}: {reason}")
+    skip = {id(q) for q, _ in unscored}
+    singles_asked = [q for q in asked if isinstance(q, Single) and id(q) not in skip]
+    sets_asked = [q for q in asked if isinstance(q, SetQuestion) and id(q) not in skip]
     runs: list[tuple[str, str | None]] = [] if args.no_lexical else [("lexical", None)]
     if args.embedding_url:
         runs.append((f"hybrid with {args.model or 'the endpoint model'}", args.embedding_url))
     for title, url in runs:
         started = time.perf_counter()
-        singles, sets = asyncio.run(_run(checkouts, corpus, url, args.model, title))
+        singles, sets = asyncio.run(_run(checkouts, corpus, singles_asked, sets_asked, url, args.model, title))
         print(f"({time.perf_counter() - started:.0f} s in all)")
         if not args.no_misses:
             print("\n".join(misses(singles, sets)))
+        if args.json:
+            path = args.json.with_name(f"{args.json.stem}-{title.split()[0]}{args.json.suffix or '.json'}")
+            path.write_text(json.dumps(outcomes_json(singles, sets), ensure_ascii=False, indent=1))
+            print(f"wrote {path}")
         print()
     return 0
 
 
 async def _run(
-    checkouts: Sequence[tuple[Pin, Path]], corpus: Corpus, url: str | None, model: str | None, title: str
+    checkouts: Sequence[tuple[Pin, Path]],
+    corpus: Corpus,
+    singles_asked: Sequence[Single],
+    sets_asked: Sequence[SetQuestion],
+    url: str | None,
+    model: str | None,
+    title: str,
 ) -> tuple[list[SingleOutcome], list[SetOutcome]]:
     async with indexed_repos(checkouts, embedding_url=url, model=model) as indexed:
         counts = await indexed.search.repositories(LOCAL)
-        singles, sets = await evaluate(indexed.search, corpus, SINGLES, ALL_SETS)
-    print(f"== {title}: {len(SINGLES)} single-answer and {len(ALL_SETS)} set questions")
+        singles, sets = await evaluate(indexed, corpus, singles_asked, sets_asked)
+    print(f"== {title}: {len(singles)} single-answer and {len(sets)} set questions over {len(checkouts)} repositories")
     sizes = (f"{repo} {counts.get(repo, 0)} chunks in {s:.1f} s" for repo, s in indexed.seconds.items())
     print("indexed: " + ", ".join(sizes))
     print("\n".join(single_table(singles)))
@@ -89,6 +117,22 @@ def misses(singles: Sequence[SingleOutcome], sets: Sequence[SetOutcome]) -> list
             lines.append(f"  {s.recall:.2f} {s.precision:.2f} {s.question.text} (gold {len(s.gold)}, got {len(s.got)})"
                          f" missed: {missed or '-'} extra: {extra or '-'}")  # fmt: skip
     return lines
+
+
+def outcomes_json(singles: Sequence[SingleOutcome], sets: Sequence[SetOutcome]) -> dict[str, object]:
+    """Every outcome as plain data, to diff two branches question by question."""
+    return {
+        "single": [
+            {"kind": o.question.kind, "text": o.question.text, "rank": o.rank, "tool_rank": o.tool_rank,
+             "read_rank": o.read_rank, "expected": sorted(o.expected), "top5": list(o.returned[:5])}
+            for o in singles
+        ],
+        "sets": [
+            {"kind": s.question.kind, "text": s.question.text, "recall": s.recall, "precision": s.precision,
+             "shown": s.view.shown, "missed": sorted(s.gold - s.got), "extra": sorted(s.got - s.gold)}
+            for s in sets
+        ],
+    }  # fmt: skip
 
 
 def _short(name: str) -> str:

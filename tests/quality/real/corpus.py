@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.deps import open_deps
+from app.deps import Deps, open_deps
 from app.search.service import SearchService
 from app.sync.local_index import index_directory
 from tests.quality.corpus import quality_settings
@@ -22,10 +22,14 @@ from tests.quality.real.repos import Pin
 
 @dataclass(slots=True)
 class Indexed:
-    """The search service over the collection, and how long indexing took per repository."""
+    """The service dependencies over the collection, and how long indexing took per repository."""
 
-    search: SearchService
+    deps: Deps
     seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def search(self) -> SearchService:
+        return self.deps.search
 
 
 @asynccontextmanager
@@ -34,7 +38,7 @@ async def indexed_repos(
 ) -> AsyncIterator[Indexed]:
     """Index every checkout into one in-memory collection and yield the search service over it."""
     async with open_deps(quality_settings(embedding_url, model)) as deps:
-        indexed = Indexed(deps.search)
+        indexed = Indexed(deps)
         for pin, root in checkouts:
             started = time.perf_counter()
             await index_directory(deps, root, pin.repo_path)

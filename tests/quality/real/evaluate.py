@@ -5,13 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fastmcp.tools import ToolResult
+from mcp.types import TextContent
+
 from app.auth.access import LOCAL
 from app.search.service import Hit, SearchService
 from mcp_server.render import render_hits
+from mcp_server.server import KnowledgeTools
 from pipeline.model import TYPE_SYMBOLS
+from tests.quality.real.corpus import Indexed
 from tests.quality.real.gold import Corpus, simple_type
 from tests.quality.real.questions import SetQuestion, Single
-from tests.quality.real.scoring import DEPTH, SetOutcome, SingleOutcome
+from tests.quality.real.scoring import DEPTH, AgentView, SetOutcome, SingleOutcome, named_in
 
 
 def expected_of(question: Single, corpus: Corpus) -> frozenset[str]:
@@ -25,6 +30,25 @@ def expected_of(question: Single, corpus: Corpus) -> frozenset[str]:
         return frozenset(n for n in names if n.endswith(suffix))
     verb, path = question.lookup.split()
     return frozenset(corpus.handlers(verb, path, question.repo))
+
+
+def applicable(question: Single | SetQuestion, corpus: Corpus) -> bool:
+    """Whether the loaded repositories hold the answer (all do unless `--repos` picked some)."""
+    if isinstance(question, SetQuestion):
+        return question.repo in corpus.repos()
+    names = corpus.names()
+    return any(name in names for name in expected_of(question, corpus))
+
+
+def problem(question: Single | SetQuestion, corpus: Corpus) -> str | None:
+    """Why a question cannot be scored fairly, or None: an expected name not declared in the source (a
+    typo would silently lower the scores), no expected answer, or an empty gold set (recall undefined)."""
+    if isinstance(question, SetQuestion):
+        return None if gold_of(question, corpus) else "the gold set is empty"
+    undeclared = sorted(question.expected - corpus.names())
+    if undeclared:
+        return f"{', '.join(undeclared)} not declared"
+    return None if expected_of(question, corpus) else "no expected answer"
 
 
 async def ask_single(search: SearchService, question: Single, corpus: Corpus) -> SingleOutcome:
@@ -85,9 +109,37 @@ async def ask_set(search: SearchService, question: SetQuestion) -> frozenset[str
             return frozenset(h.qualified_name for h in hits)
 
 
+async def agent_view(tools: KnowledgeTools, question: SetQuestion, gold: frozenset[str]) -> AgentView:
+    """What the MCP tool an agent would call shows at its default budget, and how much of the gold is in it."""
+    repo = question.repo
+    match question.kind:
+        case "annotation":
+            result = await tools.find_by_annotation(annotation=question.target, repo=repo)
+        case "callers":
+            result = await tools.get_callers(name=question.target, repo=repo)
+        case "injection":
+            result = await tools.find_injections(type=question.target, repo=repo)
+        case "inverse":
+            result = await tools.find_injections(type=question.target, repo=repo)
+        case "endpoints":
+            result = await tools.find_endpoint(path=question.target, http_method=question.http_method, repo=repo)
+    text = _text_of(result)
+    return AgentView(chars=len(text), lines=text.count("\n") + 1, shown=named_in(text, gold))
+
+
+def _text_of(result: ToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
 async def evaluate(
-    search: SearchService, corpus: Corpus, singles: Iterable[Single], sets: Iterable[SetQuestion]
+    indexed: Indexed, corpus: Corpus, singles: Iterable[Single], sets: Iterable[SetQuestion]
 ) -> tuple[list[SingleOutcome], list[SetOutcome]]:
+    search = indexed.search
+    tools = KnowledgeTools(lambda: indexed.deps, authenticated=False, unauthenticated=LOCAL)
     single_outcomes = [await ask_single(search, q, corpus) for q in singles]
-    set_outcomes = [SetOutcome(question=q, gold=gold_of(q, corpus), got=await ask_set(search, q)) for q in sets]
+    set_outcomes = []
+    for q in sets:
+        gold = gold_of(q, corpus)
+        view = await agent_view(tools, q, gold)
+        set_outcomes.append(SetOutcome(question=q, gold=gold, got=await ask_set(search, q), view=view))
     return single_outcomes, set_outcomes

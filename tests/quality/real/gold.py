@@ -5,7 +5,8 @@ of every file (types, fields, constructors, methods, annotations, call sites) an
 
     annotation X: every method, constructor and type carrying `@X` (simple name).
     injection X: beans (a type carrying a Spring stereotype, or an annotation meta-annotated with one
-        declared anywhere in the corpus) that receive a declared type X: an `@Autowired`/`@Resource`/
+        declared anywhere in the corpus, or a type instantiated in an `@Bean` method of its
+        repository) that receive a declared type X: an `@Autowired`/`@Resource`/
         `@Inject` field, a constructor parameter, an uninitialised `final` field of a Lombok
         `@RequiredArgsConstructor`/`@AllArgsConstructor` class, or a parameter of an `@Bean` method.
     inverse injection C: the set of types bean C receives by the same rule.
@@ -27,7 +28,7 @@ context paths set in YAML, commented-out code (seen correctly as absent), overlo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -73,6 +74,7 @@ class Member:
     params: dict[str, str]  # name -> simple type
     locals: dict[str, str] = field(default_factory=dict)
     calls: list[tuple[str | None, str]] = field(default_factory=list)  # (receiver text or None, method)
+    created: set[str] = field(default_factory=set)  # simple names of the types this body instantiates
     constructor: bool = False
 
 
@@ -190,7 +192,13 @@ def _member(owner: str, node: Node) -> Member:
     return member
 
 
-_BODY_NODES: Final = {"method_invocation", "local_variable_declaration", "enhanced_for_statement", "method_reference"}
+_BODY_NODES: Final = {
+    "method_invocation",
+    "local_variable_declaration",
+    "enhanced_for_statement",
+    "method_reference",
+    "object_creation_expression",
+}
 
 
 def _read_body(member: Member, body: Node) -> None:
@@ -203,6 +211,8 @@ def _read_body(member: Member, body: Node) -> None:
             named = [c for c in n.children if c.is_named]
             if len(named) >= 2 and named[-1].type == "identifier":
                 member.calls.append((_text(named[0]), _text(named[-1])))
+        elif n.type == "object_creation_expression":
+            member.created.add(simple_type(_text(n.child_by_field_name("type"))))
         elif n.type == "local_variable_declaration":
             ltype = simple_type(_text(n.child_by_field_name("type")))
             for decl in n.children:
@@ -241,6 +251,13 @@ class Corpus:
                     types.extend(parse_file(repo, rel, path.read_bytes()))
         return cls(types)
 
+    def repos(self) -> set[str]:
+        return {t.repo for t in self.types}
+
+    def names(self) -> set[str]:
+        """The qualified name of every type, method and constructor."""
+        return {t.qualified_name for t in self.types} | {m.qualified_name for t in self.types for m in t.members}
+
     def in_repo(self, repo: str | None) -> list[JavaType]:
         return [t for t in self.types if repo is None or t.repo == repo]
 
@@ -273,9 +290,19 @@ class Corpus:
             out.update(m.qualified_name for m in t.members if annotation in {a.name for a in m.annotations})
         return out
 
-    def received(self, t: JavaType, stereotypes: set[str]) -> set[str]:
+    def bean_factories(self) -> set[tuple[str, str]]:
+        """(repository, simple name) of each type instantiated in an `@Bean` method: Spring injects it too."""
+        return {
+            (t.repo, name)
+            for t in self.types
+            for m in t.members
+            if "Bean" in {a.name for a in m.annotations}
+            for name in m.created
+        }
+
+    def received(self, t: JavaType, stereotypes: set[str], factories: Set[tuple[str, str]] = frozenset()) -> set[str]:
         """The simple type names bean `t` receives by injection (empty when `t` is not a bean)."""
-        if not t.marks() & stereotypes:
+        if not t.marks() & stereotypes and (t.repo, t.name) not in factories:
             return set()
         lombok = bool(t.marks() & LOMBOK_CONSTRUCTORS)
         got = {ftype for ftype, marks, final, init in t.fields.values()
@@ -290,12 +317,12 @@ class Corpus:
         return got
 
     def injectors(self, type_name: str, repo: str | None) -> set[str]:
-        marks = self.stereotypes()
-        return {t.qualified_name for t in self.in_repo(repo) if type_name in self.received(t, marks)}
+        marks, made = self.stereotypes(), self.bean_factories()
+        return {t.qualified_name for t in self.in_repo(repo) if type_name in self.received(t, marks, made)}
 
     def dependencies(self, qualified_type: str) -> set[str]:
-        marks = self.stereotypes()
-        return {d for t in self.types if t.qualified_name == qualified_type for d in self.received(t, marks)}
+        marks, made = self.stereotypes(), self.bean_factories()
+        return {d for t in self.types if t.qualified_name == qualified_type for d in self.received(t, marks, made)}
 
     def callers(self, type_name: str, method: str, repo: str | None) -> set[str]:
         family = self.subtypes(type_name, repo)

@@ -555,7 +555,32 @@ BODILESS: Final[tuple[Single, ...]] = (
     _s("MenuRepository.findByRoleIdsAndTypeNot"),
 )
 
-SINGLES: Final[tuple[Single, ...]] = NATURAL + SYMBOL + ROUTE + BODILESS
+
+def _rp(text: str, lookup: str, repo: str | None = None) -> Single:
+    """A route asked in a sentence (the request in `lookup`, its handlers from gold.py)."""
+    return Single(text, "route", repo=repo, tags=frozenset({"phrased"}), lookup=lookup)
+
+
+# Third group, written from the controllers' mappings: routes asked in sentences, with the phrasings
+# the issue lists as misread (capitalised verbs, `/users`, "calls" a URL, the root route, a query string).
+ROUTE_PHRASED: Final[tuple[Single, ...]] = (
+    _rp("which method handles a GET request to /api/users", "GET /api/users"),
+    _rp("who answers POST /api/users in the admin platform", "POST /api/users", ELADMIN),
+    _rp("what happens on DELETE /api/users", "DELETE /api/users", ELADMIN),
+    _rp("the UI calls POST /api/account/change-password, where is that handled", "POST /api/account/change-password"),
+    _rp("which handler creates an account on POST /", "POST /", PIGGY),
+    _rp("list the users shown publicly: GET /api/users", "GET /api/users", JHIPSTER),
+    _rp("where is POST /api/register implemented", "POST /api/register"),
+    _rp("what does calling GET /api/activate?key=abc do", "GET /api/activate"),
+    _rp("handler for GET /api/authorities", "GET /api/authorities"),
+    _rp("the app calls POST /order/paySuccess after payment, which code runs", "POST /order/paySuccess", MALL),
+    _rp("what does GET /order/detail/12 return", "GET /order/detail/12", MALL),
+    _rp("which endpoint records POST /member/readHistory/create", "POST /member/readHistory/create"),
+    _rp("how is GET /api/menus/build served", "GET /api/menus/build"),
+    _rp("where does POST /api/code/resetEmail go", "POST /api/code/resetEmail"),
+)
+
+SINGLES: Final[tuple[Single, ...]] = NATURAL + SYMBOL + ROUTE + BODILESS + ROUTE_PHRASED
 
 
 def _a(annotation: str, repo: str) -> SetQuestion:

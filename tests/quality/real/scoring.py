@@ -12,6 +12,7 @@ the results the budget let in.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import mean
@@ -46,10 +47,20 @@ class SingleOutcome:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AgentView:
+    """The MCP tool's text at its default budget: size, and the share of the gold set named in it."""
+
+    chars: int
+    lines: int
+    shown: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SetOutcome:
     question: SetQuestion
     gold: frozenset[str]
     got: frozenset[str]
+    view: AgentView = AgentView(chars=0, lines=0, shown=0.0)
 
     @property
     def recall(self) -> float:
@@ -73,6 +84,13 @@ class SetScore:
     count: int
     recall: float
     precision: float
+
+
+def named_in(text: str, names: frozenset[str]) -> float:
+    """The share of `names` written in `text` as whole names (`a.B.m` is not found in `a.B.mm` or `x.a.B.m`)."""
+    if not names:
+        return 1.0
+    return sum(1 for name in names if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text)) / len(names)
 
 
 def first_rank(returned: Sequence[str], expected: frozenset[str]) -> int | None:
@@ -101,15 +119,15 @@ def set_score(outcomes: Sequence[SetOutcome]) -> SetScore:
     )
 
 
-def single_table(outcomes: Sequence[SingleOutcome], tags: Sequence[str] = ("vocab", "zh")) -> list[str]:
-    """Rows per kind, per tag of the natural questions, overall; then the exact tools' ranks."""
+def single_table(
+    outcomes: Sequence[SingleOutcome], tags: Sequence[str] = ("vocab", "zh", "bodiless", "phrased")
+) -> list[str]:
+    """Rows per kind, per tag (natural questions' tags; `phrased` routes), overall; then the exact tools' ranks."""
     lines = [f"{'single':<16}{'n':>4}{'R@1':>7}{'R@5':>7}{'MRR':>7}   {'read: chars':>11}{'lines':>7}{'shown':>7}"]
     groups: list[tuple[str, list[SingleOutcome]]] = [
         (k, [o for o in outcomes if o.question.kind == k]) for k in SINGLE_KINDS
     ]
-    groups += [
-        (f"natural/{t}", [o for o in outcomes if o.question.kind == "natural" and t in o.question.tags]) for t in tags
-    ]
+    groups += [(f"{kind}/{t}", group) for t in tags for kind, group in _tagged(outcomes, t).items()]
     groups.append(("overall", list(outcomes)))
     for name, group in groups:
         if not group:
@@ -128,11 +146,25 @@ def single_table(outcomes: Sequence[SingleOutcome], tags: Sequence[str] = ("voca
     return lines
 
 
+def _tagged(outcomes: Sequence[SingleOutcome], tag: str) -> dict[str, list[SingleOutcome]]:
+    """The outcomes carrying `tag`, by kind."""
+    out: dict[str, list[SingleOutcome]] = {}
+    for o in outcomes:
+        if tag in o.question.tags:
+            out.setdefault(o.question.kind, []).append(o)
+    return out
+
+
 def set_table(outcomes: Sequence[SetOutcome]) -> list[str]:
-    lines = [f"{'sets':<16}{'n':>4}{'recall':>8}{'prec':>7}"]
+    """Rows per kind and overall; "read" is the MCP tool's text (mean characters, lines, share of gold named)."""
+    lines = [f"{'sets':<16}{'n':>4}{'recall':>8}{'prec':>7}   {'read: chars':>11}{'lines':>7}{'shown':>7}"]
     for kind in (*SET_KINDS, "overall"):
         group = [o for o in outcomes if kind in ("overall", o.question.kind)]
         if group:
             s = set_score(group)
-            lines.append(f"{kind:<16}{s.count:>4}{s.recall:>8.2f}{s.precision:>7.2f}")
+            chars = mean(o.view.chars for o in group)
+            lines_ = mean(o.view.lines for o in group)
+            shown = mean(o.view.shown for o in group)
+            read = f"{chars:>11.0f}{lines_:>7.0f}{shown:>7.2f}"
+            lines.append(f"{kind:<16}{s.count:>4}{s.recall:>8.2f}{s.precision:>7.2f}   {read}")
     return lines

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.quality.real.evaluate import applicable, expected_of, problem
 from tests.quality.real.gold import Corpus, parse_file, route_matches
-from tests.quality.real.questions import ALL_SETS, NATURAL, SETS, SINGLES
+from tests.quality.real.questions import ALL_SETS, NATURAL, SETS, SINGLES, SetQuestion, Single
 from tests.quality.real.repos import FetchError, Pin, materialise
-from tests.quality.real.scoring import SetOutcome, SingleOutcome, first_rank, ranks, set_score
+from tests.quality.real.scoring import SetOutcome, SingleOutcome, first_rank, named_in, ranks, set_score
 
 REPO = "acme/app"
 SNIPPET = b"""
@@ -57,6 +58,13 @@ class NotABean {
     NotABean(Clock clock) {}
 }
 
+class MadeByBean { @Autowired private Clock clock; }
+
+@Configuration
+class Wiring {
+    @Bean MadeByBean made() { return new MadeByBean(); }
+}
+
 @FeignClient(name = "items")
 interface ItemClient {
     @GetMapping("/api/items/{id}")
@@ -83,6 +91,7 @@ def test_injection_needs_a_bean_and_learns_custom_stereotypes() -> None:
     assert "Stereo" in corpus.stereotypes()
     assert "Ignored" not in corpus.stereotypes()
     assert corpus.injectors("FastStore", REPO) == {"com.acme.app.ItemController"}  # NotABean is no bean
+    assert corpus.injectors("Clock", REPO) == {"com.acme.app.ItemController", "com.acme.app.MadeByBean"}
     assert corpus.dependencies("com.acme.app.ItemController") == {"FastStore", "Clock"}  # `name` is initialised
 
 
@@ -200,3 +209,36 @@ def test_questions_meet_the_suite_shape() -> None:
     assert {q.kind for q in ALL_SETS} == {"annotation", "callers", "injection", "inverse", "endpoints"}
     assert len({q.text for q in SINGLES}) == len(SINGLES)
     assert len({q.text for q in ALL_SETS}) == len(ALL_SETS)
+
+
+def test_a_subset_of_repositories_asks_only_what_it_can_answer() -> None:
+    corpus = _corpus()
+    here = Single("where is one item read", "natural", frozenset({"com.acme.app.ItemController.one"}))
+    elsewhere = Single("where is the cart emptied", "natural", frozenset({"com.other.Cart.clear"}))
+    route = Single("GET /api/items/3", "route", lookup="GET /api/items/3")
+
+    assert applicable(here, corpus)
+    assert not applicable(elsewhere, corpus)
+    assert expected_of(route, corpus) == {"com.acme.app.ItemController.one"}
+    assert applicable(SetQuestion("annotation", "Transactional", REPO), corpus)
+    assert not applicable(SetQuestion("annotation", "Transactional", "other/repo"), corpus)
+
+
+def test_names_shown_in_a_tool_text_are_whole_names() -> None:
+    text = "1. com.acme.Shop.buy (method)\nShop depends on: Clock, FastStore\n2. com.acme.Shop.buyAll (method)"
+
+    assert named_in(text, frozenset({"com.acme.Shop.buy", "com.acme.Shop.sell"})) == 0.5
+    assert named_in(text, frozenset({"Clock", "Store"})) == 0.5  # `Store` is only part of `FastStore`
+    assert named_in(text, frozenset({"acme.Shop.buy"})) == 0.0  # a suffix of a longer name
+    assert named_in(text, frozenset()) == 1.0
+
+
+def test_unscorable_questions_are_reported() -> None:
+    corpus = _corpus()
+    typo = Single("where is one item read", "natural", frozenset({"com.acme.app.ItemController.onee"}))
+
+    assert problem(typo, corpus) == "com.acme.app.ItemController.onee not declared"
+    assert problem(Single("NoSuchType", "symbol", lookup="NoSuchType"), corpus) == "no expected answer"
+    assert problem(Single("ItemController.one", "symbol", lookup="ItemController.one"), corpus) is None
+    assert problem(SetQuestion("annotation", "Scheduled", REPO), corpus) == "the gold set is empty"
+    assert problem(SetQuestion("annotation", "Transactional", REPO), corpus) is None

@@ -1,0 +1,87 @@
+"""The MCP tools' answers as types: each tool's output schema is derived from one of these.
+
+Every answer is a page with its entries under `results` (`mcp_server.render.Rendered.data`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import TypeAdapter
+from typing_extensions import TypedDict
+
+from app.search.results import HitItem
+from app.search.service import Citation
+
+
+class Page(TypedDict):
+    """Where a page of entries sits in the whole answer."""
+
+    total: int
+    offset: int
+    omitted: int
+    next_offset: int | None
+
+
+class HitsAnswer(Page):
+    """Code hits (search, symbols, sets)."""
+
+    results: list[HitItem]
+
+
+class InjectionsAnswer(HitsAnswer):
+    """Who receives a type, and what the type itself receives."""
+
+    depends_on: list[str]
+
+
+class CallItem(TypedDict):
+    """One call as written in the method, with the indexed symbols it resolves to."""
+
+    call: str
+    targets: list[Citation]
+
+
+class CalleesAnswer(Page):
+    """What a method calls."""
+
+    results: list[CallItem]
+
+
+class OutlineItem(Citation):
+    """One declaration of a file."""
+
+    symbol_type: str
+    generated: bool
+
+
+class OutlineAnswer(Page):
+    """A file's declarations in line order."""
+
+    results: list[OutlineItem]
+
+
+class RepoItem(TypedDict):
+    """One indexed repository and its sync state."""
+
+    repo: str
+    project_id: int | None
+    chunks: int
+    generated_chunks: int
+    default_branch: str | None
+    indexed_sha: str | None
+    indexed_at: str | None
+    status: str
+    last_error: str | None
+
+
+class ReposAnswer(Page):
+    """The repositories the caller may read."""
+
+    results: list[RepoItem]
+
+
+def output_schema(answer: type[Any]) -> dict[str, Any]:
+    """The JSON schema a tool declares for its structured content."""
+    schema: dict[str, Any] = TypeAdapter(answer).json_schema()
+    return schema
