@@ -18,10 +18,12 @@ import httpx
 
 from app.core.errors import ConfigError
 from app.core.settings import Settings
+from app.search.crossencoder import build_cross_encoder
 from app.search.service import SearchService
 from app.store.embeddings import Embedder, build_embedder
 from app.store.engines import Store, open_store
 from app.store.indexing import Clock, Indexer, utc_now
+from app.store.summaries import build_summarizer
 from app.store.vectors import IndexModel
 
 if TYPE_CHECKING:  # PostgreSQL, Redis and GitLab are imported when opened: `javakb search` needs none of them
@@ -107,6 +109,7 @@ async def open_deps(
         store = wrap("store", open_store(settings.qdrant, lambda client: wrap("qdrant", client)))
         stack.push_async_callback(store.close)
         embedder = wrap("embedder", build_embedder(settings.embedding, http))
+        summarizer = build_summarizer(settings.summaries, http)
         db = wrap("db", await _open_db(settings, stack)) if with_db else None
         queue = await _open_queue(settings, stack) if with_queue else None
         gitlab = wrap("gitlab", _open_gitlab(settings, stack)) if with_gitlab else None
@@ -116,13 +119,14 @@ async def open_deps(
             http=http,
             store=store,
             embedder=embedder,
-            indexer=wrap("indexer", Indexer(store, embedder, clock)),
+            indexer=wrap("indexer", Indexer(store, embedder, clock, summarizer=summarizer)),
             search=SearchService(
                 store,
                 embedder,
                 settings.gitlab.url,
                 max_query_chars=settings.access.max_query_chars,
                 max_query_terms=settings.access.max_query_terms,
+                cross_encoder=build_cross_encoder(settings.rerank, http),
                 generated_code=settings.search.generated_code,
             ),
             db=db,

@@ -59,6 +59,9 @@ class InProcessStub:
         self.inputs += len(texts)
         return vectors
 
+    async def embed_query(self, text: str) -> list[float]:
+        return (await self.embed([text]))[0]
+
     async def dimension(self) -> int:
         return self.dim
 

@@ -99,6 +99,9 @@ class FixedVectorEmbedder:
         self.seconds += time.perf_counter() - t0
         return out
 
+    async def embed_query(self, text: str) -> list[float]:
+        return (await self.embed([text]))[0]
+
     async def dimension(self) -> int:
         return self.dim
 

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from pipeline._values import value
 from pipeline.calls import FileCalls
-from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
+from pipeline.model import TYPE_SYMBOLS, Chunk, ChunkerConfig, SourceContext, SymbolType
 from pipeline.render import chunk_id_in, content_hash, embedding_text
 from pipeline.splitting import LineSpan
 from pipeline.types import Imports
@@ -65,29 +65,37 @@ class Draft(NamedTuple):
 
 
 def finish(unit: FileUnit, drafts: Sequence[Draft]) -> tuple[Chunk, ...]:
-    """Turn drafts into chunks: a stable, unique id, the embedding text and its content hash."""
+    """Turn drafts into chunks: a stable, unique id, the embedding text and its content hash.
+
+    A member's text also carries the Javadoc summary of its type (`render.embedding_text`), found
+    among the file's type drafts by the member's `enclosing_type`.
+    """
     seen: dict[str, int] = {}
     chunks: list[Chunk] = []
     prefix = unit.id_prefix
+    type_summaries = {
+        d.chunk.qualified_name: d.chunk.javadoc_summary for d in drafts if d.chunk.symbol_type in TYPE_SYMBOLS
+    }
     for key, chunk, parts in drafts:
+        type_summary = type_summaries.get(chunk.enclosing_type or "") if chunk.symbol_type not in TYPE_SYMBOLS else None
         seen[key] = count = seen.get(key, 0) + 1
         if count > 1:  # two local classes of one name in one file would share a key: the ordinal keeps ids apart
             key = f"{key}#{count}"
         if not parts:
-            chunks.append(_derived(chunk, prefix, key))
+            chunks.append(_derived(chunk, prefix, key, type_summary))
             continue
         for index, (rows, calls, calls_fq) in enumerate(parts):
             part = replace(
                 chunk, symbol_type=SymbolType.METHOD_PART, line_start=rows.first + 1, line_end=rows.last + 1,
                 calls=calls, calls_fq=calls_fq, part_index=index, part_count=len(parts), code=unit.code(rows),
             )  # fmt: skip
-            chunks.append(_derived(part, prefix, key))
+            chunks.append(_derived(part, prefix, key, type_summary))
     return tuple(chunks)
 
 
-def _derived(chunk: Chunk, id_prefix: bytes, key: str) -> Chunk:
-    """The chunk with its id, text and hash set: derived once from its own fields, immutable after."""
-    text = embedding_text(chunk)
+def _derived(chunk: Chunk, id_prefix: bytes, key: str, type_summary: str | None) -> Chunk:
+    """The chunk with its id, text and hash set: derived once from its fields and its type's summary."""
+    text = embedding_text(chunk, type_summary)
     _set(chunk, "text", text)
     _set(chunk, "content_hash", content_hash(text))
     _set(chunk, "id", chunk_id_in(id_prefix, key, chunk.part_index))

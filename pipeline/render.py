@@ -7,8 +7,10 @@ from the chunk, and its labels are named here once (`app.store.lexical` weighs t
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import Sequence
+from functools import lru_cache
 
 from pipeline.model import Chunk
 
@@ -17,10 +19,21 @@ ID_NAMESPACE = uuid.UUID("6f1d3c2a-8a4e-5b7f-9c0d-1e2f3a4b5c6d")
 _NAMESPACE_BYTES = ID_NAMESPACE.bytes
 _MAX_CALLS_IN_HEADER = 24
 
-REPOSITORY, PACKAGE, SYMBOL, KIND, SIGNATURE = "repository", "package", "symbol", "kind", "signature"
-ANNOTATIONS, HTTP, CALLS, SUMMARY = "annotations", "http", "calls", "summary"
-LABELS = (REPOSITORY, PACKAGE, SYMBOL, KIND, SIGNATURE, ANNOTATIONS, HTTP, CALLS, SUMMARY)
-"""The header's line labels, in the order the lines appear."""
+REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND = "repository", "package", "symbol", "words", "kind"
+SIGNATURE, ANNOTATIONS, HTTP, CALLS = "signature", "annotations", "http", "calls"
+SUMMARY, TYPE_SUMMARY, DESCRIPTION = "summary", "type summary", "description"
+LABELS = (
+    REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND, SIGNATURE, ANNOTATIONS, HTTP, SUMMARY, TYPE_SUMMARY, DESCRIPTION, CALLS
+)  # fmt: skip
+"""The header's line labels, in the order the lines appear: the words a question uses come before
+`calls`, the longest line, as small embedding models read only the first 256 or 512 tokens."""
+DENSE_ONLY = frozenset({WORDS})
+"""Lines that restate another line's identifiers as words, for the dense model: lexical search splits
+identifiers itself (`app.store.lexical`) and skips them."""
+IDENTIFIER_PART = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+"""Parts of an ASCII identifier, tried in order: a plural acronym (`URLs`), an acronym followed by a
+word (`HTTP` in `HTTPServer`), a capitalised or lowercase word, a trailing acronym, a digit run.
+`_` and `$` match nothing, so they separate parts."""
 SEPARATOR = "\n---\n"
 """Between the header and the code."""
 _REPO_LABEL = f"{REPOSITORY}: "
@@ -66,12 +79,14 @@ def repo_key(repo_path: str, gitlab_project_id: int | None) -> str:
     return f"gitlab:{gitlab_project_id}" if gitlab_project_id is not None else repo_path
 
 
-def embedding_text(chunk: Chunk) -> str:
+def embedding_text(chunk: Chunk, type_summary: str | None = None) -> str:
     """A short structured header, a `---` line, then the code.
 
     The header carries the words a natural-language question uses (roles, routes, summary) that
-    the code's identifiers may not contain. It holds no line numbers or commit, so a chunk whose code
-    did not change keeps its text, hash and vector when other code moves around it.
+    the code's identifiers may not contain: the symbol's identifiers split into words, its Javadoc
+    summary and, for a member, `type_summary`, the Javadoc summary of the type that declares it. It
+    holds no line numbers or commit, so a chunk whose code did not change keeps its text, hash and
+    vector when other code moves around it (a changed type Javadoc changes its members' texts too).
     """
     kind: str = chunk.symbol_type  # a StrEnum formats as its value
     if chunk.stereotype:
@@ -83,17 +98,54 @@ def embedding_text(chunk: Chunk) -> str:
     if chunk.package:
         lines.append(f"{PACKAGE}: {chunk.package}")
     lines.append(f"{SYMBOL}: {chunk.qualified_name}")
+    if words := identifier_words(chunk.qualified_name[len(chunk.package) + 1 if chunk.package else 0 :]):
+        lines.append(f"{WORDS}: {words}")
     lines.append(f"{KIND}: {kind}")
     lines.append(f"{SIGNATURE}: {chunk.signature}")
     if chunk.annotations:
         lines.append(f"{ANNOTATIONS}: {' '.join(chunk.annotations)}")
     if chunk.http_path:
         lines.append(f"{HTTP}: {'|'.join(chunk.http_method)} {', '.join(chunk.http_path)}")
-    if chunk.calls:
-        lines.append(_calls_line(chunk.calls))
     if chunk.javadoc_summary:
         lines.append(f"{SUMMARY}: {chunk.javadoc_summary}")
+    if type_summary:
+        lines.append(f"{TYPE_SUMMARY}: {type_summary}")
+    if chunk.calls:
+        lines.append(_calls_line(chunk.calls))
     return "\n".join(lines) + SEPARATOR + chunk.code
+
+
+def with_description(text: str, description: str) -> str:
+    """An embedding text with a `description` line (a model's words for the chunk) before its `calls` line.
+
+    The content hash stays that of the text without it (`content_hash` is taken before), so an
+    unchanged chunk keeps its stored vector and is never described twice.
+    """
+    header, separator, code = text.partition(SEPARATOR)
+    if not separator:
+        return text
+    lines = header.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith(f"{CALLS}: ")), len(lines))
+    lines.insert(at, f"{DESCRIPTION}: {' '.join(description.split())}")
+    return "\n".join(lines) + separator + code
+
+
+def identifier_words(name: str) -> str:
+    """The words of a dotted name's compound identifiers, lowercased, each once.
+
+    `OrderServiceImpl.getTotal` gives `order service impl get total`; a name with no compound
+    segment gives "" (`A.m` has nothing to add).
+    """
+    segments = [_segment_words(segment) for segment in name.split(".")]
+    if all(len(words) < 2 for words in segments):
+        return ""
+    return " ".join(dict.fromkeys(word for words in segments for word in words))
+
+
+@lru_cache(maxsize=1 << 14)
+def _segment_words(segment: str) -> tuple[str, ...]:
+    # Type names repeat in every member of their type: the cache answers most segments.
+    return tuple(part.lower() for part in IDENTIFIER_PART.findall(segment)) if segment.isascii() else ()
 
 
 def _calls_line(calls: Sequence[str]) -> str:

@@ -96,12 +96,61 @@ class EmbeddingSettings(BaseModel):
     timeout_s: float = Field(default=60.0, gt=0, description="Seconds before a request is abandoned (and retried)")
     max_retries: int = Field(default=6, ge=0, description="Retries on 429, 5xx and timeouts.")
     max_backoff_s: float = Field(default=30.0, gt=0, description="Longest wait between retries")
+    query_prefix: str = Field(
+        default="", description='Put before every question embedded, as asymmetric models want (E5: "query: ").'
+    )
+    document_prefix: str = Field(
+        default="",
+        description='Put before every chunk text embedded (E5: "passage: "); rebuild the index after a change.',
+    )
 
     _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
 
     @property
     def enabled(self) -> bool:
         """Whether dense vectors are produced at all."""
+        return bool(self.base_url)
+
+
+class SummarySettings(BaseModel):
+    """Optional one-sentence descriptions of new chunks from an OpenAI-compatible chat endpoint (off without a URL)."""
+
+    base_url: str | None = Field(
+        default=None, description="e.g. http://vllm:8000/v1 (POST {base_url}/chat/completions)"
+    )
+    api_key: SecretStr | None = Field(default=None, description="Bearer key, when the endpoint wants one")
+    model: str = Field(default="gpt-4o-mini", description="Chat model asked")
+    concurrency: int = Field(default=4, ge=1, le=64, description="Requests in flight at once")
+    timeout_s: float = Field(default=30.0, gt=0, description="Seconds before a chunk is indexed without one")
+    max_input_chars: int = Field(default=6000, ge=200, description="Each chunk's text is cut to this length")
+    max_tokens: int = Field(default=80, ge=8, description="Longest description asked for")
+    max_failures: int = Field(
+        default=5, ge=1, description="Failures in a row after which a write asks no more (its chunks go without)"
+    )
+
+    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether new chunks are described at all."""
+        return bool(self.base_url)
+
+
+class RerankSettings(BaseModel):
+    """An optional cross-encoder behind the `/rerank` API of TEI, Jina and Cohere; off without a base URL."""
+
+    base_url: str | None = Field(default=None, description="e.g. http://reranker:8080 (POST {base_url}/rerank)")
+    api_key: SecretStr | None = Field(default=None, description="Bearer key, when the endpoint wants one")
+    model: str = Field(default="", description="Model name sent with each request (empty: the server's own)")
+    candidates: int = Field(default=20, ge=2, le=200, description="Best fused results re-scored per search")
+    max_chars: int = Field(default=2000, ge=100, description="Each result's text is cut to this many characters")
+    timeout_s: float = Field(default=5.0, gt=0, description="Seconds before the fused order is kept instead")
+
+    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether searches are re-scored at all."""
         return bool(self.base_url)
 
 
@@ -323,6 +372,8 @@ class Settings(BaseSettings):
 
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
+    summaries: SummarySettings = Field(default_factory=SummarySettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
     postgres: PostgresSettings = Field(default_factory=PostgresSettings)
     redis: QueueSettings = Field(default_factory=QueueSettings)

@@ -22,6 +22,7 @@ from typing_extensions import TypedDict
 from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.core.settings import GeneratedCode
+from app.search.crossencoder import CrossEncoder
 from app.search.question import QueryTerms, Relation, expand_query, query_terms
 from app.search.ranking import Evidence, names_symbol, rerank, serves
 from app.store.embeddings import Embedder
@@ -31,6 +32,7 @@ from app.store.lexical import query_vector
 from app.store.payloads import StoredChunk, flagged
 from app.store.routes import query_keys, route_matches, specificity
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
+from pipeline.render import embedding_text
 from pipeline.spring import ANY_METHOD
 
 MAX_SCOPES_CACHED = 1024
@@ -187,6 +189,11 @@ def annotation_name(annotation: str) -> str:
     return annotation.strip().lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
 
 
+def _hit_text(hit: Hit) -> str:
+    """What a cross-encoder reads of a hit: its header and code, as it was embedded (`pipeline.render`)."""
+    return embedding_text(hit.chunk)
+
+
 class SearchService:
     """Search over the store; the embedder is optional (lexical-only mode without it)."""
 
@@ -200,10 +207,12 @@ class SearchService:
         repos_ttl_s: float = 10.0,
         max_query_chars: int = 2000,
         max_query_terms: int = 64,
+        cross_encoder: CrossEncoder | None = None,
         generated_code: GeneratedCode = GeneratedCode.DEMOTE,
     ) -> None:
         self.store = store
         self.embedder = embedder
+        self.cross_encoder = cross_encoder
         self.gitlab_url = gitlab_url.rstrip("/") if gitlab_url else None
         self._clock = clock
         self._repos_ttl_s = repos_ttl_s
@@ -226,6 +235,8 @@ class SearchService:
     async def search(self, access: Access, query: str, filters: Filters = Filters(), limit: int = 10) -> list[Hit]:
         """Hybrid search: Qdrant's fused candidates and the structural indexes' exact matches, reranked.
 
+        A configured cross-encoder (`app.search.crossencoder`) then re-scores the best candidates.
+
         Raises:
             PayloadError: the query is over the length or word caps (`check_query`).
         """
@@ -235,7 +246,7 @@ class SearchService:
         terms = query_terms(query)
         sparse = query_vector(expand_query(query, terms))
         lexical = sparse if sparse.indices else None
-        dense = (await self.embedder.embed([query]))[0] if self.embedder is not None and query.strip() else None
+        dense = await self.embedder.embed_query(query) if self.embedder is not None and query.strip() else None
         points = []
         if lexical is not None or dense is not None:
             where = build_filter(access, filters)
@@ -243,7 +254,10 @@ class SearchService:
         hits = [self._hit(p.id, p.score, p.payload) for p in points]
         pool, evidence = await self._with_exact(access, terms, filters, hits)
         order = rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits))
-        return self._demoted([pool[i] for i in order], terms.identifiers)[:limit]
+        ranked = [pool[i] for i in order]
+        if self.cross_encoder is not None:
+            ranked = await self.cross_encoder.reordered(query, ranked, _hit_text)
+        return self._demoted(ranked, terms.identifiers)[:limit]
 
     def _demoted(self, ranked: list[Hit], named: Sequence[str]) -> list[Hit]:
         """Generated hits after every hand-written one, each group in rank order (`generated_code=demote`).

@@ -55,7 +55,11 @@ class Embedder(Protocol):
     model: str
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text, in input order."""
+        """One vector per text (chunk texts), in input order."""
+        ...
+
+    async def embed_query(self, text: str) -> list[float]:
+        """The vector of a question (asymmetric models embed questions differently from documents)."""
         ...
 
     async def dimension(self) -> int:
@@ -181,7 +185,8 @@ class OpenAIEmbedder:
         """Embed `texts` in batches, at most `concurrency` requests at once.
 
         Args:
-            texts: The inputs; an empty one is sent as a single space, which every server accepts.
+            texts: The inputs, each sent after `document_prefix`; an empty one (with no prefix) is
+                sent as a single space, which every server accepts.
 
         Returns:
             One vector per text, in input order.
@@ -189,7 +194,8 @@ class OpenAIEmbedder:
         Raises:
             EmbeddingError: Or a subclass, when the endpoint refuses or stays unavailable.
         """
-        prepared = [self._clip(t or " ") for t in texts]
+        prefix = self._settings.document_prefix
+        prepared = [self._clip(prefix + t if prefix else t or " ") for t in texts]
         batches = plan_batches(
             [estimate_tokens(t) for t in prepared],
             batch_size=self._settings.batch_size,
@@ -203,6 +209,14 @@ class OpenAIEmbedder:
                 task.cancel()
             raise
         return [vector for batch in results for vector in batch]
+
+    async def embed_query(self, text: str) -> list[float]:
+        """The vector of a question: `query_prefix` + `text`, never cut.
+
+        Raises:
+            EmbeddingError: Or a subclass, when the endpoint refuses or stays unavailable.
+        """
+        return (await self._embed_batch([self._settings.query_prefix + text or " "]))[0]
 
     def _clip(self, text: str) -> str:
         limit = self._settings.max_input_tokens * CHARS_PER_TOKEN

@@ -18,6 +18,7 @@ from app.store import filters, payloads
 from app.store.embeddings import Embedder
 from app.store.engines import Store
 from app.store.payloads import stored_payload
+from app.store.summaries import Summarizer
 from app.store.vectors import StoredState, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
 
@@ -132,11 +133,13 @@ class Indexer:
         clock: Clock = utc_now,
         *,
         point: PointBuilder = chunk_point,
+        summarizer: Summarizer | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
         self.point = point  # how a new chunk becomes a point; a benchmark passes a timed `chunk_point`
+        self.summarizer = summarizer  # describes the chunks to embed (app.store.summaries), when configured
 
     async def write(
         self,
@@ -164,10 +167,13 @@ class Indexer:
         old_vectors = await self._old_vectors(repo_path, old_paths, collection)
         plan = plan_writes(results, stored, {key: point_id for key, (point_id, _) in old_vectors.items()})
         indexed_at = self.clock().isoformat()
-        vectors: list[list[float]] | list[None] = [None] * len(plan.embed)
-        if self.embedder is not None and plan.embed:
-            vectors = await self.embedder.embed([c.text for c in plan.embed])
-        points = [self.point(chunk, vector, indexed_at) for chunk, vector in zip(plan.embed, vectors, strict=True)]
+        embed: Sequence[Chunk] = plan.embed
+        if self.summarizer is not None and embed:
+            embed = await self.summarizer.described(embed)
+        vectors: list[list[float]] | list[None] = [None] * len(embed)
+        if self.embedder is not None and embed:
+            vectors = await self.embedder.embed([c.text for c in embed])
+        points = [self.point(chunk, vector, indexed_at) for chunk, vector in zip(embed, vectors, strict=True)]
         points += [moved_point(c, old_vectors[move_key(c)][1], indexed_at) for c in plan.move]
         await self.store.upsert(points, collection=collection)
         # Only chunks whose metadata moved (lines, commit, imports...) are rewritten: an unchanged

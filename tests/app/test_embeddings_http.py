@@ -115,3 +115,27 @@ async def test_wrong_key_is_an_auth_error(server: FakeEmbeddingServer, client: h
 async def test_unknown_model_over_http(server: FakeEmbeddingServer, client: httpx.AsyncClient) -> None:
     with pytest.raises(EmbeddingModelError, match="'other'"):
         await OpenAIEmbedder(settings(server, model="other"), client).embed(["a"])
+
+
+async def test_prefixes_tell_questions_from_documents(server: FakeEmbeddingServer, client: httpx.AsyncClient) -> None:
+    embedder = OpenAIEmbedder(settings(server, query_prefix="query: ", document_prefix="passage: "), client)
+
+    documents = await embedder.embed(["Order findOrderById(long id)", ""])
+    question = await embedder.embed_query("find an order")
+
+    assert [r.inputs for r in server.requests] == [
+        ["passage: Order findOrderById(long id)", "passage: "],
+        ["query: find an order"],
+    ]
+    assert documents[0] == fake_vector("passage: Order findOrderById(long id)", 64)
+    assert question == fake_vector("query: find an order", 64)
+
+
+async def test_without_prefixes_a_question_is_sent_as_it_is(
+    server: FakeEmbeddingServer, client: httpx.AsyncClient
+) -> None:
+    embedder = OpenAIEmbedder(settings(server), client)
+
+    assert await embedder.embed_query("find an order") == fake_vector("find an order", 64)
+    assert await embedder.embed([""]) == [fake_vector(" ", 64)]
+    assert [r.inputs for r in server.requests] == [["find an order"], [" "]]

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.store.lexical import (
@@ -11,6 +13,8 @@ from app.store.lexical import (
     term_id,
     tokenize,
 )
+from pipeline.render import embedding_text
+from tests.support.java import header_chunk
 
 K1 = 1.2
 B = 0.75
@@ -191,3 +195,10 @@ def test_query_vector_weighs_each_distinct_term_once() -> None:
 def test_sparse_vector_rejects_mismatched_lengths() -> None:
     with pytest.raises(ValueError):
         SparseVector(indices=(1, 2), values=(1.0,))
+
+
+def test_the_words_line_is_not_weighed_by_lexical_search() -> None:
+    text = embedding_text(replace(header_chunk(), qualified_name="demo.OrderService.getTotal", code="x"))
+    assert "words: order service get total" in text
+    without = text.replace("words: order service get total\n", "")
+    assert document_vector(text) == document_vector(without)

@@ -9,7 +9,15 @@ from dataclasses import replace
 import pytest
 
 from pipeline.model import SymbolType
-from pipeline.render import ID_NAMESPACE, chunk_id, chunk_id_in, chunk_id_prefix, content_hash, embedding_text
+from pipeline.render import (
+    ID_NAMESPACE,
+    chunk_id,
+    chunk_id_in,
+    chunk_id_prefix,
+    content_hash,
+    embedding_text,
+    identifier_words,
+)
 from tests.support.java import chunk_java, header_chunk
 
 
@@ -58,19 +66,44 @@ def test_full_embedding_text_header() -> None:
         part_count=3,
         code="code",
     )
-    assert embedding_text(header).split("\n") == [
+    assert embedding_text(replace(header, qualified_name="demo.OrderService.getTotal"), "Orders.").split("\n") == [
         "repository: acme/shop",
         "package: demo",
-        "symbol: demo.A.m",
+        "symbol: demo.OrderService.getTotal",
+        "words: order service get total",
         "kind: method_part (rest_controller) (part 2 of 3)",
         "signature: m(): void",
         "annotations: @GetMapping @Transactional",
         "http: GET|HEAD /a, /b",
-        "calls: A.x, B.y",
         "summary: Does m.",
+        "type summary: Orders.",
+        "calls: A.x, B.y",
         "---",
         "code",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("A.m", ""),
+        ("OrderServiceImpl.getTotal", "order service impl get total"),
+        ("HTTPServer.parseURLs", "http server parse urls"),
+        ("Order.order_id", "order id"),
+        ("订单.查询", ""),
+        ("X.v2Api", "x v 2 api"),
+    ],
+)
+def test_identifier_words(name: str, words: str) -> None:
+    assert identifier_words(name) == words
+
+
+def test_a_member_text_carries_its_type_summary_and_a_type_text_does_not() -> None:
+    source = "package demo;\n/** Keeps the orders. */\nclass Store {\n    /** Adds one. */\n    void add() {}\n}\n"
+    chunks = {c.name: c for c in chunk_java(source).chunks}
+    assert "type summary: Keeps the orders." in chunks["add"].text.split("\n")
+    assert "type summary:" not in chunks["Store"].text
+    assert "summary: Keeps the orders." in chunks["Store"].text.split("\n")
 
 
 def test_default_package_has_no_package_line() -> None:

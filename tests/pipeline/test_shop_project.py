@@ -495,12 +495,14 @@ def test_header_names_kind_stereotype_signature_and_route(shop: Shop) -> None:
         f"repository: {REPO}",
         f"package: {API}.web",
         f"symbol: {API}.web.OwnerController.deleteOwner",
+        "words: owner controller delete",
         "kind: method (rest_controller)",
         "signature: deleteOwner(Long ownerId): void",
         'annotations: @DeleteMapping(path = {"/{ownerId}", "/by-id/{ownerId}"}) @ResponseStatus(HttpStatus.NO_CONTENT)',
         "http: DELETE /api/owners/{ownerId}, /api/owners/by-id/{ownerId}",
-        "calls: OwnerService.delete",
         "summary: Deletes an owner and the owner's pets.",
+        "type summary: JSON API for owners.",
+        "calls: OwnerService.delete",
     ]
 
 
