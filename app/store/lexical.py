@@ -71,6 +71,12 @@ _WORD = re.compile(r"[\w$]+(?:\.[\w$]+)*")
 _PART = render.IDENTIFIER_PART
 _DIGITS = re.compile(r"[0-9]+")
 _NON_ASCII_PART = re.compile(r"[^\W_]+")
+# Scripts written without spaces between words (Han, Hiragana, Katakana; Hangul syllables too, for
+# compound nouns): a run of them is one `\w` run, a whole comment sentence. Such a run also yields its
+# overlapping character pairs, as Lucene's CJKAnalyzer does, so `商品分类` in a question matches
+# `查询商品分类列表` in a comment. The whole run stays a term too: points indexed before the pairs
+# existed still match a query on it.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _CACHE_SIZE = 1 << 15
 
 
@@ -94,7 +100,8 @@ def tokenize(text: str) -> list[str]:
     (`ownerservice.findbyid`). A segment that starts with a digit is a numeric literal and yields only its
     digit runs (`404` from `404`, `100` from `100L`). Stop words (`STOP_WORDS`) and one-character terms
     are dropped; punctuation, `/`, `{}` and `-` separate words, so HTTP paths and kebab-case names split.
-    Non-ASCII identifiers split only at `_` and `$`, as `re` has no upper/lowercase classes for them.
+    Non-ASCII identifiers split only at `_` and `$`, as `re` has no upper/lowercase classes for them;
+    a run of Chinese, Japanese or Korean characters also yields its character pairs (`_UNSPACED`).
 
     Args:
         text: Any text: Java code, an embedding text or a query.
@@ -226,9 +233,14 @@ def _segment_terms(segment: str) -> tuple[str, ...]:
     whole = segment.strip("_$").lower()
     parts = _PART.findall(segment) if segment.isascii() else _NON_ASCII_PART.findall(segment)
     lowered = [part.lower() for part in parts]
-    if lowered == [whole]:
-        return tuple(_keep([whole]))
-    return tuple(_keep([whole, *lowered]))
+    terms = [whole] if lowered == [whole] else [whole, *lowered]
+    if not segment.isascii():
+        terms.extend(pair for run in _UNSPACED.findall(segment) if len(run) > 2 for pair in _char_pairs(run))
+    return tuple(_keep(terms))
+
+
+def _char_pairs(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 def _pairs(segments: list[str]) -> list[str]:

@@ -202,3 +202,15 @@ def test_the_words_line_is_not_weighed_by_lexical_search() -> None:
     assert "words: order service get total" in text
     without = text.replace("words: order service get total\n", "")
     assert document_vector(text) == document_vector(without)
+
+
+def test_tokenize_pairs_runs_of_chinese_characters() -> None:
+    # A comment sentence is one run; its character pairs let a question's words match inside it.
+    assert tokenize("查询商品分类") == ["查询商品分类", "查询", "询商", "商品", "品分", "分类"]
+    assert tokenize("// 商品 分类") == ["商品", "分类"]  # two-character words are already whole terms
+
+
+def test_a_chinese_question_matches_words_inside_a_comment_sentence() -> None:
+    comment = set(document_vector("/** 根据分类查询商品列表 */ List<Product> list(Long id)").indices)
+    assert set(query_vector("商品列表").indices) & comment
+    assert not set(query_vector("订单").indices) & comment
