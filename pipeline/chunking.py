@@ -102,9 +102,10 @@ def _scope(unit: FileUnit, info: TypeInfo, types: list[TypeInfo]) -> CallScope:
 def _member_drafts(
     unit: FileUnit, root: Node, info: TypeInfo, members: list[Member], scope: CallScope
 ) -> Iterator[Draft]:
+    # Bodiless ones too (interface, abstract and repository methods, Feign endpoints, annotation
+    # elements): a chunk of their own, findable by name, annotation and route; the skeleton still lists them.
     for member in members:
-        if member.decl.body_start >= 0:  # bodiless methods live in the type's skeleton only
-            yield _callable_draft(unit, root, info, member, scope)
+        yield _callable_draft(unit, root, info, member, scope)
 
 
 def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, scope: CallScope) -> Draft:

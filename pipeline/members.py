@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from pipeline._values import value
 from pipeline.declarations import TypeInfo
-from pipeline.outline import CALLABLE_NODE_KINDS, CONSTRUCTOR_NODE_KINDS, MemberDecl, Modifiers, Param
+from pipeline.outline import (
+    CALLABLE_NODE_KINDS,
+    CONSTRUCTOR_NODE_KINDS,
+    ELEMENT_NODE_KIND,
+    MemberDecl,
+    Modifiers,
+    Param,
+)
 from pipeline.spring import injected_type, is_injected_member, method_routes
 
 _NONE: tuple[str, ...] = ()
@@ -32,10 +39,6 @@ class Member:
         """Constructors and compact record constructors."""
         return self.decl.kind in CONSTRUCTOR_NODE_KINDS
 
-    @property
-    def has_body(self) -> bool:
-        """Whether it has a body (interface and abstract methods have none)."""
-        return self.decl.body_start >= 0
 
 
 def member_name(decl: MemberDecl) -> str:
@@ -89,7 +92,7 @@ def member_injections(
 
 
 def read_members(info: TypeInfo) -> list[Member]:
-    """Methods, constructors and static initializers of a type, plus methods in enum constant bodies."""
+    """Methods, constructors, static initializers and annotation elements of a type, plus methods in enum constant bodies."""
     decls = info.decl.members
     sole_ctor = sum(1 for d in decls if d.kind in CONSTRUCTOR_NODE_KINDS) == 1
     members: list[Member] = []
@@ -97,7 +100,7 @@ def read_members(info: TypeInfo) -> list[Member]:
         kind = decl.kind
         if kind in CALLABLE_NODE_KINDS:
             members.append(_member(decl, info, sole_ctor))
-        elif kind == STATIC_INITIALIZER:
+        elif kind == STATIC_INITIALIZER or kind == ELEMENT_NODE_KIND:
             members.append(Member(decl=decl, injects=_NONE, http_method=_NONE, http_path=_NONE))
         elif kind == "enum_constant":
             members.extend(_member(inner, info, False) for inner in decl.members)

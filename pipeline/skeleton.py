@@ -1,8 +1,8 @@
 """The type chunk: declaration, annotations, javadoc, fields, constants and member signatures, bodies elided.
 
-It answers "what is this class" in one chunk, and it is the only home of what has no body:
-interface and abstract methods (Spring Data query methods, Feign endpoints), fields and
-annotation elements.
+It answers "what is this class" in one chunk, and it is the only home of fields and constants.
+Bodiless methods (interface and abstract methods, Spring Data query methods, Feign endpoints,
+annotation elements) are listed here and have chunks of their own too, which carry their routes.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
     """The draft of a type's own chunk."""
     decl = info.decl
     qualified = f"{unit.package}.{info.nested_name}" if unit.package else info.nested_name
-    http_method, http_path = _bodiless_routes(members)
     javadoc = unit.between(decl.doc_start, decl.doc_end) if decl.doc_start >= 0 else ""
     annotations = info.modifiers.annotations
     injects = _type_injections(info, members)
@@ -46,8 +45,6 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         annotations=tuple(a.text for a in annotations) if annotations else (),
         annotation_names=tuple(a.name for a in annotations) if annotations else (),
         stereotype=info.stereotype,
-        http_method=http_method,
-        http_path=http_path,
         extends=info.extends,
         implements=info.implements,
         injects=injects,
@@ -70,17 +67,6 @@ def _declaration_line(unit: FileUnit, info: TypeInfo) -> str:
     decl = info.decl
     end = decl.body_start if decl.body_start >= 0 else decl.end
     return squash(" ".join([*info.modifiers.keywords, unit.between(decl.head_start, end)]))
-
-
-def _bodiless_routes(members: list[Member]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    # Feign and other interface endpoints have no method chunk, so the type chunk carries their routes.
-    methods: dict[str, None] = {}
-    paths: dict[str, None] = {}
-    for member in members:
-        if not member.has_body:
-            methods.update(dict.fromkeys(member.http_method))
-            paths.update(dict.fromkeys(member.http_path))
-    return tuple(methods), tuple(paths)
 
 
 def _type_injections(info: TypeInfo, members: list[Member]) -> tuple[str, ...]:

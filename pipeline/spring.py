@@ -84,7 +84,14 @@ _MAPPING_VERBS = {
     "PutMapping": "PUT",
     "DeleteMapping": "DELETE",
     "PatchMapping": "PATCH",
+    # Spring 6 HTTP interfaces (`@HttpExchange` clients), declared like Feign's: bodiless methods.
+    "GetExchange": "GET",
+    "PostExchange": "POST",
+    "PutExchange": "PUT",
+    "DeleteExchange": "DELETE",
+    "PatchExchange": "PATCH",
 }
+_EXCHANGE = "HttpExchange"  # `@HttpExchange(url = "/x", method = "GET")`: a prefix on a type, a route on a method
 JAXRS_VERBS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"})
 ANY_METHOD = "ANY"
 
@@ -100,10 +107,10 @@ def stereotype_of(modifiers: Modifiers, supertypes: Iterable[str], is_interface:
 
 
 def route_prefixes(modifiers: Modifiers) -> tuple[str, ...]:
-    """Class-level path prefixes: Spring `@RequestMapping` (and `@FeignClient(path=)`), or JAX-RS `@Path`."""
+    """Class-level path prefixes: Spring `@RequestMapping`, `@HttpExchange` (and `@FeignClient(path=)`), or JAX-RS `@Path`."""
     paths: list[str] = []
     for ann in modifiers.annotations:
-        if ann.name == "RequestMapping":
+        if ann.name == "RequestMapping" or ann.name == _EXCHANGE:
             paths.extend(_paths(ann))
         elif ann.name == "FeignClient":
             paths.extend(v.string for v in ann.values("path"))
@@ -122,6 +129,9 @@ def method_routes(modifiers: Modifiers, prefixes: Sequence[str]) -> tuple[tuple[
             paths = [*(paths or []), *_paths(ann)]
         elif ann.name == "RequestMapping":
             verbs.extend(_request_methods(ann) or [ANY_METHOD])
+            paths = [*(paths or []), *_paths(ann)]
+        elif ann.name == _EXCHANGE:
+            verbs.extend([v.string.upper() for v in ann.values("method")] or [ANY_METHOD])
             paths = [*(paths or []), *_paths(ann)]
         elif ann.name in JAXRS_VERBS and not ann.args:
             verbs.append(ann.name)
@@ -144,7 +154,7 @@ def join_path(prefix: str, path: str) -> str:
 
 
 def _paths(ann: Annotation) -> list[str]:
-    return [v.string for v in ann.values("value", "path")]
+    return [v.string for v in ann.values("value", "path", "url")]
 
 
 def _request_methods(ann: Annotation) -> list[str]:

@@ -89,7 +89,7 @@ def test_jaxrs_route(method: str, http_method: tuple[str, ...], http_path: tuple
     assert (chunk.http_method, chunk.http_path) == (http_method, http_path)
 
 
-def test_feign_client_routes_go_on_its_type_chunk() -> None:
+def test_feign_client_routes_go_on_its_methods() -> None:
     source = """package demo;
 @FeignClient(name = "stock", path = "/stock/")
 interface StockClient {
@@ -99,9 +99,33 @@ interface StockClient {
 }
 """
     result = chunk_java(source)
-    chunk = only(result, "demo.StockClient")
-    assert [c.qualified_name for c in result.chunks] == ["demo.StockClient"]
-    assert (chunk.http_method, chunk.http_path) == (("GET", "DELETE"), ("/stock/items/{sku}", "/stock/items"))
+    routes = {c.qualified_name: (c.http_method, c.http_path) for c in result.chunks}
+    assert routes == {
+        "demo.StockClient": ((), ()),
+        "demo.StockClient.item": (("GET",), ("/stock/items/{sku}",)),
+        "demo.StockClient.drop": (("DELETE",), ("/stock/items/{sku}",)),
+        "demo.StockClient.all": (("GET",), ("/stock/items",)),
+    }
+
+
+def test_http_exchange_interface_routes() -> None:
+    source = """package demo;
+@HttpExchange(url = "/repos", accept = "application/json")
+interface RepoClient {
+    @GetExchange("/{owner}") List<Repo> list(@PathVariable String owner);
+    @PostExchange(url = "/new") Repo create(@RequestBody Repo repo);
+    @HttpExchange(method = "patch", url = "/{id}") Repo rename(@PathVariable long id);
+    @HttpExchange("/any") void any();
+}
+"""
+    routes = {c.name: (c.http_method, c.http_path) for c in chunk_java(source).chunks}
+    assert routes == {
+        "RepoClient": ((), ()),
+        "list": (("GET",), ("/repos/{owner}",)),
+        "create": (("POST",), ("/repos/new",)),
+        "rename": (("PATCH",), ("/repos/{id}",)),
+        "any": (("ANY",), ("/repos/any",)),
+    }
 
 
 def test_exception_handler_is_not_a_route() -> None:
