@@ -28,7 +28,7 @@ from app.deps import Deps
 from app.search.service import Filters, Hit, SearchService
 from mcp_server.auth import caller_access
 from mcp_server.render import DEFAULT_BUDGET, Rendered, echo, render_hits
-from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS
+from pipeline.model import SYMBOL_TYPES
 
 INSTRUCTIONS = """\
 Exact, fresh knowledge of the organization's Java code (every GitLab project's default branch),
@@ -239,8 +239,7 @@ class KnowledgeTools:
         """
         search, access = await self._search(repo)
         injectors = await search.injectors(access, type, repo)
-        own = [h for h in await search.symbol(access, type, repo) if h.symbol_type in TYPE_SYMBOLS]
-        depends_on = sorted({d for h in own for d in h.chunk.injects})
+        depends_on = await search.dependencies(access, type, repo)
         header = f"{echo(type)} depends on: {', '.join(depends_on) or 'nothing injected'}\nInjected into:"
         rendered = render_hits(injectors, budget=max_chars, excerpt_lines=6, header=header)
         data = {"depends_on": depends_on, "injected_into": rendered.items, "omitted": rendered.omitted}

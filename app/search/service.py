@@ -18,15 +18,16 @@ from typing import Any
 
 from app.auth.access import Access
 from app.core.errors import PayloadError
+from app.search.hierarchy import Hierarchy, in_order, simple_name
 from app.search.ranking import QueryTerms, Relation, expand_query, query_terms, rerank
 from app.store.embeddings import Embedder
 from app.store.engines import Store
-from app.store.filters import Condition, Filter, any_of, either, eq, everything
+from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything
 from app.store.lexical import query_vector
 from app.store.payloads import StoredChunk
 from app.store.routes import query_keys, route_matches, specificity
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
-from pipeline.spring import ANY_METHOD
+from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_stereotypes
 
 MAX_SCOPES_CACHED = 1024
 
@@ -247,7 +248,11 @@ class SearchService:
         return await self._lookup(access, Filters(repo=repo, annotation=annotation), limit=limit)
 
     async def callers(self, access: Access, name: str, repo: str | None = None) -> list[Hit]:
-        """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`)."""
+        """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`).
+
+        Through the type hierarchy: a call recorded under a subtype that inherits the method, or
+        under a supertype whose declaration it overrides (`Iface.m` for `Impl.m`), counts too.
+        """
         keys_fq, keys = await self._call_keys(access, name, repo)
         conditions: list[Condition] = []
         if keys_fq:
@@ -261,8 +266,10 @@ class SearchService:
     async def callees(self, access: Access, name: str, repo: str | None = None) -> list[tuple[str, list[Hit]]]:
         """What the named method calls: each call as written, with the indexed symbols it resolves to.
 
-        Every call is resolved from two lookups in all (by qualified name where the caller's imports
+        Every call is resolved from a few lookups in all (by qualified name where the caller's imports
         made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
+        A call on a type that inherits the method resolves to the nearest supertype declaring it
+        (`child.isActive()` → `Base.isActive`), walked a level per lookup (app.search.hierarchy).
         """
         # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
         calls: list[tuple[str, str | None, list[str]]] = []
@@ -278,7 +285,7 @@ class SearchService:
         scope = Filters(repo=repo)
         by_fq = await self._lookup(access, scope, any_of("qualified_name", exact_names)) if exact_names else []
         by_name = await self._lookup(access, scope, any_of("name", methods)) if methods else []
-        out: list[tuple[str, list[Hit]]] = []
+        resolved: dict[str, list[Hit]] = {}
         for call, method, exact in calls:
             if method is None:
                 targets = []
@@ -286,12 +293,87 @@ class SearchService:
                 targets = [h for h in by_fq if h.qualified_name in exact]
             else:
                 targets = [h for h in by_name if h.chunk.name == method and h.qualified_name.endswith("." + call)]
-            out.append((call, targets))
+            resolved[call] = targets
+        inherited = await self._inherited_targets(
+            access, repo, [(call, method, exact) for call, method, exact in calls if method and not resolved[call]]
+        )
+        return [(call, resolved[call] or inherited.get(call, [])) for call, _, _ in calls]
+
+    async def _inherited_targets(
+        self, access: Access, repo: str | None, calls: Sequence[tuple[str, str | None, list[str]]]
+    ) -> dict[str, list[Hit]]:
+        """Calls that name no declaration resolved to the nearest supertype of their receiver declaring the method."""
+        if not calls:
+            return {}
+        hierarchy = self._hierarchy(access, repo)
+        # The receiver's fully qualified types: from the exact name, else the indexed types of that simple name.
+        receivers: dict[str, set[str]] = {}
+        loose = sorted({call.rsplit(".", 1)[0] for call, _, exact in calls if not exact})
+        by_simple: dict[str, set[str]] = {}
+        if loose:
+            for chunk in await hierarchy.types(any_of("name", sorted({simple_name(r) for r in loose}))):
+                by_simple.setdefault(chunk.name, set()).add(chunk.qualified_name)
+        for call, _, exact in calls:
+            owner = call.rsplit(".", 1)[0]
+            receivers[call] = (
+                {e.rsplit(".", 1)[0] for e in exact}
+                if exact
+                else {fq for fq in by_simple.get(simple_name(owner), ()) if fq.endswith("." + owner) or fq == owner}
+            )
+        parents = await hierarchy.ancestors({fq for fqs in receivers.values() for fq in fqs})
+        wanted = {
+            f"{ancestor}.{method}"
+            for call, method, _ in calls
+            for fq in receivers[call]
+            for ancestor in in_order(fq, parents)
+        }
+        found: dict[str, list[Hit]] = {}
+        if wanted:
+            for hit in await self._lookup(access, Filters(repo=repo), any_of("qualified_name", sorted(wanted))):
+                if hit.symbol_type not in TYPE_SYMBOLS:
+                    found.setdefault(hit.qualified_name, []).append(hit)
+        out: dict[str, list[Hit]] = {}
+        for call, method, _ in calls:
+            targets: list[Hit] = []
+            for fq in sorted(receivers[call]):
+                nearest = next((found[f"{a}.{method}"] for a in in_order(fq, parents) if f"{a}.{method}" in found), [])
+                targets.extend(nearest)
+            out[call] = targets
         return out
 
     async def injectors(self, access: Access, type_name: str, repo: str | None = None) -> list[Hit]:
-        """Types (and their constructors, setters, @Bean methods) that receive the named type by injection."""
-        return await self._lookup(access, Filters(repo=repo), _type_condition("injects", type_name))
+        """Types (and their constructors, setters, @Bean methods) that receive the named type by injection.
+
+        Beans of a stereotype learned from the index (`bean_stereotypes`) count too: their
+        constructor's `injects_if_bean`, recorded because the file alone could not tell.
+        """
+        condition = _type_condition("injects", type_name)
+        learned = await self.bean_stereotypes(access)
+        if learned:
+            custom = all_of(_type_condition("injects_if_bean", type_name), any_of("annotation_names", sorted(learned)))
+            condition = either(condition, custom)
+        return await self._lookup(access, Filters(repo=repo), condition)
+
+    async def dependencies(self, access: Access, type_name: str, repo: str | None = None) -> list[str]:
+        """What the named type receives by injection (the inverse of `injectors`), learned stereotypes included."""
+        types = [h.chunk for h in await self.symbol(access, type_name, repo) if h.symbol_type in TYPE_SYMBOLS]
+        learned = await self.bean_stereotypes(access) if any(c.injects_if_bean for c in types) else frozenset()
+        found: dict[str, None] = {}
+        for chunk in types:
+            found.update(dict.fromkeys(chunk.injects))
+            if learned.intersection(chunk.annotation_names):
+                found.update(dict.fromkeys(chunk.injects_if_bean))
+        return sorted(found)
+
+    async def bean_stereotypes(self, access: Access) -> frozenset[str]:
+        """Annotation types declared anywhere the caller may read that make a class a bean (one lookup).
+
+        Learned across repositories: an organization's `@UseCase` may be declared in a shared library's
+        project. The frameworks' own stereotypes are known at index time (`pipeline.spring.STEREOTYPES`).
+        """
+        declared = await self._lookup(access, Filters(symbol_type=SymbolType.ANNOTATION))
+        learned = learned_stereotypes({h.chunk.name: h.chunk.annotation_names for h in declared})
+        return learned - BEAN_ANNOTATIONS
 
     async def implementations(self, access: Access, type_name: str, repo: str | None = None) -> list[Hit]:
         """Types that implement or extend the named type."""
@@ -353,17 +435,28 @@ class SearchService:
         return hits
 
     async def _call_keys(self, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
+        """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included)."""
         base, _ = _split_params(name)
-        if "." in base and base[:1].islower():
-            simple_owner = base.rsplit(".", 2)
-            return [base], [".".join(simple_owner[-2:])] if len(simple_owner) >= 2 else []
-        if "." in base:
-            return [], [base]
-        targets = await self.symbol(access, base, repo)  # a bare method name: find which types declare it
-        owners = {h.chunk.enclosing_type or "" for h in targets}
-        keys_fq = sorted(f"{owner}.{base}" for owner in owners if owner)
-        keys = sorted({f"{owner.rsplit('.', 1)[-1]}.{base}" for owner in owners if owner})
+        owner, _, method = base.rpartition(".")
+        if owner and base[:1].islower():  # `com.acme.Base.isActive`: the owner is known
+            owners = {owner}
+        else:  # `Base.isActive` or `isActive`: the types that declare it
+            targets = await self.symbol(access, base, repo)
+            owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
+            if not owners:
+                return [], [base] if owner else []  # a type the index does not know: the call as written
+        related = await self._hierarchy(access, repo).dispatch_owners(owners, method)
+        keys_fq = sorted(f"{fq}.{method}" for fq in related)
+        keys = sorted(
+            {f"{simple_name(fq)}.{method}" for fq in related} | ({base} if owner and not owner[:1].islower() else set())
+        )
         return keys_fq, keys
+
+    def _hierarchy(self, access: Access, repo: str | None) -> Hierarchy:
+        async def lookup(condition: Condition) -> list[Chunk]:
+            return [h.chunk for h in await self._lookup(access, Filters(repo=repo), condition)]
+
+        return Hierarchy(lookup)
 
     def _hit(self, point_id: Any, score: float, payload: Mapping[str, Any] | None) -> Hit:
         stored = StoredChunk.from_payload(payload or {})

@@ -135,7 +135,7 @@ def test_annotation_elements_are_chunks_with_their_javadoc_and_annotations() -> 
         SymbolType.METHOD, "value(): String[]", 5, 9,
     )  # fmt: skip
     assert (value.annotation_names, value.javadoc_summary) == (("Deprecated",), "The tag's name.")
-    assert value.code == '    /**\n     * The tag\'s name.\n     */\n    @Deprecated\n    String[] value() default {};'
+    assert value.code == "    /**\n     * The tag's name.\n     */\n    @Deprecated\n    String[] value() default {};"
     weight = only(result, "demo.Tag.weight")
     assert (weight.signature, weight.line_start, weight.line_end, weight.annotations) == ("weight(): int", 11, 11, ())
     assert "int weight();" in only(result, "demo.Tag").code  # the skeleton still lists them

@@ -135,9 +135,19 @@ def test_member_annotations_as_written(
 
 BODILESS = [
     # (symbol, signature, first and last line: the javadoc included, as for methods with a body)
-    (f"{CORE}.order.PricingPolicy.discountFor", "discountFor(Owner owner, List<Pet> pets, BigDecimal subtotal): BigDecimal", 21, 29),
+    (
+        f"{CORE}.order.PricingPolicy.discountFor",
+        "discountFor(Owner owner, List<Pet> pets, BigDecimal subtotal): BigDecimal",
+        21,
+        29,
+    ),
     (f"{CORE}.order.PricingPolicy.unitPrice", "unitPrice(PetType type): BigDecimal", 31, 31),
-    (f"{CORE}.repository.OwnerRepository.findByTelephone", "findByTelephone(String telephone): Optional<Owner>", 31, 31),
+    (
+        f"{CORE}.repository.OwnerRepository.findByTelephone",
+        "findByTelephone(String telephone): Optional<Owner>",
+        31,
+        31,
+    ),
     (f"{CORE}.repository.OwnerRepository.updateTelephone", "updateTelephone(Long id, String telephone): int", 46, 48),
     (f"{CORE}.domain.PetType.sound", "sound(): String", 47, 52),
     (f"{API}.client.BillingClient.getInvoice", "getInvoice(Long id): InvoiceDto", 17, 24),
@@ -147,7 +157,9 @@ BODILESS = [
 
 
 @pytest.mark.parametrize(("name", "signature", "first", "last"), BODILESS, ids=[short(b[0]) for b in BODILESS])
-def test_bodiless_members_have_a_chunk_of_their_own(shop: Shop, name: str, signature: str, first: int, last: int) -> None:
+def test_bodiless_members_have_a_chunk_of_their_own(
+    shop: Shop, name: str, signature: str, first: int, last: int
+) -> None:
     chunk = shop.one(name)
     assert (chunk.symbol_type, chunk.signature, chunk.line_start, chunk.line_end) == (
         SymbolType.METHOD, signature, first, last,
