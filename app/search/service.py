@@ -349,10 +349,20 @@ class SearchService:
         """
         condition = _type_condition("injects", type_name)
         learned = await self.bean_stereotypes(access)
-        if learned:
-            custom = all_of(_type_condition("injects_if_bean", type_name), any_of("annotation_names", sorted(learned)))
-            condition = either(condition, custom)
-        return await self._lookup(access, Filters(repo=repo), condition)
+        if not learned:
+            return await self._lookup(access, Filters(repo=repo), condition)
+        if_bean = _type_condition("injects_if_bean", type_name)
+        scope = Filters(repo=repo)
+        hits = await self._lookup(
+            access, scope, either(condition, all_of(if_bean, any_of("annotation_names", sorted(learned))))
+        )
+        # A constructor's chunk carries its own annotations, not its class's: found by its class.
+        beans = sorted({h.qualified_name for h in hits if h.symbol_type in TYPE_SYMBOLS and h.chunk.injects_if_bean})
+        if beans:
+            seen = {h.id for h in hits}
+            members = await self._lookup(access, scope, all_of(if_bean, any_of("enclosing_type", beans)))
+            hits = _in_file_order([*hits, *(h for h in members if h.id not in seen)])
+        return hits
 
     async def dependencies(self, access: Access, type_name: str, repo: str | None = None) -> list[str]:
         """What the named type receives by injection (the inverse of `injectors`), learned stereotypes included."""
@@ -431,8 +441,7 @@ class SearchService:
             hits.append(self._hit(record.id, 1.0, record.payload))
             if limit is not None and len(hits) >= limit:
                 break
-        hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.chunk.part_index))
-        return hits
+        return _in_file_order(hits)
 
     async def _call_keys(self, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
         """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included)."""
@@ -465,6 +474,12 @@ class SearchService:
         if self.gitlab_url and c.commit_sha:
             link = f"{self.gitlab_url}/{c.repo_path}/-/blob/{c.commit_sha}/{c.file_path}#L{c.line_start}-{c.line_end}"
         return Hit(id=str(point_id), score=score, stored=stored, permalink=link)
+
+
+def _in_file_order(hits: list[Hit]) -> list[Hit]:
+    """Hits by repository, file, line and part: the order every exact lookup answers in."""
+    hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.chunk.part_index))
+    return hits
 
 
 def _passes(hit: Hit, filters: Filters) -> bool:
