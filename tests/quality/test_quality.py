@@ -22,7 +22,10 @@ from tests.quality.questions import KINDS, QUESTIONS
 
 # Measured on the 64 questions of questions.py and floored to 2 decimals (`python -m tests.quality.run_report`).
 FLOORS: Final[dict[Mode, Metrics]] = {
-    "lexical": Metrics(count=64, recall_at_1=0.71, recall_at_5=0.89, mrr=0.79),
+    # MRR 0.79 → 0.78 with issue 12's chunks of bodiless methods (26 more candidates): annotation R@5
+    # 0.89 → 1.00 and both repository-method symbols answered by the method itself, but two natural
+    # questions lose ranks to interface declarations whose javadoc names the asked words (decisions.md).
+    "lexical": Metrics(count=64, recall_at_1=0.71, recall_at_5=0.89, mrr=0.78),
     "hybrid": Metrics(count=64, recall_at_1=0.71, recall_at_5=0.87, mrr=0.78),
 }
 
