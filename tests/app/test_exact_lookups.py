@@ -1,4 +1,4 @@
-"""Exact lookups that missed before issue 12, through the real embedded store (lexical-only).
+"""Exact lookups that missed before issue 12, through both embedded engines (lexical-only).
 
 Bodiless methods (interface, repository, mapper, Feign methods) are found by name, annotation, route,
 callers and outline; calls resolve through the type hierarchy across files; beans of stereotypes
@@ -13,14 +13,14 @@ from typing import Final
 
 import pytest
 import pytest_asyncio
-from qdrant_client import AsyncQdrantClient
 
 from app.auth.access import LOCAL, Access
 from app.search.service import Hit, SearchService
 from app.store.indexing import Indexer
-from app.store.vectors import IndexModel, VectorStore
+from app.store.vectors import IndexModel
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, SourceContext, SymbolType
+from tests.support.engines import EMBEDDED_ENGINES, memory_store
 
 APP: Final = "acme/app"
 PLATFORM: Final = "acme/platform"
@@ -269,9 +269,9 @@ public @interface Adapter {
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def search() -> AsyncIterator[SearchService]:
-    store = VectorStore(AsyncQdrantClient(location=":memory:"), "java_code")
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=EMBEDDED_ENGINES)
+async def search(request: pytest.FixtureRequest) -> AsyncIterator[SearchService]:
+    store = memory_store(request.param)
     try:
         await store.ensure(IndexModel(embedding_model=None, dimension=None))
         indexer = Indexer(store, None)
