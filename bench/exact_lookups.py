@@ -10,7 +10,8 @@ role of their type: repository, mapper, Feign client...), their share of the emb
 annotations they carry; call sites whose receiver type inherits the method (resolved through the
 hierarchy at query time); learned bean stereotypes and the classes they make beans. With
 `--index`, it also writes the chunks with and without the bodiless ones to an on-disk local-mode
-store (lexical-only) and reports the time and the store size of each.
+store (lexical-only) and reports the time and the store size of each; `--lookups N` then times N
+callers, callees and injectors lookups on the full index (the hierarchy walks included).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from typing import Any
 
 from qdrant_client import AsyncQdrantClient
 
+from app.auth.access import LOCAL
 from app.search.hierarchy import in_order, supertypes
+from app.search.service import SearchService
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
 from app.sync.localfs import iter_sources
@@ -138,8 +141,13 @@ def _role(owner: Chunk | None) -> str:
     return owner.stereotype or ("interface" if owner.symbol_type is SymbolType.INTERFACE else str(owner.symbol_type))
 
 
-async def index_size(repo: str, results: Sequence[FileResult], keep: set[str] | None) -> dict[str, float]:
-    """Write the chunks (all, or only `keep`) lexical-only to an on-disk local store: seconds and MB."""
+async def index_size(
+    repo: str, results: Sequence[FileResult], keep: set[str] | None, *, lookups: int = 0
+) -> dict[str, Any]:
+    """Write the chunks (all, or only `keep`) lexical-only to an on-disk local store: seconds and MB.
+
+    With `lookups`, also time that many callers, callees and injectors lookups (ms, median and max).
+    """
     folder = Path(tempfile.mkdtemp(prefix="exact-index-"))
     try:
         store = VectorStore(AsyncQdrantClient(path=str(folder)), "java_code")
@@ -149,12 +157,40 @@ async def index_size(repo: str, results: Sequence[FileResult], keep: set[str] | 
             t0 = time.perf_counter()
             await Indexer(store, None).write(repo, kept)
             seconds = time.perf_counter() - t0
+            timed = await _lookup_latency(SearchService(store, None), [c for r in kept for c in r.chunks], lookups)
         finally:
             await store.close()
         size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-        return {"seconds": round(seconds, 2), "store_mb": round(size / 1e6, 2)}
+        return {"seconds": round(seconds, 2), "store_mb": round(size / 1e6, 2)} | timed
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _lookup_latency(search: SearchService, chunks: Sequence[Chunk], count: int) -> dict[str, Any]:
+    """Callers (bare `Type.method`), callees and injectors of every n-th method and type: ms median / max."""
+    if count <= 0:
+        return {}
+    methods = [c for c in chunks if c.symbol_type is SymbolType.METHOD and c.enclosing_type]
+    types = [c for c in chunks if c.symbol_type in TYPE_SYMBOLS]
+    picked_methods = methods[:: max(len(methods) // count, 1)][:count]
+    picked_types = types[:: max(len(types) // count, 1)][:count]
+    out: dict[str, Any] = {}
+    for name, calls in (
+        (
+            "callers",
+            [search.callers(LOCAL, f"{(c.enclosing_type or '').rsplit('.', 1)[-1]}.{c.name}") for c in picked_methods],
+        ),
+        ("callees", [search.callees(LOCAL, c.qualified_name) for c in picked_methods]),
+        ("injectors", [search.injectors(LOCAL, c.name) for c in picked_types]),
+    ):
+        times = []
+        for call in calls:
+            t0 = time.perf_counter()
+            await call
+            times.append((time.perf_counter() - t0) * 1000)
+        times.sort()
+        out[f"{name}_ms_median_max"] = (round(times[len(times) // 2], 1), round(times[-1], 1))
+    return out
 
 
 def _only(result: FileResult, keep: set[str]) -> FileResult:
@@ -167,7 +203,9 @@ def _only(result: FileResult, keep: set[str]) -> FileResult:
     )
 
 
-async def measure(name: str, files: Sequence[tuple[str, bytes]], config: ChunkerConfig, index: bool) -> dict[str, Any]:
+async def measure(
+    name: str, files: Sequence[tuple[str, bytes]], config: ChunkerConfig, index: bool, lookups: int = 0
+) -> dict[str, Any]:
     results, seconds = chunk_all(files, name, config)
     chunks = [c for r in results for c in r.chunks]
     bodiless = split_bodiless(files, results)
@@ -177,7 +215,7 @@ async def measure(name: str, files: Sequence[tuple[str, bytes]], config: Chunker
     report["stereotypes"] = stereotypes(chunks)
     if index:
         others = {c.id for c in chunks} - bodiless
-        report["index_with_bodiless"] = await index_size(name, results, None)
+        report["index_with_bodiless"] = await index_size(name, results, None, lookups=lookups)
         report["index_without_bodiless"] = await index_size(name, results, others)
     return report
 
@@ -187,6 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("trees", nargs="*", type=Path, help="extracted repositories")
     parser.add_argument("--jdk", action="store_true", help=f"also {DEFAULT_MODULE} from {DEFAULT_SRC_ZIP}")
     parser.add_argument("--index", action="store_true", help="also index with and without the bodiless chunks")
+    parser.add_argument("--lookups", type=int, default=0, help="with --index: time this many of each lookup")
     args = parser.parse_args(argv)
     corpora: list[tuple[str, list[tuple[str, bytes]], ChunkerConfig]] = [
         (tree.name, sources(tree, ChunkerConfig()), ChunkerConfig()) for tree in args.trees
@@ -199,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         jdk = load_files(DEFAULT_CACHE_DIR, DEFAULT_MODULE)
         corpora.append((DEFAULT_MODULE, jdk, JDK_CONFIG))
     for name, files, config in corpora:
-        print(asyncio.run(measure(name, files, config, args.index)), flush=True)
+        print(asyncio.run(measure(name, files, config, args.index, args.lookups)), flush=True)
     return 0
 
 

@@ -452,9 +452,13 @@ class SearchService:
         else:  # `Base.isActive` or `isActive`: the types that declare it
             targets = await self.symbol(access, base, repo)
             owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
-            if not owners:
-                return [], [base] if owner else []  # a type the index does not know: the call as written
-        related = await self._hierarchy(access, repo).dispatch_owners(owners, method)
+        hierarchy = self._hierarchy(access, repo)
+        if not owners and owner:  # `Child.isActive` where Child inherits it: the indexed types named Child
+            named = await hierarchy.types(eq("name", simple_name(owner)))
+            owners = {c.qualified_name for c in named if c.qualified_name.endswith("." + owner)}
+        if not owners:
+            return [], [base] if owner else []  # a type the index does not know: the call as written
+        related = await hierarchy.dispatch_owners(owners, method)
         keys_fq = sorted(f"{fq}.{method}" for fq in related)
         keys = sorted(
             {f"{simple_name(fq)}.{method}" for fq in related} | ({base} if owner and not owner[:1].islower() else set())

@@ -337,6 +337,14 @@ async def test_callers_of_a_base_method_include_calls_on_subtypes_that_inherit_i
     assert names(await search.callers(LOCAL, "Base.isActive")) == expected
 
 
+async def test_callers_of_an_inherited_method_named_by_the_subtype(search: SearchService) -> None:
+    # Child declares no isActive: its callers are those of the method it inherits, as seen from Child.
+    assert names(await search.callers(LOCAL, "Child.isActive")) == [
+        "demo.use.Checker.onBase",
+        "demo.use.Checker.onChild",
+    ]
+
+
 async def test_callers_of_an_override_include_calls_through_its_supertypes(search: SearchService) -> None:
     assert names(await search.callers(LOCAL, "GrandChild.isActive")) == [
         "demo.use.Checker.onBase",
