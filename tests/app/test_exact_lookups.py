@@ -209,6 +209,10 @@ public class PlaceOrder {
     public int pending() {
         return orders.findByStatus("NEW").size();
     }
+
+    public void store(Order order) {
+        orders.save(order);
+    }
 }
 """,
     "demo/use/StockAdapter.java": """\
@@ -343,6 +347,13 @@ async def test_callers_of_an_inherited_method_named_by_the_subtype(search: Searc
         "demo.use.Checker.onBase",
         "demo.use.Checker.onChild",
     ]
+
+
+async def test_callers_of_a_library_method_by_its_qualified_name_reach_direct_subtypes(search: SearchService) -> None:
+    # `orders.save(o)` is recorded as OrderRepository.save; OrderRepository extends JpaRepository directly.
+    assert names(await search.callers(LOCAL, "save")) == []  # no indexed declaration, no owner
+    library = "org.springframework.data.jpa.repository.JpaRepository.save"
+    assert names(await search.callers(LOCAL, library)) == ["demo.use.PlaceOrder.store"]
 
 
 async def test_callers_of_an_override_include_calls_through_its_supertypes(search: SearchService) -> None:
