@@ -107,35 +107,44 @@ class Hierarchy:
 
         A supertype that is not indexed (a library type) is a leaf: it is named, never looked up past.
         """
-        parents: dict[str, tuple[str, ...]] = {}
-        level = sorted(set(starts))
-        for _ in range(MAX_DEPTH):
-            if not level:
-                break
-            found = {c.qualified_name: supertypes(c) for c in await self.types(any_of("qualified_name", level))}
-            parents.update(found)
-            for fq in level:
-                parents.setdefault(fq, ())
-            level = sorted({p for ps in found.values() for p in ps} - parents.keys())
+        parents, _ = await self.walk(starts, down=False)
         return parents
 
-    async def descendants(self, roots: Iterable[str]) -> dict[str, set[str]]:
-        """Direct subtypes of `roots` and of their subtypes, transitively: fq → its subtypes' fqs."""
+    async def walk(
+        self, roots: Iterable[str], *, down: bool = True
+    ) -> tuple[dict[str, tuple[str, ...]], dict[str, set[str]]]:
+        """Supertypes (fq → its supertypes) and, with `down`, subtypes (fq → its subtypes) of `roots`, transitively.
+
+        Both directions share one store call per level: the next supertypes by qualified name and
+        the types naming the last level's subtypes as a supertype.
+        """
+        parents: dict[str, tuple[str, ...]] = {}
         children: dict[str, set[str]] = {}
-        seen = set(roots)
-        level = sorted(seen)
+        upward = sorted(set(roots))
+        downward = list(upward) if down else []
+        seen = set(upward)
         for _ in range(MAX_DEPTH):
-            if not level:
+            conditions: list[Condition] = [any_of("qualified_name", upward)] if upward else []
+            if downward:
+                conditions.append(subtype_condition(downward))
+            if not conditions:
                 break
+            asked_up, asked_down = set(upward), set(downward)
             following: set[str] = set()
-            for chunk in await self.types(subtype_condition(level)):
-                for parent in parents_among(chunk, level):
-                    children.setdefault(parent, set()).add(chunk.qualified_name)
-                if chunk.qualified_name not in seen:
-                    seen.add(chunk.qualified_name)
-                    following.add(chunk.qualified_name)
-            level = sorted(following)
-        return children
+            for chunk in await self.types(either(*conditions)):
+                fq = chunk.qualified_name
+                if fq in asked_up:
+                    parents[fq] = supertypes(chunk)
+                for parent in parents_among(chunk, asked_down) if asked_down else ():
+                    children.setdefault(parent, set()).add(fq)
+                    if fq not in seen:
+                        seen.add(fq)
+                        following.add(fq)
+            for fq in asked_up:
+                parents.setdefault(fq, ())
+            upward = sorted({p for fq in asked_up for p in parents[fq]} - parents.keys())
+            downward = sorted(following)
+        return parents, children
 
     async def declaring(self, owners: Iterable[str], method: str) -> set[str]:
         """Which of `owners` declare `method` themselves (one lookup)."""
@@ -157,8 +166,7 @@ class Hierarchy:
         roots = set(owners)
         if not roots:
             return set()
-        up = await self.ancestors(roots)
-        down = await self.descendants(roots)
+        up, down = await self.walk(roots)
         below = {fq for kids in down.values() for fq in kids} - roots
         redeclaring = await self.declaring(below, method) if below else set()
         return (

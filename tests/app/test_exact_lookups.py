@@ -15,11 +15,13 @@ import pytest
 import pytest_asyncio
 
 from app.auth.access import LOCAL, Access
-from app.search.service import Hit, SearchService
+from app.search.hierarchy import Hierarchy
+from app.search.service import Filters, Hit, SearchService
+from app.store.filters import Condition
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel
 from pipeline.chunking import chunk_source
-from pipeline.model import ChunkerConfig, SourceContext, SymbolType
+from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
 from tests.support.engines import EMBEDDED_ENGINES, memory_store
 
 APP: Final = "acme/app"
@@ -416,3 +418,17 @@ async def test_dgs_component_is_a_bean(search: SearchService) -> None:
     assert names(hits) == ["demo.graphql.OrderFetcher", "demo.graphql.OrderFetcher.OrderFetcher"]
     assert {h.chunk.stereotype for h in hits} == {"component"}
     assert await search.dependencies(LOCAL, "OrderFetcher") == ["OrderMapper"]
+
+
+async def test_the_hierarchy_walk_costs_one_store_call_per_level_not_per_type(search: SearchService) -> None:
+    calls = 0
+
+    async def lookup(condition: Condition) -> list[Chunk]:
+        nonlocal calls
+        calls += 1
+        return [h.chunk for h in await search._lookup(LOCAL, Filters(), condition)]
+
+    parents, children = await Hierarchy(lookup).walk({"demo.model.Child"})
+    assert parents == {"demo.model.Child": ("demo.model.Base",), "demo.model.Base": ()}
+    assert children == {"demo.model.Child": {"demo.model.GrandChild"}, "demo.model.GrandChild": {"demo.model.Leaf"}}
+    assert calls == 3  # Child and its subtypes; Base and GrandChild's; Leaf's (none)
