@@ -447,15 +447,17 @@ class SearchService:
         """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included)."""
         base, _ = _split_params(name)
         owner, _, method = base.rpartition(".")
+        hierarchy = self._hierarchy(access, repo)
         if owner and base[:1].islower():  # `com.acme.Base.isActive`: the owner is known
             owners = {owner}
-        else:  # `Base.isActive` or `isActive`: the types that declare it
+        elif owner:  # `Base.isActive`: the indexed types named Base, declaring the method or inheriting it
+            named = await hierarchy.types(eq("name", simple_name(owner)))
+            owners = {
+                c.qualified_name for c in named if c.qualified_name == owner or c.qualified_name.endswith("." + owner)
+            }
+        else:  # `isActive`: the types that declare it
             targets = await self.symbol(access, base, repo)
             owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
-        hierarchy = self._hierarchy(access, repo)
-        if not owners and owner:  # `Child.isActive` where Child inherits it: the indexed types named Child
-            named = await hierarchy.types(eq("name", simple_name(owner)))
-            owners = {c.qualified_name for c in named if c.qualified_name.endswith("." + owner)}
         if not owners:
             return [], [base] if owner else []  # a type the index does not know: the call as written
         related = await hierarchy.dispatch_owners(owners, method)
