@@ -54,12 +54,19 @@ def parents_among(chunk: Chunk, candidates: Iterable[str]) -> set[str]:
 
 
 def subtype_condition(fqs: Sequence[str]) -> Condition:
-    """Type chunks that name any of these types as a supertype, fully qualified or (unresolved) by simple name."""
-    simples = sorted({simple_name(fq) for fq in fqs})
-    return either(
-        *(any_of(f"{key}_fq", list(fqs)) for key in SUPERTYPE_KEYS),
-        *(any_of(key, simples) for key in SUPERTYPE_KEYS),
-    )
+    """Type chunks that name any of these types' simple names as a supertype (`parents_among` then decides).
+
+    The simple-name fields alone: every subtype names its supertype's simple name there, resolved or
+    not, and half the conditions is half the cost of a scan in local mode, which has no indexes.
+    """
+    written = sorted({name for fq in fqs for name in _written_names(fq)})
+    return either(*(any_of(key, written) for key in SUPERTYPE_KEYS))
+
+
+def _written_names(fq: str) -> list[str]:
+    """How a file may name a type in `extends`: `com.acme.Outer.Inner` → `Outer.Inner`, `Inner`."""
+    parts = fq.split(".")
+    return [".".join(parts[i:]) for i in range(len(parts)) if parts[i][:1].isupper()] or [fq]
 
 
 def inheriting(roots: Iterable[str], children: Mapping[str, set[str]], redeclaring: set[str]) -> set[str]:

@@ -109,6 +109,28 @@ package demo.model;
 public class Leaf extends GrandChild {
 }
 """,
+    "demo/model/Holder.java": """\
+package demo.model;
+
+public class Holder {
+    public static class Inner extends Base {
+    }
+
+    boolean onInner(Holder.Inner inner) {
+        return inner.isActive();
+    }
+
+    boolean onOutside(Outside outside) {
+        return outside.isActive();
+    }
+}
+""",
+    "demo/model/Outside.java": """\
+package demo.model;
+
+public class Outside extends Holder.Inner {
+}
+""",
     "demo/use/Checker.java": """\
 package demo.use;
 
@@ -338,7 +360,13 @@ async def test_outline_lists_bodiless_methods_in_line_order(search: SearchServic
 
 async def test_callers_of_a_base_method_include_calls_on_subtypes_that_inherit_it(search: SearchService) -> None:
     # Leaf inherits GrandChild's override, not Base's: `leaf.isActive()` is not a call of Base.isActive.
-    expected = ["demo.use.Checker.onBase", "demo.use.Checker.onChild"]
+    # Outside extends `Holder.Inner` (a nested type, named with its outer one), which extends Base.
+    expected = [
+        "demo.model.Holder.onInner",
+        "demo.model.Holder.onOutside",
+        "demo.use.Checker.onBase",
+        "demo.use.Checker.onChild",
+    ]
     assert names(await search.callers(LOCAL, "demo.model.Base.isActive")) == expected
     assert names(await search.callers(LOCAL, "Base.isActive")) == expected
 
