@@ -39,7 +39,7 @@ from mcp_server.schemas import (
     ReposAnswer,
     output_schema,
 )
-from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS
+from pipeline.model import SYMBOL_TYPES
 
 INSTRUCTIONS = """\
 Exact, fresh knowledge of the organization's Java code (every GitLab project's default branch),
@@ -305,8 +305,7 @@ class KnowledgeTools:
         """
         search, access = await self._search(repo)
         injectors = await search.injectors(access, type, repo, path_prefix=path_prefix)
-        own = [h for h in await search.symbol(access, type, repo) if h.symbol_type in TYPE_SYMBOLS]
-        depends_on = sorted({d for h in own for d in h.chunk.injects})
+        depends_on = await search.dependencies(access, type, repo)
         header = f"{echo(type)} depends on: {', '.join(depends_on) or 'nothing injected'}\nInjected into:"
         rendered = _set(injectors, header, offset, code, max_chars, excerpt_lines=6)
         return _result(rendered, depends_on=depends_on)

@@ -103,9 +103,10 @@ def _scope(unit: FileUnit, info: TypeInfo, types: list[TypeInfo]) -> CallScope:
 def _member_drafts(
     unit: FileUnit, root: Node, info: TypeInfo, members: list[Member], scope: CallScope
 ) -> Iterator[Draft]:
+    # Bodiless ones too (interface, abstract and repository methods, Feign endpoints, annotation
+    # elements): a chunk of their own, findable by name, annotation and route; the skeleton still lists them.
     for member in members:
-        if member.decl.body_start >= 0:  # bodiless methods live in the type's skeleton only
-            yield _callable_draft(unit, root, info, member, scope)
+        yield _callable_draft(unit, root, info, member, scope)
 
 
 def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, scope: CallScope) -> Draft:
@@ -144,6 +145,8 @@ def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, 
         injects=member.injects,
         calls_fq=one.calls_fq,
         injects_fq=unit.resolve_all(member.injects),
+        injects_if_bean=member.injects_if_bean,
+        injects_if_bean_fq=unit.resolve_all(member.injects_if_bean),
         javadoc_summary=summarize(unit.between(decl.doc_start, decl.doc_end)) if has_doc else None,
         line_start=rows.first + 1,
         line_end=rows.last + 1,

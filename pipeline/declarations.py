@@ -34,6 +34,11 @@ class TypeInfo:
         return self.stereotype in BEAN_STEREOTYPES
 
     @property
+    def may_be_bean(self) -> bool:
+        """A class of no known role with type-level annotations: a bean if one is a stereotype the index defines."""
+        return self.kind is SymbolType.CLASS and self.stereotype is None and bool(self.modifiers.annotations)
+
+    @property
     def field_types(self) -> dict[str, str]:
         """Field name to declared simple type."""
         return {f.name: f.type for f in self.fields}

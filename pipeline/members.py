@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from pipeline._values import value
 from pipeline.declarations import TypeInfo
-from pipeline.outline import CALLABLE_NODE_KINDS, CONSTRUCTOR_NODE_KINDS, MemberDecl, Modifiers, Param
+from pipeline.outline import (
+    CALLABLE_NODE_KINDS,
+    CONSTRUCTOR_NODE_KINDS,
+    ELEMENT_NODE_KIND,
+    MemberDecl,
+    Modifiers,
+    Param,
+)
 from pipeline.spring import injected_type, is_injected_member, method_routes
 
 _NONE: tuple[str, ...] = ()
@@ -24,6 +31,7 @@ class Member:
 
     decl: MemberDecl
     injects: tuple[str, ...]
+    injects_if_bean: tuple[str, ...]  # a constructor's, when its type is a bean only if an annotation says so
     http_method: tuple[str, ...]
     http_path: tuple[str, ...]
 
@@ -31,11 +39,6 @@ class Member:
     def is_constructor(self) -> bool:
         """Constructors and compact record constructors."""
         return self.decl.kind in CONSTRUCTOR_NODE_KINDS
-
-    @property
-    def has_body(self) -> bool:
-        """Whether it has a body (interface and abstract methods have none)."""
-        return self.decl.body_start >= 0
 
 
 def member_name(decl: MemberDecl) -> str:
@@ -79,8 +82,7 @@ def member_injections(
 ) -> tuple[str, ...]:
     """Bean types a member (of node type `kind`) receives by injection: constructors, setters and `@Bean`."""
     if kind in CONSTRUCTOR_NODE_KINDS:
-        explicit = modifiers.has("Autowired", "Inject")
-        return param_injections(params) if info.is_bean and (explicit or sole_ctor) else _NONE
+        return param_injections(params) if info.is_bean and _injecting(modifiers, sole_ctor) else _NONE
     if not modifiers.annotations:
         return _NONE
     if is_injected_member(modifiers) or modifiers.has("Bean"):
@@ -88,8 +90,22 @@ def member_injections(
     return _NONE
 
 
+def _injecting(modifiers: Modifiers, sole_ctor: bool) -> bool:
+    """Whether a bean's constructor is its injection point: the only one, or marked `@Autowired`/`@Inject`."""
+    return sole_ctor or modifiers.has("Autowired", "Inject")
+
+
+def injections_if_bean(
+    kind: str, modifiers: Modifiers, params: tuple[Param, ...], info: TypeInfo, sole_ctor: bool
+) -> tuple[str, ...]:
+    """What a constructor would inject if its type were a bean: recorded for annotated types of no known role."""
+    if kind not in CONSTRUCTOR_NODE_KINDS or not info.may_be_bean or not _injecting(modifiers, sole_ctor):
+        return _NONE
+    return param_injections(params)
+
+
 def read_members(info: TypeInfo) -> list[Member]:
-    """Methods, constructors and static initializers of a type, plus methods in enum constant bodies."""
+    """Methods, constructors, static initializers and annotation elements of a type, and enum constant methods."""
     decls = info.decl.members
     sole_ctor = sum(1 for d in decls if d.kind in CONSTRUCTOR_NODE_KINDS) == 1
     members: list[Member] = []
@@ -97,8 +113,8 @@ def read_members(info: TypeInfo) -> list[Member]:
         kind = decl.kind
         if kind in CALLABLE_NODE_KINDS:
             members.append(_member(decl, info, sole_ctor))
-        elif kind == STATIC_INITIALIZER:
-            members.append(Member(decl=decl, injects=_NONE, http_method=_NONE, http_path=_NONE))
+        elif kind in (STATIC_INITIALIZER, ELEMENT_NODE_KIND):  # no injections, no routes
+            members.append(Member(decl=decl, injects=_NONE, injects_if_bean=_NONE, http_method=_NONE, http_path=_NONE))
         elif kind == "enum_constant":
             members.extend(_member(inner, info, False) for inner in decl.members)
     return members
@@ -110,6 +126,7 @@ def _member(decl: MemberDecl, info: TypeInfo, sole_ctor: bool) -> Member:
     return Member(
         decl=decl,
         injects=member_injections(decl.kind, modifiers, decl.params, info, sole_ctor),
+        injects_if_bean=injections_if_bean(decl.kind, modifiers, decl.params, info, sole_ctor),
         http_method=http_method,
         http_path=http_path,
     )

@@ -105,6 +105,11 @@ class Chunk:
     implements_fq: tuple[str, ...] = ()
     calls_fq: tuple[str, ...] = ()
     injects_fq: tuple[str, ...] = ()
+    # What a class that is no known bean would inject if its type-level annotations make it one (its
+    # lone or @Autowired constructor, Lombok's constructor): counted at query time when one of its
+    # annotations is a stereotype learned from the index (a meta-annotated @Component, issue 12).
+    injects_if_bean: tuple[str, ...] = ()
+    injects_if_bean_fq: tuple[str, ...] = ()
     javadoc_summary: str | None = None
     line_start: int
     line_end: int

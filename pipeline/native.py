@@ -75,7 +75,7 @@ public final class Probe<T> extends Base implements java.io.Serializable, Compar
     }
     enum Kind { A { void a() { super.a(); } }, B; ; int z; /** d */ void b() { requireNonNull(z); } }
     record Pair(@Ann int left, String... right) { Pair { java.util.Objects.requireNonNull(left); } }
-    @interface Ann { int v() default 1; String w(); }
+    @interface Ann { int v() default 1; /** w */ @Deprecated String[] w(); }
     interface Api extends Base, Other { void call(); }
 }
 class Broken { void m() { int x = ; } reset() }

@@ -33,6 +33,8 @@ TYPE_NODE_KINDS: Mapping[str, SymbolType] = MappingProxyType(
 CONSTRUCTOR_NODE_KINDS = frozenset({"constructor_declaration", "compact_constructor_declaration"})
 CALLABLE_NODE_KINDS = frozenset({"method_declaration", *CONSTRUCTOR_NODE_KINDS})
 """The node kinds of methods and constructors (`MemberDecl.kind`)."""
+ELEMENT_NODE_KIND = "annotation_type_element_declaration"
+"""An annotation type's element (`String value() default ""`): a bodiless method with modifiers and javadoc read."""
 
 EMPTY_ARGS: Mapping[str, tuple[AnnotationValue, ...]] = MappingProxyType({})
 

@@ -1,8 +1,8 @@
 """The type chunk: declaration, annotations, javadoc, fields, constants and member signatures, bodies elided.
 
-It answers "what is this class" in one chunk, and it is the only home of what has no body:
-interface and abstract methods (Spring Data query methods, Feign endpoints), fields and
-annotation elements.
+It answers "what is this class" in one chunk, and it is the only home of fields and constants.
+Bodiless methods (interface and abstract methods, Spring Data query methods, Feign endpoints,
+annotation elements) are listed here and have chunks of their own too, which carry their routes.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
     """The draft of a type's own chunk."""
     decl = info.decl
     qualified = f"{unit.package}.{info.nested_name}" if unit.package else info.nested_name
-    http_method, http_path = _bodiless_routes(members)
     javadoc = unit.between(decl.doc_start, decl.doc_end) if decl.doc_start >= 0 else ""
     annotations = info.modifiers.annotations
     injects = _type_injections(info, members)
+    if_bean = _injections_if_bean(info, members)
     rows = LineSpan(decl.doc_row if decl.doc_start >= 0 else decl.start_row, decl.end_row)
     ctx = unit.context
     chunk = Chunk(
@@ -46,14 +46,14 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         annotations=tuple(a.text for a in annotations) if annotations else (),
         annotation_names=tuple(a.name for a in annotations) if annotations else (),
         stereotype=info.stereotype,
-        http_method=http_method,
-        http_path=http_path,
         extends=info.extends,
         implements=info.implements,
         injects=injects,
         extends_fq=unit.resolve_all(info.extends),
         implements_fq=unit.resolve_all(info.implements),
         injects_fq=unit.resolve_all(injects),
+        injects_if_bean=if_bean,
+        injects_if_bean_fq=unit.resolve_all(if_bean),
         javadoc_summary=summarize(javadoc) if decl.doc_start >= 0 else None,
         line_start=rows.first + 1,
         line_end=rows.last + 1,
@@ -72,17 +72,6 @@ def _declaration_line(unit: FileUnit, info: TypeInfo) -> str:
     return squash(" ".join([*info.modifiers.keywords, unit.between(decl.head_start, end)]))
 
 
-def _bodiless_routes(members: list[Member]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    # Feign and other interface endpoints have no method chunk, so the type chunk carries their routes.
-    methods: dict[str, None] = {}
-    paths: dict[str, None] = {}
-    for member in members:
-        if not member.has_body:
-            methods.update(dict.fromkeys(member.http_method))
-            paths.update(dict.fromkeys(member.http_path))
-    return tuple(methods), tuple(paths)
-
-
 def _type_injections(info: TypeInfo, members: list[Member]) -> tuple[str, ...]:
     injects: dict[str, None] = {}
     for member in members:
@@ -90,10 +79,26 @@ def _type_injections(info: TypeInfo, members: list[Member]) -> tuple[str, ...]:
     for field in info.fields:
         if field.modifiers.has("Autowired", "Inject", "Resource"):
             injects[injected_type(field.type, field.type_arg)] = None
-    if info.is_bean and not any(m.is_constructor for m in members):
-        picked = lombok_constructor_fields(info.modifiers, [(f.modifiers, f.has_initializer) for f in info.fields])
-        injects.update(dict.fromkeys(injected_type(info.fields[i].type, info.fields[i].type_arg) for i in picked))
+    if info.is_bean:
+        injects.update(dict.fromkeys(_lombok_injections(info, members)))
     return tuple(t for t in injects if t)
+
+
+def _injections_if_bean(info: TypeInfo, members: list[Member]) -> tuple[str, ...]:
+    """What the type would inject through its constructor (its own or Lombok's) if it were a bean."""
+    if not info.may_be_bean:
+        return ()
+    injects = dict.fromkeys(t for m in members for t in m.injects_if_bean)
+    injects.update(dict.fromkeys(_lombok_injections(info, members)))
+    return tuple(t for t in injects if t)
+
+
+def _lombok_injections(info: TypeInfo, members: list[Member]) -> list[str]:
+    """The types Lombok's generated constructor receives, when the type declares no constructor."""
+    if any(m.is_constructor for m in members):
+        return []
+    picked = lombok_constructor_fields(info.modifiers, [(f.modifiers, f.has_initializer) for f in info.fields])
+    return [injected_type(info.fields[i].type, info.fields[i].type_arg) for i in picked]
 
 
 def _render(unit: FileUnit, info: TypeInfo, javadoc: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pipeline.outline import Annotation, Modifiers
 
@@ -26,10 +26,25 @@ STEREOTYPES: tuple[tuple[str, str], ...] = (
     ("Embeddable", "embeddable"),
     ("Document", "document"),
     ("Path", "jaxrs_resource"),
+    # Frameworks' own stereotypes, each meta-annotated with @Component or bean-defining by its spec
+    # (docs/decisions.md, "Exact lookups", lists the sources); an organization's own are learned from
+    # the index at query time (`learned_stereotypes`).
+    ("DgsComponent", "component"),  # Netflix DGS: @Component (graphql-dgs DgsComponent.java)
+    ("DgsScalar", "component"),
+    ("DgsDirective", "component"),
+    ("DgsDataLoader", "component"),
+    ("JsonComponent", "component"),  # Spring Boot: @Component
+    ("MessageEndpoint", "component"),  # Spring Integration: @Component
+    ("Stateless", "component"),  # Jakarta EJB session and message-driven beans
+    ("Stateful", "component"),
+    ("MessageDriven", "component"),
+    ("Prototype", "component"),  # Micronaut (its @Singleton and @Controller are below and above)
     ("Component", "component"),
     ("Named", "component"),
-    ("ApplicationScoped", "component"),
+    ("ApplicationScoped", "component"),  # CDI bean-defining annotations (Quarkus ArC, Jakarta CDI 4 §2.5)
     ("RequestScoped", "component"),
+    ("SessionScoped", "component"),
+    ("Dependent", "component"),
     ("Singleton", "component"),
 )
 _STEREOTYPE_BY_ANNOTATION = dict(STEREOTYPES)
@@ -73,6 +88,28 @@ BEAN_STEREOTYPES = frozenset(
         "jaxrs_resource",
     }
 )
+BEAN_ANNOTATIONS = frozenset({name for name, role in STEREOTYPES if role in BEAN_STEREOTYPES} | {"Stereotype"})
+"""Annotations that make a class a bean, and so make an annotation type carrying them a bean stereotype
+(CDI's `@Stereotype` makes its annotation type bean-defining)."""
+
+
+def learned_stereotypes(declared: Mapping[str, Iterable[str]]) -> frozenset[str]:
+    """Annotation types of the index that make a class a bean: `{name: its annotations}` → the names.
+
+    An annotation type is a bean stereotype when one of its own annotations is a bean annotation or
+    a learned stereotype, transitively (`@UseCase` carrying `@DomainService` carrying `@Service`).
+    """
+    learned: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, carried in declared.items():
+            if name not in learned and any(a in BEAN_ANNOTATIONS or a in learned for a in carried):
+                learned.add(name)
+                changed = True
+    return frozenset(learned)
+
+
 # Containers whose type argument is what actually gets injected (List<Handler> injects Handlers).
 _INJECTION_WRAPPERS = frozenset(
     {"List", "Set", "Collection", "Iterable", "Optional", "ObjectProvider", "ObjectFactory", "Provider", "Lazy"}
@@ -84,7 +121,14 @@ _MAPPING_VERBS = {
     "PutMapping": "PUT",
     "DeleteMapping": "DELETE",
     "PatchMapping": "PATCH",
+    # Spring 6 HTTP interfaces (`@HttpExchange` clients), declared like Feign's: bodiless methods.
+    "GetExchange": "GET",
+    "PostExchange": "POST",
+    "PutExchange": "PUT",
+    "DeleteExchange": "DELETE",
+    "PatchExchange": "PATCH",
 }
+_EXCHANGE = "HttpExchange"  # `@HttpExchange(url = "/x", method = "GET")`: a prefix on a type, a route on a method
 JAXRS_VERBS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"})
 ANY_METHOD = "ANY"
 
@@ -100,10 +144,10 @@ def stereotype_of(modifiers: Modifiers, supertypes: Iterable[str], is_interface:
 
 
 def route_prefixes(modifiers: Modifiers) -> tuple[str, ...]:
-    """Class-level path prefixes: Spring `@RequestMapping` (and `@FeignClient(path=)`), or JAX-RS `@Path`."""
+    """Class-level path prefixes: `@RequestMapping`, `@HttpExchange`, `@FeignClient(path=)` or JAX-RS `@Path`."""
     paths: list[str] = []
     for ann in modifiers.annotations:
-        if ann.name == "RequestMapping":
+        if ann.name == "RequestMapping" or ann.name == _EXCHANGE:
             paths.extend(_paths(ann))
         elif ann.name == "FeignClient":
             paths.extend(v.string for v in ann.values("path"))
@@ -122,6 +166,9 @@ def method_routes(modifiers: Modifiers, prefixes: Sequence[str]) -> tuple[tuple[
             paths = [*(paths or []), *_paths(ann)]
         elif ann.name == "RequestMapping":
             verbs.extend(_request_methods(ann) or [ANY_METHOD])
+            paths = [*(paths or []), *_paths(ann)]
+        elif ann.name == _EXCHANGE:
+            verbs.extend([v.string.upper() for v in ann.values("method")] or [ANY_METHOD])
             paths = [*(paths or []), *_paths(ann)]
         elif ann.name in JAXRS_VERBS and not ann.args:
             verbs.append(ann.name)
@@ -144,7 +191,7 @@ def join_path(prefix: str, path: str) -> str:
 
 
 def _paths(ann: Annotation) -> list[str]:
-    return [v.string for v in ann.values("value", "path")]
+    return [v.string for v in ann.values("value", "path", "url")]
 
 
 def _request_methods(ann: Annotation) -> list[str]:

@@ -13,6 +13,7 @@ from tree_sitter import Node, Tree
 from pipeline.annotations import read_modifiers
 from pipeline.outline import (
     CALLABLE_NODE_KINDS,
+    ELEMENT_NODE_KIND,
     NO_MODIFIERS,
     TYPE_NODE_KINDS,
     Field,
@@ -241,10 +242,11 @@ def _member(node: Node, data: bytes, owner: str, record_params: tuple[tuple[Para
         body = node.named_children[-1] if node.named_child_count else None
     name = slice_text(data, node.child_by_field_name("name"))
     callable_ = kind in CALLABLE_NODE_KINDS
+    described = callable_ or static or kind == ELEMENT_NODE_KIND  # what has modifiers and javadoc read
     params = record_params if kind == "compact_constructor_declaration" else ()
     if kind == "method_declaration" or kind == "constructor_declaration":
         params = _params(node.child_by_field_name("parameters"), data)
-    doc = _javadoc(node.prev_named_sibling) if callable_ or static else None
+    doc = _javadoc(node.prev_named_sibling) if described else None
     members: tuple[MemberDecl, ...] = ()
     if kind == "enum_constant" and body is not None:
         constant_owner = f"{owner}.{name}"
@@ -261,9 +263,9 @@ def _member(node: Node, data: bytes, owner: str, record_params: tuple[tuple[Para
         head=head,
         owner=owner,
         name=name,
-        modifiers=read_modifiers(node, data) if callable_ or static else NO_MODIFIERS,
+        modifiers=read_modifiers(node, data) if described else NO_MODIFIERS,
         type_params=_squashed_field(node, data, "type_parameters") if callable_ else None,
-        returns=_squashed_field(node, data, "type") if callable_ else None,
+        returns=_squashed_field(node, data, "type") if described and not static else None,
         params=tuple(p for p, _ in params),
         doc_start=doc.start_byte if doc is not None else -1,
         doc_end=doc.end_byte if doc is not None else -1,

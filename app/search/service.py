@@ -23,26 +23,23 @@ from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.core.settings import GeneratedCode
 from app.search.crossencoder import CrossEncoder
+from app.search.hierarchy import Hierarchy, in_order, simple_name
 from app.search.question import QueryTerms, Relation, expand_query, query_terms
 from app.search.ranking import Evidence, names_symbol, rerank, serves
 from app.store.embeddings import Embedder
 from app.store.engines import Store
-from app.store.filters import Condition, Filter, any_of, either, eq, everything
+from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything
 from app.store.lexical import query_vector
 from app.store.payloads import StoredChunk, flagged
 from app.store.routes import query_keys, route_matches, specificity
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text
-from pipeline.spring import ANY_METHOD
+from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_stereotypes
 
 MAX_SCOPES_CACHED = 1024
 MAX_NAMED = 8  # names and routes of one question looked up exactly
 MAX_SUBJECTS = 2  # subjects of one relation question looked up
 MAX_EXACT = 256  # exact matches a question adds to the pool at most
-_RELATED_NAMES: dict[Relation, Callable[[Chunk], Sequence[str]]] = {
-    Relation.DEPENDENCIES: lambda c: c.injects,
-    Relation.SUPERTYPES: lambda c: (*c.extends, *c.implements),
-}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -329,12 +326,15 @@ class SearchService:
             return await self.implementations(access, subject, filters.repo, path_prefix=filters.path_prefix)
         if relation is Relation.CALLEES:
             return [target for _, targets in await self.callees(access, subject, filters.repo) for target in targets]
-        # What the subject receives or extends: the types it names in those fields.
-        named = {
-            n.rsplit(".", 1)[-1]
-            for hit in await self.symbol(access, subject, filters.repo)
-            for n in _RELATED_NAMES[relation](hit.chunk)
-        }
+        # What the subject receives (learned stereotypes included) or extends: the types it names.
+        if relation is Relation.DEPENDENCIES:
+            named = {n.rsplit(".", 1)[-1] for n in await self.dependencies(access, subject, filters.repo)}
+        else:
+            named = {
+                n.rsplit(".", 1)[-1]
+                for hit in await self.symbol(access, subject, filters.repo)
+                for n in (*hit.chunk.extends, *hit.chunk.implements)
+            }
         if not named:
             return []
         hits = await self._lookup(access, filters, any_of("name", sorted(named)))
@@ -380,6 +380,8 @@ class SearchService:
     ) -> list[Hit]:
         """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`).
 
+        Through the type hierarchy: a call recorded under a subtype that inherits the method, or
+        under a supertype whose declaration it overrides (`Iface.m` for `Impl.m`), counts too.
         `path_prefix` narrows the callers, not the method: its declaring types are looked up in all of `repo`.
         """
         keys_fq, keys = await self._call_keys(access, name, repo)
@@ -399,8 +401,10 @@ class SearchService:
 
         `path_prefix` picks which method is meant; the called symbols are looked up in all of `repo`.
 
-        Every call is resolved from two lookups in all (by qualified name where the caller's imports
+        Every call is resolved from a few lookups in all (by qualified name where the caller's imports
         made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
+        A call on a type that inherits the method resolves to the nearest supertype declaring it
+        (`child.isActive()` → `Base.isActive`), walked a level per lookup (app.search.hierarchy).
         """
         # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
         calls: list[tuple[str, str | None, list[str]]] = []
@@ -416,7 +420,7 @@ class SearchService:
         scope = Filters(repo=repo)
         by_fq = await self._lookup(access, scope, any_of("qualified_name", exact_names)) if exact_names else []
         by_name = await self._lookup(access, scope, any_of("name", methods)) if methods else []
-        out: list[tuple[str, list[Hit]]] = []
+        resolved: dict[str, list[Hit]] = {}
         for call, method, exact in calls:
             if method is None:
                 targets = []
@@ -424,15 +428,99 @@ class SearchService:
                 targets = [h for h in by_fq if h.qualified_name in exact]
             else:
                 targets = [h for h in by_name if h.chunk.name == method and h.qualified_name.endswith("." + call)]
-            out.append((call, targets))
+            resolved[call] = targets
+        inherited = await self._inherited_targets(
+            access, repo, [(call, method, exact) for call, method, exact in calls if method and not resolved[call]]
+        )
+        return [(call, resolved[call] or inherited.get(call, [])) for call, _, _ in calls]
+
+    async def _inherited_targets(
+        self, access: Access, repo: str | None, calls: Sequence[tuple[str, str | None, list[str]]]
+    ) -> dict[str, list[Hit]]:
+        """Calls that name no declaration resolved to the nearest supertype of their receiver declaring the method."""
+        if not calls:
+            return {}
+        hierarchy = self._hierarchy(access, repo)
+        # The receiver's fully qualified types: from the exact name, else the indexed types of that simple name.
+        receivers: dict[str, set[str]] = {}
+        loose = sorted({call.rsplit(".", 1)[0] for call, _, exact in calls if not exact})
+        by_simple: dict[str, set[str]] = {}
+        if loose:
+            for chunk in await hierarchy.types(any_of("name", sorted({simple_name(r) for r in loose}))):
+                by_simple.setdefault(chunk.name, set()).add(chunk.qualified_name)
+        for call, _, exact in calls:
+            owner = call.rsplit(".", 1)[0]
+            receivers[call] = (
+                {e.rsplit(".", 1)[0] for e in exact}
+                if exact
+                else {fq for fq in by_simple.get(simple_name(owner), ()) if fq.endswith("." + owner) or fq == owner}
+            )
+        parents = await hierarchy.ancestors({fq for fqs in receivers.values() for fq in fqs})
+        wanted = {
+            f"{ancestor}.{method}"
+            for call, method, _ in calls
+            for fq in receivers[call]
+            for ancestor in in_order(fq, parents)
+        }
+        found: dict[str, list[Hit]] = {}
+        if wanted:
+            for hit in await self._lookup(access, Filters(repo=repo), any_of("qualified_name", sorted(wanted))):
+                if hit.symbol_type not in TYPE_SYMBOLS:
+                    found.setdefault(hit.qualified_name, []).append(hit)
+        out: dict[str, list[Hit]] = {}
+        for call, method, _ in calls:
+            targets: list[Hit] = []
+            for fq in sorted(receivers[call]):
+                nearest = next((found[f"{a}.{method}"] for a in in_order(fq, parents) if f"{a}.{method}" in found), [])
+                targets.extend(nearest)
+            out[call] = targets
         return out
 
     async def injectors(
         self, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
     ) -> list[Hit]:
-        """Types (and their constructors, setters, @Bean methods) that receive the named type by injection."""
+        """Types (and their constructors, setters, @Bean methods) that receive the named type by injection.
+
+        Beans of a stereotype learned from the index (`bean_stereotypes`) count too: their
+        constructor's `injects_if_bean`, recorded because the file alone could not tell.
+        """
+        condition = _type_condition("injects", type_name)
         scope = Filters(repo=repo, path_prefix=path_prefix)
-        return await self._lookup(access, scope, _type_condition("injects", type_name))
+        learned = await self.bean_stereotypes(access)
+        if not learned:
+            return await self._lookup(access, scope, condition)
+        if_bean = _type_condition("injects_if_bean", type_name)
+        hits = await self._lookup(
+            access, scope, either(condition, all_of(if_bean, any_of("annotation_names", sorted(learned))))
+        )
+        # A constructor's chunk carries its own annotations, not its class's: found by its class.
+        beans = sorted({h.qualified_name for h in hits if h.symbol_type in TYPE_SYMBOLS and h.chunk.injects_if_bean})
+        if beans:
+            seen = {h.id for h in hits}
+            members = await self._lookup(access, scope, all_of(if_bean, any_of("enclosing_type", beans)))
+            hits = _in_file_order([*hits, *(h for h in members if h.id not in seen)])
+        return hits
+
+    async def dependencies(self, access: Access, type_name: str, repo: str | None = None) -> list[str]:
+        """What the named type receives by injection (the inverse of `injectors`), learned stereotypes included."""
+        types = [h.chunk for h in await self.symbol(access, type_name, repo) if h.symbol_type in TYPE_SYMBOLS]
+        learned = await self.bean_stereotypes(access) if any(c.injects_if_bean for c in types) else frozenset()
+        found: dict[str, None] = {}
+        for chunk in types:
+            found.update(dict.fromkeys(chunk.injects))
+            if learned.intersection(chunk.annotation_names):
+                found.update(dict.fromkeys(chunk.injects_if_bean))
+        return sorted(found)
+
+    async def bean_stereotypes(self, access: Access) -> frozenset[str]:
+        """Annotation types declared anywhere the caller may read that make a class a bean (one lookup).
+
+        Learned across repositories: an organization's `@UseCase` may be declared in a shared library's
+        project. The frameworks' own stereotypes are known at index time (`pipeline.spring.STEREOTYPES`).
+        """
+        declared = await self._lookup(access, Filters(symbol_type=SymbolType.ANNOTATION))
+        learned = learned_stereotypes({h.chunk.name: h.chunk.annotation_names for h in declared})
+        return learned - BEAN_ANNOTATIONS
 
     async def implementations(
         self, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
@@ -501,21 +589,37 @@ class SearchService:
             hits.append(self._hit(record.id, 1.0, record.payload))
             if limit is not None and len(hits) >= limit:
                 break
-        hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.chunk.part_index))
-        return hits
+        return _in_file_order(hits)
 
     async def _call_keys(self, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
+        """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included)."""
         base, _ = _split_params(name)
-        if "." in base and base[:1].islower():
-            simple_owner = base.rsplit(".", 2)
-            return [base], [".".join(simple_owner[-2:])] if len(simple_owner) >= 2 else []
-        if "." in base:
-            return [], [base]
-        targets = await self.symbol(access, base, repo)  # a bare method name: find which types declare it
-        owners = {h.chunk.enclosing_type or "" for h in targets}
-        keys_fq = sorted(f"{owner}.{base}" for owner in owners if owner)
-        keys = sorted({f"{owner.rsplit('.', 1)[-1]}.{base}" for owner in owners if owner})
+        owner, _, method = base.rpartition(".")
+        hierarchy = self._hierarchy(access, repo)
+        if owner and base[:1].islower():  # `com.acme.Base.isActive`: the owner is known
+            owners = {owner}
+        elif owner:  # `Base.isActive`: the indexed types named Base, declaring the method or inheriting it
+            named = await hierarchy.types(eq("name", simple_name(owner)))
+            owners = {
+                c.qualified_name for c in named if c.qualified_name == owner or c.qualified_name.endswith("." + owner)
+            }
+        else:  # `isActive`: the types that declare it
+            targets = await self.symbol(access, base, repo)
+            owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
+        if not owners:
+            return [], [base] if owner else []  # a type the index does not know: the call as written
+        related = await hierarchy.dispatch_owners(owners, method)
+        keys_fq = sorted(f"{fq}.{method}" for fq in related)
+        keys = sorted(
+            {f"{simple_name(fq)}.{method}" for fq in related} | ({base} if owner and not owner[:1].islower() else set())
+        )
         return keys_fq, keys
+
+    def _hierarchy(self, access: Access, repo: str | None) -> Hierarchy:
+        async def lookup(condition: Condition) -> list[Chunk]:
+            return [h.chunk for h in await self._lookup(access, Filters(repo=repo), condition)]
+
+        return Hierarchy(lookup)
 
     def _hit(self, point_id: Any, score: float, payload: Mapping[str, Any] | None) -> Hit:
         stored = StoredChunk.from_payload(payload or {})
@@ -524,6 +628,12 @@ class SearchService:
         if self.gitlab_url and c.commit_sha:
             link = f"{self.gitlab_url}/{c.repo_path}/-/blob/{c.commit_sha}/{c.file_path}#L{c.line_start}-{c.line_end}"
         return Hit(id=str(point_id), score=score, stored=stored, permalink=link)
+
+
+def _in_file_order(hits: list[Hit]) -> list[Hit]:
+    """Hits by repository, file, line and part: the order every exact lookup answers in."""
+    hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.chunk.part_index))
+    return hits
 
 
 def _passes(hit: Hit, filters: Filters) -> bool:

@@ -51,6 +51,8 @@ KEYWORD_INDEXES = (
     "calls_fq",
     "injects",
     "injects_fq",
+    "injects_if_bean",
+    "injects_if_bean_fq",
     "extends",
     "implements",
     "extends_fq",

@@ -71,6 +71,7 @@ static const char *const KIND_NAMES[K_COUNT] = {
     [K_CONSTRUCTOR_DECLARATION] = "constructor_declaration",
     [K_COMPACT_CONSTRUCTOR_DECLARATION] = "compact_constructor_declaration",
     [K_STATIC_INITIALIZER] = "static_initializer",
+    [K_ANNOTATION_TYPE_ELEMENT_DECLARATION] = "annotation_type_element_declaration",
     [K_PACKAGE_DECLARATION] = "package_declaration",
     [K_IMPORT_DECLARATION] = "import_declaration",
     [K_SCOPED_IDENTIFIER] = "scoped_identifier",

@@ -124,6 +124,7 @@ static PyObject *read_members(Reader *r, TSNode body, const MemberContext *conte
 static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberContext *context) {
     Kind kind = kind_of(r, node);
     bool is_static = kind == K_STATIC_INITIALIZER, callable = is_callable(kind), failed = false;
+    bool element = kind == K_ANNOTATION_TYPE_ELEMENT_DECLARATION;
     TSNode body = field(r, node, F_BODY);
     bool has_error = ts_node_has_error(node);
     bool outside_error = has_error && (ts_node_is_null(body) || !ts_node_has_error(body) ||
@@ -159,6 +160,9 @@ static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberCon
     if (callable) {
         type_params = optional_squashed(r, node, F_TYPE_PARAMETERS);
         returns = type_params ? optional_squashed(r, node, F_TYPE) : NULL;
+    } else if (element) { /* an annotation element: its type is what it returns */
+        type_params = Py_NewRef(Py_None);
+        returns = optional_squashed(r, node, F_TYPE);
     } else {
         type_params = Py_NewRef(Py_None);
         returns = Py_NewRef(Py_None);
@@ -173,13 +177,13 @@ static PyObject *read_member(Reader *r, TSNode node, TSNode doc, const MemberCon
         members = PyTuple_New(0);
     }
     PyObject *modifiers;
-    if (callable || is_static) {
+    if (callable || is_static || element) {
         modifiers = read_modifiers(r, ts_node_named_child(node, 0));
     } else {
         modifiers = r->records->no_modifiers;
         Py_INCREF(modifiers);
     }
-    bool documented = (callable || is_static) && !ts_node_is_null(doc);
+    bool documented = (callable || is_static || element) && !ts_node_is_null(doc);
     Py_INCREF(context->owner);
     return RECORD(r->records->member_decl, type_name(r, node), int_of(ts_node_start_byte(node)),
                   int_of(ts_node_end_byte(node)), int_of(ts_node_start_point(node).row),

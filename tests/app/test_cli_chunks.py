@@ -49,14 +49,14 @@ def test_directory_exits_with_zero(capsys: pytest.CaptureFixture[str]) -> None:
 def test_every_stdout_line_is_one_json_object(capsys: pytest.CaptureFixture[str]) -> None:
     main(["chunks", str(SHOP_DIR)])
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 188
+    assert len(lines) == 214
     assert all(isinstance(json.loads(line), dict) for line in lines)
 
 
 def test_chunk_lines_carry_every_chunk_field(capsys: pytest.CaptureFixture[str]) -> None:
     _, records, _ = run(capsys, str(SHOP_DIR))
     chunks = chunk_records(records)
-    assert len(chunks) == 186
+    assert len(chunks) == 212
     assert all(set(r) == CHUNK_FIELDS for r in chunks)
     assert {"id", "text", "code", "content_hash"} <= CHUNK_FIELDS
 
@@ -104,7 +104,7 @@ def test_file_paths_are_relative_to_the_directory(capsys: pytest.CaptureFixture[
 
 def test_summary_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     _, _, err = run(capsys, str(SHOP_DIR))
-    assert err.strip().splitlines()[-1] == "javakb chunks: 54 files, 186 chunks, 2 skipped"
+    assert err.strip().splitlines()[-1] == "javakb chunks: 54 files, 212 chunks, 2 skipped"
 
 
 def test_single_file_path_prints_that_files_chunks(capsys: pytest.CaptureFixture[str]) -> None:
@@ -155,7 +155,7 @@ def test_console_script_prints_what_main_prints(capsys: pytest.CaptureFixture[st
     )
     assert (done.returncode, done.stderr.strip().splitlines()[-1]) == (
         0,
-        "javakb chunks: 54 files, 186 chunks, 2 skipped",
+        "javakb chunks: 54 files, 212 chunks, 2 skipped",
     )
     assert done.stdout == expected
 

@@ -77,7 +77,14 @@ enum Op {
 
 def test_enum_constant_body_methods_are_chunks_named_constant_dot_method() -> None:
     names = sorted(c.qualified_name for c in chunk_java(ENUM).chunks)
-    assert names == ["demo.Op", "demo.Op.ADD.apply", "demo.Op.NEG.apply", "demo.Op.NEG.unary", "demo.Op.unary"]
+    assert names == [
+        "demo.Op",
+        "demo.Op.ADD.apply",
+        "demo.Op.NEG.apply",
+        "demo.Op.NEG.unary",
+        "demo.Op.apply",
+        "demo.Op.unary",
+    ]
 
 
 def test_enum_constant_body_method_span() -> None:
@@ -101,9 +108,37 @@ interface Shape {
 """
 
 
-def test_interface_default_and_static_methods_are_chunks_and_abstract_ones_are_not() -> None:
+def test_interface_methods_are_chunks_abstract_ones_included() -> None:
     names = sorted(c.qualified_name for c in chunk_java(INTERFACE).chunks)
-    assert names == ["demo.Shape", "demo.Shape.describe", "demo.Shape.unit"]
+    assert names == ["demo.Shape", "demo.Shape.area", "demo.Shape.describe", "demo.Shape.unit"]
+
+
+ANNOTATION_TYPE = """package demo;
+
+/** Marks a thing. */
+@interface Tag {
+    /**
+     * The tag's name.
+     */
+    @Deprecated
+    String[] value() default {};
+
+    int weight();
+}
+"""
+
+
+def test_annotation_elements_are_chunks_with_their_javadoc_and_annotations() -> None:
+    result = chunk_java(ANNOTATION_TYPE)
+    value = only(result, "demo.Tag.value")
+    assert (value.symbol_type, value.signature, value.line_start, value.line_end) == (
+        SymbolType.METHOD, "value(): String[]", 5, 9,
+    )  # fmt: skip
+    assert (value.annotation_names, value.javadoc_summary) == (("Deprecated",), "The tag's name.")
+    assert value.code == "    /**\n     * The tag's name.\n     */\n    @Deprecated\n    String[] value() default {};"
+    weight = only(result, "demo.Tag.weight")
+    assert (weight.signature, weight.line_start, weight.line_end, weight.annotations) == ("weight(): int", 11, 11, ())
+    assert "int weight();" in only(result, "demo.Tag").code  # the skeleton still lists them
 
 
 def test_lambda_stays_inside_its_method() -> None:

@@ -133,21 +133,44 @@ def test_member_annotations_as_written(
     assert (chunk.annotations, chunk.annotation_names) == (annotations, names)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
+BODILESS = [
+    # (symbol, signature, first and last line: the javadoc included, as for methods with a body)
+    (
         f"{CORE}.order.PricingPolicy.discountFor",
-        f"{CORE}.order.PricingPolicy.unitPrice",
+        "discountFor(Owner owner, List<Pet> pets, BigDecimal subtotal): BigDecimal",
+        21,
+        29,
+    ),
+    (f"{CORE}.order.PricingPolicy.unitPrice", "unitPrice(PetType type): BigDecimal", 31, 31),
+    (
         f"{CORE}.repository.OwnerRepository.findByTelephone",
-        f"{CORE}.domain.PetType.sound",
-        f"{API}.client.BillingClient.getInvoice",
-        f"{JOBS}.messaging.OwnerEvent.ownerId",
-        f"{CORE}.audit.Audited.value",
-    ],
-    ids=short,
-)
-def test_bodiless_members_have_no_chunk_of_their_own(shop: Shop, name: str) -> None:
-    assert [c for c in shop.chunks if c.qualified_name == name] == []
+        "findByTelephone(String telephone): Optional<Owner>",
+        31,
+        31,
+    ),
+    (f"{CORE}.repository.OwnerRepository.updateTelephone", "updateTelephone(Long id, String telephone): int", 46, 48),
+    (f"{CORE}.domain.PetType.sound", "sound(): String", 47, 52),
+    (f"{API}.client.BillingClient.getInvoice", "getInvoice(Long id): InvoiceDto", 17, 24),
+    (f"{JOBS}.messaging.OwnerEvent.ownerId", "ownerId(): Long", 8, 8),
+    (f"{CORE}.audit.Audited.value", "value(): String", 20, 21),
+]
+
+
+@pytest.mark.parametrize(("name", "signature", "first", "last"), BODILESS, ids=[short(b[0]) for b in BODILESS])
+def test_bodiless_members_have_a_chunk_of_their_own(
+    shop: Shop, name: str, signature: str, first: int, last: int
+) -> None:
+    chunk = shop.one(name)
+    assert (chunk.symbol_type, chunk.signature, chunk.line_start, chunk.line_end) == (
+        SymbolType.METHOD, signature, first, last,
+    )  # fmt: skip
+    assert chunk.calls == ()
+    assert chunk.signature.split(":")[0].split("(")[0] in shop.one(chunk.enclosing_type or "").code  # still listed
+
+
+def test_repository_method_chunk_carries_its_annotations(shop: Shop) -> None:
+    chunk = shop.one(f"{CORE}.repository.OwnerRepository.updateTelephone")
+    assert chunk.annotation_names == ("Modifying", "Query")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -188,19 +211,27 @@ def test_route(shop: Shop, name: str, methods: tuple[str, ...], paths: tuple[str
     assert (chunk.http_method, chunk.http_path) == (methods, paths)
 
 
-def test_exactly_the_16_handler_methods_carry_a_route(shop: Shop) -> None:
+FEIGN_ROUTES = [
+    (f"{API}.client.BillingClient.getInvoice", ("GET",), ("/billing/invoices/{id}",)),
+    (f"{API}.client.BillingClient.createInvoice", ("POST",), ("/billing/invoices",)),
+]
+
+
+def test_exactly_the_16_handler_methods_and_2_feign_methods_carry_a_route(shop: Shop) -> None:
     routed = {c.qualified_name for c in shop.chunks if c.http_path and c.symbol_type is SymbolType.METHOD}
-    assert routed == {name for name, _, _ in ROUTES}
+    assert routed == {name for name, _, _ in ROUTES + FEIGN_ROUTES}
 
 
-def test_feign_client_type_chunk_carries_the_union_of_its_routes(shop: Shop) -> None:
-    chunk = shop.one(f"{API}.client.BillingClient")
-    assert (chunk.http_method, chunk.http_path) == (("GET", "POST"), ("/billing/invoices/{id}", "/billing/invoices"))
+@pytest.mark.parametrize(("name", "methods", "paths"), FEIGN_ROUTES, ids=[short(n) for n, _, _ in FEIGN_ROUTES])
+def test_feign_method_carries_its_route_with_the_client_path(
+    shop: Shop, name: str, methods: tuple[str, ...], paths: tuple[str, ...]
+) -> None:
+    chunk = shop.one(name)
+    assert (chunk.http_method, chunk.http_path) == (methods, paths)
 
 
-def test_feign_client_is_the_only_type_chunk_with_a_route(shop: Shop) -> None:
-    routed = [c.qualified_name for c in shop.chunks if c.http_path and c.symbol_type in TYPE_SYMBOLS]
-    assert routed == [f"{API}.client.BillingClient"]
+def test_no_type_chunk_carries_a_route(shop: Shop) -> None:
+    assert [c.qualified_name for c in shop.chunks if c.http_path and c.symbol_type in TYPE_SYMBOLS] == []
 
 
 @pytest.mark.parametrize(

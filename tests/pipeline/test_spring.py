@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.spring import join_path
+from pipeline.spring import join_path, learned_stereotypes
 from tests.support.java import chunk_java, only
 
 
@@ -89,7 +89,7 @@ def test_jaxrs_route(method: str, http_method: tuple[str, ...], http_path: tuple
     assert (chunk.http_method, chunk.http_path) == (http_method, http_path)
 
 
-def test_feign_client_routes_go_on_its_type_chunk() -> None:
+def test_feign_client_routes_go_on_its_methods() -> None:
     source = """package demo;
 @FeignClient(name = "stock", path = "/stock/")
 interface StockClient {
@@ -99,9 +99,33 @@ interface StockClient {
 }
 """
     result = chunk_java(source)
-    chunk = only(result, "demo.StockClient")
-    assert [c.qualified_name for c in result.chunks] == ["demo.StockClient"]
-    assert (chunk.http_method, chunk.http_path) == (("GET", "DELETE"), ("/stock/items/{sku}", "/stock/items"))
+    routes = {c.qualified_name: (c.http_method, c.http_path) for c in result.chunks}
+    assert routes == {
+        "demo.StockClient": ((), ()),
+        "demo.StockClient.item": (("GET",), ("/stock/items/{sku}",)),
+        "demo.StockClient.drop": (("DELETE",), ("/stock/items/{sku}",)),
+        "demo.StockClient.all": (("GET",), ("/stock/items",)),
+    }
+
+
+def test_http_exchange_interface_routes() -> None:
+    source = """package demo;
+@HttpExchange(url = "/repos", accept = "application/json")
+interface RepoClient {
+    @GetExchange("/{owner}") List<Repo> list(@PathVariable String owner);
+    @PostExchange(url = "/new") Repo create(@RequestBody Repo repo);
+    @HttpExchange(method = "patch", url = "/{id}") Repo rename(@PathVariable long id);
+    @HttpExchange("/any") void any();
+}
+"""
+    routes = {c.name: (c.http_method, c.http_path) for c in chunk_java(source).chunks}
+    assert routes == {
+        "RepoClient": ((), ()),
+        "list": (("GET",), ("/repos/{owner}",)),
+        "create": (("POST",), ("/repos/new",)),
+        "rename": (("PATCH",), ("/repos/{id}",)),
+        "any": (("ANY",), ("/repos/any",)),
+    }
 
 
 def test_exception_handler_is_not_a_route() -> None:
@@ -238,3 +262,65 @@ class A {
 def test_injects_fq_resolve_through_imports() -> None:
     source = "package demo;\nimport java.time.Clock;\n@Service class A { A(Clock clock, Repo repo) {} }"
     assert only(chunk_java(source), "demo.A").injects_fq == ("java.time.Clock", "demo.Repo")
+
+
+# --------------------------------------------------------------------------------------------------
+# Beans the file alone cannot recognise: injections recorded "if bean" (issue 12)
+# --------------------------------------------------------------------------------------------------
+
+
+def _if_bean(source: str, name: str = "demo.A") -> tuple[tuple[str, ...], tuple[str, ...]]:
+    chunk = only(chunk_java(source), name)
+    return chunk.injects, chunk.injects_if_bean
+
+
+def test_annotated_class_of_no_known_role_records_its_constructor_injections_if_bean() -> None:
+    source = "package demo;\nimport x.Repo;\n@UseCase class A { A(Repo repo, List<Clock> clocks) {} }"
+    assert _if_bean(source) == ((), ("Repo", "Clock"))
+    assert _if_bean(source, "demo.A.A") == ((), ("Repo", "Clock"))
+    assert only(chunk_java(source), "demo.A").injects_if_bean_fq == ("x.Repo", "demo.Clock")
+
+
+def test_lombok_constructor_of_an_annotated_class_is_recorded_if_bean() -> None:
+    source = "package demo;\n@Adapter @RequiredArgsConstructor class A { private final Repo repo; private int n; }"
+    assert _if_bean(source) == ((), ("Repo",))
+
+
+def test_if_bean_follows_the_constructor_rules_of_beans() -> None:
+    two = "package demo;\n@UseCase class A { A(Repo repo) {} A() {} }"
+    marked = "package demo;\n@UseCase class A { @Inject A(Repo repo) {} A() {} }"
+    assert (_if_bean(two), _if_bean(marked)) == (((), ()), ((), ("Repo",)))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "package demo;\nclass A { A(Repo repo) {} }",  # no annotation: never a bean by annotation
+        "package demo;\n@Service class A { A(Repo repo) {} }",  # a known bean: recorded as `injects`
+        "package demo;\n@Entity class A { A(Repo repo) {} }",  # a known role that is no bean
+        "package demo;\n@UseCase interface A { }",  # not a class
+        "package demo;\n@UseCase record A(Repo repo) { }",
+    ],
+    ids=["plain", "known-bean", "entity", "interface", "record"],
+)
+def test_nothing_is_recorded_if_bean_for_other_types(source: str) -> None:
+    assert only(chunk_java(source), "demo.A").injects_if_bean == ()
+
+
+@pytest.mark.parametrize(
+    "annotation", ["DgsComponent", "DgsDataLoader", "Stateless", "Dependent", "Prototype", "JsonComponent"]
+)
+def test_framework_stereotypes_are_beans_at_index_time(annotation: str) -> None:
+    chunk = only(chunk_java(f"package demo;\n@{annotation} class A {{ A(Repo repo) {{}} }}"), "demo.A")
+    assert (chunk.stereotype, chunk.injects, chunk.injects_if_bean) == ("component", ("Repo",), ())
+
+
+def test_stereotypes_are_learned_transitively_from_declared_annotation_types() -> None:
+    declared = {
+        "UseCase": ("Retention", "DomainService"),
+        "DomainService": ("Service",),
+        "CdiStereo": ("Stereotype", "RequestScoped"),
+        "Audited": ("Retention", "Target"),
+        "Loop": ("Loop",),
+    }
+    assert learned_stereotypes(declared) == {"UseCase", "DomainService", "CdiStereo"}

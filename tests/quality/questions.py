@@ -143,6 +143,7 @@ SYMBOL: Final[tuple[Question, ...]] = (
         "searchByCityAndPetType",
         "symbol",
         _CORE + "repository.OwnerSearchRepositoryImpl.searchByCityAndPetType",
+        _CORE + "repository.OwnerSearchRepository.searchByCityAndPetType",  # bodiless: a chunk since issue 12
         _CORE + "repository.OwnerSearchRepository",
     ),
     _q("PetType.fromLabel", "symbol", f"{PET_TYPE}.fromLabel"),
@@ -150,7 +151,12 @@ SYMBOL: Final[tuple[Question, ...]] = (
     _q("buildMonthlyReport", "symbol", f"{REPORT_SERVICE}.buildMonthlyReport"),
     _q("isGdprRequest()", "symbol", _JOBS + "messaging.OwnerEvent.Deleted.isGdprRequest"),
     _q("StandardPricingPolicy.unitPrice", "symbol", f"{PRICING}.unitPrice"),
-    _q("findByDateBetween", "symbol", _CORE + "repository.VisitRepository"),
+    _q(
+        "findByDateBetween",
+        "symbol",
+        _CORE + "repository.VisitRepository.findByDateBetween",  # bodiless: a chunk since issue 12
+        _CORE + "repository.VisitRepository",
+    ),
     _q("TemplateRenderer", "symbol", _CORE + "notify.TemplateRenderer"),
 )
 

@@ -1,0 +1,181 @@
+"""The type hierarchy of the indexed code, walked at query time (issue 12).
+
+A file is indexed alone, so a call is recorded under the receiver's declared type (`child.isActive()`
+→ `Child.isActive`) and only the query can know that `Child` inherits `isActive` from `Base` in
+another file. The walk reads the type chunks' `extends`/`implements` (and their `_fq` forms) one
+level at a time: one store call per level, never one per type, at most `MAX_DEPTH` levels.
+
+The rules are pure functions over chunks; `Hierarchy` runs them against a lookup (one filtered
+scroll of the store, the caller's access and repository filter already inside it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from app.store.filters import Condition, any_of, either
+from pipeline.model import TYPE_SYMBOLS, Chunk
+
+MAX_DEPTH = 8
+"""Hierarchy levels followed each way: deeper chains are rare in application code (each level costs a store call)."""
+
+SUPERTYPE_KEYS = ("extends", "implements")
+"""The type chunk fields that name supertypes; each has a `_fq` twin."""
+
+Lookup = Callable[[Condition], Awaitable[Sequence[Chunk]]]
+"""Chunks matching a condition (within the caller's access and repository scope)."""
+
+
+def simple_name(fq: str) -> str:
+    """`com.acme.Base` → `Base` (a nested `Outer.Inner` → `Inner`)."""
+    return fq.rsplit(".", 1)[-1]
+
+
+def supertypes(chunk: Chunk) -> tuple[str, ...]:
+    """The fully qualified supertypes a type chunk names (those its file could resolve)."""
+    return (*chunk.extends_fq, *chunk.implements_fq)
+
+
+def unresolved_supertypes(chunk: Chunk) -> tuple[str, ...]:
+    """Simple names of supertypes its file could not resolve (a wildcard import): matched by simple name."""
+    resolved = {simple_name(fq) for fq in supertypes(chunk)}
+    return tuple(s for s in (*chunk.extends, *chunk.implements) if simple_name(s) not in resolved)
+
+
+def parents_among(chunk: Chunk, candidates: Iterable[str]) -> set[str]:
+    """The `candidates` (fully qualified type names) that the type chunk names as direct supertypes."""
+    wanted = set(candidates)
+    found = set(supertypes(chunk)) & wanted
+    loose = {simple_name(s) for s in unresolved_supertypes(chunk)}
+    if loose:
+        found.update(fq for fq in wanted if simple_name(fq) in loose)
+    return found
+
+
+def subtype_condition(fqs: Sequence[str]) -> Condition:
+    """Type chunks that name any of these types' simple names as a supertype (`parents_among` then decides).
+
+    The simple-name fields alone: every subtype names its supertype's simple name there, resolved or
+    not, and half the conditions is half the cost of a scan in local mode, which has no indexes.
+    """
+    written = sorted({name for fq in fqs for name in _written_names(fq)})
+    return either(*(any_of(key, written) for key in SUPERTYPE_KEYS))
+
+
+def _written_names(fq: str) -> list[str]:
+    """How a file may name a type in `extends`: `com.acme.Outer.Inner` → `Outer.Inner`, `Inner`."""
+    parts = fq.split(".")
+    return [".".join(parts[i:]) for i in range(len(parts)) if parts[i][:1].isupper()] or [fq]
+
+
+def inheriting(roots: Iterable[str], children: Mapping[str, set[str]], redeclaring: set[str]) -> set[str]:
+    """Subtypes that inherit a method from `roots`: reachable without passing a type that redeclares it."""
+    seen: set[str] = set()
+    frontier = [child for root in roots for child in children.get(root, ())]
+    while frontier:
+        fq = frontier.pop()
+        if fq in seen or fq in redeclaring:
+            continue
+        seen.add(fq)
+        frontier.extend(children.get(fq, ()))
+    return seen
+
+
+def in_order(start: str, parents: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """`start`'s ancestors nearest first (breadth first, superclass before interfaces as declared)."""
+    order: list[str] = []
+    seen = {start}
+    level = [start]
+    while level:
+        following: list[str] = []
+        for fq in level:
+            for parent in parents.get(fq, ()):
+                if parent not in seen:
+                    seen.add(parent)
+                    order.append(parent)
+                    following.append(parent)
+        level = following
+    return order
+
+
+@dataclass(frozen=True, slots=True)
+class Hierarchy:
+    """Walks of the type hierarchy through a lookup: a bounded number of store calls each."""
+
+    lookup: Lookup
+
+    async def types(self, condition: Condition) -> list[Chunk]:
+        """The type chunks (skeletons) matching a condition."""
+        return [c for c in await self.lookup(condition) if c.symbol_type in TYPE_SYMBOLS]
+
+    async def ancestors(self, starts: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Direct supertypes of `starts` and of their supertypes, transitively: fq → its supertypes' fqs.
+
+        A supertype that is not indexed (a library type) is a leaf: it is named, never looked up past.
+        """
+        parents, _ = await self.walk(starts, down=False)
+        return parents
+
+    async def walk(
+        self, roots: Iterable[str], *, down: bool = True
+    ) -> tuple[dict[str, tuple[str, ...]], dict[str, set[str]]]:
+        """Supertypes (fq → its supertypes) and, with `down`, subtypes (fq → its subtypes) of `roots`, transitively.
+
+        Both directions share one store call per level: the next supertypes by qualified name and
+        the types naming the last level's subtypes as a supertype.
+        """
+        parents: dict[str, tuple[str, ...]] = {}
+        children: dict[str, set[str]] = {}
+        upward = sorted(set(roots))
+        downward = list(upward) if down else []
+        seen = set(upward)
+        for _ in range(MAX_DEPTH):
+            conditions: list[Condition] = [any_of("qualified_name", upward)] if upward else []
+            if downward:
+                conditions.append(subtype_condition(downward))
+            if not conditions:
+                break
+            asked_up, asked_down = set(upward), set(downward)
+            following: set[str] = set()
+            for chunk in await self.types(either(*conditions)):
+                fq = chunk.qualified_name
+                if fq in asked_up:
+                    parents[fq] = supertypes(chunk)
+                for parent in parents_among(chunk, asked_down) if asked_down else ():
+                    children.setdefault(parent, set()).add(fq)
+                    if fq not in seen:
+                        seen.add(fq)
+                        following.add(fq)
+            for fq in asked_up:
+                parents.setdefault(fq, ())
+            upward = sorted({p for fq in asked_up for p in parents[fq]} - parents.keys())
+            downward = sorted(following)
+        return parents, children
+
+    async def declaring(self, owners: Iterable[str], method: str) -> set[str]:
+        """Which of `owners` declare `method` themselves (one lookup)."""
+        names = sorted({f"{owner}.{method}" for owner in owners})
+        if not names:
+            return set()
+        return {
+            c.enclosing_type or ""
+            for c in await self.lookup(any_of("qualified_name", names))
+            if c.symbol_type not in TYPE_SYMBOLS
+        }
+
+    async def dispatch_owners(self, owners: Iterable[str], method: str) -> set[str]:
+        """Types a call of `method` may be recorded under and still run `owners`' declaration of it.
+
+        The owners themselves; their supertypes (a call through `Iface.m` or `Base.m` may dispatch to
+        the override); and their subtypes that inherit the method without redeclaring it.
+        """
+        roots = set(owners)
+        if not roots:
+            return set()
+        up, down = await self.walk(roots)
+        below = {fq for kids in down.values() for fq in kids} - roots
+        redeclaring = await self.declaring(below, method) if below else set()
+        return (
+            roots | (up.keys() - roots) | {p for ps in up.values() for p in ps} | inheriting(roots, down, redeclaring)
+        )

@@ -1,0 +1,462 @@
+"""Exact lookups that missed before issue 12, through both embedded engines (lexical-only).
+
+Bodiless methods (interface, repository, mapper, Feign methods) are found by name, annotation, route,
+callers and outline; calls resolve through the type hierarchy across files; beans of stereotypes
+declared in the index (another file, another repository) and of framework stereotypes (DGS) have
+their injections. The Java below is written for these tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Final
+
+import pytest
+import pytest_asyncio
+
+from app.auth.access import LOCAL, Access
+from app.search.hierarchy import Hierarchy
+from app.search.service import Filters, Hit, SearchService
+from app.store.filters import Condition
+from app.store.indexing import Indexer
+from app.store.vectors import IndexModel
+from pipeline.chunking import chunk_source
+from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
+from tests.support.engines import EMBEDDED_ENGINES, memory_store
+
+APP: Final = "acme/app"
+PLATFORM: Final = "acme/platform"
+SRC: Final = "src/main/java/"
+
+APP_FILES: Final = {
+    "demo/order/OrderRepository.java": """\
+package demo.order;
+
+import java.util.List;
+import org.springframework.data.jpa.repository.JpaRepository;
+import org.springframework.transaction.annotation.Transactional;
+
+public interface OrderRepository extends JpaRepository<Order, Long> {
+
+    /**
+     * Orders in one status, newest first.
+     */
+    @Transactional(readOnly = true)
+    List<Order> findByStatus(String status);
+}
+""",
+    "demo/order/OrderMapper.java": """\
+package demo.order;
+
+import org.apache.ibatis.annotations.Mapper;
+import org.springframework.transaction.annotation.Transactional;
+
+@Mapper
+public interface OrderMapper {
+    @Transactional
+    int insert(Order row);
+
+    Order selectByPrimaryKey(Long id);
+}
+""",
+    "demo/client/StockClient.java": """\
+package demo.client;
+
+import org.springframework.cloud.openfeign.FeignClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+
+@FeignClient(name = "stock", path = "/stock")
+public interface StockClient {
+    @GetMapping("/items/{sku}")
+    Item item(@PathVariable("sku") String sku);
+}
+""",
+    "demo/model/Base.java": """\
+package demo.model;
+
+public abstract class Base {
+    public boolean isActive() {
+        return true;
+    }
+
+    public abstract String label();
+}
+""",
+    "demo/model/Child.java": """\
+package demo.model;
+
+public class Child extends Base {
+    @Override
+    public String label() {
+        return "child";
+    }
+}
+""",
+    "demo/model/GrandChild.java": """\
+package demo.model;
+
+public class GrandChild extends Child {
+    @Override
+    public boolean isActive() {
+        return false;
+    }
+}
+""",
+    "demo/model/Leaf.java": """\
+package demo.model;
+
+public class Leaf extends GrandChild {
+}
+""",
+    "demo/model/Holder.java": """\
+package demo.model;
+
+public class Holder {
+    public static class Inner extends Base {
+    }
+
+    boolean onInner(Holder.Inner inner) {
+        return inner.isActive();
+    }
+
+    boolean onOutside(Outside outside) {
+        return outside.isActive();
+    }
+}
+""",
+    "demo/model/Outside.java": """\
+package demo.model;
+
+public class Outside extends Holder.Inner {
+}
+""",
+    "demo/use/Checker.java": """\
+package demo.use;
+
+import demo.model.Base;
+import demo.model.Child;
+import demo.model.Leaf;
+
+public class Checker {
+    boolean onChild(Child child) {
+        return child.isActive();
+    }
+
+    boolean onLeaf(Leaf leaf) {
+        return leaf.isActive();
+    }
+
+    boolean onBase(Base base) {
+        return base.isActive();
+    }
+}
+""",
+    "demo/pay/PaymentGateway.java": """\
+package demo.pay;
+
+import org.springframework.transaction.annotation.Transactional;
+
+public interface PaymentGateway {
+    @Transactional
+    void charge(long cents);
+}
+""",
+    "demo/pay/CardGateway.java": """\
+package demo.pay;
+
+import org.springframework.stereotype.Component;
+
+@Component
+public class CardGateway implements PaymentGateway {
+    @Override
+    public void charge(long cents) {
+        System.out.println(cents);
+    }
+}
+""",
+    "demo/pay/Checkout.java": """\
+package demo.pay;
+
+import lombok.RequiredArgsConstructor;
+import org.springframework.stereotype.Service;
+
+@Service
+@RequiredArgsConstructor
+public class Checkout {
+    private final PaymentGateway gateway;
+    private final CardGateway cards;
+
+    void pay() {
+        gateway.charge(100);
+    }
+
+    void payByCard() {
+        cards.charge(200);
+    }
+}
+""",
+    "demo/arch/DomainService.java": """\
+package demo.arch;
+
+import org.springframework.stereotype.Service;
+
+@Service
+public @interface DomainService {
+}
+""",
+    "demo/arch/UseCase.java": """\
+package demo.arch;
+
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+
+@Retention(RetentionPolicy.RUNTIME)
+@DomainService
+public @interface UseCase {
+}
+""",
+    "demo/use/PlaceOrder.java": """\
+package demo.use;
+
+import demo.arch.UseCase;
+import demo.order.OrderRepository;
+
+@UseCase
+public class PlaceOrder {
+    private final OrderRepository orders;
+
+    public PlaceOrder(OrderRepository orders) {
+        this.orders = orders;
+    }
+
+    public int pending() {
+        return orders.findByStatus("NEW").size();
+    }
+
+    public void store(Order order) {
+        orders.save(order);
+    }
+}
+""",
+    "demo/use/StockAdapter.java": """\
+package demo.use;
+
+import demo.client.StockClient;
+import lombok.RequiredArgsConstructor;
+import platform.arch.Adapter;
+
+@Adapter
+@RequiredArgsConstructor
+public class StockAdapter {
+    private final StockClient client;
+}
+""",
+    "demo/use/PlainHolder.java": """\
+package demo.use;
+
+import demo.client.StockClient;
+import lombok.Getter;
+import lombok.RequiredArgsConstructor;
+
+@Getter
+@RequiredArgsConstructor
+public class PlainHolder {
+    private final StockClient client;
+}
+""",
+    "demo/graphql/OrderFetcher.java": """\
+package demo.graphql;
+
+import com.netflix.graphql.dgs.DgsComponent;
+import demo.order.OrderMapper;
+
+@DgsComponent
+public class OrderFetcher {
+    private final OrderMapper mapper;
+
+    public OrderFetcher(OrderMapper mapper) {
+        this.mapper = mapper;
+    }
+}
+""",
+}
+
+PLATFORM_FILES: Final = {
+    "platform/arch/Adapter.java": """\
+package platform.arch;
+
+import org.springframework.stereotype.Component;
+
+@Component
+public @interface Adapter {
+}
+""",
+}
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=EMBEDDED_ENGINES)
+async def search(request: pytest.FixtureRequest) -> AsyncIterator[SearchService]:
+    store = memory_store(request.param)
+    try:
+        await store.ensure(IndexModel(embedding_model=None, dimension=None))
+        indexer = Indexer(store, None)
+        config = ChunkerConfig()
+        for repo, files, project in ((APP, APP_FILES, 1), (PLATFORM, PLATFORM_FILES, 2)):
+            context = SourceContext(repo_path=repo, gitlab_project_id=project)
+            results = [chunk_source(code.encode(), SRC + path, context, config) for path, code in files.items()]
+            await indexer.write(repo, results)
+        yield SearchService(store, None)
+    finally:
+        await store.close()
+
+
+def names(hits: list[Hit]) -> list[str]:
+    return sorted({h.qualified_name for h in hits})
+
+
+# Bodiless methods ---------------------------------------------------------------------------------
+
+
+async def test_repository_and_mapper_methods_are_symbols(search: SearchService) -> None:
+    [hit] = await search.symbol(LOCAL, "findByStatus")
+    assert (hit.qualified_name, hit.symbol_type, hit.line_start, hit.line_end) == (
+        "demo.order.OrderRepository.findByStatus", SymbolType.METHOD, 9, 13,
+    )  # fmt: skip
+    assert names(await search.symbol(LOCAL, "OrderMapper.selectByPrimaryKey")) == [
+        "demo.order.OrderMapper.selectByPrimaryKey"
+    ]
+
+
+async def test_transactional_on_interface_methods_is_found_by_annotation(search: SearchService) -> None:
+    assert names(await search.by_annotation(LOCAL, "Transactional")) == [
+        "demo.order.OrderMapper.insert",
+        "demo.order.OrderRepository.findByStatus",
+        "demo.pay.PaymentGateway.charge",
+    ]
+
+
+async def test_feign_method_is_the_endpoint_of_its_route(search: SearchService) -> None:
+    assert names(await search.endpoint(LOCAL, "/stock/items/abc-1", "GET")) == ["demo.client.StockClient.item"]
+
+
+async def test_callers_of_a_bare_repository_method_name(search: SearchService) -> None:
+    assert names(await search.callers(LOCAL, "findByStatus")) == ["demo.use.PlaceOrder.pending"]
+
+
+async def test_outline_lists_bodiless_methods_in_line_order(search: SearchService) -> None:
+    hits = await search.outline(LOCAL, APP, SRC + "demo/order/OrderMapper.java")
+    assert [h.qualified_name for h in hits] == [
+        "demo.order.OrderMapper",
+        "demo.order.OrderMapper.insert",
+        "demo.order.OrderMapper.selectByPrimaryKey",
+    ]
+
+
+# Calls through the type hierarchy ----------------------------------------------------------------
+
+
+async def test_callers_of_a_base_method_include_calls_on_subtypes_that_inherit_it(search: SearchService) -> None:
+    # Leaf inherits GrandChild's override, not Base's: `leaf.isActive()` is not a call of Base.isActive.
+    # Outside extends `Holder.Inner` (a nested type, named with its outer one), which extends Base.
+    expected = [
+        "demo.model.Holder.onInner",
+        "demo.model.Holder.onOutside",
+        "demo.use.Checker.onBase",
+        "demo.use.Checker.onChild",
+    ]
+    assert names(await search.callers(LOCAL, "demo.model.Base.isActive")) == expected
+    assert names(await search.callers(LOCAL, "Base.isActive")) == expected
+
+
+async def test_callers_of_an_inherited_method_named_by_the_subtype(search: SearchService) -> None:
+    # Child declares no isActive: its callers are those of the method it inherits, as seen from Child.
+    assert names(await search.callers(LOCAL, "Child.isActive")) == [
+        "demo.use.Checker.onBase",
+        "demo.use.Checker.onChild",
+    ]
+
+
+async def test_callers_of_a_library_method_by_its_qualified_name_reach_direct_subtypes(search: SearchService) -> None:
+    # `orders.save(o)` is recorded as OrderRepository.save; OrderRepository extends JpaRepository directly.
+    assert names(await search.callers(LOCAL, "save")) == []  # no indexed declaration, no owner
+    library = "org.springframework.data.jpa.repository.JpaRepository.save"
+    assert names(await search.callers(LOCAL, library)) == ["demo.use.PlaceOrder.store"]
+
+
+async def test_callers_of_an_override_include_calls_through_its_supertypes(search: SearchService) -> None:
+    assert names(await search.callers(LOCAL, "GrandChild.isActive")) == [
+        "demo.use.Checker.onBase",
+        "demo.use.Checker.onChild",
+        "demo.use.Checker.onLeaf",
+    ]
+
+
+async def test_callees_resolve_to_the_nearest_declaring_supertype(search: SearchService) -> None:
+    [(call, targets)] = await search.callees(LOCAL, "Checker.onChild")
+    assert (call, names(targets)) == ("Child.isActive", ["demo.model.Base.isActive"])
+    [(call, targets)] = await search.callees(LOCAL, "Checker.onLeaf")
+    assert (call, names(targets)) == ("Leaf.isActive", ["demo.model.GrandChild.isActive"])
+
+
+async def test_interface_and_implementation_link_both_ways(search: SearchService) -> None:
+    # A call through the interface may run the implementation: it is among the implementation's callers.
+    assert names(await search.callers(LOCAL, "CardGateway.charge")) == [
+        "demo.pay.Checkout.pay",
+        "demo.pay.Checkout.payByCard",
+    ]
+    # A call on the implementation runs its own override, not the interface's declaration.
+    assert names(await search.callers(LOCAL, "PaymentGateway.charge")) == ["demo.pay.Checkout.pay"]
+    [(call, targets)] = await search.callees(LOCAL, "Checkout.pay")
+    assert (call, names(targets)) == ("PaymentGateway.charge", ["demo.pay.PaymentGateway.charge"])
+
+
+# Beans of learned and framework stereotypes ------------------------------------------------------
+
+
+async def test_stereotypes_are_learned_transitively_across_files_and_repositories(search: SearchService) -> None:
+    assert await search.bean_stereotypes(LOCAL) == {"DomainService", "UseCase", "Adapter"}
+
+
+async def test_meta_annotated_stereotype_from_another_file_injects(search: SearchService) -> None:
+    assert names(await search.injectors(LOCAL, "OrderRepository")) == [
+        "demo.use.PlaceOrder",
+        "demo.use.PlaceOrder.PlaceOrder",
+    ]
+    assert await search.dependencies(LOCAL, "PlaceOrder") == ["OrderRepository"]
+
+
+async def test_stereotype_declared_in_another_repository_injects(search: SearchService) -> None:
+    # PlainHolder has the same Lombok constructor but no bean annotation: it injects nothing.
+    assert names(await search.injectors(LOCAL, "demo.client.StockClient")) == ["demo.use.StockAdapter"]
+    assert await search.dependencies(LOCAL, "StockAdapter") == ["StockClient"]
+    assert await search.dependencies(LOCAL, "PlainHolder") == []
+
+
+async def test_a_stereotype_the_caller_may_not_read_is_not_learned(search: SearchService) -> None:
+    app_only = Access(subject="u", project_ids=frozenset({1}))
+    assert await search.bean_stereotypes(app_only) == {"DomainService", "UseCase"}
+    assert names(await search.injectors(app_only, "StockClient")) == []
+
+
+async def test_dgs_component_is_a_bean(search: SearchService) -> None:
+    hits = await search.injectors(LOCAL, "OrderMapper")
+    assert names(hits) == ["demo.graphql.OrderFetcher", "demo.graphql.OrderFetcher.OrderFetcher"]
+    assert {h.chunk.stereotype for h in hits} == {"component"}
+    assert await search.dependencies(LOCAL, "OrderFetcher") == ["OrderMapper"]
+
+
+async def test_the_hierarchy_walk_costs_one_store_call_per_level_not_per_type(search: SearchService) -> None:
+    calls = 0
+
+    async def lookup(condition: Condition) -> list[Chunk]:
+        nonlocal calls
+        calls += 1
+        return [h.chunk for h in await search._lookup(LOCAL, Filters(), condition)]
+
+    parents, children = await Hierarchy(lookup).walk({"demo.model.Child"})
+    assert parents == {"demo.model.Child": ("demo.model.Base",), "demo.model.Base": ()}
+    assert children == {"demo.model.Child": {"demo.model.GrandChild"}, "demo.model.GrandChild": {"demo.model.Leaf"}}
+    assert calls == 3  # Child and its subtypes; Base and GrandChild's; Leaf's (none)
