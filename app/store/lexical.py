@@ -78,6 +78,12 @@ _NON_ASCII_PART = re.compile(r"[^\W_]+")
 # existed still match a query on it.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _CACHE_SIZE = 1 << 15
+# English suffixes folded by `stem`, tried in order, each with what replaces it: "calculation",
+# "calculated", "calculating" and "calculates" all become `calcul`, as `calculate` does.
+_SUFFIXES = (("ation", ""), ("ment", ""), ("ion", ""), ("ing", ""), ("ed", ""))
+_DOUBLED = frozenset("bcdfghjkmnpqrtvwx")  # a doubled consonant undone after -ing/-ed ("mapping" -> map)
+_VOWELS = re.compile(r"[aeiouy]")
+_MIN_STEM = 3
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,6 +134,54 @@ def term_id(token: str) -> int:
     return int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=4).digest(), "big")
 
 
+def stem(term: str) -> str:
+    """A light English stem of a lowercase term, so inflections of one word share a term.
+
+    Dependency-free and deliberately small (not Porter's full algorithm): a plural `-s`/`-ies`/`-sses`,
+    then one of `-ation`, `-ment`, `-ion`, `-ing`, `-ed` (undoubling a final consonant: "mapping" ->
+    `map`), then a final `-e` and `-at`, each only while at least three letters with a vowel remain
+    ("string", "need" and "status" stay). Terms that are not ASCII letters only, or shorter than four,
+    are their own stem.
+
+    Args:
+        term: A term from `tokenize`.
+
+    Returns:
+        The stem; `term` itself when no rule applies.
+    """
+    if len(term) < _MIN_STEM + 1 or not term.isascii() or not term.isalpha():
+        return term
+    word = _strip_plural(term)
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix):
+            base = word[: -len(suffix)]
+            if _is_stem(base):
+                word = base + replacement
+                if suffix in ("ing", "ed") and len(word) > _MIN_STEM and word[-1] == word[-2] in _DOUBLED:
+                    word = word[:-1]
+            break
+    for ending in ("e", "at"):
+        if word.endswith(ending) and _is_stem(word[: -len(ending)]):
+            word = word[: -len(ending)]
+    return word
+
+
+def search_terms(tokens: Iterable[str]) -> Counter[str]:
+    """Tokens with their stems added (`stem`), each stem counted as often as the tokens it comes from.
+
+    The token itself stays, so points indexed before stems existed still match and an exact form
+    matches two terms where an inflection matches one.
+    """
+    counts = Counter(tokens)
+    stems: Counter[str] = Counter()
+    for token, count in counts.items():
+        root = _cached_stem(token)
+        if root != token:
+            stems[root] += count
+    counts.update(stems)
+    return counts
+
+
 def document_vector(text: str, *, k1: float = 1.2, b: float = 0.75, avg_len: float = 256.0) -> SparseVector:
     """The BM25 document-side weights of an embedding text (header, `---` line, code).
 
@@ -149,8 +203,9 @@ def document_vector(text: str, *, k1: float = 1.2, b: float = 0.75, avg_len: flo
         ValueError: If `k1` is negative, `b` is outside [0, 1] or `avg_len` is not positive.
     """
     _check_parameters(k1, b, avg_len)
-    counts = _weighted_counts(text)
-    length = sum(counts.values())
+    tokens = _weighted_counts(text)
+    length = sum(tokens.values())
+    counts = search_terms(tokens.elements())
     norm = k1 * (1.0 - b + b * length / avg_len)
     frequencies: dict[int, int] = {}
     for token, tf in counts.items():
@@ -170,7 +225,7 @@ def query_vector(text: str) -> SparseVector:
     Returns:
         The vector; empty when the question has no terms.
     """
-    indices = tuple(sorted(set(map(_cached_term_id, tokenize(text)))))
+    indices = tuple(sorted(set(map(_cached_term_id, search_terms(tokenize(text))))))
     return SparseVector(indices=indices, values=(1.0,) * len(indices))
 
 
@@ -256,4 +311,19 @@ def _keep(terms: Iterable[str]) -> list[str]:
     return [term for term in terms if len(term) > 1 and term not in STOP_WORDS]
 
 
+def _strip_plural(term: str) -> str:
+    if term.endswith("ies") and len(term) > _MIN_STEM + 2:
+        return term[:-3] + "y"
+    if term.endswith("sses"):
+        return term[:-2]
+    if term.endswith("s") and not term.endswith(("ss", "us", "is")):
+        return term[:-1]
+    return term
+
+
+def _is_stem(base: str) -> bool:
+    return len(base) >= _MIN_STEM and _VOWELS.search(base) is not None
+
+
 _cached_term_id = lru_cache(maxsize=_CACHE_SIZE)(term_id)
+_cached_stem = lru_cache(maxsize=_CACHE_SIZE)(stem)

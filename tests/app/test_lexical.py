@@ -9,7 +9,9 @@ from app.store.lexical import (
     SparseVector,
     document_vector,
     query_vector,
+    search_terms,
     split_header,
+    stem,
     term_id,
     tokenize,
 )
@@ -214,3 +216,60 @@ def test_a_chinese_question_matches_words_inside_a_comment_sentence() -> None:
     comment = set(document_vector("/** 根据分类查询商品列表 */ List<Product> list(Long id)").indices)
     assert set(query_vector("商品列表").indices) & comment
     assert not set(query_vector("订单").indices) & comment
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("calculate", "calculated", "calculates", "calculating", "calculation"),
+        ("create", "created", "creation", "creates"),
+        ("map", "mapping", "mapped"),
+        ("pay", "payment", "payments"),
+        ("category", "categories"),
+        ("address", "addresses"),
+        ("delete", "deleted", "deletion"),
+    ],
+)
+def test_stem_folds_inflections_of_one_word(words: tuple[str, ...]) -> None:
+    assert len({stem(word) for word in words}) == 1
+
+
+@pytest.mark.parametrize("word", ["string", "status", "need", "class", "owner", "id", "getorder", "商品分类", "404"])
+def test_stem_leaves_words_without_a_foldable_suffix(word: str) -> None:
+    assert stem(word) == word
+
+
+def test_stem_keeps_a_vowel_and_three_letters() -> None:
+    assert stem("thing") == "thing"
+    assert stem("seed") == "seed"
+    assert stem("used") == "used"
+
+
+def test_search_terms_add_stems_and_keep_each_token() -> None:
+    terms = search_terms(tokenize("calculatedTotal payments payments owner"))
+    assert terms["calculated"] == 1 and terms["payments"] == 2 and terms["owner"] == 1
+    assert terms["calcul"] == 1 and terms["pay"] == 2
+    assert "own" not in terms
+
+
+def score(query: SparseVector, document: SparseVector) -> float:
+    weights = dict(zip(document.indices, document.values, strict=True))
+    return sum(weights.get(index, 0.0) for index in query.indices)
+
+
+def test_an_inflected_question_matches_the_code_and_the_exact_form_scores_higher() -> None:
+    question = query_vector("where is the total calculated")
+    inflected = document_vector("symbol: Invoice.calculateTotal\n---\ntotal = sum(lines);")
+    exact = document_vector("symbol: Invoice.total\n---\n// the calculated total\ntotal = sum(lines);")
+    other = document_vector("symbol: Invoice.printTotal\n---\ntotal = sum(lines);")
+    assert score(question, inflected) > score(question, other) > 0.0
+    assert weight_of(exact, "calculated") > 0 and weight_of(inflected, "calcul") > 0
+    assert term_id("calculated") in question.indices and term_id("calcul") in question.indices
+    assert term_id("calculated") not in inflected.indices
+
+
+def test_stems_do_not_lengthen_the_document() -> None:
+    # Two texts of the same token count weigh a shared term alike, whether or not their other words fold.
+    folded = document_vector("owner payments")
+    plain = document_vector("owner zzyzx")
+    assert weight_of(folded, "owner") == pytest.approx(weight_of(plain, "owner"))
