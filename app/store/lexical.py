@@ -10,7 +10,10 @@ vector holds weight 1.0 per distinct term: the score is `sum(idf(t) * doc_weight
 Tokens are code-aware (see `tokenize`): every identifier is kept whole, lowercased, and also split into
 its camelCase, PascalCase, acronym, snake_case and digit parts, so `findById` matches both the query
 `findById` and the words `find by id`. A dotted name also yields each adjacent pair (`ownerservice.findbyid`),
-so `Type.member` references match exactly. Term ids are 32-bit blake2b digests of the token.
+so `Type.member` references match exactly. Every term also yields its light English stem (`stem`:
+"calculated", "calculation" and `calculate` share `calcul`, "payments" and `pay` share `pay`) beside
+itself, on both sides, so an inflected question finds the code and the exact form scores higher; the
+document length counts tokens, not stems. Term ids are 32-bit blake2b digests of the token.
 
 Header boost: the embedding text is a header, a `---` line, then the code (`pipeline.render`). Tokens on the
 header lines that name the chunk itself (`symbol`, `signature`, `annotations`, `http`) count twice, so a
@@ -84,6 +87,8 @@ _SUFFIXES = (("ation", ""), ("ment", ""), ("ion", ""), ("ing", ""), ("ed", ""))
 _DOUBLED = frozenset("bcdfghjkmnpqrtvwx")  # a doubled consonant undone after -ing/-ed ("mapping" -> map)
 _VOWELS = re.compile(r"[aeiouy]")
 _MIN_STEM = 3
+STEM_WEIGHT = 0.5
+"""The share of a question word's weight its stem carries (see `query_vector`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -217,7 +222,11 @@ def document_vector(text: str, *, k1: float = 1.2, b: float = 0.75, avg_len: flo
 
 
 def query_vector(text: str) -> SparseVector:
-    """The query vector of a question: weight 1.0 per distinct term, as Qdrant's IDF supplies the rest.
+    """The query vector of a question: weight 1.0 per distinct word, as Qdrant's IDF supplies the rest.
+
+    A word with a stem of its own (`stem`) splits its weight: `1 - STEM_WEIGHT` on itself, `STEM_WEIGHT`
+    on the stem, so a foldable word counts no more than one that is not, and a chunk with the exact
+    form still scores above one with another inflection (the stem's IDF is never above the word's).
 
     Args:
         text: The question, in words or identifiers.
@@ -225,8 +234,15 @@ def query_vector(text: str) -> SparseVector:
     Returns:
         The vector; empty when the question has no terms.
     """
-    indices = tuple(sorted(set(map(_cached_term_id, search_terms(tokenize(text))))))
-    return SparseVector(indices=indices, values=(1.0,) * len(indices))
+    weights: dict[int, float] = {}
+    for token in dict.fromkeys(tokenize(text)):
+        root = _cached_stem(token)
+        shares = ((token, 1.0),) if root == token else ((token, 1.0 - STEM_WEIGHT), (root, STEM_WEIGHT))
+        for term, share in shares:
+            index = _cached_term_id(term)
+            weights[index] = weights.get(index, 0.0) + share
+    indices = tuple(sorted(weights))
+    return SparseVector(indices=indices, values=tuple(weights[i] for i in indices))
 
 
 def split_header(text: str) -> tuple[str, str]:

@@ -5,6 +5,7 @@ from dataclasses import replace
 import pytest
 
 from app.store.lexical import (
+    STEM_WEIGHT,
     STOP_WORDS,
     SparseVector,
     document_vector,
@@ -273,3 +274,18 @@ def test_stems_do_not_lengthen_the_document() -> None:
     folded = document_vector("owner payments")
     plain = document_vector("owner zzyzx")
     assert weight_of(folded, "owner") == pytest.approx(weight_of(plain, "owner"))
+
+
+def test_a_foldable_question_word_weighs_as_much_as_one_that_is_not() -> None:
+    vector = query_vector("payments owner")
+    weights = dict(zip(vector.indices, vector.values, strict=True))
+    assert weights[term_id("payments")] == pytest.approx(1.0 - STEM_WEIGHT)
+    assert weights[term_id("pay")] == pytest.approx(STEM_WEIGHT)
+    assert weights[term_id("owner")] == 1.0
+    assert sum(vector.values) == pytest.approx(2.0)
+
+
+def test_a_question_word_and_another_words_stem_add_up() -> None:
+    vector = query_vector("pay payments")
+    weights = dict(zip(vector.indices, vector.values, strict=True))
+    assert weights[term_id("pay")] == pytest.approx(1.0 + STEM_WEIGHT)
