@@ -113,7 +113,7 @@ def embedding_text(chunk: Chunk, type_summary: str | None = None) -> str:
         lines.append(f"{SUMMARY}: {chunk.javadoc_summary}")
     if type_summary:
         lines.append(f"{TYPE_SUMMARY}: {type_summary}")
-    if english := gloss(chunk.javadoc_summary, type_summary, chunk.code):
+    if english := gloss(chunk.javadoc_summary, chunk.code, type_summary):  # its own words first
         lines.append(f"{GLOSS}: {english}")
     if chunk.calls:
         lines.append(_calls_line(chunk.calls))
