@@ -30,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
+from app.admin_rebuild import rebuild_routes
 from app.api import search_endpoint, unauthorized
 from app.auth.identity import Credentials, bearer_token, build_credentials, match_token
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
@@ -115,6 +116,7 @@ def create_app(
         Route("/admin/reindex", admin_reindex, methods=["POST"]),
         Route("/admin/projects", admin_projects, methods=["GET"]),
         Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
+        *rebuild_routes(_admin_ok, unauthorized),
         Mount("/", app=UnavailableAs503(mcp_app)),
     ]
     app = Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))

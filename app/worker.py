@@ -41,9 +41,20 @@ from app.core.states import BackfillOutcome, BackfillStatus, ProjectStatus, Sync
 from app.db import Database
 from app.deps import Deps
 from app.gitlab.client import ProjectInfo
-from app.sync import lifecycle
+from app.sync import lifecycle, rebuild
 from app.sync.deliveries import DeliveryRecorder
-from app.sync.queue import BACKFILL, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_sync
+from app.sync.queue import (
+    BACKFILL,
+    MOVE,
+    PURGE,
+    REBUILD,
+    REBUILD_FINISH,
+    REBUILD_PROJECT,
+    REFRESH,
+    REPLAY,
+    SYNC,
+    enqueue_sync,
+)
 from app.sync.sweep import sweep
 from app.sync.syncer import Syncer, SyncOutcome
 from app.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
@@ -237,6 +248,24 @@ async def _backfill_one(deps: Deps, target: int | ProjectInfo, full: bool) -> tu
     return BackfillOutcome.REQUESTED, f"sync generation {gen}"
 
 
+async def start_rebuild(ctx: dict[str, Any], rebuild_id: int) -> str:
+    """Model rebuild: create the new generation and queue one job per project (`app.sync.rebuild`)."""
+    with _transient_as_retry(ctx):
+        return await rebuild.start(deps_of(ctx), rebuild_id)
+
+
+async def rebuild_project(ctx: dict[str, Any], rebuild_id: int, project_id: int) -> str:
+    """Model rebuild: fill the new generation with one project, under the project's lock."""
+    with _transient_as_retry(ctx):
+        return await rebuild.rebuild_project(deps_of(ctx), rebuild_id, project_id)
+
+
+async def finish_rebuild(ctx: dict[str, Any], rebuild_id: int) -> str:
+    """Model rebuild: switch the alias once every project is in the new generation; drop the old one."""
+    with _transient_as_retry(ctx):
+        return await rebuild.finish(deps_of(ctx), rebuild_id)
+
+
 async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:
     """A delivery the receiver could not record (PostgreSQL was down): handle it now, as it would have."""
     try:
@@ -281,6 +310,9 @@ def functions(settings: Settings) -> list[Function]:
         func(move_project, name=MOVE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(refresh_project, name=REFRESH, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(backfill, name=BACKFILL, max_tries=3, keep_result=60),
+        func(start_rebuild, name=REBUILD, max_tries=tries, keep_result=3600),
+        func(rebuild_project, name=REBUILD_PROJECT, max_tries=max(tries, LIFECYCLE_TRIES), timeout=timeout),
+        func(finish_rebuild, name=REBUILD_FINISH, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=0),
         # PostgreSQL may be down for a while: 40 tries back off to 5 minutes apart, about 3 hours.
         func(replay_delivery, name=REPLAY, max_tries=REPLAY_TRIES, keep_result=3600),
     ]

@@ -8,12 +8,23 @@ from app.db.backfills import BackfillQueries
 from app.db.deliveries import DeliveryQueries
 from app.db.pool import lock_key
 from app.db.projects import ProjectQueries
+from app.db.rebuilds import RebuildProgress, RebuildQueries, RebuildRow
 from app.db.rows import HeadSeen, JobCounts, KeyedPush, ProjectRow, SweepMarks
 from app.db.runs import RunQueries
 from app.db.sweeps import SweepQueries
 
-__all__ = ["Database", "HeadSeen", "JobCounts", "KeyedPush", "ProjectRow", "SweepMarks", "lock_key"]
+__all__ = [
+    "Database",
+    "HeadSeen",
+    "JobCounts",
+    "KeyedPush",
+    "ProjectRow",
+    "RebuildProgress",
+    "RebuildRow",
+    "SweepMarks",
+    "lock_key",
+]
 
 
-class Database(DeliveryQueries, ProjectQueries, SweepQueries, RunQueries, BackfillQueries):
+class Database(DeliveryQueries, ProjectQueries, SweepQueries, RunQueries, BackfillQueries, RebuildQueries):
     """Queries over one asyncpg pool."""

@@ -23,6 +23,10 @@ _ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.excep
 _LOCK_NAMESPACE = b"javakb:project:"  # hashed into every lock key: keeps ours apart from other users' locks
 
 
+GENERATIONS_KEY = int.from_bytes(hashlib.blake2b(b"javakb:generations", digest_size=8).digest(), "big", signed=True)
+"""Held shared by every project lock, exclusively by a model rebuild's start and switch (`generations_lock`)."""
+
+
 def lock_key(project_id: int) -> int:
     """The advisory lock key of a project: the first 8 bytes of BLAKE2b("javakb:project:<id>"), as a bigint.
 
@@ -42,7 +46,9 @@ async def _unlock(conn: Any, project_id: int) -> None:
     released. An error here must not hide the job's own error from its retry policy.
     """
     try:
-        await conn.execute("SELECT pg_advisory_unlock($1)", lock_key(project_id))
+        await conn.execute(
+            "SELECT pg_advisory_unlock($1), pg_advisory_unlock_shared($2)", lock_key(project_id), GENERATIONS_KEY
+        )
     except _ERRORS:
         with contextlib.suppress(*_ERRORS):
             conn.terminate()
@@ -103,6 +109,9 @@ class Pool:
             if got:
                 self._held[project_id] = conn
             try:
+                if got:  # a rebuild's start or switch holds it exclusively for a moment: wait for it
+                    with translated():
+                        await conn.execute("SELECT pg_advisory_lock_shared($1)", GENERATIONS_KEY)
                 yield bool(got)
             finally:
                 if got:
@@ -110,6 +119,27 @@ class Pool:
                     await _unlock(conn, project_id)
         finally:
             with contextlib.suppress(*_ERRORS):  # a connection the pool took back or that died: nothing to free
+                await self.pool.release(conn)
+
+    @asynccontextmanager
+    async def generations_lock(self) -> AsyncIterator[None]:
+        """Hold the generations lock exclusively: no project lock is held meanwhile (a rebuild's start, its switch).
+
+        Every project lock holds it shared, so while this block runs no sync, rebuild step or
+        lifecycle job is between reading which generations to write and writing them.
+        """
+        with translated("PostgreSQL connection failed"):
+            conn = await self.pool.acquire()
+        try:
+            with translated():
+                await conn.execute("SELECT pg_advisory_lock($1)", GENERATIONS_KEY)
+            try:
+                yield
+            finally:
+                with contextlib.suppress(*_ERRORS):
+                    await conn.execute("SELECT pg_advisory_unlock($1)", GENERATIONS_KEY)
+        finally:
+            with contextlib.suppress(*_ERRORS):
                 await self.pool.release(conn)
 
     @asynccontextmanager

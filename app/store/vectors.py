@@ -181,10 +181,10 @@ class VectorStore(StateReads):
                 return name
         return None
 
-    async def recorded_model(self) -> IndexModel | None:
-        """The model recorded in the collection's metadata."""
-        with _translated(f"reading collection {self.alias!r}"):
-            info = await self.client.get_collection(self.alias)
+    async def recorded_model(self, collection: str | None = None) -> IndexModel | None:
+        """The model recorded in a collection's metadata (the alias's by default)."""
+        with _translated(f"reading collection {collection or self.alias!r}"):
+            info = await self.client.get_collection(collection or self.alias)
         meta = info.config.metadata or {}
         if "javakb_schema" not in meta:
             return None
@@ -327,11 +327,15 @@ class VectorStore(StateReads):
             await self.client.upsert(collection or self.alias, points=list(points), wait=True)
 
     async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
-        """Update the payload of existing points whose vectors stay as they are."""
+        """Replace the whole payload of existing points whose vectors stay as they are.
+
+        Overwritten, not merged: qdrant-client's local mode drops a key set to null by a merge, which
+        left refreshed type chunks without `enclosing_type` (found by the rebuild test, issue 14).
+        """
         if not payloads:
             return
         ops = [
-            qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, points=[point_id]))
+            qm.OverwritePayloadOperation(overwrite_payload=qm.SetPayload(payload=payload, points=[point_id]))
             for point_id, payload in payloads.items()
         ]
         with _translated(f"Qdrant payload update of {len(ops)} points"):
@@ -354,10 +358,10 @@ class VectorStore(StateReads):
                 collection or self.alias, points_selector=qm.FilterSelector(filter=where), wait=True
             )
 
-    async def set_payload_where(self, where: Filter, payload: dict[str, Any]) -> None:
+    async def set_payload_where(self, where: Filter, payload: dict[str, Any], *, collection: str | None = None) -> None:
         """Set payload keys on every point matching a filter (a project rename rewrites repo_path)."""
         with _translated("Qdrant payload update by filter"):
-            await self.client.set_payload(self.alias, payload=payload, points=where, wait=True)
+            await self.client.set_payload(collection or self.alias, payload=payload, points=where, wait=True)
 
     async def counts_by(self, key: str, limit: int = 100_000, where: Filter | None = None) -> dict[str, int]:
         """Number of points per value of a keyword field (exact facet counts), optionally of matching points."""

@@ -52,6 +52,7 @@ LEVELS: dict[str, int] = {
     "app.system_hook": SERVICE,
     "app.worker": ENTRY,
     "app.api": ENTRY,
+    "app.admin_rebuild": ENTRY,
     "app.local_api": ENTRY,
     "app.worker_health": ADAPTER,
     "hooks": ENTRY,
