@@ -23,6 +23,7 @@ from app.core.settings import (
     Settings,
     check_readers,
     check_secrets,
+    secret_values,
     token_digest,
 )
 
@@ -330,7 +331,7 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
 
     if not _needs_server(settings, "web"):
         return 2
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings)
     check_readers(settings, native.PROBLEM)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower())
@@ -344,7 +345,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
     if not _needs_server(settings, "worker"):
         return 2
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings, receives_hooks=False)
     check_readers(settings, native.PROBLEM)
     asyncio.run(_worker(settings))
@@ -353,6 +354,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _worker(settings: Settings) -> None:
     from app.deps import open_deps
+    from app.scrape import guarded
     from app.worker import build_worker
     from app.worker_health import health_endpoint
 
@@ -360,7 +362,7 @@ async def _worker(settings: Settings) -> None:
         await deps.store.ensure(await deps.index_model())
         worker = build_worker(settings, deps)
         try:
-            async with health_endpoint(settings, deps.require_queue()):
+            async with health_endpoint(settings, deps.require_queue(), guarded(deps)):
                 await worker.async_run()
         finally:
             await worker.close()
@@ -371,7 +373,7 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     from app.core.logs import configure_logging
     from pipeline import native
 
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings)
     check_readers(settings, native.PROBLEM)
     watched = [*map(Path, settings.watch), *args.watch]

@@ -19,6 +19,9 @@ $$ LANGUAGE plpgsql;
 CREATE TRIGGER projects_behind_since BEFORE INSERT OR UPDATE ON projects
     FOR EACH ROW EXECUTE FUNCTION projects_behind_since();
 
+-- Projects behind at upgrade time count from now.
+UPDATE projects SET behind_since = now() WHERE requested_gen > done_gen OR full_sync;
+
 -- A model rebuild in service mode (`POST /admin/rebuild`): a new generation filled from every
 -- project's manifest while the alias keeps serving the old one, then the switch.
 CREATE TABLE rebuilds (

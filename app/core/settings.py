@@ -13,6 +13,7 @@ import hashlib
 import logging
 import os
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -420,6 +421,21 @@ def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
         "JAVAKB_NEXT_EMBEDDING__API_KEY": settings.next_embedding.api_key if settings.next_embedding else None,
         "JAVAKB_QDRANT__API_KEY": settings.qdrant.api_key,
     }
+
+
+def secret_values(model: BaseModel) -> list[str]:
+    """Every secret's value in a settings model, found by type (`SecretStr`), and a DSN's password: what logs redact."""
+    found: list[str] = []
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(item, SecretStr):
+                found.append(item.get_secret_value())
+                password = urlsplit(item.get_secret_value()).password if "://" in item.get_secret_value() else None
+                found.extend([password] if password else [])
+            elif isinstance(item, BaseModel):
+                found.extend(secret_values(item))
+    return found
 
 
 def weak_secret(value: str) -> str | None:

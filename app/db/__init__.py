@@ -6,6 +6,7 @@ All SQL lives in this package, one module per table family; `Database` is all of
 
 from app.db.backfills import BackfillQueries
 from app.db.deliveries import DeliveryQueries
+from app.db.metrics import LagSummary, MetricQueries
 from app.db.pool import lock_key
 from app.db.projects import ProjectQueries
 from app.db.rebuilds import RebuildProgress, RebuildQueries, RebuildRow
@@ -18,6 +19,7 @@ __all__ = [
     "HeadSeen",
     "JobCounts",
     "KeyedPush",
+    "LagSummary",
     "ProjectRow",
     "RebuildProgress",
     "RebuildRow",
@@ -26,5 +28,7 @@ __all__ = [
 ]
 
 
-class Database(DeliveryQueries, ProjectQueries, SweepQueries, RunQueries, BackfillQueries, RebuildQueries):
+class Database(
+    DeliveryQueries, ProjectQueries, SweepQueries, RunQueries, BackfillQueries, RebuildQueries, MetricQueries
+):
     """Queries over one asyncpg pool."""
