@@ -296,6 +296,15 @@ class EdgeStore(StateReads):
         for batch in _batched(ops, WRITE_BATCH):
             await self._run(f"Qdrant payload update of {len(ops)} points", _apply_all, shard, batch)
 
+    async def replace_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
+        """Replace the whole payload of existing points whose vectors stay as they are."""
+        if not payloads:
+            return
+        shard = await self._shard(collection)
+        ops = [qe.UpdateOperation.overwrite_payload([point_id], payload) for point_id, payload in payloads.items()]
+        for batch in _batched(ops, WRITE_BATCH):
+            await self._run(f"Qdrant payload replacement of {len(ops)} points", _apply_all, shard, batch)
+
     async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None:
         """Delete points by id."""
         id_list: list[Any] = list(ids)

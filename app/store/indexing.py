@@ -186,7 +186,7 @@ class Indexer:
         changed = {
             pid: p for pid, p in refreshed.items() if stored_payloads.get(pid) != payloads.read(p, "payload_hash")
         }
-        await self.store.set_payloads(changed, collection=collection)
+        await self.store.replace_payloads(changed, collection=collection)  # complete payloads, nulls kept
         await self.store.delete_ids(plan.delete, collection=collection)  # last: never a file half-missing
         return plan
 

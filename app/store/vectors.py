@@ -327,10 +327,22 @@ class VectorStore(StateReads):
             await self.client.upsert(collection or self.alias, points=list(points), wait=True)
 
     async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
+        """Update the payload of existing points whose vectors stay as they are."""
+        if not payloads:
+            return
+        ops = [
+            qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, points=[point_id]))
+            for point_id, payload in payloads.items()
+        ]
+        with _translated(f"Qdrant payload update of {len(ops)} points"):
+            await self.client.batch_update_points(collection or self.alias, ops, wait=True)
+
+    async def replace_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
         """Replace the whole payload of existing points whose vectors stay as they are.
 
-        Overwritten, not merged: qdrant-client's local mode drops a key set to null by a merge, which
-        left refreshed type chunks without `enclosing_type` (found by the rebuild test, issue 14).
+        A refreshed chunk's payload is complete: it replaces the stored one. Merged, qdrant-client's
+        local mode drops every key set to null, which left refreshed type chunks without
+        `enclosing_type` and failed every search that hit them (found by the rebuild test, issue 14).
         """
         if not payloads:
             return

@@ -168,7 +168,9 @@ def test_the_web_apps_metrics_parse_and_show_deliveries_queue_and_lag(clean_db: 
     assert samples["javakb_projects{state=pending}"] == 1
     assert samples["javakb_projects_lagging{ge=0}"] == 1 and samples["javakb_projects_lagging{ge=3600}"] == 0
     lagging = [k for k in samples if k.startswith("javakb_project_index_lag_seconds{")]
-    assert lagging == [f"javakb_project_index_lag_seconds{{project={system_hook_push()['project']['path_with_namespace']}}}"]
+    assert lagging == [
+        f"javakb_project_index_lag_seconds{{project={system_hook_push()['project']['path_with_namespace']}}}"
+    ]
 
 
 def test_without_a_metrics_token_there_is_no_metrics_endpoint(clean_db: str, clean_redis: str) -> None:
