@@ -100,6 +100,10 @@ def _parser() -> argparse.ArgumentParser:
     hook = admin.add_parser("install-hook", help="register (or repair) the GitLab system hook, idempotently")
     hook.add_argument("--url", help="this service's public base URL (default: JAVAKB_OAUTH__PUBLIC_URL)")
     hook.set_defaults(command=run_install_hook)
+    rebuild = admin.add_parser("rebuild", help="fill a new generation with the next embedding model, then switch")
+    rebuild.add_argument("--watch", action="store_true", help="print its progress until it is done")
+    rebuild.add_argument("--id", type=int, help="follow this rebuild instead of starting one")
+    rebuild.set_defaults(command=run_rebuild)
     sub.add_parser("web", help="run the receiver, admin API (and MCP): needs a Qdrant server").set_defaults(
         command=run_web
     )
@@ -290,6 +294,13 @@ def run_doctor(args: argparse.Namespace, settings: Settings, out: TextIO | None 
     text, code = doctor.report(asyncio.run(doctor.examine(settings)))
     print(text, file=out or sys.stdout)
     return code
+
+
+def run_rebuild(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
+    """`javakb admin rebuild` (`app.rebuild_cli`)."""
+    from app.rebuild_cli import run_rebuild as run
+
+    return run(args, settings, out or sys.stdout)
 
 
 def run_install_hook(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:

@@ -21,24 +21,51 @@ rebuild: the new generation is dropped and the old one keeps serving (docs/opera
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 
-from app.core.errors import TRANSIENT_ERRORS, GitLabNotFoundError, ServiceError
+from redis.exceptions import RedisError
+
+from app.core.errors import TRANSIENT_ERRORS, ConfigError, GitLabNotFoundError, ServiceError, StorageError
+from app.core.settings import GITLAB_UNSET
 from app.core.states import ProjectStatus, RebuildProjectStatus, RebuildStatus
-from app.db import Database, ProjectRow, RebuildRow
+from app.db import Database, ProjectRow, RebuildProgress, RebuildRow
 from app.deps import Deps
+from app.schemas import RebuildFailure, RebuildReport
 from app.store.models import model_of
 from app.sync.lifecycle import confirm_gone, held
 from app.sync.queue import (
+    REBUILD,
     REBUILD_FINISH,
     REBUILD_PROJECT,
     enqueue_once,
     rebuild_finish_job_id,
+    rebuild_job_id,
     rebuild_project_job_id,
 )
 from app.sync.syncer import Fetch, Syncer
 from pipeline.model import SourceContext
 
 logger = logging.getLogger(__name__)
+
+
+async def request(deps: Deps) -> int:
+    """Open a rebuild and queue its start (`POST /admin/rebuild`, `javakb admin rebuild`); its id.
+
+    Raises:
+        ConfigError: GitLab is not configured (nothing to rebuild from).
+        ConflictError: another rebuild is not finished.
+        StorageError: PostgreSQL failed, or the queue did not take the job (the rebuild is closed as failed).
+    """
+    if not deps.settings.gitlab.url:
+        raise ConfigError(GITLAB_UNSET)
+    db = deps.require_db()
+    rebuild_id = await db.create_rebuild()
+    try:
+        await enqueue_once(deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id), rebuild_id)
+    except (RedisError, OSError) as exc:
+        await db.set_rebuild_status(rebuild_id, RebuildStatus.FAILED, error=f"the queue is unavailable: {exc}")
+        raise StorageError(f"the queue is unavailable: {exc}") from exc
+    return rebuild_id
 
 
 async def start(deps: Deps, rebuild_id: int) -> str:
@@ -169,3 +196,35 @@ async def fail(deps: Deps, rebuild_id: int, error: str) -> None:
     logger.error("rebuild %s failed: %s", rebuild_id, error)
     if row is not None and row.collection is not None and row.collection != await deps.store.target():
         await deps.store.drop_collection(row.collection)
+
+
+def report(row: RebuildRow, progress: RebuildProgress, now: datetime) -> RebuildReport:
+    """The answer, with the rate so far and the time left at that rate (pure)."""
+    rate, eta = None, None
+    if row.started_at is not None:
+        elapsed = ((row.finished_at or now) - row.started_at).total_seconds()
+        rate = progress.chunks / elapsed if elapsed > 0 else None
+        pending = progress.projects.get(RebuildProjectStatus.PENDING, 0)
+        done = sum(progress.projects.values()) - pending
+        if row.status == RebuildStatus.BUILDING and done and elapsed > 0:
+            eta = elapsed / done * pending
+    return RebuildReport.model_validate(
+        {
+            "id": row.id,
+            "status": row.status,
+            "collection": row.collection,
+            "previous": row.previous,
+            "embedding_model": row.embedding_model,
+            "dimension": row.dimension,
+            "error": row.error,
+            "created_at": row.created_at,
+            "started_at": row.started_at,
+            "finished_at": row.finished_at,
+            "projects": progress.projects,
+            "files": progress.files,
+            "chunks": progress.chunks,
+            "chunks_per_s": rate,
+            "eta_s": eta,
+            "failed": [RebuildFailure(project_id=p, detail=d) for p, d in progress.failed],
+        }
+    )

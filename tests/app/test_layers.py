@@ -53,6 +53,7 @@ LEVELS: dict[str, int] = {
     "app.worker": ENTRY,
     "app.api": ENTRY,
     "app.admin_rebuild": ENTRY,
+    "app.rebuild_cli": ENTRY,
     "app.scrape": SERVICE,
     "app.local_api": ENTRY,
     "app.worker_health": ADAPTER,

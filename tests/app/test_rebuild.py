@@ -6,6 +6,7 @@ vectors, the new one must hold 24-float vectors of the next model for every chun
 
 from __future__ import annotations
 
+import io
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from starlette.testclient import TestClient
 from app.auth.access import LOCAL as EVERYTHING
 from app.core.settings import EmbeddingSettings
 from app.core.states import RebuildProjectStatus, RebuildStatus
+from app.rebuild_cli import follow as follow_rebuild
+from app.rebuild_cli import progress_line
 from app.search.service import Filters
 from app.store.vectors import DENSE, IndexModel
 from app.sync import rebuild
@@ -142,3 +145,19 @@ async def test_a_queued_rebuild_runs_to_its_switch_through_the_worker(env: SyncE
     assert progress.files == 6 and progress.chunks > 0
     for project in projects:
         await env.audit(project)
+
+
+async def test_the_cli_starts_a_rebuild_and_follows_it_to_the_switch(env: SyncEnv) -> None:
+    await indexed_projects(env, 2)
+    out = io.StringIO()
+
+    async def work_instead_of_waiting(seconds: float) -> None:
+        await env.work()
+
+    assert await follow_rebuild(env.settings, None, True, out, work_instead_of_waiting) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "rebuild 1 queued"
+    assert lines[-1].startswith("rebuild 1: done: 2 done; ")
+    assert progress_line("building", {"done": 1, "pending": 3}, 40, 12.4, None) == (
+        "building: 1 done, 3 pending; 40 chunks, about 12 s left"
+    )
