@@ -18,6 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 from starlette.testclient import TestClient
 
+from app.core import metrics
 from app.core.context import bound
 from app.core.logs import REDACTED, log_config
 from app.core.metrics import gitlab_endpoint
@@ -189,6 +190,9 @@ async def test_the_workers_metrics_on_its_health_port_count_syncs_embeddings_and
             )
             deps = replace(env.deps, settings=settings)  # the worker's own settings, with its metrics token
             project = env.gitlab.create_project("acme/shop")
+            before = scrape(metrics.exposition().decode())
+            env.gitlab.fail_next(1, status=429, retry_after="0", path_contains="/repository/tree")
+            embedder.fail_next(1, status=429, retry_after="0")
             await env.push(project, {SRC + "A.java": service("A"), SRC + "B.java": service("B")})
             await env.work()
             async with health_endpoint(settings, deps.require_queue(), guarded(deps)):
@@ -209,6 +213,11 @@ async def test_the_workers_metrics_on_its_health_port_count_syncs_embeddings_and
     assert samples["javakb_gitlab_requests_total{endpoint=/projects/:id,status=200}"] >= 1
     assert samples["javakb_projects{state=ok}"] == 1
     assert "javakb_queue_depth{}" in samples
+    for upstream in ("gitlab", "embedding"):  # each 429 is a wait, counted once
+        key = f"javakb_rate_limit_waits_total{{upstream={upstream}}}"
+        assert samples[key] == before.get(key, 0) + 1
+    assert samples["javakb_gitlab_requests_total{endpoint=/projects/:id/repository/tree,status=429}"] >= 1
+    assert samples["javakb_embedding_errors_total{kind=429}"] >= 1
 
 
 def _free_port() -> int:

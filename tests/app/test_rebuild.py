@@ -161,3 +161,26 @@ async def test_the_cli_starts_a_rebuild_and_follows_it_to_the_switch(env: SyncEn
     assert progress_line("building", {"done": 1, "pending": 3}, 40, 12.4, None) == (
         "building: 1 done, 3 pending; 40 chunks, about 12 s left"
     )
+
+
+async def test_a_project_that_cannot_be_rebuilt_fails_the_rebuild_and_the_old_generation_keeps_serving(
+    env: SyncEnv,
+) -> None:
+    projects = await indexed_projects(env, 2)
+    old = await env.deps.store.target()
+    db = env.deps.require_db()
+    rebuild_id = await db.create_rebuild()
+    await rebuild.start(env.deps, rebuild_id)
+    env.gitlab.fail_next(10, status=404, path_contains="/repository/blobs/")  # the project exists, its blobs do not
+    await env.work()
+    row = await db.rebuild(rebuild_id)
+    assert row is not None and row.status == RebuildStatus.FAILED
+    assert row.error is not None and "GitLabNotFoundError" in row.error
+    assert await env.deps.store.generations() == [old]  # the new generation is dropped
+    assert await dense_sizes(env) == {OLD_DIM}
+    await env.push(projects[0], {SRC + "E0.java": service("E0")})  # pushes go to the old generation only
+    await env.work()
+    for project in projects:
+        await env.audit(project)
+    assert await db.active_rebuild() is None
+    assert await db.create_rebuild() == rebuild_id + 1  # a new one may start
