@@ -122,11 +122,13 @@ class Pool:
                 await self.pool.release(conn)
 
     @asynccontextmanager
-    async def generations_lock(self) -> AsyncIterator[None]:
+    async def generations_lock(self) -> AsyncIterator[Any]:
         """Hold the generations lock exclusively: no project lock is held meanwhile (a rebuild's start, its switch).
 
         Every project lock holds it shared, so while this block runs no sync, rebuild step or
-        lifecycle job is between reading which generations to write and writing them.
+        lifecycle job is between reading which generations to write and writing them. Yields the
+        lock's connection: the block's queries must use it (`conn=`), because jobs waiting for the
+        shared lock hold pool connections, and a block that needs one more could wait forever.
         """
         with translated("PostgreSQL connection failed"):
             conn = await self.pool.acquire()
@@ -134,7 +136,7 @@ class Pool:
             with translated():
                 await conn.execute("SELECT pg_advisory_lock($1)", GENERATIONS_KEY)
             try:
-                yield
+                yield conn
             finally:
                 with contextlib.suppress(*_ERRORS):
                     await conn.execute("SELECT pg_advisory_unlock($1)", GENERATIONS_KEY)
@@ -149,18 +151,18 @@ class Pool:
             async with self.pool.acquire() as conn, conn.transaction():
                 yield conn
 
-    async def _fetchval(self, query: str, *args: Any) -> Any:
+    async def _fetchval(self, query: str, *args: Any, conn: Any = None) -> Any:
         with translated():
-            return await self.pool.fetchval(query, *args)
+            return await (conn or self.pool).fetchval(query, *args)
 
-    async def _fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
+    async def _fetchrow(self, query: str, *args: Any, conn: Any = None) -> asyncpg.Record | None:
         with translated():
-            return await self.pool.fetchrow(query, *args)
+            return await (conn or self.pool).fetchrow(query, *args)
 
     async def _fetch(self, query: str, *args: Any) -> list[asyncpg.Record]:
         with translated():
             return await self.pool.fetch(query, *args)
 
-    async def _execute(self, query: str, *args: Any) -> str:
+    async def _execute(self, query: str, *args: Any, conn: Any = None) -> str:
         with translated():
-            return str(await self.pool.execute(query, *args))
+            return str(await (conn or self.pool).execute(query, *args))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from app.core.errors import ConflictError
 from app.core.states import ACTIVE_REBUILD, RebuildProjectStatus, RebuildStatus
-from app.db.pool import Pool
+from app.db.pool import Pool, translated
 
 _ACTIVE = tuple(sorted(ACTIVE_REBUILD))
 
@@ -57,9 +58,9 @@ class RebuildQueries(Pool):
             raise ConflictError(f"rebuild {busy} is not finished yet")
         return int(await self._fetchval("INSERT INTO rebuilds DEFAULT VALUES RETURNING id"))
 
-    async def rebuild(self, rebuild_id: int) -> RebuildRow | None:
-        """One rebuild, or None."""
-        row = await self._fetchrow("SELECT * FROM rebuilds WHERE id = $1", rebuild_id)
+    async def rebuild(self, rebuild_id: int, *, conn: Any = None) -> RebuildRow | None:
+        """One rebuild, or None (`conn`: the generations lock's connection, inside it)."""
+        row = await self._fetchrow("SELECT * FROM rebuilds WHERE id = $1", rebuild_id, conn=conn)
         return RebuildRow(**dict(row)) if row is not None else None
 
     async def active_rebuild(self) -> RebuildRow | None:
@@ -67,26 +68,27 @@ class RebuildQueries(Pool):
         row = await self._fetchrow("SELECT * FROM rebuilds WHERE status = ANY($1::text[])", list(_ACTIVE))
         return RebuildRow(**dict(row)) if row is not None else None
 
-    async def start_rebuild(self, rebuild_id: int, collection: str, model: str | None, dimension: int | None) -> int:
+    async def start_rebuild(
+        self, rebuild_id: int, collection: str, model: str | None, dimension: int | None, *, conn: Any
+    ) -> int:
         """The new generation exists: record it, list every known project as pending; how many.
 
-        Call it holding the generations lock: from then on every sync writes both generations.
+        Call it with the generations lock's connection: from then on every sync writes both generations.
         """
-        async with self._transaction() as conn:
-            await conn.execute(
-                """
-                UPDATE rebuilds SET status = $2, collection = $3, embedding_model = $4, dimension = $5,
-                    started_at = now() WHERE id = $1
-                """,
-                rebuild_id, RebuildStatus.BUILDING, collection, model, dimension,
-            )  # fmt: skip
-            listed = await conn.execute(
-                """
-                INSERT INTO rebuild_projects (rebuild_id, project_id) SELECT $1, id FROM projects
-                ON CONFLICT DO NOTHING
-                """,
-                rebuild_id,
-            )
+        with translated():
+            async with conn.transaction():
+                await conn.execute(
+                    """
+                    UPDATE rebuilds SET status = $2, collection = $3, embedding_model = $4, dimension = $5,
+                        started_at = now() WHERE id = $1
+                    """,
+                    rebuild_id, RebuildStatus.BUILDING, collection, model, dimension,
+                )  # fmt: skip
+                listed = await conn.execute(
+                    "INSERT INTO rebuild_projects (rebuild_id, project_id) SELECT $1, id FROM projects"
+                    " ON CONFLICT DO NOTHING",
+                    rebuild_id,
+                )
         return int(str(listed).rsplit(" ", 1)[-1])
 
     async def pending_rebuild_projects(self, rebuild_id: int) -> list[int]:
@@ -97,14 +99,14 @@ class RebuildQueries(Pool):
         )  # fmt: skip
         return [int(r["project_id"]) for r in rows]
 
-    async def rebuild_pending(self, rebuild_id: int, project_id: int | None = None) -> int:
+    async def rebuild_pending(self, rebuild_id: int, project_id: int | None = None, *, conn: Any = None) -> int:
         """How many projects of a rebuild are pending (of one project: 1 or 0)."""
         count = await self._fetchval(
             """
             SELECT count(*) FROM rebuild_projects
             WHERE rebuild_id = $1 AND status = $2 AND ($3::bigint IS NULL OR project_id = $3)
             """,
-            rebuild_id, RebuildProjectStatus.PENDING, project_id,
+            rebuild_id, RebuildProjectStatus.PENDING, project_id, conn=conn,
         )  # fmt: skip
         return int(count)
 
@@ -121,7 +123,13 @@ class RebuildQueries(Pool):
         )  # fmt: skip
 
     async def set_rebuild_status(
-        self, rebuild_id: int, status: RebuildStatus, *, previous: str | None = None, error: str | None = None
+        self,
+        rebuild_id: int,
+        status: RebuildStatus,
+        *,
+        previous: str | None = None,
+        error: str | None = None,
+        conn: Any = None,
     ) -> None:
         """Advance a rebuild (`done` and `failed` close it)."""
         await self._execute(
@@ -130,7 +138,7 @@ class RebuildQueries(Pool):
                 finished_at = CASE WHEN $2 IN ('done', 'failed') THEN now() END
             WHERE id = $1
             """,
-            rebuild_id, status, previous, error,
+            rebuild_id, status, previous, error, conn=conn,
         )  # fmt: skip
 
     async def rebuild_progress(self, rebuild_id: int) -> RebuildProgress:

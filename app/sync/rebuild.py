@@ -76,8 +76,8 @@ async def start(deps: Deps, rebuild_id: int) -> str:
         return f"rebuild {rebuild_id} is not waiting to start"
     model = await model_of(deps.next_embedder)
     collection = await deps.store.create_generation(model)
-    async with db.generations_lock():
-        listed = await db.start_rebuild(rebuild_id, collection, model.embedding_model, model.dimension)
+    async with db.generations_lock() as conn:
+        listed = await db.start_rebuild(rebuild_id, collection, model.embedding_model, model.dimension, conn=conn)
     logger.info("rebuild %s: filling %s (%s) from %d projects", rebuild_id, collection, model.describe(), listed)
     pending = await db.pending_rebuild_projects(rebuild_id)
     for project_id in pending:
@@ -169,18 +169,18 @@ async def _queue_finish(deps: Deps, rebuild_id: int) -> None:
 async def finish(deps: Deps, rebuild_id: int) -> str:
     """Switch the alias to the full new generation (no project lock is held meanwhile), then drop the old one."""
     db = deps.require_db()
-    async with db.generations_lock():
-        row = await db.rebuild(rebuild_id)
+    async with db.generations_lock() as conn:  # its queries on its connection (`generations_lock`)
+        row = await db.rebuild(rebuild_id, conn=conn)
         if row is None or row.collection is None or row.status not in (RebuildStatus.BUILDING, RebuildStatus.SWITCHING):
             return f"rebuild {rebuild_id} is not building"
-        if await db.rebuild_pending(rebuild_id):
+        if await db.rebuild_pending(rebuild_id, conn=conn):
             return f"rebuild {rebuild_id}: projects are still pending"
         previous = row.previous
         if row.status == RebuildStatus.BUILDING:  # a retried finish knows the old generation from the row
             previous = await deps.store.target()
-            await db.set_rebuild_status(rebuild_id, RebuildStatus.SWITCHING, previous=previous)
+            await db.set_rebuild_status(rebuild_id, RebuildStatus.SWITCHING, previous=previous, conn=conn)
         await deps.store.switch_alias(row.collection)
-        await db.set_rebuild_status(rebuild_id, RebuildStatus.DONE)
+        await db.set_rebuild_status(rebuild_id, RebuildStatus.DONE, conn=conn)
     if previous is not None and previous != row.collection:
         await deps.store.drop_collection(previous)
     logger.info("rebuild %s: the alias now points at %s; dropped %s", rebuild_id, row.collection, previous)
@@ -190,9 +190,9 @@ async def finish(deps: Deps, rebuild_id: int) -> str:
 async def fail(deps: Deps, rebuild_id: int, error: str) -> None:
     """Stop a rebuild: pushes stop going to its generation, which is dropped; the old one keeps serving."""
     db = deps.require_db()
-    async with db.generations_lock():
-        row = await db.rebuild(rebuild_id)
-        await db.set_rebuild_status(rebuild_id, RebuildStatus.FAILED, error=error)
+    async with db.generations_lock() as conn:
+        row = await db.rebuild(rebuild_id, conn=conn)
+        await db.set_rebuild_status(rebuild_id, RebuildStatus.FAILED, error=error, conn=conn)
     logger.error("rebuild %s failed: %s", rebuild_id, error)
     if row is not None and row.collection is not None and row.collection != await deps.store.target():
         await deps.store.drop_collection(row.collection)
