@@ -95,7 +95,6 @@ PROJECT_LAG = Gauge(
 
 _NUMBER = re.compile(r"^\d+$")
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")
-_TAIL_IS_PATH = ("files", "tree")  # what follows `repository/files/` is a file path, one segment, URL-encoded
 
 
 def gitlab_endpoint(path: str) -> str:
@@ -111,7 +110,7 @@ def gitlab_endpoint(path: str) -> str:
         previous = parts[i - 1] if i else ""
         if _NUMBER.match(part) or (previous == "projects" and "%2F" in part.upper()):
             out.append(":id")
-        elif previous in _TAIL_IS_PATH and previous != "tree":
+        elif previous == "files":  # `repository/files/<path>`: the path is one URL-encoded segment
             out.append(":path")
         elif _SHA.match(part) and previous in ("blobs", "commits"):
             out.append(":sha")
