@@ -345,7 +345,8 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings)
     check_readers(settings, native.PROBLEM)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower())
+    # log_config=None: uvicorn's lines go through our handler (JSON when asked, secrets redacted)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
     return 0
 
 
@@ -422,7 +423,8 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
         await deps.store.ensure(await deps.index_model())
         supervisor = WorkerSupervisor(lambda: build_worker(settings, deps, handle_signals=False))
         app = create_app(settings, deps, worker_health=supervisor.health)
-        server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on"))
+        config = uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on", log_config=None)
+        server = uvicorn.Server(config)
         supervised = asyncio.create_task(supervisor.run())
         stop_watching = asyncio.Event()
         watching = asyncio.create_task(watch(deps, watched, settings.watch_interval_s, stop_watching))

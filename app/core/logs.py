@@ -146,6 +146,7 @@ def log_config(level: str, fmt: str = "text", secrets: Iterable[str] = ()) -> di
             "pipeline": {"level": level},
             "mcp_server": {"level": level},
             "arq": {"level": level},
+            "uvicorn": {"level": level},  # uvicorn runs with log_config=None: its lines use this handler
             "httpx": {"level": "WARNING"},
         },
         "root": {"level": "WARNING", "handlers": ["stderr"]},
