@@ -13,6 +13,7 @@ delivers one more push to every 5th project once the new generation exists (the 
 among the rebuild's jobs), and times the work until the alias has
 switched. Both phases report GitLab calls, embedding requests and inputs, and seconds; the run ends
 with `testkit.audit` on every project (no missing, stale or duplicate chunk, citations on the branch).
+Do not run it beside the tests on the same Redis database: they flush it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--projects", type=int, default=20)
     parser.add_argument("--files", type=int, default=100, help="files per project")
-    parser.add_argument("--redis-db", type=int, default=14, help="a Redis database of this machine to flush and use")
+    parser.add_argument(
+        "--redis-db", type=int, default=14, help="a Redis database of this machine (the queue's name is new each run)"
+    )
     parser.add_argument("--json", type=Path, help="also write the report here")
     return parser.parse_args()
 
@@ -67,7 +70,6 @@ async def run(args: argparse.Namespace, tmp: Path, dsn: str, old: StubServer, ne
     async with sync_env(
         tmp, dsn, redis_url(args.redis_db), embedding_url=old.base_url, next_embedding=following
     ) as env:
-        await env.deps.require_queue().flushdb()
         projects: list[tuple[FakeProject, dict[str, str], list[Any]]] = []
         for i in range(args.projects):
             files, editable = generate_repository(args.files, SEED + i)
