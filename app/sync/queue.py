@@ -31,6 +31,9 @@ MOVE = "move_project"
 REFRESH = "refresh_project"
 BACKFILL = "backfill"
 REPLAY = "replay_delivery"
+REBUILD = "rebuild"
+REBUILD_PROJECT = "rebuild_project"
+REBUILD_FINISH = "rebuild_finish"
 
 
 def sync_job_id(project_id: int, gen: int, nonce: str | None = None) -> str:
@@ -62,6 +65,21 @@ def replay_job_id(key: str) -> str:
 def backfill_job_id(backfill_id: int) -> str:
     """The id of the job that runs admin backfill `backfill_id`."""
     return f"backfill:{backfill_id}"
+
+
+def rebuild_job_id(rebuild_id: int) -> str:
+    """The id of the job that starts model rebuild `rebuild_id`."""
+    return f"rebuild:{rebuild_id}"
+
+
+def rebuild_project_job_id(rebuild_id: int, project_id: int) -> str:
+    """The id of the job that fills the new generation of rebuild `rebuild_id` with one project."""
+    return f"rebuild:{rebuild_id}:{project_id}"
+
+
+def rebuild_finish_job_id(rebuild_id: int) -> str:
+    """The id of the job that switches the alias to rebuild `rebuild_id`'s generation once it is full."""
+    return f"rebuild:{rebuild_id}:finish"
 
 
 async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: Trigger) -> bool:
