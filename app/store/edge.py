@@ -37,6 +37,7 @@ from qdrant_client import models as qm
 from app.core.errors import StorageError
 from app.store.edge_filters import client_vectors, edge_filter, edge_point
 from app.store.filters import Filter
+from app.store.fusion import TIE_MARGIN, candidates
 from app.store.vectors import (
     DENSE,
     INTEGER_INDEXES,
@@ -53,7 +54,6 @@ logger = logging.getLogger(__name__)
 ALIASES = "aliases.json"
 LOCAL_MODE_MARKER = "meta.json"  # qdrant-client's local mode keeps its collections list here
 WRITE_BATCH = 64  # points per Edge update call: each call holds the GIL for its whole length
-RRF_K = 2  # qdrant-client's and the server's default ranking constant
 T = TypeVar("T")
 
 
@@ -196,25 +196,24 @@ class EdgeStore(StateReads):
     ) -> list[qm.ScoredPoint]:
         """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given."""
         edge_where = edge_filter(where)
-        stages: list[qe.Prefetch] = []
-        # Term rarity is measured over the points `where` selects, as in `VectorStore.query`.
-        idf = qe.SearchParams(idf=qe.IdfParams(corpus=edge_where)) if edge_where is not None else None
+        requests: list[qe.QueryRequest] = []
+        asked = limit + TIE_MARGIN  # app.store.fusion: the same points tied at the cut on every engine
         if lexical is not None:
-            sparse = qe.SparseVector(list(lexical.indices), list(lexical.values))
-            nearest = qe.Query.Nearest(sparse, using=LEXICAL)
-            stages.append(qe.Prefetch(limit, query=nearest, filter=edge_where, params=idf))
+            # Term rarity is measured over the points `where` selects, as in `VectorStore.query`.
+            idf = qe.SearchParams(idf=qe.IdfParams(corpus=edge_where)) if edge_where is not None else None
+            sparse = qe.Query.Nearest(qe.SparseVector(list(lexical.indices), list(lexical.values)), using=LEXICAL)
+            requests.append(qe.QueryRequest(asked, query=sparse, filter=edge_where, with_payload=True, params=idf))
         if dense is not None:
-            stages.append(qe.Prefetch(limit, query=qe.Query.Nearest(list(dense), using=DENSE), filter=edge_where))
-        if not stages:
+            nearest = qe.Query.Nearest(list(dense), using=DENSE)
+            requests.append(qe.QueryRequest(asked, query=nearest, filter=edge_where, with_payload=True))
+        if not requests:
             return []
-        if len(stages) == 1:
-            params = idf if lexical is not None else None
-            request = qe.QueryRequest(limit, query=stages[0].query, filter=edge_where, with_payload=True, params=params)
-        else:
-            request = qe.QueryRequest(limit, prefetches=stages, query=qe.Fusion.Rrf(k=RRF_K), with_payload=True)  # type: ignore[arg-type]
         shard = await self._shard()
-        points = await self._run("Qdrant query", shard.query, request)
-        return [qm.ScoredPoint(id=str(p.id), version=p.version, score=p.score, payload=p.payload) for p in points]
+        ranked = []
+        for request in requests:  # one short call per list (each holds the GIL), fused in our code
+            points = await self._run("Qdrant query", shard.query, request)
+            ranked.append([_scored(p) for p in points])
+        return candidates(ranked, limit)
 
     async def scroll(
         self,
@@ -329,6 +328,10 @@ class EdgeStore(StateReads):
             self._thread.shutdown(wait=True)
             if self._temporary:
                 shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _scored(point: Any) -> qm.ScoredPoint:
+    return qm.ScoredPoint(id=str(point.id), version=point.version, score=point.score, payload=point.payload)
 
 
 def _config(model: IndexModel) -> qe.EdgeConfig:

@@ -25,6 +25,7 @@ from app.core.errors import IndexMismatchError, StorageError
 from app.core.settings import QdrantSettings
 from app.store import filters, payloads
 from app.store.filters import Filter
+from app.store.fusion import TIE_MARGIN, candidates
 from app.store.lexical import SparseVector, document_vector
 from app.store.qdrant_thread import threaded_local_client
 from pipeline.model import Chunk
@@ -259,32 +260,23 @@ class VectorStore(StateReads):
     ) -> list[qm.ScoredPoint]:
         """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given.
 
-        Term rarity (IDF) is measured over the points `where` selects: a query ranks as if the collection
+        Each list is asked for a few more than `limit` points, ordered and fused by `app.store.fusion`. Term
+        rarity (IDF) is measured over the points `where` selects: a query ranks as if the collection
         held only what it searches (docs/decisions.md, "Term rarity").
         """
-        prefetch: list[qm.Prefetch] = []
+        requests: list[qm.QueryRequest] = []
         if lexical is not None:
             sparse = qm.SparseVector(indices=list(lexical.indices), values=list(lexical.values))
-            prefetch.append(qm.Prefetch(query=sparse, using=LEXICAL, filter=where, limit=limit, params=_idf(where)))
+            requests.append(_request(sparse, LEXICAL, where, limit + TIE_MARGIN, _idf(where)))
         if dense is not None:
-            prefetch.append(qm.Prefetch(query=list(dense), using=DENSE, filter=where, limit=limit))
-        if not prefetch:
+            requests.append(_request(list(dense), DENSE, where, limit + TIE_MARGIN, None))
+        if not requests:
             return []
         with _translated("Qdrant query"):
-            if len(prefetch) == 1:
-                only = prefetch[0]
-                response = await self.client.query_points(
-                    self.alias,
-                    query=only.query,
-                    using=only.using,
-                    query_filter=where,
-                    limit=limit,
-                    search_params=only.params,
-                )
-            else:
-                fusion = qm.FusionQuery(fusion=qm.Fusion.RRF)
-                response = await self.client.query_points(self.alias, prefetch=prefetch, query=fusion, limit=limit)
-        return response.points
+            # One round trip; the lists are fused in our code, as on Edge (app.store.fusion).
+            responses = await self.client.query_batch_points(self.alias, requests=requests)
+        ranked = [response.points for response in responses]
+        return candidates(ranked, limit)
 
     async def scroll(
         self,
@@ -416,6 +408,12 @@ def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str) ->
 def moved_point(chunk: Chunk, vectors: Any, indexed_at: str) -> qm.PointStruct:
     """A chunk of a renamed file under its new id, carrying the vectors stored under its old id."""
     return qm.PointStruct(id=chunk.id, vector=vectors, payload=payloads.stored_payload(chunk, indexed_at))
+
+
+def _request(
+    vector: Any, using: str, where: Filter | None, limit: int, params: qm.SearchParams | None
+) -> qm.QueryRequest:
+    return qm.QueryRequest(query=vector, using=using, filter=where, limit=limit, params=params, with_payload=True)
 
 
 def _idf(where: Filter | None) -> qm.SearchParams | None:
