@@ -52,6 +52,7 @@ from app.store.vectors import (
 logger = logging.getLogger(__name__)
 
 ALIASES = "aliases.json"
+SHM = "/dev/shm"  # RAM-backed on Linux: where a `:memory:` store's files go (`_memory_dir`)
 LOCAL_MODE_MARKER = "meta.json"  # qdrant-client's local mode keeps its collections list here
 WRITE_BATCH = 64  # points per Edge update call: each call holds the GIL for its whole length
 T = TypeVar("T")
@@ -79,7 +80,7 @@ class EdgeStore(StateReads):
     def __init__(self, path: str, alias: str) -> None:
         self.alias = alias
         self._temporary = path == ":memory:"
-        self.root = Path(tempfile.mkdtemp(prefix="javakb-edge-") if self._temporary else path)
+        self.root = Path(tempfile.mkdtemp(prefix="javakb-edge-", dir=_memory_dir()) if self._temporary else path)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qdrant-edge")
         self._shards: dict[str, qe.EdgeShard] = {}
 
@@ -328,6 +329,15 @@ class EdgeStore(StateReads):
             self._thread.shutdown(wait=True)
             if self._temporary:
                 shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _memory_dir() -> str | None:
+    """Where a `:memory:` store's shard goes: RAM (`/dev/shm`) where the system has it, else the temporary folder.
+
+    Edge writes every payload-index creation to its files; on a disk the 22 of a new shard took about 1 s
+    (a test opens hundreds of stores), in RAM about 0.15 s.
+    """
+    return SHM if os.path.isdir(SHM) and os.access(SHM, os.W_OK) else None
 
 
 def _scored(point: Any) -> qm.ScoredPoint:

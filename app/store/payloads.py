@@ -46,6 +46,7 @@ class StoreKeys:
     path_prefixes: tuple[str, ...] = ()  # likewise for folders of `file_path`
     http_keys: tuple[str, ...] = ()  # route lookup keys (`app.store.routes.route_keys`)
     flags: tuple[str, ...] = ()  # the names of the chunk's `FLAGS` that are true
+    source_hash: str = ""  # the file and the chunker that read it (`app.sync.localfs.source_hash`); "": not known
 
 
 Convert = Callable[[Any], Any]
@@ -95,7 +96,7 @@ def flagged(name: str) -> Condition:
     return eq("flags", name)
 
 
-STATE_FIELDS = ("file_path", "content_hash", "payload_hash")
+STATE_FIELDS = ("file_path", "content_hash", "payload_hash", "source_hash")
 """What the store's state scroll reads of each point (`VectorStore.stored_state`)."""
 
 
@@ -141,8 +142,12 @@ class StoredChunk:
         return cls(chunk=chunk, keys=StoreKeys(**_values(payload, _STORE_SPECS)))
 
 
-def stored_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
-    """The payload written for a chunk: its stored fields, then the store's keys derived from them."""
+def stored_payload(chunk: Chunk, indexed_at: str, source_hash: str = "") -> dict[str, Any]:
+    """The payload written for a chunk: its stored fields, then the store's keys derived from them.
+
+    `source_hash` identifies the file's bytes as chunked (a local index passes it: an unchanged file is then
+    not read again); the sync from GitLab leaves it empty.
+    """
     record = chunk_record(chunk)
     for name in NOT_STORED:
         del record[name]
@@ -153,6 +158,7 @@ def stored_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
         path_prefixes=prefixes(chunk.file_path),
         http_keys=tuple(sorted({key for path in chunk.http_path for key in route_keys(path)})),
         flags=tuple(name for name in FLAGS if getattr(chunk, name)),
+        source_hash=source_hash,
     )
     return record | _json(keys)
 

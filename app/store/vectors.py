@@ -375,16 +375,18 @@ def _generation(name: str, alias: str) -> int:
 
 @dataclass(slots=True)
 class StoredState:
-    """What the store holds for some files: id → (file_path, content_hash), and id → payload hash."""
+    """What the store holds for some files: id → (file_path, content_hash), id → payload and source hashes."""
 
     hashes: dict[str, tuple[str, str]] = field(default_factory=dict)
     payloads: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
     by_file: dict[str, list[str]] = field(default_factory=dict)
 
-    def add(self, point_id: str, file_path: str, content_hash: str, payload_hash: str) -> None:
+    def add(self, point_id: str, file_path: str, content_hash: str, payload_hash: str, source_hash: str = "") -> None:
         """Note one stored point."""
         self.hashes[point_id] = (file_path, content_hash)
         self.payloads[point_id] = payload_hash
+        self.sources[point_id] = source_hash
         self.by_file.setdefault(file_path, []).append(point_id)
 
     def of_files(self, file_paths: Iterable[str]) -> StoredState:
@@ -392,22 +394,28 @@ class StoredState:
         part = StoredState()
         for path in dict.fromkeys(file_paths):
             for point_id in self.by_file.get(path, ()):
-                part.add(point_id, path, self.hashes[point_id][1], self.payloads[point_id])
+                part.add(point_id, path, self.hashes[point_id][1], self.payloads[point_id], self.sources[point_id])
         return part
 
+    def source_of(self, file_path: str) -> str | None:
+        """The source hash every stored point of this file carries; None when it has none, or they differ."""
+        found = {self.sources[point_id] for point_id in self.by_file.get(file_path, ())}
+        return found.pop() if len(found) == 1 and "" not in found else None
 
-def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str) -> qm.PointStruct:
+
+def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str, source_hash: str = "") -> qm.PointStruct:
     """A point with the chunk's dense vector (when embeddings are on) and its lexical vector."""
     sparse = document_vector(chunk.text)
     vector: dict[str, Any] = {LEXICAL: qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))}
     if dense is not None:
         vector[DENSE] = list(dense)
-    return qm.PointStruct(id=chunk.id, vector=vector, payload=payloads.stored_payload(chunk, indexed_at))
+    payload = payloads.stored_payload(chunk, indexed_at, source_hash)
+    return qm.PointStruct(id=chunk.id, vector=vector, payload=payload)
 
 
-def moved_point(chunk: Chunk, vectors: Any, indexed_at: str) -> qm.PointStruct:
+def moved_point(chunk: Chunk, vectors: Any, indexed_at: str, source_hash: str = "") -> qm.PointStruct:
     """A chunk of a renamed file under its new id, carrying the vectors stored under its old id."""
-    return qm.PointStruct(id=chunk.id, vector=vectors, payload=payloads.stored_payload(chunk, indexed_at))
+    return qm.PointStruct(id=chunk.id, vector=vectors, payload=payloads.stored_payload(chunk, indexed_at, source_hash))
 
 
 def _request(

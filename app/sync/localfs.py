@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+import pipeline
+from app.store import payloads, routes
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
@@ -28,6 +32,43 @@ def iter_sources(root: Path, scope: Scope) -> Iterator[tuple[str, Path]]:
             if scope.matches(rel):
                 found.append((rel, path))
     yield from sorted(found)
+
+
+CHUNKER_MODULES = (pipeline, payloads, routes)
+"""What turns a file's bytes into stored payloads: a change to any of their sources changes every source hash."""
+
+
+@functools.cache
+def chunker_digest() -> bytes:
+    """A digest of the sources of `CHUNKER_MODULES` (the pipeline package's every module): this code's version."""
+    sha = hashlib.sha256()
+    for module in CHUNKER_MODULES:
+        location = Path(module.__file__ or "")
+        files = sorted(location.parent.glob("*.py")) if location.name == "__init__.py" else [location]
+        for path in files:
+            sha.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return sha.digest()
+
+
+def source_hash(raw: bytes, context: SourceContext, config: ChunkerConfig) -> str:
+    """What identifies a file's chunks before chunking it: its bytes, where it comes from, the chunker and its config.
+
+    Equal source hashes give equal chunks and payloads (`javakb index` skips such a file: nothing to parse).
+    """
+    sha = hashlib.sha256(chunker_digest())
+    sha.update(repr((context, config)).encode() + b"\0" + raw)
+    return sha.hexdigest()
+
+
+def source_hashes(files: Sequence[tuple[str, Path]], context: SourceContext, config: ChunkerConfig) -> dict[str, str]:
+    """The source hash of every readable file (an unreadable one is left out: it is chunked, and skipped there)."""
+    found: dict[str, str] = {}
+    for rel, path in files:
+        try:
+            found[rel] = source_hash(path.read_bytes(), context, config)
+        except OSError:
+            continue
+    return found
 
 
 def chunk_local_file(rel: str, path: Path, context: SourceContext, config: ChunkerConfig) -> FileResult:
