@@ -243,6 +243,11 @@ async def search_phase(deps: Any, queries: Sequence[Query], names: Sequence[str]
     return row
 
 
+def disk_mb(root: Path) -> float:
+    """Bytes of every file under the store's folder, in MB (10^6 bytes), as `du --apparent-size` counts."""
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / MB
+
+
 def mode_settings(opts: ModeOptions, base_url: str | None) -> Any:
     from app.core.settings import ChunkingSettings, EmbeddingSettings, QdrantSettings, Settings
 
@@ -276,6 +281,7 @@ async def run_mode(opts: ModeOptions) -> dict[str, Any]:
         cold_timings: dict[str, float] = {}
         async with opened(settings, stub, probe, cold_timings) as deps:
             cold = await index_phase(deps, opts, probe, f"{opts.mode} cold", stub)
+            cold["disk_mb"] = disk_mb(Path(opts.qdrant_path))
             if server is not None:
                 cold["stub_server"] = server.stats()
             t0 = time.perf_counter()
@@ -302,6 +308,7 @@ async def run_mode(opts: ModeOptions) -> dict[str, Any]:
         rerun_timings: dict[str, float] = {}
         async with opened(settings, stub, probe, rerun_timings) as deps:
             rerun = await index_phase(deps, opts, probe, f"{opts.mode} re-run", stub)
+            rerun["disk_mb"] = disk_mb(Path(opts.qdrant_path))
             if server is not None:
                 rerun["stub_server"] = server.stats()
             print(f"  [{opts.mode}] searching again", file=sys.stderr)
