@@ -67,6 +67,7 @@ from bench.common import (
     STUB_MODEL,
     StubServer,
     add_jdk_arguments,
+    disk_mb,
     ensure_extracted,
     kb_to_mb,
     latency_summary,
@@ -241,11 +242,6 @@ async def search_phase(deps: Any, queries: Sequence[Query], names: Sequence[str]
         query_embedding=probe.to_json(),
     )
     return row
-
-
-def disk_mb(root: Path) -> float:
-    """Bytes of every file under the store's folder, in MB (10^6 bytes), as `du --apparent-size` counts."""
-    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / MB
 
 
 def mode_settings(opts: ModeOptions, base_url: str | None) -> Any:

@@ -210,11 +210,10 @@ class EdgeStore(StateReads):
         if not requests:
             return []
         shard = await self._shard()
-        ranked = []
+        answers = []
         for request in requests:  # one short call per list (each holds the GIL), fused in our code
-            points = await self._run("Qdrant query", shard.query, request)
-            ranked.append([_scored(p) for p in points])
-        return candidates(ranked, limit)
+            answers.append(await self._run("Qdrant query", shard.query, request))
+        return [_scored(point, score) for point, score in candidates(answers, limit)]
 
     async def scroll(
         self,
@@ -340,8 +339,8 @@ def _memory_dir() -> str | None:
     return SHM if os.path.isdir(SHM) and os.access(SHM, os.W_OK) else None
 
 
-def _scored(point: Any) -> qm.ScoredPoint:
-    return qm.ScoredPoint(id=str(point.id), version=point.version, score=point.score, payload=point.payload)
+def _scored(point: qe.ScoredPoint, score: float) -> qm.ScoredPoint:
+    return qm.ScoredPoint(id=str(point.id), version=point.version, score=score, payload=point.payload)
 
 
 def _config(model: IndexModel) -> qe.EdgeConfig:

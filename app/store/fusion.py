@@ -13,8 +13,22 @@ answers each list with a few points to spare, `ranked` puts every list in one or
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
 
-from qdrant_client import models as qm
+
+class Scored(Protocol):
+    """A point as an engine answers it: an id and a score (qdrant-client's and Edge's `ScoredPoint`)."""
+
+    @property
+    def id(self) -> Any:
+        """The point's id (a `str`, an `int` or a `uuid.UUID`: compared as text)."""
+
+    @property
+    def score(self) -> float:
+        """The engine's score, higher is better."""
+
+
+P = TypeVar("P", bound=Scored)
 
 RRF_K = 2
 """The ranking constant: qdrant-client's and the Qdrant server's default."""
@@ -26,30 +40,33 @@ TIE_MARGIN = 8
 """Points asked beyond the limit, so that points tied at the cut are the same on every engine."""
 
 
-def ranked(points: Sequence[qm.ScoredPoint], limit: int) -> list[qm.ScoredPoint]:
+def ranked(points: Sequence[P], limit: int) -> list[P]:
     """The `limit` best of one list's points: by score to `SCORE_DIGITS` digits, best first, then by id."""
     return sorted(points, key=lambda p: (-float(f"{p.score:.{SCORE_DIGITS}g}"), str(p.id)))[:limit]
 
 
-def fused(lists: Sequence[Sequence[qm.ScoredPoint]], limit: int) -> list[qm.ScoredPoint]:
-    """The `limit` best points of lists in `ranked` order, by RRF: each point scores `sum(1 / (RRF_K + position))`.
+def fused(lists: Sequence[Sequence[P]], limit: int) -> list[tuple[P, float]]:
+    """The `limit` best points of lists in `ranked` order, by RRF, with their scores `sum(1 / (RRF_K + position))`.
 
     Positions count from 0, as Qdrant's own RRF does, so the scores are the ones Qdrant would give.
     Points tied on the score keep the order in which they first appear, the first list's before the
     second's (the lexical list comes first: an exact word outranks a near meaning at equal rank).
     """
     scores: dict[str, float] = {}
-    first: dict[str, qm.ScoredPoint] = {}
+    first: dict[str, P] = {}
     for points in lists:
         for position, point in enumerate(points):
             key = str(point.id)
             scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + position)
             first.setdefault(key, point)
     order = sorted(scores, key=scores.__getitem__, reverse=True)  # stable: ties keep first appearance
-    return [first[key].model_copy(update={"score": scores[key]}) for key in order[:limit]]
+    return [(first[key], scores[key]) for key in order[:limit]]
 
 
-def candidates(lists: Sequence[Sequence[qm.ScoredPoint]], limit: int) -> list[qm.ScoredPoint]:
-    """The `limit` best points of an engine's lists (each asked for `limit + TIE_MARGIN`): one ranked, two fused."""
+def candidates(lists: Sequence[Sequence[P]], limit: int) -> list[tuple[P, float]]:
+    """The `limit` best points of an engine's lists (each asked for `limit + TIE_MARGIN`), with their scores.
+
+    One list is ranked and keeps the engine's scores; two are fused and get RRF's.
+    """
     ordered = [ranked(points, limit) for points in lists]
-    return ordered[0] if len(ordered) == 1 else fused(ordered, limit)
+    return [(p, p.score) for p in ordered[0]] if len(ordered) == 1 else fused(ordered, limit)

@@ -275,8 +275,8 @@ class VectorStore(StateReads):
         with _translated("Qdrant query"):
             # One round trip; the lists are fused in our code, as on Edge (app.store.fusion).
             responses = await self.client.query_batch_points(self.alias, requests=requests)
-        ranked = [response.points for response in responses]
-        return candidates(ranked, limit)
+        best = candidates([response.points for response in responses], limit)
+        return [point.model_copy(update={"score": score}) for point, score in best]
 
     async def scroll(
         self,

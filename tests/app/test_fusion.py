@@ -9,8 +9,8 @@ def point(name: str, score: float) -> qm.ScoredPoint:
     return qm.ScoredPoint(id=name, version=0, score=score, payload={})
 
 
-def names(points: list[qm.ScoredPoint]) -> list[str]:
-    return [str(p.id) for p in points]
+def names(points: list[qm.ScoredPoint] | list[tuple[qm.ScoredPoint, float]]) -> list[str]:
+    return [str((p[0] if isinstance(p, tuple) else p).id) for p in points]
 
 
 def test_scores_equal_to_six_digits_are_tied_and_ordered_by_id() -> None:
@@ -32,7 +32,7 @@ def test_fusion_scores_are_qdrants_and_ties_go_to_the_first_list() -> None:
 
     # "x" and "y" are each first in one list: tied, so the lexical list's comes first.
     assert names(out) == ["both", "x", "y"]
-    assert [p.score for p in out] == [2 / (RRF_K + 1), 1 / RRF_K, 1 / RRF_K]
+    assert [score for _, score in out] == [2 / (RRF_K + 1), 1 / RRF_K, 1 / RRF_K]
 
 
 def test_candidates_rank_one_list_and_fuse_two() -> None:
