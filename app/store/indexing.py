@@ -17,7 +17,7 @@ from typing import Any
 from app.store import filters, payloads
 from app.store.embeddings import Embedder
 from app.store.engines import Store
-from app.store.payloads import stored_payload
+from app.store.payloads import source_stamp, stored_payload
 from app.store.summaries import Summarizer
 from app.store.vectors import StoredState, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
@@ -169,7 +169,7 @@ class Indexer:
         change take their vectors from the old points (no re-embedding), and the old points go.
         `known` is the repository's stored state read once before a run that writes each file once
         (a local index): the store is then not asked again for every batch. `sources` maps file paths to
-        their source hashes (`app.sync.localfs.source_hash`), stored with every point of the file.
+        their source hashes (`app.sync.localfs.source_hash`), stamped on every point of the file.
         """
         old_paths = sorted(set((moved_from or {}).values()))
         paths = [r.file_path for r in results] + old_paths
@@ -186,7 +186,9 @@ class Indexer:
         vectors: list[list[float]] | list[None] = [None] * len(embed)
         if self.embedder is not None and embed:
             vectors = await self.embedder.embed([c.text for c in embed])
-        source = (sources or {}).get
+        given = sources or {}
+        stamps = {r.file_path: source_stamp(given[r.file_path], len(r.chunks)) for r in results if r.file_path in given}
+        source = stamps.get
         points = [
             self.point(chunk, vector, indexed_at, source(chunk.file_path, ""))
             for chunk, vector in zip(embed, vectors, strict=True)

@@ -46,7 +46,7 @@ class StoreKeys:
     path_prefixes: tuple[str, ...] = ()  # likewise for folders of `file_path`
     http_keys: tuple[str, ...] = ()  # route lookup keys (`app.store.routes.route_keys`)
     flags: tuple[str, ...] = ()  # the names of the chunk's `FLAGS` that are true
-    source_hash: str = ""  # the file and the chunker that read it (`app.sync.localfs.source_hash`); "": not known
+    source_hash: str = ""  # `source_stamp`: the file as chunked and its number of chunks; "": not known
 
 
 Convert = Callable[[Any], Any]
@@ -97,6 +97,23 @@ def flagged(name: str) -> Condition:
 
 
 STATE_FIELDS = ("file_path", "content_hash", "payload_hash", "source_hash")
+
+
+def source_stamp(source_hash: str, chunks: int) -> str:
+    """The `source_hash` key of a file's points: its source hash (`app.sync.localfs.source_hash`) and chunk count.
+
+    The count tells a file whose points were all written from one from one whose write stopped halfway
+    (an interrupted `javakb index`): only the first is left unparsed by the next run.
+    """
+    return f"{source_hash}/{chunks}"
+
+
+def stamped_source(stamp: str, points: int) -> str | None:
+    """The source hash in a file's stamp when the file holds the `points` it was written with, else None."""
+    source_hash, _, chunks = stamp.rpartition("/")
+    return source_hash if source_hash and chunks == str(points) else None
+
+
 """What the store's state scroll reads of each point (`VectorStore.stored_state`)."""
 
 

@@ -398,9 +398,13 @@ class StoredState:
         return part
 
     def source_of(self, file_path: str) -> str | None:
-        """The source hash every stored point of this file carries; None when it has none, or they differ."""
-        found = {self.sources[point_id] for point_id in self.by_file.get(file_path, ())}
-        return found.pop() if len(found) == 1 and "" not in found else None
+        """The source hash this file's stored points were all written from (`payloads.source_stamp`), if any.
+
+        None when the points carry none, carry different ones, or are fewer or more than were written.
+        """
+        points = self.by_file.get(file_path, ())
+        stamps = {self.sources[point_id] for point_id in points}
+        return payloads.stamped_source(stamps.pop(), len(points)) if len(stamps) == 1 else None
 
 
 def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str, source_hash: str = "") -> qm.PointStruct:
