@@ -176,6 +176,20 @@ async def test_counts_by_a_keyword_field(store: Store) -> None:
     assert await store.counts_by("calls")
 
 
+async def test_edge_counts_under_a_filter_alike_by_facet_and_by_scroll() -> None:
+    by_facet, by_scroll = EdgeStore(":memory:", "java_code"), EdgeStore(":memory:", "java_code", facet_max_values=0)
+    try:
+        for store in (by_facet, by_scroll):
+            await filled(store)
+        methods = filters.all_of(filters.eq("symbol_type", "method"))
+        for key in ("name", "calls", "annotation_names"):
+            assert await by_scroll.counts_by(key, where=methods) == await by_facet.counts_by(key, where=methods)
+        assert await by_facet.counts_by("name", where=methods)
+    finally:
+        await by_facet.close()
+        await by_scroll.close()
+
+
 async def test_retrieve_finds_points_by_id_with_the_fields_asked_for(store: Store) -> None:
     found = await filled(store)
     missing = "00000000-0000-4000-8000-000000000000"
