@@ -302,11 +302,11 @@ class EdgeStore(StateReads):
             await self._run(f"Qdrant upsert of {len(points)} points", shard.update, op)
 
     async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
-        """Update the payload of existing points whose vectors stay as they are."""
+        """Replace the whole payload of existing points whose vectors stay (overwritten: see `VectorStore`)."""
         if not payloads:
             return
         shard = await self._shard(collection)
-        ops = [qe.UpdateOperation.set_payload([point_id], payload) for point_id, payload in payloads.items()]
+        ops = [qe.UpdateOperation.overwrite_payload([point_id], payload) for point_id, payload in payloads.items()]
         for batch in _batched(ops, WRITE_BATCH):
             await self._run(f"Qdrant payload update of {len(ops)} points", _apply_all, shard, batch)
 

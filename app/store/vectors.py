@@ -319,11 +319,15 @@ class VectorStore(StateReads):
             await self.client.upsert(collection or self.alias, points=list(points), wait=True)
 
     async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
-        """Update the payload of existing points whose vectors stay as they are."""
+        """Replace the whole payload of existing points whose vectors stay as they are.
+
+        Overwritten, not merged: Qdrant's merge (`set_payload`) deletes every key given as null, and a
+        stored payload holds nulls (`enclosing_type`, `gitlab_project_id`, ...) that readers require.
+        """
         if not payloads:
             return
         ops = [
-            qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, points=[point_id]))
+            qm.OverwritePayloadOperation(overwrite_payload=qm.SetPayload(payload=payload, points=[point_id]))
             for point_id, payload in payloads.items()
         ]
         with _translated(f"Qdrant payload update of {len(ops)} points"):
