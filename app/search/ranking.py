@@ -1,6 +1,6 @@
 """Pure parts of search: the rerank of the candidate pool, from what the question names and asks for.
 
-The pool is Qdrant's fused candidates (dense and lexical, RRF inside Qdrant) plus the exact matches the
+The pool is the store's fused candidates (dense and lexical, `app.store.fusion`) plus the exact matches the
 structural indexes found for the question (`Evidence`: handlers of a route it names, symbols it names,
 the answers of a relation it asks). The order is built in two bounded steps:
 
@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.search.question import QueryTerms, singular
+from app.store.fusion import RRF_K
 from app.store.routes import route_matches
 from pipeline.model import TYPE_SYMBOLS, Chunk
 from pipeline.spring import ANY_METHOD
 
-RRF_K = 2
 EXACT_WEIGHT = 2.0
 PLACES_PER_SIGNAL = 4  # a boosted candidate passes at most this many unboosted ones per signal ...
 MAX_PLACES = 8  # ... and never more than this
