@@ -8,6 +8,7 @@ ServiceError
 ├── StorageError         Qdrant or PostgreSQL failed
 │   └── IndexMismatchError   the collection was built with another embedding model or size
 ├── ProjectBusyError     another job holds the project's lock (retried later)
+├── RateLimitedError     asked again too soon (HTTP 429, or a tool's refusal with the wait)
 └── UpstreamError        a service we call failed
 ├── EmbeddingError       the embedding endpoint
 │   ├── EmbeddingAuthError      wrong or missing API key (401/403); not retried
@@ -53,6 +54,14 @@ class IndexMismatchError(StorageError):
 
 class ProjectBusyError(ServiceError):
     """Another job holds the project's lock; the lifecycle jobs retry later."""
+
+
+class RateLimitedError(ServiceError):
+    """Asked again too soon; `retry_after_s` says when it may be asked again."""
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class UpstreamError(ServiceError):

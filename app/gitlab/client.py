@@ -111,6 +111,8 @@ class Comparison:
     overflow: bool
     parent_ids: frozenset[str] = frozenset()
     """Every parent of the commits in `from..to`: `from` is among them iff `to` descends from it."""
+    commits: int = 0
+    """How many commits `from..to` holds (the index's lag, while it is behind)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -202,6 +204,7 @@ class GitLabClient:
                 diffs=tuple(_diff(d) for d in result.get("diffs", [])),
                 overflow=bool(result.get("compare_timeout")),
                 parent_ids=frozenset(p for c in result.get("commits", []) for p in c.get("parent_ids", [])),
+                commits=len(result.get("commits", [])),
             )
 
         return await self._call(get)

@@ -25,6 +25,8 @@ from app.core.states import (
     BackfillStatus,
     DeliveryOutcome,
     ProjectStatus,
+    RequestSource,
+    RequestState,
     RunStatus,
     SyncTrigger,
 )
@@ -40,6 +42,7 @@ CHECKED: dict[tuple[str, str], type[enum.StrEnum]] = {
     ("index_jobs", "status"): RunStatus,
     ("backfills", "status"): BackfillStatus,
     ("backfill_projects", "outcome"): BackfillOutcome,
+    ("index_requests", "source"): RequestSource,
 }
 CHECK_VALUES = """
     SELECT pg_get_constraintdef(c.oid)
@@ -65,6 +68,7 @@ async def test_the_check_constraints_list_exactly_the_enum_values(pg_dsn: str) -
         (schemas.BackfillStatusValue, BackfillStatus),
         (schemas.BackfillOutcomeValue, BackfillOutcome),
         (schemas.DeliveryOutcomeValue, DeliveryOutcome),
+        (schemas.RequestStateValue, RequestState),
     ],
 )
 def test_the_api_literals_list_exactly_the_enum_values(literal: object, names: type[enum.StrEnum]) -> None:
@@ -179,7 +183,9 @@ def test_each_gitlab_event_parses_to_its_event_named_as_gitlab_sends_it() -> Non
 
 
 def test_the_sync_triggers_keep_their_stored_strings() -> None:
-    assert [m.value for m in SyncTrigger] == ["continue", "backfill", "reconcile", "scope", "default_branch_changed"]
+    assert [m.value for m in SyncTrigger] == [
+        "continue", "backfill", "reconcile", "scope", "default_branch_changed", "index_job", "refresh",
+    ]  # fmt: skip
     assert not {m.value for m in SyncTrigger} & {m.value for m in GitLabEvent}  # a stored trigger names one cause
     assert f"{SyncTrigger.SCOPE}" == "scope"
 
