@@ -17,12 +17,19 @@ from app.auth.access import Access
 from app.auth.identity import Credentials, bearer_token
 from app.core.errors import GitLabUnavailableError, PayloadError
 from app.deps import Deps
-from app.schemas import IndexStatusAnswer, IndexStatusParams, SearchAnswer, SearchParams, validation_message
+from app.schemas import (
+    INDEX_STATUS_PATH,
+    IndexStatusAnswer,
+    IndexStatusParams,
+    SearchAnswer,
+    SearchParams,
+    validation_message,
+)
 from app.search.results import hit_item
 from app.search.service import Filters
 from app.sync.status import index_status
 
-STATUS_PATH = "/api/v1/index-status"
+STATUS_PATH = INDEX_STATUS_PATH
 
 
 def unauthorized() -> JSONResponse:

@@ -184,6 +184,9 @@ class HookAnswer(BaseModel):
     detail: str
 
 
+INDEX_JOBS_PATH = "/api/v1/index-jobs"
+INDEX_STATUS_PATH = "/api/v1/index-status"
+
 CommitSha = Annotated[
     str, Field(pattern=r"^([0-9a-f]{40}|[0-9a-f]{64})$", description="A full commit id (SHA-1 or SHA-256)")
 ]

@@ -26,17 +26,18 @@ from app.auth.identity import bearer_token, match_token
 from app.auth.job_token import JOB_TOKEN_HEADER, verify_job_token
 from app.core.errors import GitLabAuthError, GitLabNotFoundError, GitLabUnavailableError, StorageError
 from app.core.events import MAX_ID
+from app.core.settings import GITLAB_UNSET
 from app.core.states import RequestSource
 from app.db import IndexRequestRow
 from app.deps import Deps
-from app.schemas import IndexJobAnswer, IndexJobRequest, validation_message
+from app.schemas import INDEX_JOBS_PATH, IndexJobAnswer, IndexJobRequest, validation_message
 from app.sync.requests import request_index_job, request_state
 from hooks.receiver import BodyTooLargeError, read_body
 
 logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 4096  # {"project_id": ..., "commit_sha": ...} is under 150 bytes
-JOBS_PATH = "/api/v1/index-jobs"
+JOBS_PATH = INDEX_JOBS_PATH
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,8 +108,10 @@ async def post_index_job(request: Request) -> JSONResponse:
     if who.sha is not None and who.sha != asked.commit_sha:
         return _error(403, f"this job token's pipeline is at {who.sha}, not at commit_sha")
     deps: Deps = request.state.deps
+    if deps.gitlab is None:
+        return _error(409, GITLAB_UNSET)
     try:
-        project = await deps.require_gitlab().project(asked.project_id)
+        project = await deps.gitlab.project(asked.project_id)
         row, fresh = await request_index_job(deps, project, asked.commit_sha, who.source, who.name, who.ref)
         answer = await _answer(deps, row)
     except GitLabNotFoundError:
