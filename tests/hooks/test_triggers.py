@@ -8,6 +8,10 @@ the worker of `sync_env`; each has its own embedded store (the app only records 
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import subprocess
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -16,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest_asyncio
+import yaml
 
 from testkit.fake_gitlab import FakeProject
 from testkit.payloads import ADMIN as HOOK_USER
@@ -235,3 +240,52 @@ async def test_bad_index_job_bodies_are_400(live: Live) -> None:
     big = await live.http.post(JOBS, content=b"{" + b" " * 10_000 + b"}", headers=auth)
     assert big.status_code == 413
     assert await live.rows("SELECT * FROM index_requests") == []
+
+
+# --- the .gitlab-ci.yml include, run as a runner would -------------------------------------------------------------
+
+CI_INCLUDE = Path(__file__).resolve().parents[2] / "docs" / "ci" / "java-kb-index.gitlab-ci.yml"
+
+
+def include_job() -> dict[str, Any]:
+    job: dict[str, Any] = yaml.safe_load(CI_INCLUDE.read_text())["java-kb-index"]
+    return job
+
+
+def test_the_include_runs_only_on_the_default_branch_without_blocking_the_pipeline() -> None:
+    job = include_job()
+    assert job["rules"] == [{"if": "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $JAVA_KB_URL"}]
+    assert job["allow_failure"] is True and job["stage"] == ".post"
+    assert job["image"]["entrypoint"] == [""]  # curl's image has curl as its entrypoint: a runner needs a shell
+
+
+async def run_include(live: Live, **variables: str) -> subprocess.CompletedProcess[str]:
+    """The include's script under `sh`, with the variables a runner sets (`set -e`, as runners run it)."""
+    script = "set -e\n" + "\n".join(include_job()["script"])
+    environment = {"PATH": os.environ["PATH"], "JAVA_KB_URL": live.app.base_url + "/", **variables}
+    return await asyncio.to_thread(
+        subprocess.run, ["sh", "-c", script], env=environment, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+async def test_the_include_indexes_the_commit_with_the_jobs_own_token(live: Live) -> None:
+    sha = live.project.commit({SRC + "A.java": service("A")}, "first")
+    ran = await run_include(
+        live,
+        CI_JOB_TOKEN=live.env.gitlab.start_job(live.project),
+        CI_PROJECT_ID=str(live.project.id),
+        CI_COMMIT_SHA=sha,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["state"] == "queued"
+    await live.env.work()
+    await live.env.audit(live.project)
+
+
+async def test_the_include_uses_an_index_job_token_when_given_and_fails_on_refusal(live: Live) -> None:
+    sha = live.project.commit({SRC + "A.java": service("A")}, "first")
+    variables = {"CI_JOB_TOKEN": "glcbt-unused", "CI_PROJECT_ID": str(live.project.id), "CI_COMMIT_SHA": sha}
+    ran = await run_include(live, **variables, JAVA_KB_INDEX_TOKEN=INDEX_TOKEN)
+    assert ran.returncode == 0, ran.stderr
+    refused = await run_include(live, **variables)  # a job token GitLab never issued
+    assert refused.returncode != 0 and "unauthorized" in refused.stdout
