@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse
 
 from app.auth.access import Access
 from app.auth.identity import Credentials, bearer_token
-from app.core.errors import GitLabUnavailableError, PayloadError
+from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
 from app.deps import Deps
 from app.schemas import (
     INDEX_STATUS_PATH,
@@ -97,7 +97,13 @@ def status_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[J
         except ValidationError as exc:
             return JSONResponse({"error": validation_message(exc)}, status_code=400)
         deps: Deps = request.state.deps
-        items = await index_status(deps.require_db(), access, params.repo)
+        if deps.db is None:
+            return JSONResponse({"error": "this process has no PostgreSQL: no index status"}, status_code=409)
+        try:
+            items = await index_status(deps.db, access, params.repo)
+        except StorageError:
+            body = {"error": "PostgreSQL is unavailable; try again"}
+            return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
         return JSONResponse(IndexStatusAnswer(results=items).model_dump(mode="json"))
 
     return api_index_status

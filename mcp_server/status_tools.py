@@ -7,6 +7,7 @@ does not exist. `refresh_repo` is idempotent and rate-limited per project (`app.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
@@ -16,13 +17,14 @@ from mcp.types import TextContent
 from pydantic import Field
 
 from app.auth.access import Access
-from app.core.errors import RateLimitedError
+from app.core.errors import RateLimitedError, StorageError
 from app.deps import Deps
 from app.sync.requests import refresh
 from app.sync.status import index_status, status_line
 from mcp_server.render import DEFAULT_BUDGET, Entry, echo, page
 
 MISS_LEVEL = 20  # logging.INFO: a miss is the caller's business, not a server error (as `server.MISS`)
+UNAVAILABLE = "The service's PostgreSQL or Redis is unavailable; try again in a minute."
 
 StatusRepo = Annotated[
     str | None, Field(description="Repository path (group/project), or a group prefix ending in '/'; all when omitted.")
@@ -51,7 +53,10 @@ class StatusTools:
         """
         deps = self.get_deps()
         db = deps.db
-        items = await index_status(db, self._access(), repo) if db is not None else []
+        try:
+            items = await index_status(db, self._access(), repo) if db is not None else []
+        except StorageError as exc:
+            raise ToolError(UNAVAILABLE, log_level=MISS_LEVEL) from exc
         if not items:
             what = f"repository {echo(repo)!r}" if repo else "any repository you may read"
             raise ToolError(f"No index status for {what}: nothing was synced from GitLab yet.", log_level=MISS_LEVEL)
@@ -72,9 +77,11 @@ class StatusTools:
             raise ToolError("Refresh needs the service's PostgreSQL and Redis.", log_level=MISS_LEVEL)
         try:
             done = await refresh(deps, self._access(), repo)
+        except StorageError as exc:
+            raise ToolError(UNAVAILABLE, log_level=MISS_LEVEL) from exc
         except RateLimitedError as exc:
             raise ToolError(
-                f"{echo(repo)!r} was refreshed moments ago; ask again in {exc.retry_after_s:.0f} s.",
+                f"{echo(repo)!r} was refreshed moments ago; ask again in {math.ceil(exc.retry_after_s)} s.",
                 log_level=MISS_LEVEL,
             ) from exc
         if done is None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from redis.exceptions import RedisError
 
 from app.auth.access import Access
-from app.core.errors import RateLimitedError
+from app.core.errors import RateLimitedError, StorageError
 from app.core.settings import ScopeSettings
 from app.core.states import ProjectStatus, RequestSource, RequestState, SyncTrigger
 from app.db import IndexRequestRow, NewRequest, ProjectRow
@@ -103,7 +103,15 @@ async def refresh(deps: Deps, access: Access, repo: str) -> Refreshed | None:
 
     Raises:
         RateLimitedError: the project was refreshed less than `access.refresh_every_s` ago.
+        StorageError: PostgreSQL or Redis did not answer.
     """
+    try:
+        return await _refresh(deps, access, repo)
+    except (RedisError, OSError) as exc:
+        raise StorageError(f"the queue is unavailable: {exc}") from exc
+
+
+async def _refresh(deps: Deps, access: Access, repo: str) -> Refreshed | None:
     db = deps.require_db()
     row = await db.project_at(repo)
     if row is None or not access.may_read(row.repo_path, row.id):

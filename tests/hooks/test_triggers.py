@@ -28,12 +28,13 @@ from testkit.payloads import HookProject, RefChange, repository_update_body
 from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.hooks.test_receiver import afetch
 from tests.support.live_app import LiveApp, serve_app
-from tests.support.tokens import admin_token, index_job_token
+from tests.support.tokens import admin_token, index_job_token, service_token
 
 SRC = "src/main/java/com/acme/"
 SECRET = "x"  # sync_env's webhook secret
 INDEX_TOKEN = "index-job-token-for-tests-0123"
 ADMIN = "admin-token-for-tests-0123"
+READER = "reader-of-acme-shop-token-0123"
 JOBS = "/api/v1/index-jobs"
 
 
@@ -80,6 +81,7 @@ async def live(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator
             update={
                 "index_job_tokens": [index_job_token(INDEX_TOKEN, project.id)],
                 "admin_tokens": [admin_token(ADMIN)],
+                "service_tokens": [service_token(READER, ["acme/shop"])],
             }
         )
         with serve_app(settings) as app:
@@ -240,6 +242,25 @@ async def test_bad_index_job_bodies_are_400(live: Live) -> None:
     big = await live.http.post(JOBS, content=b"{" + b" " * 10_000 + b"}", headers=auth)
     assert big.status_code == 413
     assert await live.rows("SELECT * FROM index_requests") == []
+
+
+# --- the status over REST, and what an index-job token may not do ----------------------------------------------------
+
+
+async def test_the_rest_status_shows_the_readers_projects_and_an_index_token_reads_nothing(live: Live) -> None:
+    for project in (live.project, live.other):
+        await live.env.push(project, {SRC + "A.java": service("A")})
+    await live.env.work()
+    reader = {"Authorization": f"Bearer {READER}"}
+    answer = await live.http.get("/api/v1/index-status", headers=reader)
+    assert answer.status_code == 200
+    [item] = answer.json()["results"]
+    assert item["repo"] == "acme/shop" and item["gitlab_head"] == item["indexed_sha"] == live.project.head()
+    hidden = await live.http.get("/api/v1/index-status", params={"repo": "acme/other"}, headers=reader)
+    assert hidden.json() == {"results": []}
+    as_index_token = {"Authorization": f"Bearer {INDEX_TOKEN}"}
+    assert (await live.http.get("/api/v1/index-status", headers=as_index_token)).status_code == 401
+    assert (await live.http.get("/api/v1/search", params={"q": "run"}, headers=as_index_token)).status_code == 401
 
 
 # --- the .gitlab-ci.yml include, run as a runner would -------------------------------------------------------------
