@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ class Live:
     project: FakeProject  # acme/shop, the project INDEX_TOKEN is for
     other: FakeProject  # acme/other
 
-    async def group_hook(self, body: dict[str, Any], *, key: str | None = None, token: str = SECRET) -> httpx.Response:
+    async def group_hook(self, body: Mapping[str, Any], *, key: str | None = None, token: str = SECRET) -> httpx.Response:
         """A delivery as a group webhook sends it (`WebHookService#build_headers` for a GroupHook)."""
         key = key or str(uuid.uuid4())
         headers = {
