@@ -51,7 +51,9 @@ class Live:
     project: FakeProject  # acme/shop, the project INDEX_TOKEN is for
     other: FakeProject  # acme/other
 
-    async def group_hook(self, body: Mapping[str, Any], *, key: str | None = None, token: str = SECRET) -> httpx.Response:
+    async def group_hook(
+        self, body: Mapping[str, Any], *, key: str | None = None, token: str = SECRET
+    ) -> httpx.Response:
         """A delivery as a group webhook sends it (`WebHookService#build_headers` for a GroupHook)."""
         key = key or str(uuid.uuid4())
         headers = {
