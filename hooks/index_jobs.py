@@ -37,6 +37,7 @@ from hooks.receiver import BodyTooLargeError, read_body
 logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 4096  # {"project_id": ..., "commit_sha": ...} is under 150 bytes
+MAX_TOKEN_CHARS = 1024  # GitLab's job tokens (`glcbt-...`, or a JWT) are far shorter
 JOBS_PATH = INDEX_JOBS_PATH
 
 
@@ -55,6 +56,11 @@ def _error(status: int, message: str, **headers: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers or None)
 
 
+def plausible_token(token: str) -> bool:
+    """Whether a header value may be a GitLab token: printable ASCII, at most `MAX_TOKEN_CHARS`."""
+    return len(token) <= MAX_TOKEN_CHARS and token.isascii() and token.isprintable() and " " not in token
+
+
 def unauthorized() -> JSONResponse:
     """401 with the bearer challenge (RFC 6750); a job token is the other credential accepted."""
     return _error(401, "unauthorized", **{"WWW-Authenticate": "Bearer"})
@@ -66,8 +72,8 @@ async def job_caller(request: Request, *, admin: bool = False) -> JobCaller | JS
     settings = deps.settings
     job_token = request.headers.get(JOB_TOKEN_HEADER)
     if job_token:
-        if not settings.gitlab.url:
-            return unauthorized()
+        if not settings.gitlab.url or not plausible_token(job_token):
+            return unauthorized()  # never forwarded to GitLab: what no GitLab token looks like
         try:
             job = await verify_job_token(deps.http, settings.gitlab.url, job_token, settings.gitlab.timeout_s)
         except GitLabAuthError:

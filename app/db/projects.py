@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from app.core.states import ProjectStatus
-from app.db.pool import Pool, translated
+from app.db.pool import Pool, storable, translated
 from app.db.rows import ProjectRow, project_row
 
 
@@ -19,6 +19,8 @@ class ProjectQueries(Pool):
 
     async def project_at(self, repo_path: str) -> ProjectRow | None:
         """The project at a repository path (the one updated last, should a stale row keep an old path)."""
+        if not storable(repo_path):
+            return None
         row = await self._fetchrow(
             "SELECT * FROM projects WHERE repo_path = $1 ORDER BY updated_at DESC LIMIT 1", repo_path
         )

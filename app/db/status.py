@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.db.pool import Pool
+from app.db.pool import Pool, storable
 from app.db.rows import StatusRow, dataclass_row
 
 # The caller's readable set is a condition of the query itself (never a filter after it): `$1` reads
@@ -45,5 +45,7 @@ class StatusQueries(Pool):
         repo: str | None = None,
     ) -> list[StatusRow]:
         """Readable projects (everything, or by id, exact path or group prefix), optionally one repository or group."""
+        if repo is not None and not storable(repo):
+            return []  # no stored path holds what PostgreSQL cannot store
         rows = await self._fetch(_STATUS, everything, list(ids), list(paths), list(prefixes), repo)
         return [dataclass_row(StatusRow, r) for r in rows]

@@ -181,3 +181,11 @@ async def test_a_sweep_costs_postgresql_the_same_statements_for_one_drift_or_fiv
             return len(counted)
 
     assert await statements_of_a_sweep(1) == await statements_of_a_sweep(5)
+
+
+async def test_a_repository_name_postgresql_cannot_hold_finds_nothing(env: SyncEnv) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    await env.deliver(push_payload(project, project.commit({SRC + "A.java": service("A")}, "first")))
+    for odd in ("acme/\x00shop", "acme/\udcff"):
+        assert await index_status(env.deps.require_db(), ALL, odd) == []
+        assert await env.deps.require_db().project_at(odd) is None

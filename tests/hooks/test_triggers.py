@@ -183,6 +183,10 @@ async def test_forged_finished_and_foreign_job_tokens_are_refused_and_record_not
     at_other_commit = await live.index_job(body, **{"JOB-TOKEN": elsewhere})
     assert at_other_commit.status_code == 403
     assert (await live.index_job(body)).status_code == 401  # no credential at all
+    for odd in (b"x" * 5000, b"tok en", "caf\u00e9".encode("latin-1")):  # never sent on to GitLab
+        calls = len(live.env.gitlab.calls)
+        assert (await live.http.post(JOBS, json=body, headers={b"JOB-TOKEN": odd})).status_code == 401
+        assert len(live.env.gitlab.calls) == calls
     assert await live.rows("SELECT * FROM index_requests") == []
     assert await live.rows("SELECT * FROM projects") == []
 
