@@ -169,6 +169,17 @@ async def test_a_retried_ci_job_gets_the_same_id_and_asks_for_nothing_new(live: 
     assert [r["requested_gen"] for r in await live.rows("SELECT requested_gen FROM projects")] == [1]
 
 
+async def test_an_index_job_and_a_push_for_one_commit_are_one_run(live: Live) -> None:
+    sha = live.project.commit({SRC + "A.java": service("A")}, "first")
+    assert (await live.group_hook(push_payload(live.project, sha))).status_code == 202
+    token = live.env.gitlab.start_job(live.project)
+    job = await live.index_job({"project_id": live.project.id, "commit_sha": sha}, **{"JOB-TOKEN": token})
+    assert job.status_code == 202 and job.json()["generation"] == 2  # the push had generation 1
+    await live.env.work()
+    assert len(await live.env.runs(live.project.id)) == 1  # coalesced: the second job found the work done
+    assert (await live.http.get(f"{JOBS}/{job.json()['id']}", headers={"JOB-TOKEN": token})).json()["state"] == "done"
+
+
 async def test_forged_finished_and_foreign_job_tokens_are_refused_and_record_nothing(live: Live) -> None:
     sha = live.project.commit({SRC + "A.java": service("A")}, "first")
     live.other.commit({SRC + "B.java": service("B")}, "other")
