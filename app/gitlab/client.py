@@ -144,12 +144,18 @@ class GitLabClient:
         self._token = settings.token.get_secret_value()
         self._timeout = settings.timeout_s
         self._local = threading.local()
+        self._clients: list[gitlab.Gitlab] = []  # every thread's, so that `close` closes their connections
+        self._clients_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=settings.api_concurrency, thread_name_prefix="gitlab")
         self._slots = asyncio.Semaphore(settings.api_concurrency)
 
     def close(self) -> None:
-        """Stop the worker threads."""
+        """Stop the worker threads and close their HTTP sessions (else their sockets are left to the GC)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._clients_lock:
+            clients, self._clients = self._clients, []
+        for client in clients:
+            client.session.close()
 
     def _client(self) -> gitlab.Gitlab:
         client: gitlab.Gitlab | None = getattr(self._local, "client", None)
@@ -158,6 +164,8 @@ class GitLabClient:
                 self._url, private_token=self._token, timeout=self._timeout, retry_transient_errors=True, per_page=100
             )
             self._local.client = client
+            with self._clients_lock:
+                self._clients.append(client)
         return client
 
     async def _call(self, fn: Callable[[gitlab.Gitlab], T]) -> T:
