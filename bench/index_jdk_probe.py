@@ -28,7 +28,7 @@ STORE_CALLS = {
     "stored_state": 1,
     "stored_hashes": 1,
     "upsert": 0,
-        "delete_ids": 0,
+    "delete_ids": 0,
 }
 
 
