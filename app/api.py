@@ -13,17 +13,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from app.auth.access import Access
+from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, bearer_token
 from app.core.errors import GitLabUnavailableError, PayloadError
 from app.deps import Deps
 from app.schemas import SearchAnswer, SearchParams, validation_message
 from app.search.results import hit_item
 from app.search.service import Filters
-
-
-def unauthorized() -> JSONResponse:
-    """401 with the challenge RFC 6750 asks for."""
-    return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
 
 
 async def caller(request: Request, credentials: Credentials) -> Access | JSONResponse:

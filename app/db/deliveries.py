@@ -103,22 +103,33 @@ class DeliveryQueries(Pool):
         return str(value) if value is not None else None
 
     async def request_sync(
-        self, project_id: int, repo_path: str, default_branch: str | None, target_sha: str | None, *, full: bool = False
+        self,
+        project_id: int,
+        repo_path: str,
+        default_branch: str | None,
+        target_sha: str | None,
+        *,
+        full: bool = False,
+        force: bool = False,
     ) -> int:
-        """Note that a project wants a sync (creating its row on first sight); return the new generation."""
+        """Note that a project wants a sync (creating its row on first sight); return the new generation.
+
+        `force` also re-embeds unchanged chunks (it implies `full`).
+        """
         gen = await self._fetchval(
             """
-            INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen, full_sync)
-            VALUES ($1, $2, $3, $4, 1, $5)
+            INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen, full_sync, force_embed)
+            VALUES ($1, $2, $3, $4, 1, $5 OR $6, $6)
             ON CONFLICT (id) DO UPDATE SET
                 -- repo_path stays: the sync sees a different path from GitLab and moves first
                 default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
                 target_sha = COALESCE(EXCLUDED.target_sha, projects.target_sha),
                 requested_gen = projects.requested_gen + 1,
                 full_sync = projects.full_sync OR EXCLUDED.full_sync,
+                force_embed = projects.force_embed OR EXCLUDED.force_embed,
                 updated_at = now()
             RETURNING requested_gen
             """,
-            project_id, repo_path, default_branch, target_sha, full,
+            project_id, repo_path, default_branch, target_sha, full, force,
         )  # fmt: skip
         return int(gen)

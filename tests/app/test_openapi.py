@@ -22,10 +22,11 @@ def test_the_description_is_served_without_credentials(clean_db: str, clean_redi
 def test_every_route_is_described_and_the_document_loads() -> None:
     document = openapi_document("1")
     assert set(document["paths"]) == {
-        "/hooks/gitlab", "/api/v1/search", "/admin/reindex", "/admin/backfills/{backfill_id}", "/admin/projects"
+        "/hooks/gitlab", "/api/v1/search", "/admin/reindex", "/admin/backfills/{backfill_id}", "/admin/projects",
+        "/admin/projects/{project_id}", "/admin/jobs",
     }  # fmt: skip
     operations = list(schemathesis.openapi.from_dict(document).get_all_operations())
-    assert len(operations) == 5
+    assert len(operations) == 7
 
 
 def test_schemas_are_the_validating_models_own() -> None:
