@@ -30,7 +30,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.admin import admin_backfill, admin_jobs, admin_ok, admin_project, admin_projects
-from app.api import search_endpoint, unauthorized
+from app.api import search_endpoint
+from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
 from app.core.errors import ServiceError

@@ -48,6 +48,7 @@ LEVELS: dict[str, int] = {
     "app.openapi": SERVICE,
     "app.web": ENTRY,
     "app.admin": ENTRY,
+    "app.admin_client": SERVICE,
     "app.cli": ENTRY,
     "app.doctor": ENTRY,
     "app.system_hook": SERVICE,
