@@ -225,6 +225,8 @@ async def backfill_step(ctx: dict[str, Any], backfill_id: int, step: int) -> str
         row = await db.backfill(backfill_id)
         if row is None or not await db.note_backfill_step(backfill_id, step):
             return f"backfill {backfill_id} is not running"
+        if row["started_at"] is None:  # still resolving: its `backfill` job enqueues the first step when done
+            return f"backfill {backfill_id} is not resolved yet"
         done = await backfills.dispatch(deps, backfill_id, full=row["full_sync"], force=row["force_embed"])
         if done.finished:
             await db.set_backfill_status(backfill_id, BackfillStatus.DONE)

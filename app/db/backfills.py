@@ -99,25 +99,20 @@ class BackfillQueries(Pool):
         await self._execute(
             """
             UPDATE backfills SET status = $2, error = $3,
-                started_at = CASE WHEN $2 = 'running' THEN COALESCE(started_at, now()) ELSE started_at END,
                 finished_at = CASE WHEN $2 IN ('done', 'failed') THEN now() END
             WHERE id = $1
             """,
             backfill_id, status, error,
         )  # fmt: skip
 
-    async def record_backfill_result(
-        self, backfill_id: int, project_id: int, outcome: BackfillOutcome, detail: str
-    ) -> None:
-        """What the backfill did for one project (a retried backfill overwrites its earlier result)."""
-        await self.add_backfill_projects(
-            backfill_id, [Resolved(project_id=project_id, repo_path=None, outcome=outcome, detail=detail)]
-        )
-
     async def add_backfill_projects(self, backfill_id: int, found: Sequence[Resolved]) -> None:
-        """Record the projects a backfill resolved, in one statement (a retried resolution overwrites)."""
+        """Record the projects a backfill resolved, and that it is resolved (`started_at`), in one statement.
+
+        A retried resolution overwrites. The dispatcher waits for `started_at`.
+        """
         await self._execute(
             """
+            WITH resolved AS (UPDATE backfills SET started_at = COALESCE(started_at, now()) WHERE id = $1)
             INSERT INTO backfill_projects (backfill_id, project_id, repo_path, outcome, detail)
             SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[])
             ON CONFLICT (backfill_id, project_id) DO UPDATE SET
