@@ -38,6 +38,7 @@ T = TypeVar("T")
 META_RETRIES = 2
 _FILE_RETRIES = 4
 LISTING_PAGE = 100  # GitLab's largest page
+ARCHIVE_PATH = "/repository/archive"
 MAX_PAUSE_S = 300.0  # a RateLimit-Reset further away than this is taken as a clock problem, not a wait
 
 
@@ -211,6 +212,8 @@ class GitLabClient:
         return client
 
     def _observe(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        if ARCHIVE_PATH in response.url:
+            return  # the archive's limit is per project (5 a minute): its 429 sends that sync to the tree walk
         self.gate.observe(response.status_code, response.headers)
 
     async def _call(self, fn: Callable[[gitlab.Gitlab], T]) -> T:
@@ -328,7 +331,7 @@ class GitLabClient:
 
         def get(gl: gitlab.Gitlab) -> dict[str, RawFile]:
             response: requests.Response = gl.http_request(
-                "get", f"/projects/{project_id}/repository/archive.tar.gz", query_data={"sha": sha}, streamed=True,
+                "get", f"/projects/{project_id}{ARCHIVE_PATH}.tar.gz", query_data={"sha": sha}, streamed=True,
                 obey_rate_limit=False, max_retries=0,
             )  # fmt: skip
             try:
