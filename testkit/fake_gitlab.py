@@ -201,6 +201,8 @@ class FakeGitLab:
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(tz=UTC))
         """GitLab's clock: creation times and `last_activity_at` (tests move it to skip hours)."""
         self.lock = threading.Lock()
+        self.bytes_sent = 0
+        """Response body bytes served (benchmarks compare fetch strategies by it)."""
         self.calls: list[tuple[str, str]] = []
         """(method, path) of every request, the path as sent (percent-encoded, without the query)."""
         self.server_errors: list[str] = []
@@ -544,6 +546,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if method != "HEAD":
             self.wfile.write(response.body)
+            with self.server.api.gl.lock:
+                self.server.api.gl.bytes_sent += len(response.body)
 
     def _respond(self, method: str, body: bytes) -> Response:
         api = self.server.api
