@@ -42,6 +42,13 @@ def _progress_sql() -> str:
         END"""
 
 
+STATES = f"""
+    SELECT bp.project_id, bp.outcome, {_progress_sql()} AS state
+    FROM backfill_projects bp LEFT JOIN projects p ON p.id = bp.project_id
+    WHERE bp.backfill_id = $1
+"""
+"""Every project of backfill $1 with its derived progress only (what the dispatcher counts, every step)."""
+
 PER_PROJECT = f"""
     SELECT bp.project_id, bp.repo_path, bp.outcome, {_progress_sql()} AS state,
         CASE WHEN bp.outcome = '{Out.REQUESTED}' AND p.status = '{ProjectStatus.FAILED}' AND p.done_gen < bp.gen
@@ -137,7 +144,7 @@ class BackfillQueries(Pool):
     async def backfill_in_flight(self, backfill_id: int) -> int:
         """Requested projects of the backfill not settled yet (queued or running syncs)."""
         value = await self._fetchval(
-            f"SELECT count(*) FROM ({PER_PROJECT}) x WHERE x.outcome = '{Out.REQUESTED}' AND x.state IN ($2, $3)",
+            f"SELECT count(*) FROM ({STATES}) x WHERE x.outcome = '{Out.REQUESTED}' AND x.state IN ($2, $3)",
             backfill_id, P.QUEUED, P.RUNNING,
         )  # fmt: skip
         return int(value)
