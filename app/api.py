@@ -6,6 +6,7 @@ runs with its `Access`, inside the query.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 
 from pydantic import ValidationError
@@ -15,11 +16,14 @@ from starlette.responses import JSONResponse
 from app.auth.access import Access
 from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, bearer_token
+from app.core import metrics
 from app.core.errors import GitLabUnavailableError, PayloadError
 from app.deps import Deps
 from app.schemas import SearchAnswer, SearchParams, validation_message
 from app.search.results import hit_item
 from app.search.service import Filters
+
+REST_SEARCH = "rest_search"  # the `tool` label of `GET /api/v1/search` in javakb_tool_duration_seconds
 
 
 async def caller(request: Request, credentials: Credentials) -> Access | JSONResponse:
@@ -62,9 +66,13 @@ async def _search(request: Request, access: Access) -> JSONResponse:
         http_method=params.http_method,
     )
     deps: Deps = request.state.deps
+    started, outcome = time.perf_counter(), "error"
     try:
         hits = await deps.search.search(access, params.q, filters, params.limit)
+        outcome = "ok"
     except PayloadError as exc:
         return JSONResponse({"error": str(exc)}, status_code=400)
+    finally:
+        metrics.TOOL_SECONDS.labels(tool=REST_SEARCH, outcome=outcome).observe(time.perf_counter() - started)
     answer = SearchAnswer(query=params.q, results=[hit_item(h, code=h.code) for h in hits])
     return JSONResponse(answer.model_dump(mode="json"))

@@ -24,6 +24,7 @@ from app.core.settings import (
     Settings,
     check_readers,
     check_secrets,
+    secret_values,
     token_digest,
 )
 
@@ -113,6 +114,10 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("--backfill", type=int, metavar="ID", help="a backfill's progress instead")
     status.add_argument("--watch", action="store_true", help="keep refreshing (a backfill: until it ends)")
     status.set_defaults(command=run_admin_status)
+    rebuild = admin.add_parser("rebuild", help="fill a new generation with the next embedding model, then switch")
+    rebuild.add_argument("--watch", action="store_true", help="print its progress until it is done")
+    rebuild.add_argument("--id", type=int, help="follow this rebuild instead of starting one")
+    rebuild.set_defaults(command=run_rebuild)
     sub.add_parser("web", help="run the receiver, admin API (and MCP): needs a Qdrant server").set_defaults(
         command=run_web
     )
@@ -305,6 +310,13 @@ def run_doctor(args: argparse.Namespace, settings: Settings, out: TextIO | None 
     return code
 
 
+def run_rebuild(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
+    """`javakb admin rebuild` (`app.rebuild_cli`)."""
+    from app.rebuild_cli import run_rebuild as run
+
+    return run(args, settings, out or sys.stdout)
+
+
 def run_install_hook(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Create or repair the system hook that sends pushes to this service's receiver."""
     base_url = args.url or settings.oauth.public_url
@@ -384,10 +396,11 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
 
     if not _needs_server(settings, "web"):
         return 2
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings)
     check_readers(settings, native.PROBLEM)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower())
+    # log_config=None: uvicorn's lines go through our handler (JSON when asked, secrets redacted)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
     return 0
 
 
@@ -398,7 +411,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
     if not _needs_server(settings, "worker"):
         return 2
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings, receives_hooks=False)
     check_readers(settings, native.PROBLEM)
     asyncio.run(_worker(settings))
@@ -407,6 +420,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _worker(settings: Settings) -> None:
     from app.deps import open_deps
+    from app.scrape import guarded
     from app.worker import build_worker
     from app.worker_health import health_endpoint
 
@@ -414,7 +428,7 @@ async def _worker(settings: Settings) -> None:
         await deps.store.ensure(await deps.index_model())
         worker = build_worker(settings, deps)
         try:
-            async with health_endpoint(settings, deps.require_queue()):
+            async with health_endpoint(settings, deps.require_queue(), guarded(deps)):
                 await worker.async_run()
         finally:
             await worker.close()
@@ -425,7 +439,7 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     from app.core.logs import configure_logging
     from pipeline import native
 
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings)
     check_readers(settings, native.PROBLEM)
     watched = [*map(Path, settings.watch), *args.watch]
@@ -463,7 +477,8 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
         await deps.store.ensure(await deps.index_model())
         supervisor = WorkerSupervisor(lambda: build_worker(settings, deps, handle_signals=False))
         app = create_app(settings, deps, worker_health=supervisor.health)
-        server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on"))
+        config = uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on", log_config=None)
+        server = uvicorn.Server(config)
         supervised = asyncio.create_task(supervisor.run())
         stop_watching = asyncio.Event()
         watching = asyncio.create_task(watch(deps, watched, settings.watch_interval_s, stop_watching))

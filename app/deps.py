@@ -23,6 +23,7 @@ from app.search.service import SearchService
 from app.store.embeddings import Embedder, build_embedder
 from app.store.engines import Store, open_store
 from app.store.indexing import Clock, Indexer, utc_now
+from app.store.models import RoutedEmbedder, model_of
 from app.store.summaries import build_summarizer
 from app.store.vectors import IndexModel
 
@@ -62,6 +63,7 @@ class Deps:
     store: Store
     embedder: Embedder | None
     indexer: Indexer
+    next_embedder: Embedder | None = None  # what a model rebuild embeds with (`JAVAKB_NEXT_EMBEDDING__*`)
     search: SearchService
     db: Database | None = None
     queue: ArqRedis | None = None
@@ -70,9 +72,9 @@ class Deps:
 
     async def index_model(self) -> IndexModel:
         """The model the configured embedder produces (probing its dimension once if needed)."""
-        if self.embedder is None:
-            return IndexModel(embedding_model=None, dimension=None)
-        return IndexModel(embedding_model=self.embedder.model, dimension=await self.embedder.dimension())
+        if isinstance(self.embedder, RoutedEmbedder):
+            return await model_of(await self.embedder.serving())
+        return await model_of(self.embedder)
 
     def require_db(self) -> Database:
         """The database, which this process must have opened."""
@@ -108,7 +110,9 @@ async def open_deps(
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=httpx.Timeout(settings.embedding.timeout_s)))
         store = wrap("store", open_store(settings.qdrant, lambda client: wrap("qdrant", client)))
         stack.push_async_callback(store.close)
-        embedder = wrap("embedder", build_embedder(settings.embedding, http))
+        current = wrap("embedder", build_embedder(settings.embedding, http))
+        following = build_embedder(settings.next_embedding, http) if settings.next_embedding else current
+        embedder = _serving(store, current, following) if settings.next_embedding else current
         summarizer = build_summarizer(settings.summaries, http)
         db = wrap("db", await _open_db(settings, stack)) if with_db else None
         queue = await _open_queue(settings, stack) if with_queue else None
@@ -129,11 +133,19 @@ async def open_deps(
                 cross_encoder=build_cross_encoder(settings.rerank, http),
                 generated_code=settings.search.generated_code,
             ),
+            next_embedder=following,
             db=db,
             queue=queue,
             gitlab=gitlab,
             executor=executor,
         )
+
+
+def _serving(store: Store, current: Embedder | None, next_model: Embedder | None) -> Embedder | None:
+    """The embedder of the alias's generation: routed between two dense models while a rebuild changes it."""
+    if current is None or next_model is None:
+        return current  # lexical-only on either side: the new model is taken at the next start (operations.md)
+    return RoutedEmbedder(store, current, next_model)
 
 
 async def _open_db(settings: Settings, stack: AsyncExitStack) -> Database:

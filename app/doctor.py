@@ -131,6 +131,15 @@ async def check_qdrant(settings: Settings, client: httpx.AsyncClient) -> list[Fi
     if recorded is NO_COLLECTION:
         return [ok("qdrant", f"{where}: no collection yet (the first index creates it)")]
     wanted = settings.embedding.model if settings.embedding.enabled else None
+    following = settings.next_embedding
+    if following is not None and recorded is not None and recorded.embedding_model == following.model != wanted:
+        return [  # a rebuild switched to the next model: the settings are one step behind, which still works
+            warn(
+                "qdrant",
+                f"{where}: the collection holds {recorded.describe()}, JAVAKB_NEXT_EMBEDDING's model",
+                "move JAVAKB_NEXT_EMBEDDING__* into JAVAKB_EMBEDDING__* and remove it (docs/operations.md)",
+            )
+        ]
     return [_model_finding(where, recorded, wanted)]
 
 

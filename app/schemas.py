@@ -274,3 +274,42 @@ class HookAnswer(BaseModel):
 
     status: DeliveryOutcomeValue
     detail: str
+
+
+RebuildStatusValue = Literal["queued", "building", "switching", "done", "failed"]
+RebuildProjectStatusValue = Literal["pending", "done", "skipped", "failed"]
+
+
+class RebuildAccepted(BaseModel):
+    """The answer to an accepted `POST /admin/rebuild` (202)."""
+
+    rebuild_id: int
+    status: RebuildStatusValue
+
+
+class RebuildFailure(BaseModel):
+    """A project a rebuild could not fill (it failed the rebuild)."""
+
+    project_id: int
+    detail: str | None = None
+
+
+class RebuildReport(BaseModel):
+    """`GET /admin/rebuilds/{id}`: a model rebuild's state and progress."""
+
+    id: int
+    status: RebuildStatusValue
+    collection: str | None = Field(description="The new generation, once created")
+    previous: str | None = Field(description="The generation the alias pointed at before the switch")
+    embedding_model: str | None = None
+    dimension: int | None = None
+    error: str | None = None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    projects: dict[RebuildProjectStatusValue, int]
+    files: int
+    chunks: int
+    chunks_per_s: float | None = Field(description="Chunks written per second since the start")
+    eta_s: float | None = Field(description="Seconds left at the rate so far, while building")
+    failed: list[RebuildFailure]

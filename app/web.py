@@ -26,15 +26,18 @@ from pydantic import ValidationError
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.admin import admin_backfill, admin_jobs, admin_ok, admin_project, admin_projects
+from app.admin_rebuild import rebuild_routes
 from app.api import search_endpoint
 from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
+from app.core.context import RequestIds
 from app.core.errors import ServiceError
+from app.core.metrics import CONTENT_TYPE
 from app.core.settings import GITLAB_UNSET, Settings
 from app.core.states import BackfillStatus
 from app.deps import Deps, open_deps
@@ -44,6 +47,7 @@ from app.schemas import (
     ReindexRequest,
     validation_message,
 )
+from app.scrape import scrape, scrape_status
 from app.supervisor import WorkerHealth
 from app.sync.deliveries import DeliveryRecorder
 from app.sync.queue import BACKFILL, backfill_job_id, enqueue_once
@@ -108,17 +112,20 @@ def create_app(
         Route(RECEIVER_PATH, make_endpoint(), methods=["POST"]),
         Route("/api/v1/search", search_endpoint(credentials), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/admin/reindex", admin_reindex, methods=["POST"]),
         Route("/admin/projects", admin_projects, methods=["GET"]),
         Route("/admin/projects/{project_id:int}", admin_project, methods=["GET"]),
         Route("/admin/jobs", admin_jobs, methods=["GET"]),
         Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
+        *rebuild_routes(admin_ok, unauthorized),
         Mount("/", app=UnavailableAs503(mcp_app)),
     ]
     app = Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
     buckets = TokenBuckets(settings.access.rate_per_s, settings.access.rate_burst, clock)
     app.add_middleware(RateLimitMiddleware, buckets=buckets, prefixes=RATE_LIMITED)
+    app.add_middleware(RequestIds)  # outermost: every line a request logs carries its id
     return app
 
 
@@ -141,6 +148,17 @@ def _freeze_heap() -> None:
     """Collect what is garbage now, then keep the garbage collector off everything that remains."""
     gc.collect()
     gc.freeze()
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    """Prometheus text exposition of this process (`app.scrape`), for a metrics token."""
+    deps: Deps = request.state.deps
+    status = scrape_status(deps.settings, request.headers.get("authorization"))
+    if status == 404:
+        return JSONResponse({"error": "not found"}, status_code=404)
+    if status == 401:
+        return unauthorized()
+    return Response(await scrape(deps), media_type=CONTENT_TYPE)
 
 
 async def healthz(request: Request) -> JSONResponse:

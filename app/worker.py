@@ -26,6 +26,8 @@ from typing import Any
 from arq import Retry, cron
 from arq.worker import Function, Worker, func
 
+from app.core import metrics
+from app.core.context import bind, bound
 from app.core.errors import (
     TRANSIENT_ERRORS,
     GitLabError,
@@ -39,9 +41,22 @@ from app.core.states import BackfillStatus, ProjectStatus, SyncTrigger, Trigger,
 from app.db import Database
 from app.deps import Deps
 from app.sync import backfill as backfills
-from app.sync import lifecycle
+from app.sync import lifecycle, rebuild
 from app.sync.deliveries import DeliveryRecorder
-from app.sync.queue import BACKFILL, BACKFILL_STEP, MOVE, PURGE, REFRESH, REPLAY, SYNC, enqueue_step, enqueue_sync
+from app.sync.queue import (
+    BACKFILL,
+    BACKFILL_STEP,
+    MOVE,
+    PURGE,
+    REBUILD,
+    REBUILD_FINISH,
+    REBUILD_PROJECT,
+    REFRESH,
+    REPLAY,
+    SYNC,
+    enqueue_step,
+    enqueue_sync,
+)
 from app.sync.sweep import sweep
 from app.sync.syncer import Syncer, SyncOutcome
 from app.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
@@ -79,6 +94,11 @@ async def sync_project(ctx: dict[str, Any], project_id: int, trigger_name: str =
     deps = deps_of(ctx)
     db = deps.require_db()
     trigger = trigger_of(trigger_name) or SyncTrigger.CONTINUE
+    with bound(project_id=project_id):
+        return await _sync_project(ctx, deps, db, project_id, trigger)
+
+
+async def _sync_project(ctx: dict[str, Any], deps: Deps, db: Database, project_id: int, trigger: Trigger) -> str:
     try:
         if deps.gitlab is None:  # `javakb serve` on bare defaults: deliveries are recorded, nothing can sync
             await db.set_status(project_id, ProjectStatus.FAILED, NO_GITLAB)
@@ -119,7 +139,12 @@ async def _sync_loop(db: Database, syncer: Syncer, project_id: int, trigger: Tri
             return "unknown project"
         if not row.behind:
             return f"up to date after {runs} runs"
-        outcome = await _guarded(db.set_status, project_id, syncer.sync_once(row, trigger))
+        try:
+            outcome = await _guarded(db.set_status, project_id, syncer.sync_once(row, trigger))
+        except ServiceError:
+            metrics.SYNC_RUNS.labels(mode="unknown", outcome="failed").inc()
+            raise
+        observe_sync(outcome)
         c = outcome.counts
         logger.info(
             "sync %s %s..%s %s: %d files, %d embedded, %d reused, %d deleted (%.2fs)",
@@ -127,6 +152,17 @@ async def _sync_loop(db: Database, syncer: Syncer, project_id: int, trigger: Tri
             c.files_changed, c.chunks_embedded, c.chunks_reused, c.chunks_deleted, outcome.seconds,
         )  # fmt: skip
     return f"stopped after {MAX_LOOPS} runs"
+
+
+def observe_sync(outcome: SyncOutcome) -> None:
+    """Count one finished sync run in `/metrics`."""
+    c = outcome.counts
+    metrics.SYNC_RUNS.labels(mode=outcome.mode, outcome="done").inc()
+    metrics.SYNC_SECONDS.labels(mode=outcome.mode).observe(outcome.seconds)
+    for result, n in (("parsed", c.files_parsed), ("skipped", c.files_skipped), ("deleted", c.files_deleted)):
+        metrics.FILES.labels(result=result).inc(n)
+    for action, n in (("embedded", c.chunks_embedded), ("reused", c.chunks_reused), ("deleted", c.chunks_deleted)):
+        metrics.CHUNKS.labels(action=action).inc(n)
 
 
 async def _note_failure(db: Database, project_id: int, error: str) -> None:
@@ -167,19 +203,19 @@ def _transient_as_retry(ctx: dict[str, Any]) -> Iterator[None]:
 
 async def purge_project(ctx: dict[str, Any], project_id: int) -> str:
     """A destroyed project: once GitLab confirms it, delete its points, then its state."""
-    with _transient_as_retry(ctx):
+    with _transient_as_retry(ctx), bound(project_id=project_id):
         return await lifecycle.purge(deps_of(ctx), project_id)
 
 
 async def move_project(ctx: dict[str, Any], project_id: int, new_path: str) -> str:
     """A renamed or transferred project: rewrite repo_path to the path GitLab reports (no re-embedding)."""
-    with _transient_as_retry(ctx):
+    with _transient_as_retry(ctx), bound(project_id=project_id):
         return await lifecycle.move(deps_of(ctx), project_id, new_path)
 
 
 async def refresh_project(ctx: dict[str, Any], project_id: int) -> str:
     """`project_update`: record access; resync when the default branch or the scope decision changed."""
-    with _transient_as_retry(ctx):
+    with _transient_as_retry(ctx), bound(project_id=project_id):
         return await lifecycle.refresh(deps_of(ctx), project_id)
 
 
@@ -248,6 +284,24 @@ async def _restart_backfills(deps: Deps) -> int:
     return sum([await enqueue_step(deps.require_queue(), i, step + 1) for i, step in running.items()])
 
 
+async def start_rebuild(ctx: dict[str, Any], rebuild_id: int) -> str:
+    """Model rebuild: create the new generation and queue one job per project (`app.sync.rebuild`)."""
+    with _transient_as_retry(ctx):
+        return await rebuild.start(deps_of(ctx), rebuild_id)
+
+
+async def rebuild_project(ctx: dict[str, Any], rebuild_id: int, project_id: int) -> str:
+    """Model rebuild: fill the new generation with one project, under the project's lock."""
+    with _transient_as_retry(ctx), bound(project_id=project_id):
+        return await rebuild.rebuild_project(deps_of(ctx), rebuild_id, project_id)
+
+
+async def finish_rebuild(ctx: dict[str, Any], rebuild_id: int) -> str:
+    """Model rebuild: switch the alias once every project is in the new generation; drop the old one."""
+    with _transient_as_retry(ctx):
+        return await rebuild.finish(deps_of(ctx), rebuild_id)
+
+
 async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:
     """A delivery the receiver could not record (PostgreSQL was down): handle it now, as it would have."""
     try:
@@ -295,6 +349,9 @@ def functions(settings: Settings) -> list[Function]:
         func(backfill, name=BACKFILL, max_tries=3, keep_result=60),
         # Kept an hour: a retried step enqueues its successor once (`backfill_step_job_id`).
         func(backfill_step, name=BACKFILL_STEP, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
+        func(start_rebuild, name=REBUILD, max_tries=tries, keep_result=3600),
+        func(rebuild_project, name=REBUILD_PROJECT, max_tries=max(tries, LIFECYCLE_TRIES), timeout=timeout),
+        func(finish_rebuild, name=REBUILD_FINISH, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=0),
         # PostgreSQL may be down for a while: 40 tries back off to 5 minutes apart, about 3 hours.
         func(replay_delivery, name=REPLAY, max_tries=REPLAY_TRIES, keep_result=3600),
     ]
@@ -316,4 +373,10 @@ def build_worker(settings: Settings, deps: Deps, *, burst: bool = False, handle_
         health_check_interval=HEALTH_CHECK_INTERVAL_S,
         health_check_key=health_key(settings),
         ctx={"deps": deps, "started": time.time()},
+        on_job_start=_bind_job,
     )
+
+
+async def _bind_job(ctx: dict[str, Any]) -> None:
+    """Every line a job logs carries its id: set in the job's own task, inherited by the job's coroutine."""
+    bind(job_id=ctx.get("job_id"))

@@ -27,6 +27,7 @@ from typing import Any
 from arq.connections import ArqRedis
 from redis.exceptions import RedisError
 
+from app.core.metrics import CONTENT_TYPE
 from app.core.settings import Settings
 
 HEALTH_CHECK_INTERVAL_S = 30
@@ -34,7 +35,10 @@ HEALTH_PATH = "/healthz"
 MAX_REQUEST_BYTES = 8192
 READ_TIMEOUT_S = 5.0
 
+METRICS_PATH = "/metrics"
+
 Report = tuple[int, dict[str, Any]]
+Metrics = Callable[[str | None], Awaitable[tuple[int, bytes]]]  # Authorization header -> (status, exposition)
 
 
 def health_key(settings: Settings) -> str:
@@ -55,27 +59,35 @@ async def health_report(redis: ArqRedis, key: str, queue: str) -> Report:
 
 
 @asynccontextmanager
-async def health_endpoint(settings: Settings, redis: ArqRedis) -> AsyncIterator[asyncio.Server | None]:
-    """`/healthz` of the worker configured by `settings` while the block runs (none with port 0)."""
+async def health_endpoint(
+    settings: Settings, redis: ArqRedis, metrics: Metrics | None = None
+) -> AsyncIterator[asyncio.Server | None]:
+    """`/healthz` (and `/metrics`) of the worker configured by `settings` while the block runs (none with port 0)."""
     if not settings.worker.health_port:
         yield None
         return
     report = partial(health_report, redis, health_key(settings), settings.redis.queue)
-    server = await serve_health(report, settings.host, settings.worker.health_port)
+    server = await serve_health(report, settings.host, settings.worker.health_port, metrics)
     try:
         yield server
     finally:
         server.close()
 
 
-async def serve_health(report: Callable[[], Awaitable[Report]], host: str, port: int) -> asyncio.Server:
-    """Listen on `host:port` and answer `GET /healthz` with `report()`; any other path is 404."""
+async def serve_health(
+    report: Callable[[], Awaitable[Report]], host: str, port: int, metrics: Metrics | None = None
+) -> asyncio.Server:
+    """Listen on `host:port`: `GET /healthz` answers `report()`, `GET /metrics` `metrics(authorization)`; else 404."""
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            path = await _request_path(reader)
-            status, body = await report() if path == HEALTH_PATH else (404, {"error": "not found"})
-            writer.write(_response(status, body))
+            path, authorization = await _request_path(reader)
+            if path == METRICS_PATH and metrics is not None:
+                status, text = await metrics(authorization)
+                writer.write(_raw_response(status, text, CONTENT_TYPE if status == 200 else "text/plain"))
+            else:
+                status, body = await report() if path == HEALTH_PATH else (404, {"error": "not found"})
+                writer.write(_response(status, body))
             await writer.drain()
         except (TimeoutError, ValueError, ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass  # a slow or malformed client gets nothing
@@ -87,24 +99,32 @@ async def serve_health(report: Callable[[], Awaitable[Report]], host: str, port:
     return await asyncio.start_server(handle, host, port, limit=MAX_REQUEST_BYTES)
 
 
-async def _request_path(reader: asyncio.StreamReader) -> str:
-    """The path of a GET request, once its headers are read.
+async def _request_path(reader: asyncio.StreamReader) -> tuple[str, str | None]:
+    """The path of a GET request and its Authorization header, once its headers are read.
 
     Raises:
         ValueError: not a GET request line.
     """
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_TIMEOUT_S)
-    method, target, _version = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
+    lines = head.decode("latin-1").split("\r\n")
+    method, target, _version = lines[0].split(" ", 2)
     if method != "GET":
         raise ValueError(method)
-    return target.split("?", 1)[0]
+    headers = dict(line.split(":", 1) for line in lines[1:] if ":" in line)
+    authorization = next((v.strip() for k, v in headers.items() if k.strip().lower() == "authorization"), None)
+    return target.split("?", 1)[0], authorization
+
+
+_REASONS = {200: "OK", 401: "Unauthorized", 404: "Not Found", 503: "Service Unavailable"}
 
 
 def _response(status: int, body: dict[str, Any]) -> bytes:
-    payload = json.dumps(body).encode()
-    reason = {200: "OK", 404: "Not Found", 503: "Service Unavailable"}[status]
+    return _raw_response(status, json.dumps(body).encode(), "application/json")
+
+
+def _raw_response(status: int, payload: bytes, content_type: str) -> bytes:
     head = (
-        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+        f"HTTP/1.1 {status} {_REASONS[status]}\r\nContent-Type: {content_type}\r\n"
         f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n"
     )
     return head.encode() + payload

@@ -23,7 +23,14 @@ from testkit.standins import Around, Method, around
 
 _Part = TypeVar("_Part")
 # Store calls timed, with the positional argument whose len() counts as items (None: a whole repository).
-STORE_CALLS = {"ensure": None, "stored_state": 1, "stored_hashes": 1, "upsert": 0, "set_payloads": 0, "delete_ids": 0}
+STORE_CALLS = {
+    "ensure": None,
+    "stored_state": 1,
+    "stored_hashes": 1,
+    "upsert": 0,
+    "replace_payloads": 0,
+    "delete_ids": 0,
+}
 
 
 @dataclass(slots=True)

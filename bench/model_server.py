@@ -9,6 +9,10 @@ Endpoints: `GET /v1/models`, `GET /health`, `POST /v1/embeddings` (`{"model", "i
 -> `{"data": [{"index", "embedding"}], "model", "usage"}`). Requests are served one at a time: the
 models use every core.
 
+`--cache FILE` keeps every vector in a SQLite file keyed by the model and the exact input, so a
+second quality run embeds only the texts that changed (the suite's 17,000 chunks take half an hour
+with MiniLM on two cores).
+
 E5 models are asymmetric: an input that starts with `query: ` is embedded as a query and one that
 starts with `passage: ` (or nothing) as a passage, so a client configured with those prefixes
 (`JAVAKB_EMBEDDING__QUERY_PREFIX` / `__DOCUMENT_PREFIX`) gets what the model was trained on.
@@ -17,8 +21,11 @@ starts with `passage: ` (or nothing) as a passage, so a client configured with t
 from __future__ import annotations
 
 import argparse
+import array
+import hashlib
 import importlib
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -86,22 +93,44 @@ MODELS: dict[str, ModelSpec] = {
 
 
 class Served:
-    """One loaded model behind a lock, with counters for the speed report."""
+    """One loaded model behind a lock, with counters for the speed report and an optional vector cache."""
 
-    def __init__(self, name: str, encoder: Encoder) -> None:
+    def __init__(self, name: str, encoder: Encoder, cache: str | None = None) -> None:
         self.name = name
         self.encoder = encoder
         self.lock = threading.Lock()
         self.inputs = 0
         self.seconds = 0.0
+        self.cache = sqlite3.connect(cache, check_same_thread=False) if cache else None
+        if self.cache is not None:
+            self.cache.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         with self.lock:
+            keys = [hashlib.sha256(f"{self.name}\n{text}".encode()).digest() for text in texts]
+            found = self._cached(keys)
+            missing = [i for i, key in enumerate(keys) if key not in found]
             start = time.perf_counter()
-            vectors = self.encoder.encode(texts)
+            fresh = self.encoder.encode([texts[i] for i in missing]) if missing else []
             self.seconds += time.perf_counter() - start
-            self.inputs += len(texts)
-        return vectors
+            self.inputs += len(missing)
+            for i, vector in zip(missing, fresh, strict=True):
+                found[keys[i]] = vector
+            self._keep([(keys[i], vector) for i, vector in zip(missing, fresh, strict=True)])
+        return [found[key] for key in keys]
+
+    def _cached(self, keys: Sequence[bytes]) -> dict[bytes, list[float]]:
+        if self.cache is None:
+            return {}
+        marks = ",".join("?" * len(keys))
+        rows = self.cache.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", list(keys))
+        return {key: array.array("f", blob).tolist() for key, blob in rows}
+
+    def _keep(self, pairs: Sequence[tuple[bytes, list[float]]]) -> None:
+        if self.cache is not None and pairs:
+            rows = [(key, array.array("f", vector).tobytes()) for key, vector in pairs]
+            self.cache.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
+            self.cache.commit()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -173,8 +202,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8091)
     parser.add_argument("--threads", type=int, default=2, help="CPU threads of the model")
+    parser.add_argument("--cache", help="SQLite file that keeps every vector (reruns embed only new texts)")
     args = parser.parse_args(argv)
-    served = Served(args.model, MODELS[args.model].load(args.threads))
+    served = Served(args.model, MODELS[args.model].load(args.threads), args.cache)
     served.embed(["warm up"])
     server = ThreadingHTTPServer((args.host, args.port), handler_for(served))
     print(f"serving {args.model} on http://{args.host}:{args.port}/v1", flush=True)

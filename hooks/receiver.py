@@ -26,6 +26,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from app.core.context import bound
 from app.core.errors import PayloadError, SignatureError, StorageError
 from app.core.events import Event
 from app.core.settings import GitLabSettings
@@ -116,7 +117,9 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
         except StorageError as exc:
             logger.error("delivery lost: %s", exc)
             return JSONResponse({"error": "delivery not recorded, try again"}, status_code=503)
-        logger.info("delivery %s %s -> %s (%.1f ms)", key, event.event, status, (time.perf_counter() - started) * 1e3)
+        with bound(delivery_id=key, project_id=getattr(event, "project_id", None)):
+            ms = (time.perf_counter() - started) * 1e3
+            logger.info("delivery %s %s -> %s (%.1f ms)", key, event.event, status, ms)
         accepted = status in ACCEPTED
         return JSONResponse({"status": status, "detail": detail}, status_code=202 if accepted else 200)
 

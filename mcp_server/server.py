@@ -39,6 +39,7 @@ from mcp_server.schemas import (
     ReposAnswer,
     output_schema,
 )
+from mcp_server.timing import ToolTiming
 from pipeline.model import SYMBOL_TYPES
 
 INSTRUCTIONS = """\
@@ -80,7 +81,7 @@ def create_server(
     """The FastMCP server with every tool registered (in a stable order), each with its output schema."""
     mcp = FastMCP("java-kb", instructions=INSTRUCTIONS, auth=auth, mask_error_details=True)
     tools = KnowledgeTools(get_deps, authenticated=auth is not None, unauthenticated=unauthenticated)
-    for tool in (
+    registered = (
         tools.semantic_search,
         tools.get_symbol,
         tools.list_repos,
@@ -91,9 +92,11 @@ def create_server(
         tools.find_injections,
         tools.find_implementations,
         tools.get_file_outline,
-    ):
+    )
+    for tool in registered:
         schema = output_schema(_ANSWERS.get(tool.__name__, HitsAnswer))
         mcp.tool(tool, annotations={"readOnlyHint": True}, description=_describe(tool), output_schema=schema)
+    mcp.add_middleware(ToolTiming(frozenset(tool.__name__ for tool in registered)))
     return mcp
 
 

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Sequence
 from functools import lru_cache
 
+from pipeline.glossary import gloss
 from pipeline.model import Chunk
 
 # Fixed forever: changing it changes every point id in every collection.
@@ -21,9 +22,10 @@ _MAX_CALLS_IN_HEADER = 24
 
 REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND = "repository", "package", "symbol", "words", "kind"
 SIGNATURE, ANNOTATIONS, HTTP, CALLS = "signature", "annotations", "http", "calls"
-SUMMARY, TYPE_SUMMARY, DESCRIPTION = "summary", "type summary", "description"
+SUMMARY, TYPE_SUMMARY, GLOSS, DESCRIPTION = "summary", "type summary", "gloss", "description"
 LABELS = (
-    REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND, SIGNATURE, ANNOTATIONS, HTTP, SUMMARY, TYPE_SUMMARY, DESCRIPTION, CALLS
+    REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND, SIGNATURE, ANNOTATIONS, HTTP, SUMMARY, TYPE_SUMMARY, GLOSS, DESCRIPTION,
+    CALLS,
 )  # fmt: skip
 """The header's line labels, in the order the lines appear: the words a question uses come before
 `calls`, the longest line, as small embedding models read only the first 256 or 512 tokens."""
@@ -84,7 +86,8 @@ def embedding_text(chunk: Chunk, type_summary: str | None = None) -> str:
 
     The header carries the words a natural-language question uses (roles, routes, summary) that
     the code's identifiers may not contain: the symbol's identifiers split into words, its Javadoc
-    summary and, for a member, `type_summary`, the Javadoc summary of the type that declares it. It
+    summary and, for a member, `type_summary`, the Javadoc summary of the type that declares it, and
+    the English of the Chinese words in those and in the code's comments and strings (`gloss`). It
     holds no line numbers or commit, so a chunk whose code did not change keeps its text, hash and
     vector when other code moves around it (a changed type Javadoc changes its members' texts too).
     """
@@ -110,6 +113,8 @@ def embedding_text(chunk: Chunk, type_summary: str | None = None) -> str:
         lines.append(f"{SUMMARY}: {chunk.javadoc_summary}")
     if type_summary:
         lines.append(f"{TYPE_SUMMARY}: {type_summary}")
+    if english := gloss(chunk.javadoc_summary, chunk.code, type_summary):  # its own words first
+        lines.append(f"{GLOSS}: {english}")
     if chunk.calls:
         lines.append(_calls_line(chunk.calls))
     return "\n".join(lines) + SEPARATOR + chunk.code

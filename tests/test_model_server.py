@@ -63,3 +63,23 @@ def test_e5_inputs_are_queries_or_passages_by_their_prefix() -> None:
     vectors = e5.encode(["query: find orders", "passage: class Order {}", "void m() {}"])
     assert vectors == [[1.0], [0.0], [0.0]]
     assert fake.calls == [(["find orders"], True), (["class Order {}", "void m() {}"], False)]
+
+
+def test_the_cache_embeds_each_text_once(tmp_path: Any) -> None:
+    encoder = CountingEncoder()
+    served = Served("tiny", encoder, str(tmp_path / "vectors.sqlite"))
+    assert served.embed(["ab", "abc"]) == [[2.0, 1.0], [3.0, 1.0]]
+    again = Served("tiny", encoder, str(tmp_path / "vectors.sqlite"))  # a restarted server keeps them
+    assert again.embed(["abc", "abcd", "ab"]) == [[3.0, 1.0], [4.0, 1.0], [2.0, 1.0]]
+    assert encoder.seen == [["ab", "abc"], ["abcd"]]
+    assert Served("other", encoder, str(tmp_path / "vectors.sqlite")).embed(["ab"]) == [[2.0, 1.0]]
+    assert encoder.seen[-1] == ["ab"]  # the key includes the model
+
+
+class CountingEncoder(LengthEncoder):
+    def __init__(self) -> None:
+        self.seen: list[list[str]] = []
+
+    def encode(self, texts: Sequence[str]) -> list[list[float]]:
+        self.seen.append(list(texts))
+        return super().encode(texts)

@@ -8,6 +8,7 @@ ServiceError
 ├── StorageError         Qdrant or PostgreSQL failed
 │   └── IndexMismatchError   the collection was built with another embedding model or size
 ├── ProjectBusyError     another job holds the project's lock (retried later)
+├── ConflictError        the request conflicts with work under way (a second rebuild; HTTP 409)
 └── UpstreamError        a service we call failed
 ├── EmbeddingError       the embedding endpoint
 │   ├── EmbeddingAuthError      wrong or missing API key (401/403); not retried
@@ -53,6 +54,10 @@ class IndexMismatchError(StorageError):
 
 class ProjectBusyError(ServiceError):
     """Another job holds the project's lock; the lifecycle jobs retry later."""
+
+
+class ConflictError(ServiceError):
+    """The request conflicts with work under way (another model rebuild is not finished)."""
 
 
 class UpstreamError(ServiceError):

@@ -1,16 +1,27 @@
-"""Logging configured once, from a pure `log_config(level)` passed to `dictConfig`.
+"""Logging configured once, from a pure `log_config(level, fmt, secrets)` passed to `dictConfig`.
 
 Logged values come from outside (headers, payload fields, error messages that quote input): one
 newline in a value would forge a whole log line. The one handler therefore escapes control
 characters and caps the length of every record's message and arguments (`SafeValues`), and indents
 tracebacks so none of their lines can pass for a record (`SafeFormatter`).
+
+Every record carries the ids of what it belongs to (`ContextIds`, from `app.core.context`): in the
+text format after the message, in the JSON format (`JSON_FORMAT`, `JAVAKB_LOG_FORMAT=json`: one
+object per line) as fields. Whatever a message quotes, the configured secrets' values never reach
+the stream: `Redact` replaces them in the formatted line (secrets are kept out of messages in the
+first place; this is the net under that rule).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import logging.config
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Any
+
+from app.core import context
 
 MAX_VALUE_CHARS = 1000
 TRACEBACK_INDENT = "  | "
@@ -63,26 +74,85 @@ def _indent(text: str) -> str:
     return "\n".join(TRACEBACK_INDENT + escape(line) for line in text.splitlines())
 
 
-def log_config(level: str) -> dict[str, Any]:
-    """A dictConfig: one stream handler, timestamps, our packages at `level`, noisy libraries at WARNING."""
+class ContextIds(logging.Filter):
+    """Put the context's ids on each record: `record.ids` (a dict) and `record.id_text` (` [project_id=12]`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Annotate the record; never drops it."""
+        ids = context.current()
+        record.ids = ids
+        record.id_text = " [" + " ".join(f"{k}={escape(v, 200)}" for k, v in ids.items()) + "]" if ids else ""
+        return True
+
+
+class JsonFormatter(SafeFormatter):
+    """One JSON object per record: time, level, logger, message, the context's ids, and the traceback if any."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as one line of JSON (json.dumps escapes every control character)."""
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            **getattr(record, "ids", {}),
+        }
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False)
+
+
+class Redact(logging.Formatter):
+    """Wraps a formatter: every configured secret's value in the formatted line becomes `***`."""
+
+    def __init__(self, inner: logging.Formatter, secrets: Iterable[str]) -> None:
+        super().__init__()
+        self.inner = inner
+        self.secrets = sorted({s for s in secrets if len(s) >= MIN_REDACTED}, key=len, reverse=True)
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The inner formatter's line, with the secrets cut out."""
+        line = self.inner.format(record)
+        for secret in self.secrets:
+            line = line.replace(secret, REDACTED)
+        return line
+
+
+MIN_REDACTED = 4  # shorter values would cut ordinary words out of every line
+REDACTED = "***"
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s%(id_text)s"
+JSON_FORMAT = "json"
+
+
+def _formatter(fmt: str, secrets: tuple[str, ...]) -> logging.Formatter:
+    inner: logging.Formatter = JsonFormatter() if fmt == JSON_FORMAT else SafeFormatter(TEXT_FORMAT)
+    return Redact(inner, secrets)
+
+
+def log_config(level: str, fmt: str = "text", secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """A dictConfig: one stream handler, timestamps, our packages at `level`, noisy libraries at WARNING.
+
+    `fmt` is `text` or `json`; `secrets` are values the stream must never show.
+    """
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"safe": {"()": SafeValues}},
-        "formatters": {"plain": {"()": SafeFormatter, "format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["safe"]}},
+        "filters": {"safe": {"()": SafeValues}, "ids": {"()": ContextIds}},
+        "formatters": {"line": {"()": _formatter, "fmt": fmt, "secrets": tuple(secrets)}},
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["safe", "ids"]}},
         "loggers": {
             "app": {"level": level},
             "hooks": {"level": level},
             "pipeline": {"level": level},
             "mcp_server": {"level": level},
             "arq": {"level": level},
+            "uvicorn": {"level": level},  # uvicorn runs with log_config=None: its lines use this handler
             "httpx": {"level": "WARNING"},
         },
         "root": {"level": "WARNING", "handlers": ["stderr"]},
     }
 
 
-def configure_logging(level: str) -> None:
+def configure_logging(level: str, fmt: str = "text", secrets: Iterable[str] = ()) -> None:
     """Apply `log_config` (entrypoints only)."""
-    logging.config.dictConfig(log_config(level.upper()))
+    logging.config.dictConfig(log_config(level.upper(), fmt, secrets))

@@ -13,6 +13,7 @@ import hashlib
 import logging
 import os
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -398,6 +399,11 @@ class Settings(BaseSettings):
 
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    next_embedding: EmbeddingSettings | None = Field(
+        default=None,
+        description="The model a rebuild (`javakb admin rebuild`) fills the new generation with; unset: the current"
+        " one. Running processes follow the alias to it when the rebuild switches",
+    )
     rerank: RerankSettings = Field(default_factory=RerankSettings)
     summaries: SummarySettings = Field(default_factory=SummarySettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
@@ -418,6 +424,14 @@ class Settings(BaseSettings):
     watch: list[str] = Field(default_factory=list, description="Local checkouts `javakb serve` indexes and keeps fresh")
     watch_interval_s: float = Field(default=2.0, gt=0, description="How often watched checkouts are checked")
     log_level: str = Field(default="INFO", description="DEBUG, INFO, WARNING or ERROR")
+    log_format: Literal["text", "json"] = Field(
+        default="text", description="`json`: one JSON object per line, with the delivery, project, job and request ids"
+    )
+    metrics_tokens: list[AdminToken] = Field(
+        default_factory=list,
+        description="Hashed bearer tokens for GET /metrics (web port and the worker's health port); none: /metrics"
+        " answers 404",
+    )
     dev_mode: bool = Field(
         default=False,
         description="Allow placeholder and short secrets (never in production); refuse to start when the C reader"
@@ -432,8 +446,24 @@ def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
         "JAVAKB_GITLAB__SIGNING_TOKEN": settings.gitlab.signing_token,
         "JAVAKB_GITLAB__TOKEN": settings.gitlab.token,
         "JAVAKB_EMBEDDING__API_KEY": settings.embedding.api_key,
+        "JAVAKB_NEXT_EMBEDDING__API_KEY": settings.next_embedding.api_key if settings.next_embedding else None,
         "JAVAKB_QDRANT__API_KEY": settings.qdrant.api_key,
     }
+
+
+def secret_values(model: BaseModel) -> list[str]:
+    """Every secret's value in a settings model, found by type (`SecretStr`), and a DSN's password: what logs redact."""
+    found: list[str] = []
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(item, SecretStr):
+                found.append(item.get_secret_value())
+                password = urlsplit(item.get_secret_value()).password if "://" in item.get_secret_value() else None
+                found.extend([password] if password else [])
+            elif isinstance(item, BaseModel):
+                found.extend(secret_values(item))
+    return found
 
 
 def weak_secret(value: str) -> str | None:

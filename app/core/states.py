@@ -111,3 +111,25 @@ class DeliveryOutcome(enum.StrEnum):
 
 ACCEPTED = frozenset({DeliveryOutcome.ENQUEUED, DeliveryOutcome.DEFERRED})
 """The outcomes answered 202 (the others are 200)."""
+
+
+class RebuildStatus(enum.StrEnum):
+    """`rebuilds.status`: a model rebuild's state (`app.sync.rebuild`)."""
+
+    QUEUED = "queued"  # asked for; the worker has not created the new generation yet
+    BUILDING = "building"  # the new generation fills from the manifests; pushes go to both generations
+    SWITCHING = "switching"  # every project is rebuilt: the alias moves, the old generation goes
+    DONE = "done"
+    FAILED = "failed"
+
+
+ACTIVE_REBUILD = frozenset({RebuildStatus.QUEUED, RebuildStatus.BUILDING, RebuildStatus.SWITCHING})
+
+
+class RebuildProjectStatus(enum.StrEnum):
+    """`rebuild_projects.status`: one project's part of a rebuild."""
+
+    PENDING = "pending"
+    DONE = "done"
+    SKIPPED = "skipped"  # nothing indexed (never synced, out of scope, gone)
+    FAILED = "failed"

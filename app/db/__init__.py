@@ -6,14 +6,29 @@ All SQL lives in this package, one module per table family; `Database` is all of
 
 from app.db.backfills import BackfillQueries
 from app.db.deliveries import DeliveryQueries
+from app.db.metrics import LagSummary, MetricQueries
 from app.db.pool import lock_key
 from app.db.projects import ProjectQueries
+from app.db.rebuilds import RebuildProgress, RebuildQueries, RebuildRow
 from app.db.rows import HeadSeen, JobCounts, KeyedPush, ProjectRow, SweepMarks
 from app.db.runs import RunQueries
 from app.db.sweeps import SweepQueries
 
-__all__ = ["Database", "HeadSeen", "JobCounts", "KeyedPush", "ProjectRow", "SweepMarks", "lock_key"]
+__all__ = [
+    "Database",
+    "HeadSeen",
+    "JobCounts",
+    "KeyedPush",
+    "LagSummary",
+    "ProjectRow",
+    "RebuildProgress",
+    "RebuildRow",
+    "SweepMarks",
+    "lock_key",
+]
 
 
-class Database(DeliveryQueries, ProjectQueries, SweepQueries, RunQueries, BackfillQueries):
+class Database(
+    DeliveryQueries, ProjectQueries, SweepQueries, RunQueries, BackfillQueries, RebuildQueries, MetricQueries
+):
     """Queries over one asyncpg pool."""

@@ -23,6 +23,10 @@ _ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.excep
 _LOCK_NAMESPACE = b"javakb:project:"  # hashed into every lock key: keeps ours apart from other users' locks
 
 
+GENERATIONS_KEY = int.from_bytes(hashlib.blake2b(b"javakb:generations", digest_size=8).digest(), "big", signed=True)
+"""Held shared by every project lock, exclusively by a model rebuild's start and switch (`generations_lock`)."""
+
+
 def lock_key(project_id: int) -> int:
     """The advisory lock key of a project: the first 8 bytes of BLAKE2b("javakb:project:<id>"), as a bigint.
 
@@ -42,7 +46,9 @@ async def _unlock(conn: Any, project_id: int) -> None:
     released. An error here must not hide the job's own error from its retry policy.
     """
     try:
-        await conn.execute("SELECT pg_advisory_unlock($1)", lock_key(project_id))
+        await conn.execute(
+            "SELECT pg_advisory_unlock($1), pg_advisory_unlock_shared($2)", lock_key(project_id), GENERATIONS_KEY
+        )
     except _ERRORS:
         with contextlib.suppress(*_ERRORS):
             conn.terminate()
@@ -103,6 +109,9 @@ class Pool:
             if got:
                 self._held[project_id] = conn
             try:
+                if got:  # a rebuild's start or switch holds it exclusively for a moment: wait for it
+                    with translated():
+                        await conn.execute("SELECT pg_advisory_lock_shared($1)", GENERATIONS_KEY)
                 yield bool(got)
             finally:
                 if got:
@@ -113,24 +122,47 @@ class Pool:
                 await self.pool.release(conn)
 
     @asynccontextmanager
+    async def generations_lock(self) -> AsyncIterator[Any]:
+        """Hold the generations lock exclusively: no project lock is held meanwhile (a rebuild's start, its switch).
+
+        Every project lock holds it shared, so while this block runs no sync, rebuild step or
+        lifecycle job is between reading which generations to write and writing them. Yields the
+        lock's connection: the block's queries must use it (`conn=`), because jobs waiting for the
+        shared lock hold pool connections, and a block that needs one more could wait forever.
+        """
+        with translated("PostgreSQL connection failed"):
+            conn = await self.pool.acquire()
+        try:
+            with translated():
+                await conn.execute("SELECT pg_advisory_lock($1)", GENERATIONS_KEY)
+            try:
+                yield conn
+            finally:
+                with contextlib.suppress(*_ERRORS):
+                    await conn.execute("SELECT pg_advisory_unlock($1)", GENERATIONS_KEY)
+        finally:
+            with contextlib.suppress(*_ERRORS):
+                await self.pool.release(conn)
+
+    @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Any]:
         """A pooled connection inside a transaction; asyncpg's errors come out as `StorageError`."""
         with translated("PostgreSQL transaction failed"):
             async with self.pool.acquire() as conn, conn.transaction():
                 yield conn
 
-    async def _fetchval(self, query: str, *args: Any) -> Any:
+    async def _fetchval(self, query: str, *args: Any, conn: Any = None) -> Any:
         with translated():
-            return await self.pool.fetchval(query, *args)
+            return await (conn or self.pool).fetchval(query, *args)
 
-    async def _fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
+    async def _fetchrow(self, query: str, *args: Any, conn: Any = None) -> asyncpg.Record | None:
         with translated():
-            return await self.pool.fetchrow(query, *args)
+            return await (conn or self.pool).fetchrow(query, *args)
 
     async def _fetch(self, query: str, *args: Any) -> list[asyncpg.Record]:
         with translated():
             return await self.pool.fetch(query, *args)
 
-    async def _execute(self, query: str, *args: Any) -> str:
+    async def _execute(self, query: str, *args: Any, conn: Any = None) -> str:
         with translated():
-            return str(await self.pool.execute(query, *args))
+            return str(await (conn or self.pool).execute(query, *args))

@@ -18,13 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import gitlab
 import gitlab.exceptions
 import requests
 import urllib3.exceptions
 
+from app.core import metrics
 from app.core.errors import GitLabAuthError, GitLabError, GitLabNotFoundError, GitLabUnavailableError
 from app.core.settings import GitLabSettings
 from app.gitlab.archive import blob_hash_name, read_archive
@@ -208,6 +209,7 @@ class GitLabClient:
                 self._url, private_token=self._token, timeout=self._timeout, retry_transient_errors=True, per_page=100
             )
             client.session.hooks["response"].append(self._observe)
+            client.session.hooks["response"].append(observe_response)  # every answer, retried ones too
             self._local.client = client
         return client
 
@@ -398,6 +400,16 @@ def _diff(d: dict[str, Any]) -> Diff:
         renamed_file=bool(d.get("renamed_file")),
         deleted_file=bool(d.get("deleted_file")),
     )
+
+
+def observe_response(response: requests.Response, *args: object, **kwargs: object) -> None:
+    """Count a GitLab answer by endpoint template and status; a 429 is a rate-limit wait (python-gitlab sleeps it)."""
+    endpoint = metrics.gitlab_endpoint(urlsplit(response.url).path)
+    metrics.GITLAB_REQUESTS.labels(endpoint=endpoint, status=str(response.status_code)).inc()
+    if response.status_code == 429:
+        metrics.RATE_LIMIT_WAITS.labels(upstream="gitlab").inc()
+        wait = response.headers.get("Retry-After", "")
+        metrics.RATE_LIMIT_SECONDS.labels(upstream="gitlab").inc(float(wait) if wait.isdigit() else 0.0)
 
 
 def _read_capped(response: requests.Response, max_bytes: int) -> RawFile:

@@ -28,6 +28,7 @@ import enum
 import re
 from dataclasses import dataclass
 
+from pipeline.glossary import gloss
 from pipeline.spring import JAXRS_VERBS
 
 HTTP_VERBS = JAXRS_VERBS
@@ -419,12 +420,14 @@ def expand_query(query: str, terms: QueryTerms | None = None) -> str:
     Its tokens as `tokenize` normalised them (`Type::method` → `Type.method`, a URL → its path), without
     the question's scaffolding (`SCAFFOLDING`: "how", "where", "does", "we", ...; SQL's `where` and
     comments saying "how" are not what a question is about), plus its plurals' singulars ("entities"
-    also finds `@Entity`, "listeners" `Listener`) and its annotations' names.
+    also finds `@Entity`, "listeners" `Listener`), its annotations' names and the English of its Chinese
+    words (`pipeline.glossary`: "数据权限" also finds code that says "data permission" only in English).
     """
     terms = terms if terms is not None else query_terms(query)
     kept = [t.text for t in tokenize(query) if not (t.kind is Kind.WORD and t.text.lower() in SCAFFOLDING)]
     present = {k.lower() for k in kept}
     extra = [singular(w) for w in terms.plurals if w not in SCAFFOLDING] + list(terms.annotations)
+    extra += gloss(query).split()
     return " ".join([*kept, *(w for w in dict.fromkeys(extra) if w.lower() not in present)])
 
 

@@ -35,6 +35,8 @@ MAX_PLACES = 8  # ... and never more than this
 PROTECTED = 3  # a candidate ranked this high by fusion ...
 KEPT = 5  # ... stays this high whatever is boosted
 MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
+TYPE_WORDS = frozenset({"class", "interface", "enum", "record", "type", "annotation"})
+QUESTION_WORDS = frozenset({"how", "where", "when", "what", "which", "why", "who"})
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
 
@@ -66,7 +68,43 @@ def rerank(
     ranked = [(1.0, range(count)), *((EXACT_WEIGHT, lst) for lst in evidence.lists())]
     order = fuse(len(chunks), ranked)
     exact = {i for lst in evidence.lists() for i in lst}
-    return promote(order, [MAX_PLACES if i in exact else places(signals(terms, chunks[i])) for i in order])
+    order = promote(order, [MAX_PLACES if i in exact else places(signals(terms, chunks[i])) for i in order])
+    asks_behaviour = QUESTION_WORDS & terms.words and not TYPE_WORDS & terms.words
+    return members_first(order, chunks, exact) if asks_behaviour else order
+
+
+def members_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]) -> list[int]:
+    """`order` with each type moved to just after the first of its own members that ranks below it.
+
+    A type's chunk holds the words of all its members, so a question about one behaviour ("how is the
+    cart emptied") often ranks the whole class above the method that has it; when both are candidates,
+    the member is the answer and the type its context. `rerank` asks this only of questions (a question
+    word, and no word asking for a type); a type the structural indexes matched exactly keeps its place.
+    """
+    first_member: dict[str, int] = {}
+    for rank, index in enumerate(order):
+        enclosing = chunks[index].enclosing_type
+        if enclosing is not None:
+            first_member.setdefault(enclosing, rank)
+    moved: dict[int, list[int]] = {}
+    kept: list[int] = []
+    for rank, index in enumerate(order):
+        chunk = chunks[index]
+        after = first_member.get(chunk.qualified_name, -1) if chunk.symbol_type in TYPE_SYMBOLS else -1
+        if after > rank and index not in exact:
+            moved.setdefault(order[after], []).append(index)
+        else:
+            kept.append(index)
+    out: list[int] = []
+
+    def emit(index: int) -> None:
+        out.append(index)
+        for follower in moved.get(index, ()):
+            emit(follower)  # a nested type moved after its member, its outer type after it
+
+    for index in kept:
+        emit(index)
+    return out
 
 
 def fuse(size: int, ranked: Sequence[tuple[float, Sequence[int]]]) -> list[int]:

@@ -113,9 +113,9 @@ class EdgeStore(StateReads):
                 return name
         return None
 
-    async def recorded_model(self) -> IndexModel | None:
-        """The model recorded beside the generation the alias points at."""
-        return _read_model(self._model_file(await self._target()))
+    async def recorded_model(self, collection: str | None = None) -> IndexModel | None:
+        """The model recorded beside a generation (the one the alias points at by default)."""
+        return _read_model(self._model_file(await self._target(collection)))
 
     async def create_generation(self, model: IndexModel, *, generation: int | None = None) -> str:
         """Create a new shard for `model` and return its name (the alias is not moved)."""
@@ -296,6 +296,15 @@ class EdgeStore(StateReads):
         for batch in _batched(ops, WRITE_BATCH):
             await self._run(f"Qdrant payload update of {len(ops)} points", _apply_all, shard, batch)
 
+    async def replace_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
+        """Replace the whole payload of existing points whose vectors stay as they are."""
+        if not payloads:
+            return
+        shard = await self._shard(collection)
+        ops = [qe.UpdateOperation.overwrite_payload([point_id], payload) for point_id, payload in payloads.items()]
+        for batch in _batched(ops, WRITE_BATCH):
+            await self._run(f"Qdrant payload replacement of {len(ops)} points", _apply_all, shard, batch)
+
     async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None:
         """Delete points by id."""
         id_list: list[Any] = list(ids)
@@ -313,9 +322,9 @@ class EdgeStore(StateReads):
         op = qe.UpdateOperation.delete_points_by_filter(_required(edge_filter(where)))
         await self._run("Qdrant delete by filter", shard.update, op)
 
-    async def set_payload_where(self, where: Filter, payload: dict[str, Any]) -> None:
+    async def set_payload_where(self, where: Filter, payload: dict[str, Any], *, collection: str | None = None) -> None:
         """Set payload keys on every point matching a filter (a project rename rewrites repo_path)."""
-        shard = await self._shard()
+        shard = await self._shard(collection)
         op = qe.UpdateOperation.set_payload_by_filter(_required(edge_filter(where)), payload)
         await self._run("Qdrant payload update by filter", shard.update, op)
 

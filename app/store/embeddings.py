@@ -25,6 +25,7 @@ from typing import Protocol
 
 import httpx
 
+from app.core import metrics
 from app.core.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
@@ -246,31 +247,53 @@ class OpenAIEmbedder:
         if self._settings.dimensions is not None:
             body["dimensions"] = self._settings.dimensions
         attempt = 0
+        metrics.EMBED_INPUTS.inc(len(texts))
         while True:
             attempt += 1
             wait: float | None = None
+            started = time.monotonic()
             try:
                 response = await self._client.post(
                     self._url, json=body, headers=self._headers, timeout=self._settings.timeout_s
                 )
             except _RETRY_EXCEPTIONS as exc:
                 failure = f"{type(exc).__name__}: {exc}"
+                metrics.EMBED_ERRORS.labels(kind=type(exc).__name__).inc()
             else:
+                metrics.EMBED_SECONDS.observe(time.monotonic() - started)
                 if response.status_code not in RETRY_STATUSES:
-                    return self._vectors(response, len(texts))
+                    return self._observed(response, texts)
                 failure = f"HTTP {response.status_code}: {error_detail(response)}"
+                metrics.EMBED_ERRORS.labels(kind=str(response.status_code)).inc()
                 wait = retry_after_s(response.headers.get("retry-after"), self._clock())
             if attempt > self._settings.max_retries:
+                metrics.EMBED_REQUESTS.labels(outcome="failed").inc()
                 raise EmbeddingUnavailableError(
                     f"embedding endpoint {self._url} still failing after {attempt} attempts; last: {failure}"
                 )
+            metrics.EMBED_REQUESTS.labels(outcome="retried").inc()
             await self._back_off(attempt, wait, failure)
+
+    def _observed(self, response: httpx.Response, texts: list[str]) -> list[list[float]]:
+        """`_vectors`, counted: a refusal is a failed request; an answer adds its inputs' estimated tokens."""
+        try:
+            vectors = self._vectors(response, len(texts))
+        except EmbeddingError:
+            metrics.EMBED_REQUESTS.labels(outcome="failed").inc()
+            metrics.EMBED_ERRORS.labels(kind=str(response.status_code)).inc()
+            raise
+        metrics.EMBED_REQUESTS.labels(outcome="ok").inc()
+        metrics.EMBED_TOKENS.inc(sum(estimate_tokens(t) for t in texts))
+        return vectors
 
     async def _back_off(self, attempt: int, retry_after: float | None, failure: str) -> None:
         # A server's Retry-After wins over our own schedule, but never beyond max_backoff_s: a worker
         # parked for an hour is worse than one more 429.
         cap = self._settings.max_backoff_s
         delay = min(cap, retry_after) if retry_after is not None else backoff_s(attempt, cap=cap, jitter=self._jitter())
+        if failure.startswith("HTTP 429"):
+            metrics.RATE_LIMIT_WAITS.labels(upstream="embedding").inc()
+            metrics.RATE_LIMIT_SECONDS.labels(upstream="embedding").inc(delay)
         logger.warning("embedding request failed (%s); retry %d in %.2fs", failure, attempt, delay)
         await self._sleep(delay)
 

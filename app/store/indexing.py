@@ -145,6 +145,10 @@ class Indexer:
         self.point = point  # how a new chunk becomes a point; a benchmark passes a timed `chunk_point`
         self.summarizer = summarizer  # describes the chunks to embed (app.store.summaries), when configured
 
+    def using(self, embedder: Embedder | None) -> Indexer:
+        """This indexer embedding with another model (the new generation of a model rebuild)."""
+        return Indexer(self.store, embedder, self.clock, point=self.point, summarizer=self.summarizer)
+
     async def write(
         self,
         repo_path: str,
@@ -188,7 +192,7 @@ class Indexer:
         changed = {
             pid: p for pid, p in refreshed.items() if stored_payloads.get(pid) != payloads.read(p, "payload_hash")
         }
-        await self.store.set_payloads(changed, collection=collection)
+        await self.store.replace_payloads(changed, collection=collection)  # complete payloads, nulls kept
         await self.store.delete_ids(plan.delete, collection=collection)  # last: never a file half-missing
         return plan
 

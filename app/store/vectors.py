@@ -181,10 +181,10 @@ class VectorStore(StateReads):
                 return name
         return None
 
-    async def recorded_model(self) -> IndexModel | None:
-        """The model recorded in the collection's metadata."""
-        with _translated(f"reading collection {self.alias!r}"):
-            info = await self.client.get_collection(self.alias)
+    async def recorded_model(self, collection: str | None = None) -> IndexModel | None:
+        """The model recorded in a collection's metadata (the alias's by default)."""
+        with _translated(f"reading collection {collection or self.alias!r}"):
+            info = await self.client.get_collection(collection or self.alias)
         meta = info.config.metadata or {}
         if "javakb_schema" not in meta:
             return None
@@ -337,6 +337,22 @@ class VectorStore(StateReads):
         with _translated(f"Qdrant payload update of {len(ops)} points"):
             await self.client.batch_update_points(collection or self.alias, ops, wait=True)
 
+    async def replace_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
+        """Replace the whole payload of existing points whose vectors stay as they are.
+
+        A refreshed chunk's payload is complete: it replaces the stored one. Merged, qdrant-client's
+        local mode drops every key set to null, which left refreshed type chunks without
+        `enclosing_type` and failed every search that hit them (found by the rebuild test, issue 14).
+        """
+        if not payloads:
+            return
+        ops = [
+            qm.OverwritePayloadOperation(overwrite_payload=qm.SetPayload(payload=payload, points=[point_id]))
+            for point_id, payload in payloads.items()
+        ]
+        with _translated(f"Qdrant payload update of {len(ops)} points"):
+            await self.client.batch_update_points(collection or self.alias, ops, wait=True)
+
     async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None:
         """Delete points by id."""
         id_list: list[Any] = list(ids)
@@ -354,10 +370,10 @@ class VectorStore(StateReads):
                 collection or self.alias, points_selector=qm.FilterSelector(filter=where), wait=True
             )
 
-    async def set_payload_where(self, where: Filter, payload: dict[str, Any]) -> None:
+    async def set_payload_where(self, where: Filter, payload: dict[str, Any], *, collection: str | None = None) -> None:
         """Set payload keys on every point matching a filter (a project rename rewrites repo_path)."""
         with _translated("Qdrant payload update by filter"):
-            await self.client.set_payload(self.alias, payload=payload, points=where, wait=True)
+            await self.client.set_payload(collection or self.alias, payload=payload, points=where, wait=True)
 
     async def counts_by(self, key: str, limit: int = 100_000, where: Filter | None = None) -> dict[str, int]:
         """Number of points per value of a keyword field (exact facet counts), optionally of matching points."""

@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Sequence
 
 from redis.exceptions import RedisError
 
+from app.core import metrics
+from app.core.context import bound
 from app.core.errors import PayloadError, StorageError, UnstorableError
 from app.core.events import Event, Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested
 from app.core.states import DeliveryOutcome
@@ -50,8 +52,15 @@ class DeliveryRecorder:
     async def handle_or_defer(self, event: Event, key: str) -> tuple[DeliveryOutcome, str]:
         """`handle`, or with PostgreSQL down, queue the event for the worker to replay (`replay_delivery`).
 
+        Logged with the delivery's and project's ids, counted by event and outcome (`/metrics`).
         Raises `StorageError` only when Redis cannot take it either.
         """
+        with bound(delivery_id=key, project_id=getattr(event, "project_id", None)):
+            outcome, detail = await self._handle_or_defer(event, key)
+        metrics.DELIVERIES.labels(event=metrics.event_label(event.event), outcome=outcome).inc()
+        return outcome, detail
+
+    async def _handle_or_defer(self, event: Event, key: str) -> tuple[DeliveryOutcome, str]:
         try:
             return await self.handle(event, key)
         except StorageError as exc:

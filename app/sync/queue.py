@@ -32,6 +32,9 @@ REFRESH = "refresh_project"
 BACKFILL = "backfill"
 BACKFILL_STEP = "backfill_step"
 REPLAY = "replay_delivery"
+REBUILD = "rebuild"
+REBUILD_PROJECT = "rebuild_project"
+REBUILD_FINISH = "rebuild_finish"
 
 
 def sync_job_id(project_id: int, gen: int, nonce: str | None = None) -> str:
@@ -76,6 +79,21 @@ async def enqueue_step(queue: ArqRedis, backfill_id: int, step: int, defer_s: fl
         BACKFILL_STEP, backfill_id, step, _job_id=backfill_step_job_id(backfill_id, step), _defer_by=defer_s or None
     )
     return job is not None
+
+
+def rebuild_job_id(rebuild_id: int) -> str:
+    """The id of the job that starts model rebuild `rebuild_id`."""
+    return f"rebuild:{rebuild_id}"
+
+
+def rebuild_project_job_id(rebuild_id: int, project_id: int) -> str:
+    """The id of the job that fills the new generation of rebuild `rebuild_id` with one project."""
+    return f"rebuild:{rebuild_id}:{project_id}"
+
+
+def rebuild_finish_job_id(rebuild_id: int) -> str:
+    """The id of the job that switches the alias to rebuild `rebuild_id`'s generation once it is full."""
+    return f"rebuild:{rebuild_id}:finish"
 
 
 async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: Trigger) -> bool:

@@ -26,6 +26,7 @@ from app.store.filters import Condition, Filter
 from app.store.indexing import WritePlan
 from app.store.payloads import commit_payload, repo_payload
 from app.sync.scope import InScope, decide
+from app.sync.targets import collections, write_targets
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
@@ -241,16 +242,35 @@ class Syncer:
             logger.warning("project %s: compare %s..%s failed: %s", project_id, base[:10], head[:10], exc)
             return None
 
+    async def fetch_and_chunk(
+        self,
+        project_id: int,
+        batch: Sequence[Fetch],
+        context: SourceContext,
+        fetched: Mapping[str, RawFile] | None = None,
+    ) -> tuple[list[RawFile], list[FileResult]]:
+        """Download some files (at most `files_per_batch` at once) and chunk them off the event loop.
+
+        Files in `fetched` (a repository archive) are already in hand and not downloaded.
+        """
+        raws = await asyncio.gather(*(self._download(project_id, f, context, fetched) for f in batch))
+        results = await asyncio.gather(*(self._chunk(f, raw, context) for f, raw in zip(batch, raws, strict=True)))
+        return list(raws), list(results)
+
     async def _apply(self, row: ProjectRow, plan: SyncPlan, context: SourceContext, run_id: int) -> JobCounts:
         project_id = row.id
         totals = JobCounts(files_changed=len(plan.fetch) + len(plan.delete))
+        targets = await write_targets(self.deps)  # under the project's lock: stays true for this run
         for start in range(0, len(plan.fetch), self.batch):
             batch = plan.fetch[start : start + self.batch]
-            raws = await asyncio.gather(*(self._download(project_id, f, context, plan) for f in batch))
-            results = await asyncio.gather(*(self._chunk(f, raw, context) for f, raw in zip(batch, raws, strict=True)))
+            raws, results = await self.fetch_and_chunk(project_id, batch, context, plan.fetched)
             moved = {f.path: f.moved_from for f in batch if f.moved_from}
-            written = await self.deps.indexer.write(context.repo_path, results, moved_from=moved, force=row.force_embed)
-            add_batch(totals, written, results)
+            for n, target in enumerate(targets):  # the first is the alias's generation: it is what is counted
+                written = await target.indexer.write(
+                    context.repo_path, results, moved_from=moved, collection=target.collection, force=row.force_embed
+                )
+                if n == 0:
+                    add_batch(totals, written, results)
             upserts = {
                 f.path: (raw.blob_id, [c.id for c in result.chunks])
                 for f, raw, result in zip(batch, raws, results, strict=True)
@@ -258,17 +278,23 @@ class Syncer:
             await self.db.update_manifest(project_id, upserts, list(moved.values()))
             await self.db.progress_run(run_id, totals)  # what a backfill report shows "so far"
         if plan.delete:
-            totals.chunks_deleted += await self.deps.indexer.delete_files(context.repo_path, plan.delete)
+            for n, target in enumerate(targets):
+                deleted = await target.indexer.delete_files(
+                    context.repo_path, plan.delete, collection=target.collection
+                )
+                totals.chunks_deleted += deleted if n == 0 else 0
             await self.db.update_manifest(project_id, {}, plan.delete)
         totals.files_deleted = len(plan.delete)
         if plan.cite_head and context.commit_sha:
             await cite_commit(self.deps, project_id, context.commit_sha)
         return totals
 
-    async def _download(self, project_id: int, f: Fetch, context: SourceContext, plan: SyncPlan) -> RawFile:
-        fetched = plan.fetched.get(f.path)
-        if fetched is not None:
-            return fetched
+    async def _download(
+        self, project_id: int, f: Fetch, context: SourceContext, fetched: Mapping[str, RawFile] | None = None
+    ) -> RawFile:
+        in_hand = (fetched or {}).get(f.path)
+        if in_hand is not None:
+            return in_hand
         limit = self.config.max_file_bytes
         if f.blob_id:
             return await self.gitlab.raw_blob(project_id, f.blob_id, limit)
@@ -301,7 +327,8 @@ def _project_filter(project_id: int, *, none_of: Sequence[Condition] = ()) -> Fi
 
 async def rename_points(deps: Deps, project_id: int, repo_path: str) -> None:
     """Rewrite repo_path in a project's points (rename or transfer): payload only, no re-embedding."""
-    await deps.store.set_payload_where(_project_filter(project_id), repo_payload(repo_path))
+    for collection in await collections(deps):
+        await deps.store.set_payload_where(_project_filter(project_id), repo_payload(repo_path), collection=collection)
 
 
 async def cite_commit(deps: Deps, project_id: int, sha: str) -> None:
@@ -311,12 +338,14 @@ async def cite_commit(deps: Deps, project_id: int, sha: str) -> None:
     rewritten-away commit (docs/decisions.md, "GitLab sync").
     """
     stale = _project_filter(project_id, none_of=[filters.eq("commit_sha", sha)])  # none_of: written by this run
-    await deps.store.set_payload_where(stale, commit_payload(sha))
+    for collection in await collections(deps):
+        await deps.store.set_payload_where(stale, commit_payload(sha), collection=collection)
 
 
 async def purge_points(deps: Deps, project_id: int) -> None:
-    """Delete every point of a project."""
-    await deps.store.delete_where(_project_filter(project_id))
+    """Delete every point of a project (from a rebuild's new generation too)."""
+    for collection in await collections(deps):
+        await deps.store.delete_where(_project_filter(project_id), collection=collection)
 
 
 async def record_access(db: Database, info: ProjectInfo) -> None:

@@ -169,6 +169,18 @@ async def test_qdrant_holding_another_model(
     assert "the settings ask for fake-embed" in found.detail
 
 
+async def test_qdrant_switched_to_the_next_model_by_a_rebuild_is_a_warning(
+    pg_dsn: str, gitlab: FakeGitLab, embedder: FakeEmbeddingServer, tmp_path: Path
+) -> None:
+    settings = settings_for(pg_dsn, gitlab, embedder, tmp_path / "q")
+    settings = settings.model_copy(update={"next_embedding": settings.embedding.model_copy(update={"model": "next"})})
+    store = open_store(settings.qdrant)
+    await store.ensure(IndexModel(embedding_model="next", dimension=64))
+    await store.close()
+    found = only(await examine(settings, [doctor.check_qdrant]), "qdrant")
+    assert found.verdict is Verdict.WARN and "JAVAKB_NEXT_EMBEDDING" in found.fix
+
+
 async def test_qdrant_server_unreachable(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
     settings = settings_for(pg_dsn, gitlab, None, tmp_path, qdrant__url=f"http://127.0.0.1:{free_port()}")
     found = only(await examine(settings, [doctor.check_qdrant]), "qdrant")

@@ -25,6 +25,8 @@ from app.core.states import (
     BackfillStatus,
     DeliveryOutcome,
     ProjectStatus,
+    RebuildProjectStatus,
+    RebuildStatus,
     RunStatus,
     SyncTrigger,
 )
@@ -40,6 +42,8 @@ CHECKED: dict[tuple[str, str], type[enum.StrEnum]] = {
     ("index_jobs", "status"): RunStatus,
     ("backfills", "status"): BackfillStatus,
     ("backfill_projects", "outcome"): BackfillOutcome,
+    ("rebuilds", "status"): RebuildStatus,
+    ("rebuild_projects", "status"): RebuildProjectStatus,
 }
 CHECK_VALUES = """
     SELECT pg_get_constraintdef(c.oid)
@@ -65,6 +69,8 @@ async def test_the_check_constraints_list_exactly_the_enum_values(pg_dsn: str) -
         (schemas.BackfillStatusValue, BackfillStatus),
         (schemas.BackfillOutcomeValue, BackfillOutcome),
         (schemas.DeliveryOutcomeValue, DeliveryOutcome),
+        (schemas.RebuildStatusValue, RebuildStatus),
+        (schemas.RebuildProjectStatusValue, RebuildProjectStatus),
     ],
 )
 def test_the_api_literals_list_exactly_the_enum_values(literal: object, names: type[enum.StrEnum]) -> None:
@@ -87,9 +93,12 @@ def test_job_ids_keep_their_shapes() -> None:
     assert queue.refresh_job_id(7, "k") == "refresh:7:k"
     assert queue.replay_job_id("k") == "replay:k"
     assert queue.backfill_job_id(5) == "backfill:5"
+    assert queue.rebuild_job_id(5) == "rebuild:5"
+    assert queue.rebuild_project_job_id(5, 7) == "rebuild:5:7"
+    assert queue.rebuild_finish_job_id(5) == "rebuild:5:finish"
 
 
-JOB_PREFIXES = ("sync:", "purge:", "move:", "refresh:", "replay:", "backfill:")
+JOB_PREFIXES = ("sync:", "purge:", "move:", "refresh:", "replay:", "backfill:", "rebuild:")
 SOURCES = sorted(p for package in ("app", "hooks", "mcp_server") for p in (ROOT / package).glob("**/*.py"))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from app.db import Database, lock_key
@@ -29,3 +31,28 @@ def test_lock_keys_are_signed_bigints_and_stable() -> None:
     assert len(keys) == 10_000
     assert all(-(2**63) <= k < 2**63 for k in keys)
     assert lock_key(2**63 - 1) == lock_key(2**63 - 1)
+
+
+async def test_project_locks_wait_while_the_generations_lock_is_held_exclusively(clean_db: str) -> None:
+    # A pool of two: one connection for the exclusive lock, one held by a project lock waiting for it.
+    db = await Database.connect(clean_db, min_size=1, max_size=2)
+    order: list[str] = []
+    try:
+        async with db.generations_lock() as conn:
+
+            async def sync() -> None:
+                async with db.project_lock(7) as got:
+                    assert got
+                    order.append("project locked")
+
+            waiting = asyncio.create_task(sync())
+            await asyncio.sleep(0.2)
+            assert order == []  # the project lock waits for the exclusive holder
+            # The pool is empty now: the block's queries must use its own connection (db.create_rebuild() would hang).
+            await conn.execute("INSERT INTO rebuilds DEFAULT VALUES")
+            assert await db.rebuild(1, conn=conn) is not None
+            order.append("switched")
+        await asyncio.wait_for(waiting, 5)
+        assert order == ["switched", "project locked"]
+    finally:
+        await db.close()

@@ -269,6 +269,10 @@ def test_the_lexical_query_writes_names_as_code_does_without_the_question_scaffo
     assert expand_query("methods with @Cacheable") == "methods with Cacheable method"
 
 
+def test_the_lexical_query_adds_the_english_of_its_chinese_words() -> None:
+    assert expand_query("清空购物车") == "清空购物车 clear empty shopping cart"
+
+
 @pytest.mark.parametrize(
     ("word", "one"),
     [("entities", "entity"), ("listeners", "listener"), ("classes", "class"), ("status", "status"), ("is", "is")],

@@ -12,6 +12,7 @@ from app.search.ranking import (
     PROTECTED,
     Evidence,
     fuse,
+    members_first,
     places,
     promote,
     rerank,
@@ -160,3 +161,25 @@ def test_an_unboosted_pool_keeps_the_fused_order() -> None:
     pool = [chunk(f"A{i}.m") for i in range(12)]
 
     assert rerank(terms, pool) == list(range(12))
+
+
+def test_a_type_follows_its_own_member_that_ranks_below_it() -> None:
+    cart = chunk("CartService", symbol_type=SymbolType.CLASS, enclosing=None)
+    other = chunk("Other.m", enclosing="com.acme.Other")
+    clear = chunk("CartService.clear", enclosing="com.acme.CartService")
+    chunks = [cart, other, clear]
+
+    assert rerank(query_terms("how is the cart emptied"), chunks) == [1, 2, 0]
+    assert rerank(query_terms("which class empties the cart"), chunks) == [0, 1, 2]  # a type was asked for
+
+
+def test_a_type_with_no_member_below_it_or_matched_exactly_keeps_its_place() -> None:
+    outer = chunk("Outer", symbol_type=SymbolType.CLASS, enclosing=None)
+    inner = chunk("Outer.Inner", symbol_type=SymbolType.CLASS, enclosing="com.acme.Outer")
+    member = chunk("Outer.Inner.m", enclosing="com.acme.Outer.Inner")
+    lone = chunk("Lone", symbol_type=SymbolType.CLASS, enclosing=None)
+    chunks = [outer, inner, lone, member]
+
+    # Nested: Inner goes after its member, Outer after Inner (its first member), Lone stays.
+    assert members_first([0, 1, 2, 3], chunks, exact=set()) == [2, 3, 1, 0]
+    assert members_first([0, 1, 2, 3], chunks, exact={0}) == [0, 2, 3, 1]

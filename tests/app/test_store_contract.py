@@ -184,6 +184,15 @@ async def test_retrieve_finds_points_by_id_with_the_fields_asked_for(store: Stor
     assert {r.id: r.payload for r in records} == {c.id: {"content_hash": c.content_hash} for c in found[:2]}
 
 
+async def test_a_replaced_payload_keeps_its_null_values(store: Store) -> None:
+    found = await filled(store)
+    [(point_id, payload)] = [(i, p) for i, p in (await payloads(store)).items() if i == found[0].id]
+    await store.replace_payloads({point_id: payload | {"enclosing_type": None, "indexed_at": "t3"}})
+    stored = (await payloads(store))[point_id]
+    assert stored["indexed_at"] == "t3"
+    assert "enclosing_type" in stored and stored["enclosing_type"] is None  # a merge in local mode dropped it
+
+
 async def test_writes_update_delete_and_rename(store: Store) -> None:
     found = await filled(store)
 

@@ -278,3 +278,18 @@ def test_the_chart_runs_as_the_image_s_user() -> None:
     assert defaults["podSecurityContext"]["runAsUser"] == defaults["securityContext"]["runAsUser"] == int(uid)
     compose = (CHART.parents[1] / "docker-compose.yml").read_text(encoding="utf-8")
     assert f'user: "{uid}:{uid}"' in compose
+
+
+def test_the_service_monitor_scrapes_web_and_workers_with_a_metrics_token() -> None:
+    objects = manifests(render(values_of(CHART / "ci" / "monitoring-networkpolicy-values.yaml")))
+    spec = find(objects, "ServiceMonitor", FULL)["spec"]
+    assert spec["selector"]["matchExpressions"] == [
+        {"key": "app.kubernetes.io/component", "operator": "In", "values": ["web", "worker"]}
+    ]
+    assert spec["endpoints"][0]["authorization"] == {
+        "type": "Bearer",
+        "credentials": {"name": "javakb-metrics", "key": "token"},
+    }
+    assert len(find(objects, "NetworkPolicy", f"{FULL}-worker")["spec"]["ingress"]) == 2  # KEDA and Prometheus
+    with pytest.raises(Exception, match="bearerTokenSecret"):
+        render({"serviceMonitor": {"enabled": True}})

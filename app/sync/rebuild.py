@@ -1,0 +1,230 @@
+"""A model rebuild in service mode: fill a new generation from every project, then switch the alias.
+
+`POST /admin/rebuild` (or `javakb admin rebuild`) opens a rebuild; the worker then runs:
+
+1. `start`: create the new generation with the next model (`JAVAKB_NEXT_EMBEDDING__*`, else the
+   current one), and, holding the generations lock exclusively (no project lock is held), record it
+   and list every known project. From then on every sync, rename, citation and purge writes both
+   generations (`app.sync.targets`), under the project's lock as before.
+2. `rebuild_project`, one job per project, under the project's lock: the files the manifest lists
+   at the indexed commit are fetched by blob id (no tree walk, no compare), chunked, embedded with
+   the next model and written to the new generation. Nothing is copied from the old vectors.
+3. `finish`, once no project is pending, holding the generations lock exclusively again: the alias
+   moves to the new generation in one call, then the old one is dropped.
+
+Searches read the alias, so they are served by the old generation until the switch and by the new
+one after it; `RoutedEmbedder` embeds questions with the model of the generation the alias names.
+A project that cannot be rebuilt for good (GitLab lost a blob, the token was refused) fails the
+rebuild: the new generation is dropped and the old one keeps serving (docs/operations.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from redis.exceptions import RedisError
+
+from app.core.errors import TRANSIENT_ERRORS, ConfigError, GitLabNotFoundError, ServiceError, StorageError
+from app.core.settings import GITLAB_UNSET
+from app.core.states import ProjectStatus, RebuildProjectStatus, RebuildStatus
+from app.db import Database, ProjectRow, RebuildProgress, RebuildRow
+from app.deps import Deps
+from app.schemas import RebuildFailure, RebuildReport
+from app.store.models import model_of
+from app.sync.lifecycle import confirm_gone, held
+from app.sync.queue import (
+    REBUILD,
+    REBUILD_FINISH,
+    REBUILD_PROJECT,
+    enqueue_once,
+    rebuild_finish_job_id,
+    rebuild_job_id,
+    rebuild_project_job_id,
+)
+from app.sync.syncer import Fetch, Syncer
+from pipeline.model import SourceContext
+
+logger = logging.getLogger(__name__)
+
+
+async def request(deps: Deps) -> int:
+    """Open a rebuild and queue its start (`POST /admin/rebuild`, `javakb admin rebuild`); its id.
+
+    Raises:
+        ConfigError: GitLab is not configured (nothing to rebuild from).
+        ConflictError: another rebuild is not finished.
+        StorageError: PostgreSQL failed, or the queue did not take the job (the rebuild is closed as failed).
+    """
+    if not deps.settings.gitlab.url:
+        raise ConfigError(GITLAB_UNSET)
+    db = deps.require_db()
+    rebuild_id = await db.create_rebuild()
+    try:
+        await enqueue_once(deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id), rebuild_id)
+    except (RedisError, OSError) as exc:
+        await db.set_rebuild_status(rebuild_id, RebuildStatus.FAILED, error=f"the queue is unavailable: {exc}")
+        raise StorageError(f"the queue is unavailable: {exc}") from exc
+    return rebuild_id
+
+
+async def start(deps: Deps, rebuild_id: int) -> str:
+    """Create the new generation, start writing pushes to it, and queue one job per project."""
+    db = deps.require_db()
+    row = await db.rebuild(rebuild_id)
+    if row is None or row.status != RebuildStatus.QUEUED:
+        return f"rebuild {rebuild_id} is not waiting to start"
+    model = await model_of(deps.next_embedder)
+    collection = await deps.store.create_generation(model)
+    async with db.generations_lock() as conn:
+        listed = await db.start_rebuild(rebuild_id, collection, model.embedding_model, model.dimension, conn=conn)
+    logger.info("rebuild %s: filling %s (%s) from %d projects", rebuild_id, collection, model.describe(), listed)
+    pending = await db.pending_rebuild_projects(rebuild_id)
+    for project_id in pending:
+        await enqueue_once(
+            deps.require_queue(),
+            REBUILD_PROJECT,
+            rebuild_project_job_id(rebuild_id, project_id),
+            rebuild_id,
+            project_id,
+        )
+    if not pending:
+        await _queue_finish(deps, rebuild_id)
+    return f"rebuild {rebuild_id}: {collection} for {len(pending)} projects"
+
+
+async def rebuild_project(deps: Deps, rebuild_id: int, project_id: int) -> str:
+    """Fill the new generation with one project, under its lock (busy: `ProjectBusyError`, retried)."""
+    db = deps.require_db()
+    row = await db.rebuild(rebuild_id)
+    if row is None or row.status != RebuildStatus.BUILDING:
+        return f"rebuild {rebuild_id} is not building"
+    if not await db.rebuild_pending(rebuild_id, project_id):
+        return f"rebuild {rebuild_id}: project {project_id} is not pending"
+    error: str | None = None
+    async with held(db, project_id):
+        try:
+            status, files, chunks, detail = await _fill_or_skip(deps, db, row, project_id)
+        except TRANSIENT_ERRORS:
+            raise
+        except ServiceError as exc:
+            error = f"project {project_id}: {type(exc).__name__}: {exc}"
+        else:
+            await db.finish_rebuild_project(rebuild_id, project_id, status, files, chunks, detail)
+    if error is not None:  # outside the project's lock: `fail` takes the generations lock exclusively
+        await fail(deps, rebuild_id, error)
+        return f"rebuild {rebuild_id} failed: {error}"
+    if not await db.rebuild_pending(rebuild_id):
+        await _queue_finish(deps, rebuild_id)
+    return f"rebuild {rebuild_id}, project {project_id}: {status}, {files} files, {chunks} chunks"
+
+
+async def _fill_or_skip(
+    deps: Deps, db: Database, rebuild: RebuildRow, project_id: int
+) -> tuple[RebuildProjectStatus, int, int, str]:
+    """`_fill`; a project GitLab no longer has is skipped (its destroy hook, or the sweep, purges it everywhere)."""
+    try:
+        return await _fill(deps, db, rebuild, project_id)
+    except GitLabNotFoundError:
+        gone = await confirm_gone(deps.require_gitlab(), project_id)
+        if gone is None:
+            raise
+        return RebuildProjectStatus.SKIPPED, 0, 0, f"gone from GitLab: {gone}"
+
+
+async def _fill(
+    deps: Deps, db: Database, rebuild: RebuildRow, project_id: int
+) -> tuple[RebuildProjectStatus, int, int, str]:
+    """Write the files the manifest lists into the new generation: (status, files, chunks, detail)."""
+    project = await db.project(project_id)
+    if project is None or project.indexed_sha is None or project.status == ProjectStatus.OUT_OF_SCOPE:
+        return RebuildProjectStatus.SKIPPED, 0, 0, "nothing indexed"
+    manifest = await db.manifest(project_id)
+    syncer = Syncer(deps, db, deps.require_gitlab(), deps.executor)
+    indexer = deps.indexer.using(deps.next_embedder)
+    context = _context(project)
+    fetches = [Fetch(path=path, blob_id=blob) for path, blob in sorted(manifest.items())]
+    chunks = 0
+    for start_at in range(0, len(fetches), syncer.batch):
+        _, results = await syncer.fetch_and_chunk(project_id, fetches[start_at : start_at + syncer.batch], context)
+        plan = await indexer.write(project.repo_path, results, collection=rebuild.collection)
+        chunks += len(plan.embed) + len(plan.refresh) + len(plan.move)
+    return RebuildProjectStatus.DONE, len(fetches), chunks, f"at {project.indexed_sha}"
+
+
+def _context(project: ProjectRow) -> SourceContext:
+    """The chunks of a rebuilt project cite the commit its index equals."""
+    return SourceContext(
+        repo_path=project.repo_path,
+        gitlab_project_id=project.id,
+        commit_sha=project.indexed_sha,
+        branch=project.default_branch,
+    )
+
+
+async def _queue_finish(deps: Deps, rebuild_id: int) -> None:
+    await enqueue_once(deps.require_queue(), REBUILD_FINISH, rebuild_finish_job_id(rebuild_id), rebuild_id)
+
+
+async def finish(deps: Deps, rebuild_id: int) -> str:
+    """Switch the alias to the full new generation (no project lock is held meanwhile), then drop the old one."""
+    db = deps.require_db()
+    async with db.generations_lock() as conn:  # its queries on its connection (`generations_lock`)
+        row = await db.rebuild(rebuild_id, conn=conn)
+        if row is None or row.collection is None or row.status not in (RebuildStatus.BUILDING, RebuildStatus.SWITCHING):
+            return f"rebuild {rebuild_id} is not building"
+        if await db.rebuild_pending(rebuild_id, conn=conn):
+            return f"rebuild {rebuild_id}: projects are still pending"
+        previous = row.previous
+        if row.status == RebuildStatus.BUILDING:  # a retried finish knows the old generation from the row
+            previous = await deps.store.target()
+            await db.set_rebuild_status(rebuild_id, RebuildStatus.SWITCHING, previous=previous, conn=conn)
+        await deps.store.switch_alias(row.collection)
+        await db.set_rebuild_status(rebuild_id, RebuildStatus.DONE, conn=conn)
+    if previous is not None and previous != row.collection:
+        await deps.store.drop_collection(previous)
+    logger.info("rebuild %s: the alias now points at %s; dropped %s", rebuild_id, row.collection, previous)
+    return f"rebuild {rebuild_id}: switched to {row.collection}"
+
+
+async def fail(deps: Deps, rebuild_id: int, error: str) -> None:
+    """Stop a rebuild: pushes stop going to its generation, which is dropped; the old one keeps serving."""
+    db = deps.require_db()
+    async with db.generations_lock() as conn:
+        row = await db.rebuild(rebuild_id, conn=conn)
+        await db.set_rebuild_status(rebuild_id, RebuildStatus.FAILED, error=error, conn=conn)
+    logger.error("rebuild %s failed: %s", rebuild_id, error)
+    if row is not None and row.collection is not None and row.collection != await deps.store.target():
+        await deps.store.drop_collection(row.collection)
+
+
+def report(row: RebuildRow, progress: RebuildProgress, now: datetime) -> RebuildReport:
+    """The answer, with the rate so far and the time left at that rate (pure)."""
+    rate, eta = None, None
+    if row.started_at is not None:
+        elapsed = ((row.finished_at or now) - row.started_at).total_seconds()
+        rate = progress.chunks / elapsed if elapsed > 0 else None
+        pending = progress.projects.get(RebuildProjectStatus.PENDING, 0)
+        done = sum(progress.projects.values()) - pending
+        if row.status == RebuildStatus.BUILDING and done and elapsed > 0:
+            eta = elapsed / done * pending
+    return RebuildReport.model_validate(
+        {
+            "id": row.id,
+            "status": row.status,
+            "collection": row.collection,
+            "previous": row.previous,
+            "embedding_model": row.embedding_model,
+            "dimension": row.dimension,
+            "error": row.error,
+            "created_at": row.created_at,
+            "started_at": row.started_at,
+            "finished_at": row.finished_at,
+            "projects": progress.projects,
+            "files": progress.files,
+            "chunks": progress.chunks,
+            "chunks_per_s": rate,
+            "eta_s": eta,
+            "failed": [RebuildFailure(project_id=p, detail=d) for p, d in progress.failed],
+        }
+    )

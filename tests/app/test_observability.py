@@ -1,0 +1,228 @@
+"""Issue 14, observability: JSON log lines with the delivery, project, job and request ids, no secret in
+any line, and `/metrics` of the web app and of the worker parsed by prometheus-client's own parser."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import logging.config
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from pydantic import SecretStr
+from starlette.testclient import TestClient
+
+from app.core import metrics
+from app.core.context import bound
+from app.core.logs import REDACTED, log_config
+from app.core.metrics import gitlab_endpoint
+from app.core.settings import EmbeddingSettings, Settings, secret_values
+from app.scrape import guarded
+from app.web import create_app
+from app.worker_health import health_endpoint
+from testkit.fake_embedder import FakeEmbeddingServer
+from testkit.payloads import system_hook_push
+from testkit.sync_env import sync_env
+from tests.app.test_sync_scenarios import SRC, service
+from tests.hooks.test_receiver import SECRET, make_settings, post
+from tests.support.tokens import admin_token
+
+METRICS = "metrics-token-for-tests-0123"
+EMBED_KEY = "sk-embedding-key-for-tests-0123"
+OUR_LOGGERS = ("app", "hooks", "mcp_server", "arq")
+
+
+@pytest.fixture
+def json_lines() -> Iterator[io.StringIO]:
+    """Our loggers through the handler `log_config` builds (JSON, redacting), into a buffer."""
+    yield io.StringIO()
+
+
+def capture(out: io.StringIO, settings: Settings) -> None:
+    config = log_config("INFO", "json", secret_values(settings))
+    config["handlers"]["stderr"]["stream"] = out
+    config["loggers"] = {name: {"level": "INFO", "handlers": ["stderr"], "propagate": False} for name in OUR_LOGGERS}
+    del config["root"]
+    logging.config.dictConfig(config)
+
+
+def release() -> None:
+    for name in OUR_LOGGERS:
+        logging.getLogger(name).handlers.clear()
+        logging.getLogger(name).propagate = True
+
+
+def records(out: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.getvalue().splitlines()]  # every line is one JSON object
+
+
+def scrape(text: str) -> dict[str, float]:
+    """`name{label=value,...}` → value of every sample, through prometheus-client's parser."""
+    samples = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
+            samples[f"{s.name}{{{labels}}}"] = s.value
+    return samples
+
+
+def test_a_delivery_logs_a_json_line_with_its_ids_and_no_secret(
+    clean_db: str, clean_redis: str, json_lines: io.StringIO
+) -> None:
+    settings = make_settings(clean_db, clean_redis).model_copy(
+        update={"embedding": EmbeddingSettings(api_key=SecretStr(EMBED_KEY)), "metrics_tokens": []}
+    )
+    capture(json_lines, settings)
+    try:
+        with TestClient(create_app(settings)) as client:
+            answer = client.post(
+                "/hooks/gitlab",
+                content=json.dumps(system_hook_push()),
+                headers={"X-Gitlab-Token": SECRET, "X-Request-Id": "req-7", "Idempotency-Key": "d-1"},
+            )
+            assert answer.status_code == 202 and answer.headers["x-request-id"] == "req-7"
+            assert client.get("/healthz").headers["x-request-id"] != "req-7"  # a new id for each request
+            logging.getLogger("app.test").warning("quoting %s and %s", EMBED_KEY, SECRET)
+    finally:
+        release()
+    lines = records(json_lines)
+    delivery = next(r for r in lines if r["message"].startswith("delivery d-1"))
+    project_id = str(system_hook_push()["project_id"])
+    assert (delivery["delivery_id"], delivery["request_id"], delivery["project_id"]) == ("d-1", "req-7", project_id)
+    assert {"time", "level", "logger", "message"} <= set(delivery)
+    assert EMBED_KEY not in json_lines.getvalue() and SECRET not in json_lines.getvalue()
+    assert json_lines.getvalue().count(REDACTED) == 2  # the line that quoted both
+
+
+async def test_a_sync_logs_json_lines_with_its_project_and_job_ids_and_no_secret(
+    tmp_path: Path, clean_db: str, clean_redis: str, json_lines: io.StringIO
+) -> None:
+    async with sync_env(tmp_path, clean_db, clean_redis) as env:
+        project = env.gitlab.create_project("acme/shop")
+        capture(json_lines, env.settings)
+        try:
+            await env.push(project, {SRC + "A.java": service("A")})
+            await env.work()
+        finally:
+            release()
+        token = env.settings.gitlab.token
+    lines = records(json_lines)
+    synced = next(r for r in lines if r["message"].startswith(f"sync {project.id} "))
+    assert synced["project_id"] == str(project.id) and synced["job_id"].startswith("sync:")
+    assert token is not None and token.get_secret_value() not in json_lines.getvalue()
+
+
+def test_ids_follow_the_context_and_text_lines_name_them(json_lines: io.StringIO) -> None:
+    config = log_config("INFO", "text")
+    config["handlers"]["stderr"]["stream"] = json_lines
+    config["loggers"] = {"tests.ids": {"level": "INFO", "handlers": ["stderr"], "propagate": False}}
+    del config["root"]
+    logging.config.dictConfig(config)
+    logger = logging.getLogger("tests.ids")
+    try:
+        with bound(project_id=12, job_id="sync:12:3"):
+            logger.info("inside")
+        logger.info("outside")
+    finally:
+        logger.handlers.clear()
+    inside, outside = json_lines.getvalue().splitlines()
+    assert inside.endswith("inside [project_id=12 job_id=sync:12:3]")
+    assert outside.endswith("outside")
+
+
+def test_gitlab_endpoints_are_templates() -> None:
+    assert gitlab_endpoint("/api/v4/projects/12/repository/blobs/0123abcd0123abcd/raw") == (
+        "/projects/:id/repository/blobs/:sha/raw"
+    )
+    assert gitlab_endpoint("/api/v4/projects/acme%2Fshop/repository/files/src%2FA.java/raw?ref=x") == (
+        "/projects/:id/repository/files/:path/raw"
+    )
+    assert gitlab_endpoint("/api/v4/projects/12/repository/branches/feature%2Fx") == (
+        "/projects/:id/repository/branches/:branch"
+    )
+    assert gitlab_endpoint("/api/v4/projects/12/repository/compare") == "/projects/:id/repository/compare"
+    assert gitlab_endpoint("/api/v4/projects") == "/projects"
+
+
+def test_the_web_apps_metrics_parse_and_show_deliveries_queue_and_lag(clean_db: str, clean_redis: str) -> None:
+    settings = make_settings(clean_db, clean_redis).model_copy(
+        update={"metrics_tokens": [admin_token(METRICS, "prometheus")]}
+    )
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/metrics").status_code == 401
+        assert client.get("/metrics", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        before = scrape(client.get("/metrics", headers={"Authorization": f"Bearer {METRICS}"}).text)
+        post(client, system_hook_push(), key="m-1")
+        web = client.get("/metrics", headers={"Authorization": f"Bearer {METRICS}"})
+    assert web.status_code == 200 and web.headers["content-type"].startswith("text/plain")
+    samples = scrape(web.text)
+    key = "javakb_deliveries_total{event=push,outcome=enqueued}"
+    assert samples[key] == before.get(key, 0) + 1
+    assert samples["javakb_queue_depth{}"] == 1  # nobody works the queue here
+    assert samples["javakb_queue_oldest_age_seconds{}"] >= 0
+    assert samples["javakb_projects{state=pending}"] == 1
+    assert samples["javakb_projects_lagging{ge=0}"] == 1 and samples["javakb_projects_lagging{ge=3600}"] == 0
+    lagging = [k for k in samples if k.startswith("javakb_project_index_lag_seconds{")]
+    assert lagging == [
+        f"javakb_project_index_lag_seconds{{project={system_hook_push()['project']['path_with_namespace']}}}"
+    ]
+
+
+def test_without_a_metrics_token_there_is_no_metrics_endpoint(clean_db: str, clean_redis: str) -> None:
+    with TestClient(create_app(make_settings(clean_db, clean_redis))) as client:
+        assert client.get("/metrics").status_code == 404
+
+
+async def test_the_workers_metrics_on_its_health_port_count_syncs_embeddings_and_gitlab_calls(
+    tmp_path: Path, clean_db: str, clean_redis: str
+) -> None:
+    with FakeEmbeddingServer(dim=16) as embedder:
+        async with sync_env(tmp_path, clean_db, clean_redis, embedding_url=embedder.base_url) as env:
+            worker = env.settings.worker.model_copy(update={"health_port": _free_port()})
+            settings = env.settings.model_copy(
+                update={"metrics_tokens": [admin_token(METRICS, "prometheus")], "worker": worker}
+            )
+            deps = replace(env.deps, settings=settings)  # the worker's own settings, with its metrics token
+            project = env.gitlab.create_project("acme/shop")
+            before = scrape(metrics.exposition().decode())
+            env.gitlab.fail_next(1, status=429, retry_after="0", path_contains="/repository/tree")
+            embedder.fail_next(1, status=429, retry_after="0")
+            await env.push(project, {SRC + "A.java": service("A"), SRC + "B.java": service("B")})
+            await env.work()
+            async with health_endpoint(settings, deps.require_queue(), guarded(deps)):
+                url = f"http://127.0.0.1:{worker.health_port}/metrics"
+                async with httpx.AsyncClient() as client:
+                    refused = await client.get(url)
+                    answer = await client.get(url, headers={"Authorization": f"Bearer {METRICS}"})
+    assert refused.status_code == 401
+    assert answer.status_code == 200
+    samples = scrape(answer.text)
+    assert samples["javakb_sync_runs_total{mode=tree,outcome=done}"] >= 1
+    assert samples["javakb_sync_duration_seconds_count{mode=tree}"] >= 1
+    assert samples["javakb_chunks_processed_total{action=embedded}"] > 0
+    assert samples["javakb_files_processed_total{result=parsed}"] >= 2
+    assert samples["javakb_embedding_requests_total{outcome=ok}"] >= 1
+    assert samples["javakb_embedding_inputs_total{}"] > 0 and samples["javakb_embedding_tokens_total{}"] > 0
+    assert samples["javakb_embedding_request_seconds_count{}"] >= 1
+    assert samples["javakb_gitlab_requests_total{endpoint=/projects/:id,status=200}"] >= 1
+    assert samples["javakb_projects{state=ok}"] == 1
+    assert "javakb_queue_depth{}" in samples
+    for upstream in ("gitlab", "embedding"):  # each 429 is a wait, counted once
+        key = f"javakb_rate_limit_waits_total{{upstream={upstream}}}"
+        assert samples[key] == before.get(key, 0) + 1
+    assert samples["javakb_gitlab_requests_total{endpoint=/projects/:id/repository/tree,status=429}"] >= 1
+    assert samples["javakb_embedding_errors_total{kind=429}"] >= 1
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
