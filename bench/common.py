@@ -171,6 +171,11 @@ def write_json(path: Path, report: dict[str, Any]) -> None:
     path.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
 
 
+def disk_mb(root: Path) -> float:
+    """Bytes of every file under a folder, in MB (10^6 bytes), as `du --apparent-size` counts."""
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / MB
+
+
 def fmt(value: Any, spec: str) -> str:
     """`value` formatted with `spec`, or `n/a` when missing."""
     return "n/a" if value is None else format(value, spec)

@@ -87,7 +87,7 @@ SYNC_STEPS: Final = (  # (role in open_deps, method, label) of what a sync run a
     ("gitlab", "raw_blob", "GitLab: raw blob"),
     ("store", "stored_hashes", "Qdrant: stored_hashes (filtered scroll)"),
     ("store", "upsert", "Qdrant: upsert"),
-    ("store", "replace_payloads", "Qdrant: replace_payloads (refresh)"),
+    ("store", "set_payloads", "Qdrant: set_payloads (refresh)"),
     ("store", "set_payload_where", "Qdrant: set_payload_where (re-cite, move)"),
     ("store", "stored_state", "Qdrant: stored_state (filtered scroll)"),
     ("store", "delete_ids", "Qdrant: delete_ids"),

@@ -67,6 +67,7 @@ from bench.common import (
     STUB_MODEL,
     StubServer,
     add_jdk_arguments,
+    disk_mb,
     ensure_extracted,
     kb_to_mb,
     latency_summary,
@@ -276,6 +277,7 @@ async def run_mode(opts: ModeOptions) -> dict[str, Any]:
         cold_timings: dict[str, float] = {}
         async with opened(settings, stub, probe, cold_timings) as deps:
             cold = await index_phase(deps, opts, probe, f"{opts.mode} cold", stub)
+            cold["disk_mb"] = disk_mb(Path(opts.qdrant_path))
             if server is not None:
                 cold["stub_server"] = server.stats()
             t0 = time.perf_counter()
@@ -302,6 +304,7 @@ async def run_mode(opts: ModeOptions) -> dict[str, Any]:
         rerun_timings: dict[str, float] = {}
         async with opened(settings, stub, probe, rerun_timings) as deps:
             rerun = await index_phase(deps, opts, probe, f"{opts.mode} re-run", stub)
+            rerun["disk_mb"] = disk_mb(Path(opts.qdrant_path))
             if server is not None:
                 rerun["stub_server"] = server.stats()
             print(f"  [{opts.mode}] searching again", file=sys.stderr)

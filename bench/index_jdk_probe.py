@@ -28,7 +28,6 @@ STORE_CALLS = {
     "stored_state": 1,
     "stored_hashes": 1,
     "upsert": 0,
-    "replace_payloads": 0,
     "delete_ids": 0,
 }
 

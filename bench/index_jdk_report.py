@@ -25,7 +25,7 @@ def print_report(report: dict[str, Any]) -> None:
         print()
         header = (
             f"{'mode':<12}{'run':<8}{'time s':>9}{'cpu s':>8}{'open s':>8}{'chunks/s':>10}{'files/s':>9}"
-            f"{'embedded':>10}{'reused':>8}{'inputs':>8}{'RSS open':>10}{'peak RSS':>10}"
+            f"{'embedded':>10}{'reused':>8}{'inputs':>8}{'RSS open':>10}{'peak RSS':>10}{'disk':>10}"
         )
         print(header)
         for m in modes:
@@ -36,11 +36,11 @@ def print_report(report: dict[str, Any]) -> None:
                     f"{m['mode']:<12}{run:<8}{row['seconds']:>9.1f}{row['cpu_seconds']:>8.1f}{row['open_s']:>8.1f}"
                     f"{row['chunks_per_s']:>10,.0f}{row['files_per_s']:>9,.1f}{row['embedded']:>10,}"
                     f"{row['reused']:>8,}{inputs:>8,}{row['rss_mb_after_open']:>7,.0f} MB"
-                    f"{fmt(row['peak_rss_mb'], '>7,.0f')} MB"
+                    f"{fmt(row['peak_rss_mb'], '>7,.0f')} MB{fmt(row.get('disk_mb'), '>7,.0f')} MB"
                 )
         print(
             "  (inputs = texts sent to the embedder, the dimension probe included; RSS open = after opening the"
-            " store, peak RSS = of the indexing phase; MB = 10^6 bytes)"
+            " store, peak RSS = of the indexing phase, disk = the store's files after the phase; MB = 10^6 bytes)"
         )
         for m in modes:
             start, end = m["load_average_start"], m["load_average_end"]

@@ -11,7 +11,9 @@ loopback while the same loop drives the embedded store. A separate thread (not t
 a 384-dimensional dense vector and a lexical sparse vector each, upserted in batches of 64 as a sync writes
 them), then `--queries` maximal hybrid-style queries (dense, limit 1,000, over every point). The clients are
 qdrant-client's own local mode (`AsyncQdrantClient(location=":memory:")`, computing on the loop: before) and
-ours (`app.store.qdrant_thread.threaded_local_client`, one dedicated thread: after), measured in the same run.
+ours (`app.store.qdrant_thread.threaded_local_client`, one dedicated thread: after), measured in the same run;
+then the same two phases through the `Store` protocol, as the service calls it, on local mode (behind
+`qdrant_thread`) and on Qdrant Edge (the default engine), with a hybrid maximal query (`measure_store`).
 
 `--sync FILES` adds the whole sync: the stack of `testkit/sync_env.py` (fake GitLab over real git,
 PostgreSQL in a database made for the run and dropped after, Redis at `--redis`, a real arq worker, lexical-only)
@@ -29,6 +31,7 @@ import statistics
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -39,16 +42,21 @@ from qdrant_client import models as qm
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from app.core.settings import AccessSettings
 from app.search.service import SearchService
+from app.store.edge import EdgeStore
+from app.store.engines import Store
 from app.store.indexing import Indexer
+from app.store.lexical import SparseVector
 from app.store.qdrant_thread import threaded_local_client
-from app.store.vectors import VectorStore
+from app.store.vectors import IndexModel, VectorStore
 from app.web import healthz
 from bench.common import PG_SERVER, bench_database
 from testkit.sync_env import SyncEnv, sync_env
 
 DIM = 384
 BATCH = 64
+QUERY_TERMS = 3 * AccessSettings().max_query_terms  # three lexical terms (word, stem, a part) per allowed word
 PORT = 18_731
 
 
@@ -119,6 +127,29 @@ async def measure(client: AsyncQdrantClient, poller: Poller, n: int, queries: in
     return {"sync write": await phase(poller, write), "maximal query": await phase(poller, query)}
 
 
+async def measure_store(store: Store, poller: Poller, n: int, queries: int) -> dict[str, dict[str, float]]:
+    """The same two phases through the `Store` protocol (either embedded engine, as the service calls it).
+
+    The query is hybrid: the dense vector and a lexical vector of `QUERY_TERMS` terms, limit 1,000.
+    """
+    rng = random.Random(7)
+    points = [p.model_copy(update={"id": str(uuid.UUID(int=int(p.id)))}) for p in make_points(n, rng)]
+    await store.ensure(IndexModel(embedding_model="bench", dimension=DIM))
+
+    async def write() -> None:
+        for start in range(0, n, BATCH):
+            await store.upsert(points[start : start + BATCH])
+
+    async def query() -> None:
+        terms = sorted(rng.sample(range(50_000), QUERY_TERMS))
+        for _ in range(queries):
+            dense = [rng.random() for _ in range(DIM)]
+            lexical = SparseVector(indices=tuple(terms), values=tuple(1.0 for _ in terms))
+            await store.query(lexical=lexical, dense=dense, where=None, limit=1000)
+
+    return {"sync write": await phase(poller, write), "maximal query": await phase(poller, query)}
+
+
 def java_file(i: int) -> str:
     methods = "\n".join(f"    public int m{j}(int x) {{ return repo.find(x + {j}) * {i}; }}" for j in range(8))
     return f"package com.acme.s{i % 20};\n\n@Service\npublic class S{i} {{\n    private Repo repo;\n{methods}\n}}\n"
@@ -142,6 +173,15 @@ async def measure_sync(
             }
             await bench_env.push(project, sources)
             return await phase(poller, bench_env.work)
+
+
+def report(name: str, results: dict[str, dict[str, float]]) -> None:
+    for what, r in results.items():
+        print(
+            f"{name:36} {what:16} {r['seconds']:7.2f} s  /healthz polls {int(r['polls']):5}  "
+            f"p50 {r['p50_ms']:8.1f} ms  max {r['max_ms']:8.1f} ms",
+            flush=True,
+        )
 
 
 async def run(n: int, queries: int, sync_files: int = 0, pg_server: str = "", redis_url: str = "") -> None:
@@ -172,11 +212,17 @@ async def run(n: int, queries: int, sync_files: int = 0, pg_server: str = "", re
                     )
                 finally:
                     await client.close()
-            for what, r in results.items():
-                print(
-                    f"{name:36} {what:16} {r['seconds']:7.2f} s  /healthz polls {int(r['polls']):5}  "
-                    f"p50 {r['p50_ms']:8.1f} ms  max {r['max_ms']:8.1f} ms"
-                )
+            report(name, results)
+        stores: list[tuple[str, Callable[[], Store]]] = [
+            ("Store: qdrant_thread local mode", lambda: VectorStore(threaded_local_client(":memory:"), "code")),
+            ("Store: Qdrant Edge (the default)", lambda: EdgeStore(":memory:", "code")),
+        ]
+        for name, make in stores:
+            store = make()
+            try:
+                report(name, await measure_store(store, poller, n, queries))
+            finally:
+                await store.close()
     finally:
         poller.stop.set()
         server.should_exit = True

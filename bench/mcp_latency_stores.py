@@ -212,13 +212,12 @@ async def _index_module(deps: Any, index_directory: Any, root: Path, module: str
 
 @contextlib.asynccontextmanager
 async def dense_store(timed: Callable[[Any], Any]) -> AsyncIterator[Any]:
-    """The dense copy's store: embedded Qdrant in memory (a persistent one commits to SQLite once per point),
-    its qdrant-client seen through `timed`."""
+    """The dense copy's store: the embedded engine (`JAVAKB_QDRANT__ENGINE`) in memory (a persistent local mode
+    commits to SQLite once per point); on local mode its qdrant-client is seen through `timed`."""
     from app.core.settings import QdrantSettings
-    from app.store.vectors import VectorStore, open_client
+    from app.store.engines import open_store
 
-    client = timed(open_client(QdrantSettings(path=":memory:", collection=DENSE_ALIAS)))
-    store = VectorStore(client, DENSE_ALIAS)
+    store = open_store(QdrantSettings(path=":memory:", collection=DENSE_ALIAS), timed)
     try:
         yield store
     finally:

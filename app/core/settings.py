@@ -155,19 +155,23 @@ class RerankSettings(BaseModel):
         return bool(self.base_url)
 
 
-def _embedded_engine(name: str) -> Literal["edge", "local"]:
-    """`JAVAKB_QDRANT__ENGINE` also for a `QdrantSettings` built in code (benches, tests), so one variable picks it."""
-    return "edge" if name.strip().lower() == "edge" else "local"
+def _embedded_engine() -> Any:
+    """`JAVAKB_QDRANT__ENGINE` also for a `QdrantSettings` built in code (benches, tests), so one variable picks it.
+
+    The value is validated as the field's (`validate_default`): a misspelt engine is an error, not the default.
+    """
+    return os.environ.get("JAVAKB_QDRANT__ENGINE", "edge").strip().lower()
 
 
 class QdrantSettings(BaseModel):
-    """Where the vectors live: a Qdrant server (url) or the embedded local mode (path)."""
+    """Where the vectors live: a Qdrant server (url) or the embedded engine (path)."""
 
-    url: str | None = Field(default=None, description="Qdrant server URL; unset means embedded local mode.")
+    url: str | None = Field(default=None, description="Qdrant server URL; unset means the embedded engine.")
     api_key: SecretStr | None = Field(default=None, description="Qdrant API key")
     path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
     engine: Literal["edge", "local"] = Field(
-        default_factory=lambda: _embedded_engine(os.environ.get("JAVAKB_QDRANT__ENGINE", "local")),
+        default_factory=_embedded_engine,
+        validate_default=True,
         description="Embedded engine when no url is set: Qdrant Edge, or qdrant-client's local mode (slower).",
     )
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")

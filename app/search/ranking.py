@@ -1,6 +1,6 @@
 """Pure parts of search: the rerank of the candidate pool, from what the question names and asks for.
 
-The pool is Qdrant's fused candidates (dense and lexical, RRF inside Qdrant) plus the exact matches the
+The pool is the store's fused candidates (dense and lexical, `app.store.fusion`) plus the exact matches the
 structural indexes found for the question (`Evidence`: handlers of a route it names, symbols it names,
 the answers of a relation it asks). The order is built in two bounded steps:
 
@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.search.question import QueryTerms, singular
+from app.store.fusion import RRF_K
 from app.store.routes import route_matches
 from pipeline.model import TYPE_SYMBOLS, Chunk
 from pipeline.spring import ANY_METHOD
 
-RRF_K = 2
 EXACT_WEIGHT = 2.0
 PLACES_PER_SIGNAL = 4  # a boosted candidate passes at most this many unboosted ones per signal ...
 MAX_PLACES = 8  # ... and never more than this
@@ -37,6 +37,7 @@ KEPT = 5  # ... stays this high whatever is boosted
 MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
 TYPE_WORDS = frozenset({"class", "interface", "enum", "record", "type", "annotation"})
 QUESTION_WORDS = frozenset({"how", "where", "when", "what", "which", "why", "who"})
+WEB_WORDS = frozenset({"handler", "endpoint", "controller", "route", "request", "api", "http", "url", "rest"})
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
 
@@ -69,8 +70,10 @@ def rerank(
     order = fuse(len(chunks), ranked)
     exact = {i for lst in evidence.lists() for i in lst}
     order = promote(order, [MAX_PLACES if i in exact else places(signals(terms, chunks[i])) for i in order])
-    asks_behaviour = QUESTION_WORDS & terms.words and not TYPE_WORDS & terms.words
-    return members_first(order, chunks, exact) if asks_behaviour else order
+    if not QUESTION_WORDS & terms.words or TYPE_WORDS & terms.words:
+        return order
+    order = members_first(order, chunks, exact)
+    return order if WEB_WORDS & terms.words else callees_first(order, chunks, exact)
 
 
 def members_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]) -> list[int]:
@@ -137,6 +140,44 @@ def promote(order: Sequence[int], places: Sequence[int]) -> list[int]:
         placed.add(pick)
         out.append(pick)
     return [order[p] for p in out]
+
+
+def callees_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]) -> list[int]:
+    """`order` with the best candidate an HTTP handler calls moved to just before that handler.
+
+    Handlers delegate: "how are all error logs deleted" ranks the controller method, whose annotation
+    says it in words, above the service method it calls, which does it. A question about behaviour
+    that names no web concept (`rerank`) wants the callee first and the handler as its entry point.
+    A callee is a candidate whose qualified name the handler's resolved calls hold, or a method of
+    the same name in a type named after the called one (`SysLogServiceImpl` for `SysLogService`).
+    Exact matches of the structural indexes keep their places.
+    """
+    out = list(order)
+    moved: set[int] = set()
+    for index in list(out):
+        handler = chunks[index]
+        if not handler.http_path or index in exact or not handler.calls_fq:
+            continue
+        at = out.index(index)
+        callee = next((i for i in out[at + 1 :] if i not in moved and _is_callee(handler, chunks[i])), None)
+        if callee is not None and callee not in exact:
+            out.remove(callee)
+            out.insert(at, callee)
+            moved.add(callee)
+    return out
+
+
+def _is_callee(handler: Chunk, chunk: Chunk) -> bool:
+    if chunk.http_path or chunk.symbol_type in TYPE_SYMBOLS:
+        return False
+    if chunk.qualified_name in handler.calls_fq:
+        return True
+    owner = (chunk.enclosing_type or "").rsplit(".", 1)[-1]
+    for called in handler.calls_fq:
+        called_type, _, called_name = called.rpartition(".")
+        if called_type and called_name == chunk.name and owner.startswith(called_type.rsplit(".", 1)[-1]):
+            return True
+    return False
 
 
 def signals(terms: QueryTerms, chunk: Chunk) -> int:

@@ -24,8 +24,9 @@ from app.core.errors import PayloadError
 from app.core.settings import GeneratedCode
 from app.search.crossencoder import CrossEncoder
 from app.search.hierarchy import Hierarchy, in_order, simple_name
-from app.search.question import QueryTerms, Relation, expand_query, query_terms
+from app.search.question import SCAFFOLDING, QueryTerms, Relation, expand_query, query_terms
 from app.search.ranking import Evidence, names_symbol, rerank, serves
+from app.search.synonyms import synonyms
 from app.store.embeddings import Embedder
 from app.store.engines import Store
 from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything
@@ -241,7 +242,7 @@ class SearchService:
         if self.generated_code is GeneratedCode.EXCLUDE and filters.generated is None:
             filters = dataclasses.replace(filters, generated=False)
         terms = query_terms(query)
-        sparse = query_vector(expand_query(query, terms))
+        sparse = query_vector(expand_query(query, terms), synonyms(sorted(terms.words - SCAFFOLDING)))
         lexical = sparse if sparse.indices else None
         dense = await self.embedder.embed_query(query) if self.embedder is not None and query.strip() else None
         points = []

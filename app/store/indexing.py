@@ -17,7 +17,7 @@ from typing import Any
 from app.store import filters, payloads
 from app.store.embeddings import Embedder
 from app.store.engines import Store
-from app.store.payloads import stored_payload
+from app.store.payloads import source_stamp, stored_payload
 from app.store.summaries import Summarizer
 from app.store.vectors import StoredState, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
@@ -25,7 +25,8 @@ from pipeline.model import Chunk, FileResult
 logger = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
-PointBuilder = Callable[[Chunk, Sequence[float] | None, str], Any]  # (chunk, dense vector, indexed_at) -> point
+PointBuilder = Callable[[Chunk, Sequence[float] | None, str, str], Any]
+"""(chunk, dense vector, indexed_at, source hash) -> point"""
 
 
 def utc_now() -> datetime:
@@ -115,6 +116,11 @@ class RunCounts:
     skipped: int = 0
     skipped_reasons: dict[str, int] = field(default_factory=dict)
 
+    def add_unchanged(self, files: int, points: int) -> None:
+        """Count files left as they are stored, unread (their points are reused)."""
+        self.files += files
+        self.reused += points
+
     def add(self, plan: WritePlan, results: Sequence[FileResult]) -> None:
         """Count one applied batch."""
         self.files += len(results)
@@ -125,6 +131,12 @@ class RunCounts:
             for skipped in result.skipped:
                 self.skipped += 1
                 self.skipped_reasons[skipped.reason.value] = self.skipped_reasons.get(skipped.reason.value, 0) + 1
+
+
+def _differs(payload: Mapping[str, Any], state: StoredState, point_id: str) -> bool:
+    """Whether a refreshed chunk's payload differs from the stored one (by its two digests)."""
+    new = (payloads.read(payload, "payload_hash"), payloads.read(payload, "source_hash"))
+    return new != (state.payloads.get(point_id), state.sources.get(point_id))
 
 
 class Indexer:
@@ -157,6 +169,7 @@ class Indexer:
         collection: str | None = None,
         moved_from: Mapping[str, str] | None = None,
         known: StoredState | None = None,
+        sources: Mapping[str, str] | None = None,
         force: bool = False,
     ) -> WritePlan:
         """Write the chunks of some files of one repository; return the plan that was applied.
@@ -164,8 +177,9 @@ class Indexer:
         `moved_from` maps new paths of renamed files to their old paths: chunks whose code did not
         change take their vectors from the old points (no re-embedding), and the old points go.
         `known` is the repository's stored state read once before a run that writes each file once
-        (a local index): the store is then not asked again for every batch. `force` embeds unchanged
-        chunks again (`plan_writes`).
+        (a local index): the store is then not asked again for every batch. `sources` maps file paths to
+        their source hashes (`app.sync.localfs.source_hash`), stamped on every point of the file. `force`
+        embeds unchanged chunks again (`plan_writes`).
         """
         old_paths = sorted(set((moved_from or {}).values()))
         paths = [r.file_path for r in results] + old_paths
@@ -173,9 +187,9 @@ class Indexer:
             state = known.of_files(paths)
         else:
             state = await self.store.stored_state(repo_path, paths, collection=collection)
-        stored, stored_payloads = state.hashes, state.payloads
         old_vectors = await self._old_vectors(repo_path, old_paths, collection)
-        plan = plan_writes(results, stored, {key: point_id for key, (point_id, _) in old_vectors.items()}, force=force)
+        movable = {key: point_id for key, (point_id, _) in old_vectors.items()}
+        plan = plan_writes(results, state.hashes, movable, force=force)
         indexed_at = self.clock().isoformat()
         embed: Sequence[Chunk] = plan.embed
         if self.summarizer is not None and embed:
@@ -183,16 +197,21 @@ class Indexer:
         vectors: list[list[float]] | list[None] = [None] * len(embed)
         if self.embedder is not None and embed:
             vectors = await self.embedder.embed([c.text for c in embed])
-        points = [self.point(chunk, vector, indexed_at) for chunk, vector in zip(embed, vectors, strict=True)]
-        points += [moved_point(c, old_vectors[move_key(c)][1], indexed_at) for c in plan.move]
+        given = sources or {}
+        stamps = {r.file_path: source_stamp(given[r.file_path], len(r.chunks)) for r in results if r.file_path in given}
+        source = stamps.get
+        points = [
+            self.point(chunk, vector, indexed_at, source(chunk.file_path, ""))
+            for chunk, vector in zip(embed, vectors, strict=True)
+        ]
+        points += [moved_point(c, old_vectors[move_key(c)][1], indexed_at, source(c.file_path, "")) for c in plan.move]
         await self.store.upsert(points, collection=collection)
-        # Only chunks whose metadata moved (lines, commit, imports...) are rewritten: an unchanged
-        # re-run writes nothing (embedded Qdrant spent 600 s rewriting java.base's 52k payloads).
-        refreshed = {c.id: stored_payload(c, indexed_at) for c in plan.refresh}
-        changed = {
-            pid: p for pid, p in refreshed.items() if stored_payloads.get(pid) != payloads.read(p, "payload_hash")
-        }
-        await self.store.replace_payloads(changed, collection=collection)  # complete payloads, nulls kept
+        # Only chunks whose metadata moved (lines, commit, imports...) or whose file's source hash is new
+        # are rewritten: an unchanged re-run writes nothing (local mode spent 600 s rewriting java.base's
+        # 52k payloads).
+        refreshed = {c.id: stored_payload(c, indexed_at, source(c.file_path, "")) for c in plan.refresh}
+        changed = {pid: p for pid, p in refreshed.items() if _differs(p, state, pid)}
+        await self.store.set_payloads(changed, collection=collection)
         await self.store.delete_ids(plan.delete, collection=collection)  # last: never a file half-missing
         return plan
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, pairwise
@@ -221,7 +221,7 @@ def document_vector(text: str, *, k1: float = 1.2, b: float = 0.75, avg_len: flo
     return SparseVector(indices=tuple(indices), values=values)
 
 
-def query_vector(text: str) -> SparseVector:
+def query_vector(text: str, related: Mapping[str, float] | None = None) -> SparseVector:
     """The query vector of a question: weight 1.0 per distinct word, as Qdrant's IDF supplies the rest.
 
     A word with a stem of its own (`stem`) splits its weight: `1 - STEM_WEIGHT` on itself, `STEM_WEIGHT`
@@ -230,17 +230,21 @@ def query_vector(text: str) -> SparseVector:
 
     Args:
         text: The question, in words or identifiers.
+        related: Words the question implies, each with the weight it gets instead of 1.0 (split with
+            its stem likewise); a term the question holds itself keeps its own weight too.
 
     Returns:
         The vector; empty when the question has no terms.
     """
     weights: dict[int, float] = {}
-    for token in dict.fromkeys(tokenize(text)):
+    weighted = [(token, 1.0) for token in dict.fromkeys(tokenize(text))]
+    weighted += [(token, weight) for word, weight in (related or {}).items() for token in tokenize(word)]
+    for token, weight in weighted:
         root = _cached_stem(token)
         shares = ((token, 1.0),) if root == token else ((token, 1.0 - STEM_WEIGHT), (root, STEM_WEIGHT))
         for term, share in shares:
             index = _cached_term_id(term)
-            weights[index] = weights.get(index, 0.0) + share
+            weights[index] = weights.get(index, 0.0) + share * weight
     indices = tuple(sorted(weights))
     return SparseVector(indices=indices, values=tuple(weights[i] for i in indices))
 

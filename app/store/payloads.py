@@ -46,6 +46,7 @@ class StoreKeys:
     path_prefixes: tuple[str, ...] = ()  # likewise for folders of `file_path`
     http_keys: tuple[str, ...] = ()  # route lookup keys (`app.store.routes.route_keys`)
     flags: tuple[str, ...] = ()  # the names of the chunk's `FLAGS` that are true
+    source_hash: str = ""  # `source_stamp`: the file as chunked and its number of chunks; "": not known
 
 
 Convert = Callable[[Any], Any]
@@ -95,7 +96,24 @@ def flagged(name: str) -> Condition:
     return eq("flags", name)
 
 
-STATE_FIELDS = ("file_path", "content_hash", "payload_hash")
+STATE_FIELDS = ("file_path", "content_hash", "payload_hash", "source_hash")
+
+
+def source_stamp(source_hash: str, chunks: int) -> str:
+    """The `source_hash` key of a file's points: its source hash (`app.sync.localfs.source_hash`) and chunk count.
+
+    The count tells a file whose points were all written from one from one whose write stopped halfway
+    (an interrupted `javakb index`): only the first is left unparsed by the next run.
+    """
+    return f"{source_hash}/{chunks}"
+
+
+def stamped_source(stamp: str, points: int) -> str | None:
+    """The source hash in a file's stamp when the file holds the `points` it was written with, else None."""
+    source_hash, _, chunks = stamp.rpartition("/")
+    return source_hash if source_hash and chunks == str(points) else None
+
+
 """What the store's state scroll reads of each point (`VectorStore.stored_state`)."""
 
 
@@ -141,8 +159,12 @@ class StoredChunk:
         return cls(chunk=chunk, keys=StoreKeys(**_values(payload, _STORE_SPECS)))
 
 
-def stored_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
-    """The payload written for a chunk: its stored fields, then the store's keys derived from them."""
+def stored_payload(chunk: Chunk, indexed_at: str, source_hash: str = "") -> dict[str, Any]:
+    """The payload written for a chunk: its stored fields, then the store's keys derived from them.
+
+    `source_hash` identifies the file's bytes as chunked (a local index passes it: an unchanged file is then
+    not read again); the sync from GitLab leaves it empty.
+    """
     record = chunk_record(chunk)
     for name in NOT_STORED:
         del record[name]
@@ -153,6 +175,7 @@ def stored_payload(chunk: Chunk, indexed_at: str) -> dict[str, Any]:
         path_prefixes=prefixes(chunk.file_path),
         http_keys=tuple(sorted({key for path in chunk.http_path for key in route_keys(path)})),
         flags=tuple(name for name in FLAGS if getattr(chunk, name)),
+        source_hash=source_hash,
     )
     return record | _json(keys)
 

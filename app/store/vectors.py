@@ -25,6 +25,7 @@ from app.core.errors import IndexMismatchError, StorageError
 from app.core.settings import QdrantSettings
 from app.store import filters, payloads
 from app.store.filters import Filter
+from app.store.fusion import TIE_MARGIN, candidates
 from app.store.lexical import SparseVector, document_vector
 from app.store.qdrant_thread import threaded_local_client
 from pipeline.model import Chunk
@@ -259,32 +260,23 @@ class VectorStore(StateReads):
     ) -> list[qm.ScoredPoint]:
         """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given.
 
-        Term rarity (IDF) is measured over the points `where` selects: a query ranks as if the collection
+        Each list is asked for a few more than `limit` points, ordered and fused by `app.store.fusion`. Term
+        rarity (IDF) is measured over the points `where` selects: a query ranks as if the collection
         held only what it searches (docs/decisions.md, "Term rarity").
         """
-        prefetch: list[qm.Prefetch] = []
+        requests: list[qm.QueryRequest] = []
         if lexical is not None:
             sparse = qm.SparseVector(indices=list(lexical.indices), values=list(lexical.values))
-            prefetch.append(qm.Prefetch(query=sparse, using=LEXICAL, filter=where, limit=limit, params=_idf(where)))
+            requests.append(_request(sparse, LEXICAL, where, limit + TIE_MARGIN, _idf(where)))
         if dense is not None:
-            prefetch.append(qm.Prefetch(query=list(dense), using=DENSE, filter=where, limit=limit))
-        if not prefetch:
+            requests.append(_request(list(dense), DENSE, where, limit + TIE_MARGIN, None))
+        if not requests:
             return []
         with _translated("Qdrant query"):
-            if len(prefetch) == 1:
-                only = prefetch[0]
-                response = await self.client.query_points(
-                    self.alias,
-                    query=only.query,
-                    using=only.using,
-                    query_filter=where,
-                    limit=limit,
-                    search_params=only.params,
-                )
-            else:
-                fusion = qm.FusionQuery(fusion=qm.Fusion.RRF)
-                response = await self.client.query_points(self.alias, prefetch=prefetch, query=fusion, limit=limit)
-        return response.points
+            # One round trip; the lists are fused in our code, as on Edge (app.store.fusion).
+            responses = await self.client.query_batch_points(self.alias, requests=requests)
+        best = candidates([response.points for response in responses], limit)
+        return [point.model_copy(update={"score": score}) for point, score in best]
 
     async def scroll(
         self,
@@ -327,22 +319,10 @@ class VectorStore(StateReads):
             await self.client.upsert(collection or self.alias, points=list(points), wait=True)
 
     async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
-        """Update the payload of existing points whose vectors stay as they are."""
-        if not payloads:
-            return
-        ops = [
-            qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, points=[point_id]))
-            for point_id, payload in payloads.items()
-        ]
-        with _translated(f"Qdrant payload update of {len(ops)} points"):
-            await self.client.batch_update_points(collection or self.alias, ops, wait=True)
-
-    async def replace_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
         """Replace the whole payload of existing points whose vectors stay as they are.
 
-        A refreshed chunk's payload is complete: it replaces the stored one. Merged, qdrant-client's
-        local mode drops every key set to null, which left refreshed type chunks without
-        `enclosing_type` and failed every search that hit them (found by the rebuild test, issue 14).
+        Overwritten, not merged: Qdrant's merge (`set_payload`) deletes every key given as null, and a
+        stored payload holds nulls (`enclosing_type`, `gitlab_project_id`, ...) that readers require.
         """
         if not payloads:
             return
@@ -399,16 +379,18 @@ def _generation(name: str, alias: str) -> int:
 
 @dataclass(slots=True)
 class StoredState:
-    """What the store holds for some files: id → (file_path, content_hash), and id → payload hash."""
+    """What the store holds for some files: id → (file_path, content_hash), id → payload and source hashes."""
 
     hashes: dict[str, tuple[str, str]] = field(default_factory=dict)
     payloads: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
     by_file: dict[str, list[str]] = field(default_factory=dict)
 
-    def add(self, point_id: str, file_path: str, content_hash: str, payload_hash: str) -> None:
+    def add(self, point_id: str, file_path: str, content_hash: str, payload_hash: str, source_hash: str = "") -> None:
         """Note one stored point."""
         self.hashes[point_id] = (file_path, content_hash)
         self.payloads[point_id] = payload_hash
+        self.sources[point_id] = source_hash
         self.by_file.setdefault(file_path, []).append(point_id)
 
     def of_files(self, file_paths: Iterable[str]) -> StoredState:
@@ -416,22 +398,38 @@ class StoredState:
         part = StoredState()
         for path in dict.fromkeys(file_paths):
             for point_id in self.by_file.get(path, ()):
-                part.add(point_id, path, self.hashes[point_id][1], self.payloads[point_id])
+                part.add(point_id, path, self.hashes[point_id][1], self.payloads[point_id], self.sources[point_id])
         return part
 
+    def source_of(self, file_path: str) -> str | None:
+        """The source hash this file's stored points were all written from (`payloads.source_stamp`), if any.
 
-def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str) -> qm.PointStruct:
+        None when the points carry none, carry different ones, or are fewer or more than were written.
+        """
+        points = self.by_file.get(file_path, ())
+        stamps = {self.sources[point_id] for point_id in points}
+        return payloads.stamped_source(stamps.pop(), len(points)) if len(stamps) == 1 else None
+
+
+def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str, source_hash: str = "") -> qm.PointStruct:
     """A point with the chunk's dense vector (when embeddings are on) and its lexical vector."""
     sparse = document_vector(chunk.text)
     vector: dict[str, Any] = {LEXICAL: qm.SparseVector(indices=list(sparse.indices), values=list(sparse.values))}
     if dense is not None:
         vector[DENSE] = list(dense)
-    return qm.PointStruct(id=chunk.id, vector=vector, payload=payloads.stored_payload(chunk, indexed_at))
+    payload = payloads.stored_payload(chunk, indexed_at, source_hash)
+    return qm.PointStruct(id=chunk.id, vector=vector, payload=payload)
 
 
-def moved_point(chunk: Chunk, vectors: Any, indexed_at: str) -> qm.PointStruct:
+def moved_point(chunk: Chunk, vectors: Any, indexed_at: str, source_hash: str = "") -> qm.PointStruct:
     """A chunk of a renamed file under its new id, carrying the vectors stored under its old id."""
-    return qm.PointStruct(id=chunk.id, vector=vectors, payload=payloads.stored_payload(chunk, indexed_at))
+    return qm.PointStruct(id=chunk.id, vector=vectors, payload=payloads.stored_payload(chunk, indexed_at, source_hash))
+
+
+def _request(
+    vector: Any, using: str, where: Filter | None, limit: int, params: qm.SearchParams | None
+) -> qm.QueryRequest:
+    return qm.QueryRequest(query=vector, using=using, filter=where, limit=limit, params=params, with_payload=True)
 
 
 def _idf(where: Filter | None) -> qm.SearchParams | None:

@@ -12,7 +12,7 @@ from app.core.errors import ConfigError, StorageError
 from app.deps import Deps
 from app.store.indexing import RunCounts
 from app.store.vectors import StoredState
-from app.sync.localfs import chunk_local_files, iter_sources
+from app.sync.localfs import chunk_local_files, iter_sources, source_hashes
 from pipeline.model import ChunkerConfig, FileResult, SourceContext
 from pipeline.scope import Scope
 
@@ -56,6 +56,9 @@ async def index_directory(
 ) -> LocalRun:
     """Index every in-scope file under `root` as repository `repo_path`, incrementally by content hash.
 
+    A file whose source hash (its bytes, this chunker and its config: `app.sync.localfs.source_hash`) is the
+    one its stored points carry is not chunked again: its points are counted as reused.
+
     A rebuild writes a new collection from this checkout alone, so it refuses while the current
     collection holds other repositories, unless `drop_others` says they may go.
     """
@@ -71,13 +74,20 @@ async def index_directory(
     # What is stored is read once (a new generation holds nothing yet), not once per batch: on
     # embedded Qdrant every filtered read scans the whole collection.
     known = await deps.store.stored_state(repo_path, None) if target is None else StoredState()
+    context = SourceContext(repo_path=repo_path)
+    sources = source_hashes(files, context, config)
+    unchanged = {rel for rel, _ in files if rel in sources and known.source_of(rel) == sources[rel]}
     counts = RunCounts()
-    results = steps.chunk(files, SourceContext(repo_path=repo_path), config, jobs)
+    counts.add_unchanged(len(unchanged), sum(len(known.by_file[rel]) for rel in unchanged))
+    changed = [item for item in files if item[0] not in unchanged]
+    results = steps.chunk(changed, context, config, jobs)
     for done, batch in _batches(results, deps.settings.worker.files_per_batch):
-        plan = await deps.indexer.write(repo_path, batch, collection=target, known=known)
+        plan = await deps.indexer.write(repo_path, batch, collection=target, known=known, sources=sources)
         counts.add(plan, batch)
         if progress is not None:
-            progress(done, len(files))
+            progress(len(unchanged) + done, len(files))
+    if progress is not None and not changed:
+        progress(len(files), len(files))
     removed = 0
     if target is None:
         removed = await steps.remove_vanished(deps, known, {rel for rel, _ in files})

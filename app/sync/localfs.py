@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+import pipeline
+from app.store import payloads, routes
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
@@ -30,6 +34,44 @@ def iter_sources(root: Path, scope: Scope) -> Iterator[tuple[str, Path]]:
     yield from sorted(found)
 
 
+FILES_PER_PROCESS = 100  # parse processes pay off from about this many files each (a file takes a few ms)
+CHUNKER_MODULES = (pipeline, payloads, routes)
+"""What turns a file's bytes into stored payloads: a change to any of their sources changes every source hash."""
+
+
+@functools.cache
+def chunker_digest() -> bytes:
+    """A digest of the sources of `CHUNKER_MODULES` (the pipeline package's every module): this code's version."""
+    sha = hashlib.sha256()
+    for module in CHUNKER_MODULES:
+        location = Path(module.__file__ or "")
+        files = sorted(location.parent.glob("*.py")) if location.name == "__init__.py" else [location]
+        for path in files:
+            sha.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return sha.digest()
+
+
+def source_hash(raw: bytes, context: SourceContext, config: ChunkerConfig) -> str:
+    """What identifies a file's chunks before chunking it: its bytes, where it comes from, the chunker and its config.
+
+    Equal source hashes give equal chunks and payloads (`javakb index` skips such a file: nothing to parse).
+    """
+    sha = hashlib.sha256(chunker_digest())
+    sha.update(repr((context, config)).encode() + b"\0" + raw)
+    return sha.hexdigest()
+
+
+def source_hashes(files: Sequence[tuple[str, Path]], context: SourceContext, config: ChunkerConfig) -> dict[str, str]:
+    """The source hash of every readable file (an unreadable one is left out: it is chunked, and skipped there)."""
+    found: dict[str, str] = {}
+    for rel, path in files:
+        try:
+            found[rel] = source_hash(path.read_bytes(), context, config)
+        except OSError:
+            continue
+    return found
+
+
 def chunk_local_file(rel: str, path: Path, context: SourceContext, config: ChunkerConfig) -> FileResult:
     """Read and chunk one file; an unreadable file is a `Skipped` result, not an exception."""
     try:
@@ -42,10 +84,19 @@ def chunk_local_file(rel: str, path: Path, context: SourceContext, config: Chunk
 
 
 def chunk_local_files(
-    files: list[tuple[str, Path]], context: SourceContext, config: ChunkerConfig, jobs: int = 1
+    files: list[tuple[str, Path]],
+    context: SourceContext,
+    config: ChunkerConfig,
+    jobs: int = 1,
+    *,
+    files_per_process: int = FILES_PER_PROCESS,
 ) -> Iterator[FileResult]:
-    """Chunk files in order, across `jobs` processes when asked (parsing is CPU-bound)."""
-    if jobs <= 1 or len(files) < 2:
+    """Chunk files in order, across `jobs` processes when asked (parsing is CPU-bound) and worth it.
+
+    Starting the processes costs more than parsing a few files (forking a process that holds a large
+    store took 8 s for 57 files on the loaded machine): below `files_per_process` files a job they run here.
+    """
+    if jobs <= 1 or len(files) < max(2, jobs * files_per_process):
         for rel, path in files:
             yield chunk_local_file(rel, path, context, config)
         return

@@ -71,7 +71,6 @@ STORE_CALLS: dict[str, StoreCall] = {
     "stored_state": lambda s: s.stored_state("a/b", None),
     "upsert": lambda s: s.upsert([_point()]),
     "set_payloads": lambda s: s.set_payloads({str(uuid.uuid4()): {"x": 1}}),
-    "replace_payloads": lambda s: s.replace_payloads({str(uuid.uuid4()): {"x": 1}}),
     "delete_ids": lambda s: s.delete_ids([str(uuid.uuid4())]),
     "delete_where": lambda s: s.delete_where(filters.all_of(filters.eq("repo_path", "a/b"))),
     "set_payload_where": lambda s: s.set_payload_where(filters.all_of(filters.eq("repo_path", "a/b")), {"x": 1}),

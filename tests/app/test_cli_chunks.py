@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from app.cli import main
-from pipeline.model import Chunk
+from app.sync.localfs import chunk_local_files, iter_sources
+from pipeline.model import Chunk, ChunkerConfig, SourceContext
+from pipeline.scope import Scope
 from tests.support.java_fixtures import SHOP_DIR
 
 CHUNK_FIELDS = set(Chunk.__dataclass_fields__)
@@ -158,6 +160,16 @@ def test_console_script_prints_what_main_prints(capsys: pytest.CaptureFixture[st
         "javakb chunks: 54 files, 212 chunks, 2 skipped",
     )
     assert done.stdout == expected
+
+
+def test_parse_processes_give_the_same_results_as_one() -> None:
+    config = ChunkerConfig()
+    files = list(iter_sources(SHOP_DIR, Scope.from_config(config)))
+    context = SourceContext(repo_path="acme/shop")
+    serial = list(chunk_local_files(files, context, config, jobs=1))
+
+    assert len(serial) > 2
+    assert list(chunk_local_files(files, context, config, jobs=2, files_per_process=1)) == serial
 
 
 @pytest.mark.integration

@@ -6,6 +6,7 @@ The CLI builds `Settings` from the environment, so the tests set `JAVAKB_*` vari
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import re
@@ -22,7 +23,8 @@ from app.deps import open_deps
 from app.store import filters
 from app.store.engines import Store, open_store
 from app.store.vectors import IndexModel, StoredState
-from app.sync.local_index import LocalRun, index_directory
+from app.sync.local_index import LOCAL_STEPS, LocalRun, index_directory
+from pipeline.model import FileResult
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.standins import ByRole, Method
 from tests.support.contract import CITATION_FIELDS
@@ -35,6 +37,9 @@ T = TypeVar("T")
 REPO = "acme/shop"
 ALIAS = "java_code"
 OWNER_SERVICE = f"{CORE_SRC}/core/service/OwnerService.java"
+WITHOUT_POINTS = tuple(
+    f"{CORE_SRC}/{p}" for p in ("legacy/Blob.java", "legacy/Empty.java", "core/service/package-info.java")
+)
 PROJECT_FOLDERS = (f"{CORE_SRC}/core/service", f"{CORE_SRC}/core/repository", f"{CORE_SRC}/legacy", f"{API_SRC}/web")
 PROJECT_FILES = 19  # 6 + 5 + 3 + 5; the binary Blob.java and the empty Empty.java are skipped
 PROJECT_CHUNKS = 86  # 16 of them bodiless methods (issue 12), mostly repository interfaces
@@ -235,6 +240,48 @@ def test_search_with_no_results(project: Path, capsys: pytest.CaptureFixture[str
 
     assert search_json(capsys, "owner", "--repo", "nobody/") == []
     assert run(capsys, "search", "owner", "--repo", "nobody/")[1] == "no results\n"
+
+
+def chunked_files(project: Path, settings: Settings) -> tuple[list[str], LocalRun]:
+    """Index `project` again and note which files it chunked."""
+    seen: list[str] = []
+
+    def chunk(files: list[tuple[str, Path]], *args: Any) -> Iterator[FileResult]:
+        seen.extend(rel for rel, _ in files)
+        return LOCAL_STEPS.chunk(files, *args)
+
+    async def reindex() -> LocalRun:
+        async with open_deps(settings) as deps:
+            steps = dataclasses.replace(LOCAL_STEPS, chunk=chunk)
+            return await index_directory(deps, project, REPO, steps=steps)
+
+    run = asyncio.run(reindex())
+    return sorted(seen), run
+
+
+def test_a_reindex_chunks_only_the_files_that_changed(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    index(capsys, project)
+    path = project / OWNER_SERVICE
+    path.write_text(path.read_text().replace("lastName.strip();", "lastName.trim();"))
+
+    seen, second = chunked_files(project, Settings())
+
+    # The edited file, and those that have no points to carry a source hash (binary, empty, package-info).
+    assert seen == sorted([OWNER_SERVICE, *WITHOUT_POINTS])
+    assert (second.counts.files, second.counts.embedded, second.counts.reused) == (PROJECT_FILES, 1, PROJECT_CHUNKS - 1)
+    again, third = chunked_files(project, Settings())
+    assert again == sorted(WITHOUT_POINTS) and third.counts.reused == PROJECT_CHUNKS
+
+
+def test_other_chunker_settings_chunk_every_file_again(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    index(capsys, project)
+    settings = Settings()
+    tighter = settings.model_copy(update={"chunking": settings.chunking.model_copy(update={"max_chunk_tokens": 1499})})
+
+    seen, second = chunked_files(project, tighter)
+
+    assert len(seen) == PROJECT_FILES
+    assert second.counts.embedded == 0 and second.counts.reused == PROJECT_CHUNKS
 
 
 def test_reindex_after_deleting_a_file_removes_its_points(

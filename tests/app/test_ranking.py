@@ -11,6 +11,7 @@ from app.search.ranking import (
     MAX_PLACES,
     PROTECTED,
     Evidence,
+    callees_first,
     fuse,
     members_first,
     places,
@@ -29,6 +30,8 @@ def chunk(
     annotations: tuple[str, ...] = (),
     enclosing: str | None = "com.acme.Thing",
     http_method: tuple[str, ...] = (),
+    http_path: tuple[str, ...] = (),
+    calls_fq: tuple[str, ...] = (),
 ) -> Chunk:
     return Chunk(
         id=name,
@@ -46,6 +49,8 @@ def chunk(
         annotation_names=annotations,
         stereotype=stereotype,
         http_method=http_method,
+        http_path=http_path,
+        calls_fq=calls_fq,
         line_start=1,
         line_end=2,
         content_hash=name,
@@ -183,3 +188,27 @@ def test_a_type_with_no_member_below_it_or_matched_exactly_keeps_its_place() -> 
     # Nested: Inner goes after its member, Outer after Inner (its first member), Lone stays.
     assert members_first([0, 1, 2, 3], chunks, exact=set()) == [2, 3, 1, 0]
     assert members_first([0, 1, 2, 3], chunks, exact={0}) == [0, 2, 3, 1]
+
+
+def test_a_handler_follows_the_method_it_delegates_to_in_a_question_about_behaviour() -> None:
+    handler = chunk(
+        "LogController.deleteErrors",
+        enclosing="com.acme.LogController",
+        http_path=("/logs/errors",),
+        calls_fq=("com.acme.LogService.deleteByError",),
+    )
+    other = chunk("Other.m", enclosing="com.acme.Other")
+    service = chunk("LogService.deleteByError", enclosing="com.acme.LogService")
+    impl = chunk("LogServiceImpl.deleteByError", enclosing="com.acme.LogServiceImpl")
+    chunks = [handler, other, impl, service]
+
+    assert rerank(query_terms("how are all error logs deleted"), chunks) == [2, 0, 1, 3]
+    assert rerank(query_terms("which endpoint deletes error logs"), chunks) == [0, 1, 2, 3]  # the web was asked
+    assert callees_first([0, 1, 3, 2], chunks, exact=set()) == [3, 0, 1, 2]  # the exact callee, ranked first
+    assert callees_first([0, 1, 3], chunks, exact={3}) == [0, 1, 3]
+
+
+def test_an_unresolved_call_names_no_callee() -> None:
+    handler = chunk("C.h", enclosing="com.acme.C", http_path=("/x",), calls_fq=("deleteByError",))
+    anywhere = chunk("Any.deleteByError", enclosing="com.acme.Any")
+    assert callees_first([0, 1], [handler, anywhere], exact=set()) == [0, 1]

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from qdrant_client import models as qm
+
+from app.store.fusion import RRF_K, candidates, fused, ranked
+
+
+def point(name: str, score: float) -> qm.ScoredPoint:
+    return qm.ScoredPoint(id=name, version=0, score=score, payload={})
+
+
+def names(points: list[qm.ScoredPoint] | list[tuple[qm.ScoredPoint, float]]) -> list[str]:
+    return [str((p[0] if isinstance(p, tuple) else p).id) for p in points]
+
+
+def test_scores_equal_to_six_digits_are_tied_and_ordered_by_id() -> None:
+    # Edge scores in 32-bit floats, local mode in 64-bit: the 8th digit must not decide the order.
+    found = [point("b", 0.9511389136314392), point("a", 0.9511387944221497), point("c", 0.96)]
+
+    assert names(ranked(found, 10)) == ["c", "a", "b"]
+
+
+def test_ranked_keeps_the_limit() -> None:
+    assert names(ranked([point("a", 3.0), point("b", 2.0), point("c", 1.0)], 2)) == ["a", "b"]
+
+
+def test_fusion_scores_are_qdrants_and_ties_go_to_the_first_list() -> None:
+    lexical = [point("x", 9.0), point("both", 5.0)]
+    dense = [point("y", 0.9), point("both", 0.8)]
+
+    out = fused([lexical, dense], 10)
+
+    # "x" and "y" are each first in one list: tied, so the lexical list's comes first.
+    assert names(out) == ["both", "x", "y"]
+    assert [score for _, score in out] == [2 / (RRF_K + 1), 1 / RRF_K, 1 / RRF_K]
+
+
+def test_candidates_rank_one_list_and_fuse_two() -> None:
+    one = [point("b", 1.0), point("a", 1.0)]
+
+    assert names(candidates([one], 5)) == ["a", "b"]
+    assert names(candidates([one, [point("c", 0.5)]], 2)) == ["a", "c"]
