@@ -1,7 +1,8 @@
-"""REST API for scripts: `GET /api/v1/search`, through the same search module as the MCP tools.
+"""REST API for scripts: search and the index status, through the same services as the MCP tools.
 
-The caller is authenticated with the same credentials as `/mcp` (`app.auth.identity`), and every search
-runs with its `Access`, inside the query.
+`GET /api/v1/search` runs the search module; `GET /api/v1/index-status[?repo=]` answers what the MCP
+tool `index_status` does (`app.sync.status`). The caller is authenticated with the same credentials
+as `/mcp` (`app.auth.identity`), and every read runs with its `Access`, inside the query.
 """
 
 from __future__ import annotations
@@ -17,11 +18,21 @@ from app.auth.access import Access
 from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, bearer_token
 from app.core import metrics
-from app.core.errors import GitLabUnavailableError, PayloadError
+from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
 from app.deps import Deps
-from app.schemas import SearchAnswer, SearchParams, validation_message
+from app.schemas import (
+    INDEX_STATUS_PATH,
+    IndexStatusAnswer,
+    IndexStatusParams,
+    SearchAnswer,
+    SearchParams,
+    validation_message,
+)
 from app.search.results import hit_item
 from app.search.service import Filters
+from app.sync.status import index_status
+
+STATUS_PATH = INDEX_STATUS_PATH
 
 REST_SEARCH = "rest_search"  # the `tool` label of `GET /api/v1/search` in javakb_tool_duration_seconds
 
@@ -76,3 +87,27 @@ async def _search(request: Request, access: Access) -> JSONResponse:
         metrics.TOOL_SECONDS.labels(tool=REST_SEARCH, outcome=outcome).observe(time.perf_counter() - started)
     answer = SearchAnswer(query=params.q, results=[hit_item(h, code=h.code) for h in hits])
     return JSONResponse(answer.model_dump(mode="json"))
+
+
+def status_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[JSONResponse]]:
+    """`GET /api/v1/index-status` bound to the app's credentials."""
+
+    async def api_index_status(request: Request) -> JSONResponse:
+        access = await caller(request, credentials)
+        if isinstance(access, JSONResponse):
+            return access
+        try:
+            params = IndexStatusParams.model_validate(dict(request.query_params))
+        except ValidationError as exc:
+            return JSONResponse({"error": validation_message(exc)}, status_code=400)
+        deps: Deps = request.state.deps
+        if deps.db is None:
+            return JSONResponse({"error": "this process has no PostgreSQL: no index status"}, status_code=409)
+        try:
+            items = await index_status(deps.db, access, params.repo)
+        except StorageError:
+            body = {"error": "PostgreSQL is unavailable; try again"}
+            return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
+        return JSONResponse(IndexStatusAnswer(results=items).model_dump(mode="json"))
+
+    return api_index_status

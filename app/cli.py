@@ -20,6 +20,7 @@ from app.core.errors import ConfigError, ServiceError
 from app.core.settings import (
     ALL_REPOS,
     AdminToken,
+    IndexJobToken,
     ServiceToken,
     Settings,
     check_readers,
@@ -91,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
         "--repos", nargs="+", help=f"repository paths or group prefixes ending in '/'; {ALL_REPOS!r}: every one"
     )
     token.add_argument("--admin", action="store_true", help="an admin token (JAVAKB_ADMIN_TOKENS) instead")
+    token.add_argument(
+        "--project", type=int, metavar="ID", help="an index-job token of one project (JAVAKB_INDEX_JOB_TOKENS) instead"
+    )
     token.set_defaults(command=run_token)
 
     sub.add_parser("migrate", help="apply the PostgreSQL migrations").set_defaults(command=run_migrate)
@@ -276,16 +280,21 @@ def run_token(
 ) -> int:
     """Print a new token's settings entry (a JSON list, the value of the variable) and the token itself, once."""
     out, err = out or sys.stdout, err or sys.stderr
-    if not args.admin and not args.repos:
-        print("javakb token: give --repos (or --admin)", file=err)
+    kinds = [bool(args.admin), bool(args.repos), args.project is not None]
+    if sum(kinds) != 1 or (args.project is not None and args.project < 1):
+        print("javakb token: give one of --repos, --admin or --project ID", file=err)
         return 2
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    entry: AdminToken = (
-        AdminToken(name=args.name, sha256=token_digest(token))
-        if args.admin
-        else ServiceToken(name=args.name, sha256=token_digest(token), repos=args.repos)
-    )
-    variable = "JAVAKB_ADMIN_TOKENS" if args.admin else "JAVAKB_SERVICE_TOKENS"
+    digest = token_digest(token)
+    entry: AdminToken
+    if args.admin:
+        entry, variable = AdminToken(name=args.name, sha256=digest), "JAVAKB_ADMIN_TOKENS"
+    elif args.project is not None:
+        entry = IndexJobToken(name=args.name, sha256=digest, project_id=args.project)
+        variable = "JAVAKB_INDEX_JOB_TOKENS"
+    else:
+        entry = ServiceToken(name=args.name, sha256=digest, repos=args.repos)
+        variable = "JAVAKB_SERVICE_TOKENS"
     out.write(json.dumps([entry.model_dump()]) + "\n")
     err.write(f"javakb token: bearer token for {args.name!r} (shown once, only its sha256 goes into {variable}):\n")
     err.write(token + "\n")

@@ -12,11 +12,17 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from app.schemas import (
+    INDEX_JOBS_PATH,
+    INDEX_STATUS_PATH,
     BackfillProgressValue,
     BackfillReport,
     ErrorAnswer,
     HookAnswer,
     HookEnvelope,
+    IndexJobAnswer,
+    IndexJobRequest,
+    IndexStatusAnswer,
+    IndexStatusParams,
     JobState,
     PageParams,
     ProjectState,
@@ -43,6 +49,9 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (HookAnswer, "serialization"),
     (ErrorAnswer, "serialization"),
     (SearchAnswer, "serialization"),
+    (IndexJobRequest, "validation"),
+    (IndexJobAnswer, "serialization"),
+    (IndexStatusAnswer, "serialization"),
 ]
 _HOOK_HEADERS = {
     "Idempotency-Key": "Deduplication key of unsigned deliveries (at most 256 printable characters)",
@@ -112,6 +121,31 @@ def _paths() -> dict[str, Any]:
             "responses": {"200": _json(SearchAnswer, "Ranked results"), "400": _error("Bad parameters"),
                           "401": _error("Not authenticated")},
         }},
+        INDEX_JOBS_PATH: {"post": {
+            "summary": "A CI job asks to index its project (a GitLab CI job token, or an index-job token)",
+            "security": [{"job_token": []}, {"index_token": []}],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref(IndexJobRequest)}}},
+            "responses": {"200": _json(IndexJobAnswer, "Asked before: the same job"),
+                          "202": _json(IndexJobAnswer, "Recorded and queued (or ignored, with the reason)"),
+                          "400": _error("Invalid body"), "401": _error("Not authenticated"),
+                          "403": _error("The token is for another project or commit"),
+                          "404": _error("GitLab does not know the project"),
+                          "409": _error("GitLab not configured"), "413": _error("Body too large"),
+                          "503": _error("Not recorded: try again")},
+        }},
+        INDEX_JOBS_PATH + "/{job_id}": {"get": {
+            "summary": "An index job's state", "security": [{"job_token": []}, {"index_token": []}, {"admin": []}],
+            "parameters": [{"name": "job_id", "in": "path", "required": True,
+                            "schema": {"type": "integer", "minimum": 0}}],
+            "responses": {"200": _json(IndexJobAnswer, "The job"), "401": _error("Not authenticated"),
+                          "404": _error("No such job for this token"), "503": _error("Try again")},
+        }},
+        INDEX_STATUS_PATH: {"get": {
+            "summary": "The index status of every project the caller may read", "security": [{"api": []}],
+            "parameters": _query_parameters(IndexStatusParams),
+            "responses": {"200": _json(IndexStatusAnswer, "Per project"), "400": _error("Bad parameters"),
+                          "401": _error("Not authenticated")},
+        }},
         "/admin/reindex": {"post": {
             "summary": "Backfill a project, a group, every project, or listed ids", "security": admin,
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref(ReindexRequest)}}},
@@ -177,6 +211,13 @@ def openapi_document(version: str) -> dict[str, Any]:
                 "api": {"type": "http", "scheme": "bearer", "description": "An API token (MCP and REST)"},
                 "admin": {"type": "http", "scheme": "bearer", "description": "An admin token"},
                 "gitlab_token": {"type": "apiKey", "in": "header", "name": "X-Gitlab-Token"},
+                "job_token": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "JOB-TOKEN",
+                    "description": "A GitLab CI job's CI_JOB_TOKEN (checked with GitLab)",
+                },
+                "index_token": {"type": "http", "scheme": "bearer", "description": "An index-job token"},
             },
         },
     }

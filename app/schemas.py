@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, f
 
 from app.core.events import MAX_ID
 from app.search.results import HitItem
+from app.sync.status import StatusItem
 from pipeline.model import SYMBOL_TYPES
 
 MAX_ERRORS_SHOWN = 5
@@ -100,6 +101,7 @@ BackfillOutcomeValue = Literal["requested", "not_found", "forbidden", "failed", 
 BackfillProgressValue = Literal["queued", "running", "done", "failed", "skipped"]
 RunStatusValue = Literal["PENDING", "RUNNING", "DONE", "FAILED"]
 DeliveryOutcomeValue = Literal["enqueued", "deferred", "duplicate", "ignored"]
+RequestStateValue = Literal["queued", "running", "done", "failed", "ignored"]
 
 
 class ReindexAccepted(BaseModel):
@@ -313,3 +315,49 @@ class RebuildReport(BaseModel):
     chunks_per_s: float | None = Field(description="Chunks written per second since the start")
     eta_s: float | None = Field(description="Seconds left at the rate so far, while building")
     failed: list[RebuildFailure]
+
+
+INDEX_JOBS_PATH = "/api/v1/index-jobs"
+INDEX_STATUS_PATH = "/api/v1/index-status"
+
+CommitSha = Annotated[
+    str, Field(pattern=r"^([0-9a-f]{40}|[0-9a-f]{64})$", description="A full commit id (SHA-1 or SHA-256)")
+]
+
+
+class IndexJobRequest(BaseModel):
+    """`POST /api/v1/index-jobs`: a CI job (or an index-job token's holder) asks to index its project's commit."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    project_id: ProjectId
+    commit_sha: CommitSha
+
+
+class IndexJobAnswer(BaseModel):
+    """One index job (`POST /api/v1/index-jobs` answers 202 with it; `GET /api/v1/index-jobs/{id}`)."""
+
+    id: int
+    project_id: int
+    commit_sha: str | None
+    state: RequestStateValue = Field(description="`done` once a sync covered the request")
+    generation: int | None = Field(description="The project's sync generation this request asked for")
+    indexed_sha: str | None = Field(description="The commit the project's index equals now")
+    error: str | None = Field(description="Why the last run failed (`failed`), or why nothing was asked (`ignored`)")
+    created_at: datetime
+
+
+class IndexStatusParams(BaseModel):
+    """`GET /api/v1/index-status`: every readable project, or one repository or group."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    repo: str | None = Field(
+        default=None, min_length=1, max_length=1024, description="A repository path, or a group prefix ending in '/'"
+    )
+
+
+class IndexStatusAnswer(BaseModel):
+    """`GET /api/v1/index-status`: the index status of the projects the caller may read."""
+
+    results: list[StatusItem]

@@ -31,7 +31,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from app.admin import admin_backfill, admin_jobs, admin_ok, admin_project, admin_projects
 from app.admin_rebuild import rebuild_routes
-from app.api import search_endpoint
+from app.api import STATUS_PATH, search_endpoint, status_endpoint
 from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
@@ -52,6 +52,7 @@ from app.supervisor import WorkerHealth
 from app.sync.deliveries import DeliveryRecorder
 from app.sync.queue import BACKFILL, backfill_job_id, enqueue_once
 from app.system_hook import RECEIVER_PATH
+from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
 from hooks.receiver import BodyTooLargeError, make_endpoint, read_body
 from mcp_server.auth import UnavailableAs503, build_auth
 from mcp_server.server import create_server
@@ -111,6 +112,9 @@ def create_app(
         Route("/openapi.json", openapi_json, methods=["GET"]),
         Route(RECEIVER_PATH, make_endpoint(), methods=["POST"]),
         Route("/api/v1/search", search_endpoint(credentials), methods=["GET"]),
+        Route(JOBS_PATH, post_index_job, methods=["POST"]),
+        Route(JOBS_PATH + "/{job_id:int}", get_index_job, methods=["GET"]),
+        Route(STATUS_PATH, status_endpoint(credentials), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),

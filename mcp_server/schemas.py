@@ -12,6 +12,7 @@ from typing_extensions import TypedDict
 
 from app.search.results import HitItem
 from app.search.service import Citation
+from app.sync.status import StatusItem
 
 
 class Page(TypedDict):
@@ -79,6 +80,29 @@ class ReposAnswer(Page):
     """The repositories the caller may read."""
 
     results: list[RepoItem]
+
+
+class IndexStatusAnswer(Page):
+    """The index status of the repositories the caller may read."""
+
+    results: list[StatusItem]
+
+
+class RefreshItem(TypedDict):
+    """What a refresh asked for: a new request, or the sync already waiting."""
+
+    repo: str
+    project_id: int
+    state: str
+    generation: int | None
+    request_id: int | None
+    detail: str
+
+
+class RefreshAnswer(Page):
+    """The answer of `refresh_repo` (one entry)."""
+
+    results: list[RefreshItem]
 
 
 def output_schema(answer: type[Any]) -> dict[str, Any]:

@@ -34,11 +34,14 @@ from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST, Entry, Rendered, e
 from mcp_server.schemas import (
     CalleesAnswer,
     HitsAnswer,
+    IndexStatusAnswer,
     InjectionsAnswer,
     OutlineAnswer,
+    RefreshAnswer,
     ReposAnswer,
     output_schema,
 )
+from mcp_server.status_tools import StatusTools
 from mcp_server.timing import ToolTiming
 from pipeline.model import SYMBOL_TYPES
 
@@ -97,6 +100,19 @@ def create_server(
         schema = output_schema(_ANSWERS.get(tool.__name__, HitsAnswer))
         mcp.tool(tool, annotations={"readOnlyHint": True}, description=_describe(tool), output_schema=schema)
     mcp.add_middleware(ToolTiming(frozenset(tool.__name__ for tool in registered)))
+    status = StatusTools(get_deps, tools.access)
+    mcp.tool(
+        status.index_status,
+        annotations={"readOnlyHint": True},
+        description=_describe(status.index_status),
+        output_schema=output_schema(IndexStatusAnswer),
+    )
+    mcp.tool(
+        status.refresh_repo,
+        annotations={"readOnlyHint": False, "idempotentHint": True, "destructiveHint": False},
+        description=_describe(status.refresh_repo),
+        output_schema=output_schema(RefreshAnswer),
+    )
     return mcp
 
 
@@ -116,6 +132,10 @@ class KnowledgeTools:
         self.get_deps = get_deps
         self._authenticated = authenticated
         self._unauthenticated = unauthenticated
+
+    def access(self) -> Access:
+        """The caller's access; a `ToolError` when there is none."""
+        return self._access()
 
     def _access(self) -> Access:
         access = caller_access(authenticated=self._authenticated)

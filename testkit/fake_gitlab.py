@@ -30,7 +30,8 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import unquote
 
-from testkit.fake_gitlab_api import GitLabApi, Response
+from testkit.fake_gitlab_api import GitLabApi, Response, json_response
+from testkit.fake_gitlab_jobs import CiJobs
 from testkit.fake_gitlab_users import Directory
 from testkit.git_repo import GitError, GitRepo
 
@@ -226,6 +227,8 @@ class FakeGitLab:
         self.archive_limit_per_min: int | None = None
         """GitLab's archive rate limit per project (5 on GitLab.com, behind `archive_rate_limit`); None: off."""
         self._archives: dict[int, list[datetime]] = {}
+        self.ci_jobs = CiJobs()
+        """CI jobs and their `CI_JOB_TOKEN`s, for `GET /api/v4/job` (`start_job`)."""
         self._state = _State()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -281,6 +284,11 @@ class FakeGitLab:
         with self.lock:
             self._state.projects[project_id] = project
         return project
+
+    def start_job(self, project: FakeProject, *, sha: str | None = None, ref: str | None = None) -> str:
+        """A running CI job of `project` at `sha` (its head) on `ref` (its default branch); its job token."""
+        token, _ = self.ci_jobs.start(project.id, sha or project.head(), ref or project.default_branch)
+        return token
 
     def project(self, project_id: int) -> FakeProject:
         with self.lock:
@@ -553,6 +561,12 @@ class _Handler(BaseHTTPRequestHandler):
         api = self.server.api
         if api.gl.latency_s > 0:
             time.sleep(api.gl.latency_s)  # the server's own thread: a slow instance, not a test pause
+        job_token = self.headers.get("JOB-TOKEN")
+        if job_token:
+            path = self.path.partition("?")[0]
+            api.gl.record_call(method, path)
+            status, reply = api.gl.ci_jobs.answer(method, path, job_token, api.gl.url)
+            return json_response(status, reply)
         try:
             return api.handle(method, self.path, _token(self.headers.get("PRIVATE-TOKEN"), self.headers), body)
         except Exception as exc:  # the edge of a request: answer 500 and keep serving

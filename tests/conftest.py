@@ -22,16 +22,9 @@ from app.db.migrate import apply_migrations
 SERVER = os.environ.get("JAVAKB_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432")
 REDIS = os.environ.get("JAVAKB_TEST_REDIS", "redis://127.0.0.1:6379/9")
 TABLES = (
-    "projects",
-    "index_jobs",
-    "deliveries",
-    "file_manifest",
-    "backfills",
-    "backfill_projects",
-    "sweeps",
-    "rebuilds",
-    "rebuild_projects",
-)
+    "projects", "index_jobs", "deliveries", "file_manifest", "backfills", "backfill_projects", "sweeps",
+    "rebuilds", "rebuild_projects", "index_requests",
+)  # fmt: skip
 
 
 async def _admin(statement: str) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.core.settings import token_digest as token_digest  # declared with the settings that store digests
 from app.store import filters
@@ -24,6 +25,15 @@ from app.store.filters import Condition, Filter
 
 PROJECT_ID_FIELD = "gitlab_project_id"
 REPO_PREFIXES_FIELD = "repo_prefixes"
+
+
+class ReadSet(NamedTuple):
+    """What a caller may read, as query terms: everything, or projects by id, exact path or group prefix."""
+
+    everything: bool
+    ids: tuple[int, ...]
+    paths: tuple[str, ...]
+    prefixes: tuple[str, ...]  # each ending in '/'
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,6 +88,16 @@ class Access:
             gaps = sorted(set(range(1, highest + 1)) - self.project_ids)
             return complement_condition(highest, gaps)
         return filters.any_of(PROJECT_ID_FIELD, allowed)
+
+    def read_set(self) -> ReadSet:
+        """The same rule as `may_read`, as the terms a PostgreSQL query filters by (`app.db.status`)."""
+        if self.repo_prefixes is not None:
+            groups = tuple(p for p in self.repo_prefixes if p.endswith("/"))
+            paths = tuple(p for p in self.repo_prefixes if not p.endswith("/"))
+            return ReadSet(everything=False, ids=(), paths=paths, prefixes=groups)
+        if self.project_ids is None:
+            return ReadSet(everything=True, ids=(), paths=(), prefixes=())
+        return ReadSet(everything=False, ids=tuple(sorted(self.project_ids)), paths=(), prefixes=())
 
     def may_read(self, repo_path: str, project_id: int | None) -> bool:
         """The same rule as `condition()`, for one project known by path and (GitLab) id."""

@@ -9,6 +9,7 @@ ServiceError
 │   └── IndexMismatchError   the collection was built with another embedding model or size
 ├── ProjectBusyError     another job holds the project's lock (retried later)
 ├── ConflictError        the request conflicts with work under way (a second rebuild; HTTP 409)
+├── RateLimitedError     asked again too soon (HTTP 429, or a tool's refusal with the wait)
 └── UpstreamError        a service we call failed
 ├── EmbeddingError       the embedding endpoint
 │   ├── EmbeddingAuthError      wrong or missing API key (401/403); not retried
@@ -58,6 +59,14 @@ class ProjectBusyError(ServiceError):
 
 class ConflictError(ServiceError):
     """The request conflicts with work under way (another model rebuild is not finished)."""
+
+
+class RateLimitedError(ServiceError):
+    """Asked again too soon; `retry_after_s` says when it may be asked again."""
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class UpstreamError(ServiceError):

@@ -350,6 +350,12 @@ class ServiceToken(AdminToken):
     )
 
 
+class IndexJobToken(AdminToken):
+    """A bearer token for `POST /api/v1/index-jobs` of one project (`javakb token --project ID` prints one)."""
+
+    project_id: int = Field(ge=1, description="The GitLab project this token may ask to index, and no other")
+
+
 class OAuthSettings(BaseModel):
     """MCP OAuth with GitLab as the identity provider (a GitLab OAuth application with scope `read_api`)."""
 
@@ -376,6 +382,9 @@ class AccessSettings(BaseModel):
     rate_burst: int = Field(default=60, ge=1, description="Bucket size: requests a credential may send at once")
     max_query_chars: int = Field(default=2000, ge=16, description="Longer search queries are refused")
     max_query_terms: int = Field(default=64, ge=1, description="Queries with more words are refused")
+    refresh_every_s: float = Field(
+        default=60.0, gt=0, description="Least time between two agent refreshes (`refresh_repo`) of one project"
+    )
 
 
 class GeneratedCode(enum.StrEnum):
@@ -420,6 +429,9 @@ class Settings(BaseSettings):
     admin: AdminClientSettings = Field(default_factory=AdminClientSettings)
     admin_tokens: list[AdminToken] = Field(default_factory=list, description="Hashed bearer tokens for /admin")
     service_tokens: list[ServiceToken] = Field(default_factory=list, description="Hashed bearer tokens for MCP, REST")
+    index_job_tokens: list[IndexJobToken] = Field(
+        default_factory=list, description="Hashed bearer tokens for POST /api/v1/index-jobs, each for one project"
+    )
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
     access: AccessSettings = Field(default_factory=AccessSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)

@@ -49,6 +49,8 @@ class SyncTrigger(enum.StrEnum):
     RECONCILE = "reconcile"  # the reconcile sweep found the project behind or drifted
     SCOPE = "scope"  # the project left or re-entered the indexing scope
     DEFAULT_BRANCH_CHANGED = "default_branch_changed"  # `project_update` moved the default branch
+    INDEX_JOB = "index_job"  # `POST /api/v1/index-jobs` (a CI job, or an index-job token)
+    REFRESH = "refresh"  # an agent's `refresh_repo` (MCP)
 
 
 Trigger = GitLabEvent | SyncTrigger
@@ -107,6 +109,24 @@ class DeliveryOutcome(enum.StrEnum):
     DEFERRED = "deferred"
     DUPLICATE = "duplicate"
     IGNORED = "ignored"
+
+
+class RequestSource(enum.StrEnum):
+    """`index_requests.source`: who asked for an on-demand sync."""
+
+    CI_JOB = "ci_job"  # a GitLab CI job token, checked with `GET /api/v4/job`
+    INDEX_TOKEN = "index_token"  # an index-job token of the settings, for one project
+    REFRESH = "refresh"  # an agent's `refresh_repo`
+
+
+class RequestState(enum.StrEnum):
+    """What `GET /api/v1/index-jobs/{id}` and `refresh_repo` answer for one on-demand sync request."""
+
+    QUEUED = "queued"  # asked for, no run has covered it yet
+    RUNNING = "running"  # the project is syncing
+    DONE = "done"  # a sync covered the request (the index is at or past the head of that moment)
+    FAILED = "failed"  # the last run failed before covering it (the worker retries; `error` says why)
+    IGNORED = "ignored"  # not requested: the project is out of the indexing scope (`detail`)
 
 
 ACCEPTED = frozenset({DeliveryOutcome.ENQUEUED, DeliveryOutcome.DEFERRED})

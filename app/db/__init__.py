@@ -1,4 +1,4 @@
-"""PostgreSQL adapter (asyncpg): project sync state, runs, deliveries, sweeps, backfills and the file manifest.
+"""PostgreSQL adapter (asyncpg): sync state, runs, deliveries, sweeps, backfills, requests, status, manifests.
 
 All SQL lives in this package, one module per table family; `Database` is all of them over one pool
 (`app.db.pool`, where asyncpg's errors are translated). It is the only package that imports asyncpg.
@@ -10,25 +10,38 @@ from app.db.metrics import LagSummary, MetricQueries
 from app.db.pool import lock_key
 from app.db.projects import ProjectQueries
 from app.db.rebuilds import RebuildProgress, RebuildQueries, RebuildRow
-from app.db.rows import HeadSeen, JobCounts, KeyedPush, ProjectRow, SweepMarks
+from app.db.requests import NewRequest, RequestQueries
+from app.db.rows import HeadSeen, IndexRequestRow, JobCounts, KeyedPush, ProjectRow, StatusRow, SweepMarks
 from app.db.runs import RunQueries
+from app.db.status import StatusQueries
 from app.db.sweeps import SweepQueries
 
 __all__ = [
     "Database",
     "HeadSeen",
+    "IndexRequestRow",
     "JobCounts",
     "KeyedPush",
     "LagSummary",
+    "NewRequest",
     "ProjectRow",
     "RebuildProgress",
     "RebuildRow",
+    "StatusRow",
     "SweepMarks",
     "lock_key",
 ]
 
 
 class Database(
-    DeliveryQueries, ProjectQueries, SweepQueries, RunQueries, BackfillQueries, RebuildQueries, MetricQueries
+    DeliveryQueries,
+    ProjectQueries,
+    SweepQueries,
+    RunQueries,
+    BackfillQueries,
+    RebuildQueries,
+    MetricQueries,
+    StatusQueries,
+    RequestQueries,
 ):
     """Queries over one asyncpg pool."""

@@ -8,6 +8,27 @@ from app.core.states import DeliveryOutcome
 from app.db.pool import Pool
 from app.db.rows import KeyedPush
 
+REQUEST_SYNC = """
+    INSERT INTO projects
+        (id, repo_path, default_branch, target_sha, requested_gen, full_sync, force_embed, behind_since)
+    VALUES ($1, $2, $3, $4, 1, $5 OR $6, $6, now())
+    ON CONFLICT (id) DO UPDATE SET
+        -- repo_path stays: the sync sees a different path from GitLab and moves first
+        default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
+        target_sha = COALESCE(EXCLUDED.target_sha, projects.target_sha),
+        requested_gen = projects.requested_gen + 1,
+        full_sync = projects.full_sync OR EXCLUDED.full_sync,
+        force_embed = projects.force_embed OR EXCLUDED.force_embed,
+        behind_since = COALESCE(projects.behind_since, now()),
+        updated_at = now()
+    RETURNING requested_gen
+"""
+"""Note that a project wants a sync (creating its row on first sight); answers the new generation.
+
+`behind_since` keeps the first moment the index was known to lag (docs/decisions.md, "Index status").
+`$6` (force) also re-embeds unchanged chunks, and implies a full walk (`$5`).
+"""
+
 
 class DeliveryQueries(Pool):
     """Record deliveries and bump projects' requested generations."""
@@ -71,13 +92,14 @@ class DeliveryQueries(Pool):
                 FROM arrived ORDER BY project_id, ord DESC
             ),
             bumped AS (
-                INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen)
-                SELECT project_id, repo_path, known_branch, after_sha, n FROM latest
+                INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen, behind_since)
+                SELECT project_id, repo_path, known_branch, after_sha, n, now() FROM latest
                 ON CONFLICT (id) DO UPDATE SET
                     -- repo_path stays: the sync sees a different path from GitLab and moves first
                     default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
                     target_sha = EXCLUDED.target_sha,
                     requested_gen = projects.requested_gen + EXCLUDED.requested_gen,
+                    behind_since = COALESCE(projects.behind_since, now()),
                     updated_at = now()
                 RETURNING id, requested_gen
             )
@@ -116,20 +138,5 @@ class DeliveryQueries(Pool):
 
         `force` also re-embeds unchanged chunks (it implies `full`).
         """
-        gen = await self._fetchval(
-            """
-            INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen, full_sync, force_embed)
-            VALUES ($1, $2, $3, $4, 1, $5 OR $6, $6)
-            ON CONFLICT (id) DO UPDATE SET
-                -- repo_path stays: the sync sees a different path from GitLab and moves first
-                default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
-                target_sha = COALESCE(EXCLUDED.target_sha, projects.target_sha),
-                requested_gen = projects.requested_gen + 1,
-                full_sync = projects.full_sync OR EXCLUDED.full_sync,
-                force_embed = projects.force_embed OR EXCLUDED.force_embed,
-                updated_at = now()
-            RETURNING requested_gen
-            """,
-            project_id, repo_path, default_branch, target_sha, full, force,
-        )  # fmt: skip
+        gen = await self._fetchval(REQUEST_SYNC, project_id, repo_path, default_branch, target_sha, full, force)
         return int(gen)

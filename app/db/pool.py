@@ -65,6 +65,17 @@ def translated(message: str = "PostgreSQL query failed") -> Iterator[None]:
         raise StorageError(f"{message}: {exc}") from exc
 
 
+def storable(text: str) -> bool:
+    """Whether PostgreSQL can hold `text` (no NUL, no lone surrogate): a lookup of any other text finds nothing."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _short(exc: Exception, limit: int = 200) -> str:
     """An error message cut to `limit` characters: asyncpg's data errors quote the offending input."""
     text = str(exc)

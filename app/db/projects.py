@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from app.core.states import ProjectStatus
-from app.db.pool import Pool, translated
+from app.db.pool import Pool, storable, translated
 from app.db.rows import ProjectRow, project_row
 
 
@@ -15,6 +15,15 @@ class ProjectQueries(Pool):
     async def project(self, project_id: int) -> ProjectRow | None:
         """One project's state."""
         row = await self._fetchrow("SELECT * FROM projects WHERE id = $1", project_id)
+        return project_row(row) if row is not None else None
+
+    async def project_at(self, repo_path: str) -> ProjectRow | None:
+        """The project at a repository path (the one updated last, should a stale row keep an old path)."""
+        if not storable(repo_path):
+            return None
+        row = await self._fetchrow(
+            "SELECT * FROM projects WHERE repo_path = $1 ORDER BY updated_at DESC LIMIT 1", repo_path
+        )
         return project_row(row) if row is not None else None
 
     async def projects(self) -> list[ProjectRow]:
@@ -44,7 +53,10 @@ class ProjectQueries(Pool):
         query = """
             UPDATE projects SET indexed_sha = $2, done_gen = GREATEST(done_gen, $3), status = 'ok',
                 last_error = NULL, full_sync = false, force_embed = false, indexed_at = now(), updated_at = now(),
-                default_branch = COALESCE($4, default_branch), head_checked_at = now()
+                default_branch = COALESCE($4, default_branch), head_checked_at = now(), head_sha = $2,
+                -- caught up with every request: no lag; else a later request is waiting (its count unknown)
+                behind_since = CASE WHEN GREATEST(done_gen, $3) >= requested_gen THEN NULL ELSE behind_since END,
+                lag_commits = CASE WHEN GREATEST(done_gen, $3) >= requested_gen THEN 0 ELSE NULL END
             WHERE id = $1
         """
         holder = self._held.get(project_id)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.events import SyncRequested
 from app.core.states import ProjectStatus
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,7 +46,12 @@ class ProjectRow:
         The stored status is what the last run ended with; a delivery that arrived since (or whose
         job Redis lost) leaves it `ok` while the index is behind, which is not the truth.
         """
-        return ProjectStatus.PENDING if self.status == ProjectStatus.OK and self.behind else self.status
+        return shown_state(self.status, behind=self.behind)
+
+
+def shown_state(status: str, *, behind: bool) -> str:
+    """The status to show for a stored status (`ProjectRow.state`): `ok` while something waits is `pending`."""
+    return ProjectStatus.PENDING if status == ProjectStatus.OK and behind else status
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,3 +96,50 @@ KeyedPush = tuple[str, SyncRequested]
 def project_row(row: Any) -> ProjectRow:
     """A `ProjectRow` from a `projects` row."""
     return ProjectRow(**{name: row[name] for name in ProjectRow.__dataclass_fields__})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StatusRow:
+    """One project's status as PostgreSQL knows it: sync state, GitLab's last reported head, counts, last run."""
+
+    now: datetime  # PostgreSQL's clock, which stamped every time below
+    id: int
+    repo_path: str
+    default_branch: str | None
+    indexed_sha: str | None
+    indexed_at: datetime | None
+    head_sha: str | None
+    head_checked_at: datetime | None
+    behind_since: datetime | None
+    lag_commits: int | None
+    status: str
+    last_error: str | None
+    requested_gen: int
+    done_gen: int
+    full_sync: bool
+    files: int
+    chunks: int
+    run_status: str | None
+    run_trigger: str | None
+    run_mode: str | None
+    run_error: str | None
+    run_finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexRequestRow:
+    """One on-demand sync request (`index_requests`)."""
+
+    id: int
+    project_id: int
+    commit_sha: str | None
+    source: str
+    requested_by: str
+    generation: int | None
+    detail: str | None
+    created_at: datetime
+
+
+def dataclass_row(cls: type[T], row: Any) -> T:
+    """A frozen row dataclass from an asyncpg record with (at least) its fields."""
+    return cls(**{f.name: row[f.name] for f in fields(cls)})

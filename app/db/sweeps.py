@@ -69,9 +69,56 @@ class SweepQueries(Pool):
         )
         return {int(r["id"]): HeadSeen(**{name: r[name] for name in HeadSeen.__dataclass_fields__}) for r in rows}
 
-    async def mark_heads_checked(self, project_ids: Sequence[int], at: datetime) -> None:
-        """GitLab reported these projects' heads equal to the index at `at` (PostgreSQL's clock)."""
+    async def record_heads(self, heads: Sequence[tuple[int, str | None]], at: datetime | None = None) -> None:
+        """GitLab reported these (project, default-branch head) pairs at `at` (PostgreSQL's clock; None: now).
+
+        One statement for every checked project. A head other than the indexed commit starts the lag
+        (`behind_since`, kept when already set); the head equal to the index has no commit to catch up;
+        None is a branch without a commit (nothing to index).
+        """
         await self._execute(
-            "UPDATE projects SET head_checked_at = GREATEST(head_checked_at, $2) WHERE id = ANY($1::bigint[])",
-            list(project_ids), at,
+            """
+            UPDATE projects SET head_sha = h.head,
+                head_checked_at = GREATEST(projects.head_checked_at, COALESCE($3, now())),
+                behind_since = CASE WHEN h.head IS NOT NULL AND h.head IS DISTINCT FROM projects.indexed_sha
+                                    THEN COALESCE(projects.behind_since, $3, now()) ELSE projects.behind_since END,
+                lag_commits = CASE WHEN h.head IS NOT DISTINCT FROM projects.indexed_sha THEN 0
+                                   WHEN h.head IS DISTINCT FROM projects.head_sha THEN NULL
+                                   ELSE projects.lag_commits END
+            FROM unnest($1::bigint[], $2::text[]) AS h(id, head)
+            WHERE projects.id = h.id
+            """,
+            [h[0] for h in heads], [h[1] for h in heads], at,
         )  # fmt: skip
+
+    async def set_lag_commits(self, project_id: int, head: str, commits: int) -> None:
+        """A compare counted `commits` from the indexed commit to `head` (still the head GitLab reported)."""
+        await self._execute(
+            "UPDATE projects SET lag_commits = $3 WHERE id = $1 AND head_sha = $2", project_id, head, commits
+        )
+
+    async def request_syncs(self, drifts: Sequence[tuple[int, str, str | None, bool]]) -> list[int]:
+        """`request_sync` for many (project, path, default branch, full) at once: their new generations, in order."""
+        rows = await self._fetch(
+            """
+            WITH input AS (
+                SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bool[])
+                    WITH ORDINALITY AS t(id, repo_path, default_branch, full_sync, ord)
+            ),
+            bumped AS (
+                INSERT INTO projects (id, repo_path, default_branch, requested_gen, full_sync, behind_since)
+                SELECT id, repo_path, default_branch, 1, full_sync, now() FROM input
+                ON CONFLICT (id) DO UPDATE SET
+                    -- repo_path stays: the sync sees a different path from GitLab and moves first
+                    default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
+                    requested_gen = projects.requested_gen + 1,
+                    full_sync = projects.full_sync OR EXCLUDED.full_sync,
+                    behind_since = COALESCE(projects.behind_since, now()),
+                    updated_at = now()
+                RETURNING id, requested_gen
+            )
+            SELECT input.ord, bumped.requested_gen FROM input JOIN bumped USING (id) ORDER BY input.ord
+            """,
+            [d[0] for d in drifts], [d[1] for d in drifts], [d[2] for d in drifts], [d[3] for d in drifts],
+        )  # fmt: skip
+        return [int(r["requested_gen"]) for r in rows]

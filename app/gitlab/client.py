@@ -163,6 +163,8 @@ class Comparison:
     overflow: bool
     parent_ids: frozenset[str] = frozenset()
     """Every parent of the commits in `from..to`: `from` is among them iff `to` descends from it."""
+    commits: int = 0
+    """How many commits `from..to` holds (the index's lag, while it is behind)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -194,13 +196,19 @@ class GitLabClient:
         self._token = settings.token.get_secret_value()
         self._timeout = settings.timeout_s
         self._local = threading.local()
+        self._clients: list[gitlab.Gitlab] = []  # every thread's, so that `close` closes their connections
+        self._clients_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=settings.api_concurrency, thread_name_prefix="gitlab")
         self._slots = asyncio.Semaphore(settings.api_concurrency)
         self.gate = RateGate()
 
     def close(self) -> None:
-        """Stop the worker threads."""
+        """Stop the worker threads and close their HTTP sessions (else their sockets are left to the GC)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._clients_lock:
+            clients, self._clients = self._clients, []
+        for client in clients:
+            client.session.close()
 
     def _client(self) -> gitlab.Gitlab:
         client: gitlab.Gitlab | None = getattr(self._local, "client", None)
@@ -211,6 +219,8 @@ class GitLabClient:
             client.session.hooks["response"].append(self._observe)
             client.session.hooks["response"].append(observe_response)  # every answer, retried ones too
             self._local.client = client
+            with self._clients_lock:
+                self._clients.append(client)
         return client
 
     def _observe(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
@@ -263,6 +273,7 @@ class GitLabClient:
                 diffs=tuple(_diff(d) for d in result.get("diffs", [])),
                 overflow=bool(result.get("compare_timeout")),
                 parent_ids=frozenset(p for c in result.get("commits", []) for p in c.get("parent_ids", [])),
+                commits=len(result.get("commits", [])),
             )
 
         return await self._call(get)

@@ -35,7 +35,7 @@ MAX_PLACES = 8  # ... and never more than this
 PROTECTED = 3  # a candidate ranked this high by fusion ...
 KEPT = 5  # ... stays this high whatever is boosted
 MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
-TYPE_WORDS = frozenset({"class", "interface", "enum", "record", "type", "annotation"})
+TYPE_WORDS = frozenset({str(kind) for kind in TYPE_SYMBOLS} | {"type"})  # a question asking for a type
 QUESTION_WORDS = frozenset({"how", "where", "when", "what", "which", "why", "who"})
 WEB_WORDS = frozenset({"handler", "endpoint", "controller", "route", "request", "api", "http", "url", "rest"})
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")

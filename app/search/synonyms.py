@@ -26,7 +26,7 @@ VERB_CLASSES = (
     ("list", "search", "browse"),
     ("check", "verify", "validate", "validated", "verification", "ensure"),
     ("run", "execute", "execution", "invoke", "trigger", "launch"),
-    ("send", "notify", "publish", "emit", "push", "dispatch"),
+    ("send", "notify", "publish", "emit", "dispatch"),
     ("start", "begin", "init", "initialize"),
     ("stop", "close", "shutdown", "terminate", "cancel"),
     ("pause", "suspend"),

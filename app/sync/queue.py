@@ -1,4 +1,4 @@
-"""Job names and job ids on the arq queue: the one module that spells them.
+"""Job names and job ids on the arq queue (and the refresh limit's key): the one module that spells them.
 
 A sync job's id carries the project's requested generation (`sync:<project>:<gen>`): every delivery
 that bumps the generation gets its own job, and runs that find the work already done return at once.
@@ -61,6 +61,11 @@ def refresh_job_id(project_id: int, key: str) -> str:
 def replay_job_id(key: str) -> str:
     """The id of the job that records delivery `key` once PostgreSQL is back."""
     return f"replay:{key}"
+
+
+def refresh_limit_key(project_id: int) -> str:
+    """The Redis key that holds back a second agent refresh of `project_id` (`app.sync.requests.refresh`)."""
+    return f"javakb:refresh-limit:{project_id}"
 
 
 def backfill_job_id(backfill_id: int) -> str:

@@ -5,7 +5,10 @@ GitLab never resends a failed system-hook delivery, so the sweep asks GitLab its
 1. One listing, `GET /projects?last_activity_after=...` (ordered by id, 100 a page asked by `id_after`): every project
    that may have moved since the last sweep. Every `full_sweep_every_s` the listing has no filter,
    which also catches renames, transfers and default-branch changes that were not pushes.
-2. `GET /projects/:id/repository/branches/:default` only for listed projects that may have moved.
+2. `GET /projects/:id/repository/branches/:default` only for listed projects that may have moved;
+   every head GitLab reported is recorded (`projects.head_sha`, `head_checked_at`) in one statement,
+   and every drifted project's sync requested in one statement and one Redis transaction
+   (`request_drifts`): no query per project, however many projects a sweep lists.
 
 `last_activity_at` is throttled: a push moves it only when it is over an hour old
 (`Event::RESET_PROJECT_ACTIVITY_INTERVAL = 1.hour`, `Event#reset_project_activity` in gitlabhq's
@@ -40,7 +43,7 @@ from app.core.states import SyncTrigger
 from app.db import HeadSeen, SweepMarks
 from app.deps import Deps
 from app.gitlab.client import Activity, ProjectInfo
-from app.sync.queue import PURGE, enqueue_once, enqueue_sync, purge_job_id
+from app.sync.queue import PURGE, enqueue_once, enqueue_sync, purge_job_id, push_syncs
 from app.sync.scope import OutOfScope, decide
 
 logger = logging.getLogger(__name__)
@@ -126,7 +129,7 @@ def compare_heads(
 
 async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
     """List GitLab's projects, ask for the heads that may have moved, and request a sync of each drift."""
-    db, gitlab, queue = deps.require_db(), deps.require_gitlab(), deps.require_queue()
+    db, gitlab = deps.require_db(), deps.require_gitlab()
     marks = await db.sweep_start(NAME)
     cutoff = listing_cutoff(marks, full_every)
     listed = await gitlab.activity(cutoff)
@@ -136,22 +139,35 @@ async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
     heads = await asyncio.gather(
         *(gitlab.branch_head(a.project.id, a.project.default_branch or "") for a in plan.check)
     )
-    moved, same = compare_heads(plan.check, heads, known)
+    await db.record_heads([(a.project.id, head) for a, head in zip(plan.check, heads, strict=True)], marks.now)
+    moved, _ = compare_heads(plan.check, heads, known)
     drifts = [*plan.sync, *moved]
-    for drift in drifts:
-        p = drift.project
-        gen = await db.request_sync(p.id, p.path_with_namespace, p.default_branch, None, full=drift.full)
-        await enqueue_sync(queue, p.id, gen, SyncTrigger.RECONCILE)
-        logger.info("sweep: project %s (%s) %s: sync requested", p.id, p.path_with_namespace, drift.reason)
+    await request_drifts(deps, drifts)
     if cutoff is None:
         await confirm_unlisted(deps, [a.project.id for a in listed])
-    await db.mark_heads_checked(same, marks.now)
     await db.sweep_done(NAME, marks.now, full=cutoff is None)
     logger.info(
         "sweep: %d listed (%s), %d heads asked, %d drifted",
         len(listed), "all" if cutoff is None else f"active after {cutoff.isoformat()}", len(plan.check), len(drifts),
     )  # fmt: skip
     return drifts
+
+
+async def request_drifts(deps: Deps, drifts: Sequence[Drift]) -> None:
+    """Request a sync of every drifted project: one PostgreSQL statement and one Redis transaction for all.
+
+    The generations are new (PostgreSQL handed each out once), which is what lets `push_syncs` skip
+    arq's per-job existence check, as the receiver does.
+    """
+    if not drifts:
+        return
+    rows = [(d.project.id, d.project.path_with_namespace, d.project.default_branch, d.full) for d in drifts]
+    gens = await deps.require_db().request_syncs(rows)
+    jobs = [(d.project.id, gen, SyncTrigger.RECONCILE) for d, gen in zip(drifts, gens, strict=True)]
+    await push_syncs(deps.require_queue(), jobs)
+    for drift in drifts:
+        p = drift.project
+        logger.info("sweep: project %s (%s) %s: sync requested", p.id, p.path_with_namespace, drift.reason)
 
 
 async def record_listed_access(deps: Deps, listed: Sequence[Activity]) -> int:

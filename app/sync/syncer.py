@@ -147,6 +147,7 @@ class Syncer:
                 project_id=row.id, from_sha=row.indexed_sha, to_sha=head, mode=SyncMode.NOOP, counts=JobCounts(),
                 seconds=time.monotonic() - started,
             )  # fmt: skip
+        await self.db.record_heads([(row.id, head)])  # the head GitLab reports, checked now (index status)
         await self.db.set_status(row.id, ProjectStatus.SYNCING, row.last_error)
         run_id = await self.db.start_run(row.id, trigger, row.indexed_sha)
         try:
@@ -216,6 +217,7 @@ class Syncer:
         if row.indexed_sha and not row.full_sync and not row.force_embed:
             comparison = await self._compare(row.id, row.indexed_sha, head)
             if comparison is not None:
+                await self.db.set_lag_commits(row.id, head, comparison.commits)
                 rewritten = row.indexed_sha not in comparison.parent_ids
                 if not comparison.overflow:
                     return replace(plan_compare(comparison.diffs, self.scope), cite_head=rewritten)

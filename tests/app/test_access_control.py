@@ -20,7 +20,7 @@ from app.auth.access import LOCAL, Access, complement_condition, token_digest
 from app.auth.identity import Credentials, GitLabIdentities, bearer_token
 from app.cli import run_token
 from app.core.errors import ConfigError, GitLabUnavailableError
-from app.core.settings import OAuthSettings, QdrantSettings, ServiceToken, Settings
+from app.core.settings import IndexJobToken, OAuthSettings, QdrantSettings, ServiceToken, Settings
 from app.deps import Deps, open_deps
 from app.sync.local_index import index_directory
 from app.web import create_app
@@ -150,7 +150,7 @@ async def test_service_tokens_are_matched_by_digest_before_gitlab_is_asked() -> 
 
 def test_the_token_command_prints_a_settings_entry_for_the_token_it_prints_once() -> None:
     out, err = io.StringIO(), io.StringIO()
-    args = SimpleNamespace(name="ci", repos=["eng/", "oss/lib"], admin=False)
+    args = SimpleNamespace(name="ci", repos=["eng/", "oss/lib"], admin=False, project=None)
 
     assert run_token(args, Settings(), out, err) == 0  # type: ignore[arg-type]
     [entry] = TypeAdapter(list[ServiceToken]).validate_json(out.getvalue())
@@ -158,6 +158,19 @@ def test_the_token_command_prints_a_settings_entry_for_the_token_it_prints_once(
     assert entry == ServiceToken(name="ci", sha256=token_digest(token), repos=["eng/", "oss/lib"])
     assert token not in out.getvalue() and len(token) > 40
     assert json.loads(out.getvalue())[0]["sha256"] == token_digest(token)
+
+
+def test_the_token_command_prints_an_index_job_token_of_one_project() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    args = SimpleNamespace(name="shop-ci", repos=None, admin=False, project=42)
+
+    assert run_token(args, Settings(), out, err) == 0  # type: ignore[arg-type]
+    [entry] = TypeAdapter(list[IndexJobToken]).validate_json(out.getvalue())
+    token = err.getvalue().strip().splitlines()[-1]
+    assert entry == IndexJobToken(name="shop-ci", sha256=token_digest(token), project_id=42)
+    assert "JAVAKB_INDEX_JOB_TOKENS" in err.getvalue()
+    both = SimpleNamespace(name="x", repos=["eng/"], admin=False, project=42)
+    assert run_token(both, Settings(), io.StringIO(), io.StringIO()) == 2  # type: ignore[arg-type]
 
 
 async def _no_open() -> dict[int, str]:

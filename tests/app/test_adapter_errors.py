@@ -22,8 +22,8 @@ from app.auth.access import LOCAL, Access
 from app.core.errors import StorageError, UnstorableError
 from app.core.events import GitLabEvent
 from app.core.settings import EmbeddingSettings
-from app.core.states import DeliveryOutcome, ProjectStatus, RunStatus, SyncMode
-from app.db import Database, JobCounts
+from app.core.states import DeliveryOutcome, ProjectStatus, RequestSource, RunStatus, SyncMode
+from app.db import Database, JobCounts, NewRequest
 from app.search.service import SearchService
 from app.store import filters
 from app.store.embeddings import OpenAIEmbedder
@@ -157,6 +157,20 @@ DB_WRITES: dict[str, DbCall] = {
         1, status=RunStatus.DONE, to_sha=None, mode=SyncMode.COMPARE, counts=JobCounts(), error=None
     ),
     "create_backfill": lambda d: d.create_backfill(None, False),
+    "create_request": lambda d: d.create_request(
+        NewRequest(
+            project_id=7,
+            repo_path="acme/shop",
+            default_branch="main",
+            commit_sha="a" * 40,
+            source=RequestSource.INDEX_TOKEN,
+            requested_by="index_token:ci",
+        )
+    ),
+    "record_heads": lambda d: d.record_heads([(7, "a" * 40)]),
+    "request_syncs": lambda d: d.request_syncs([(7, "acme/shop", "main", False)]),
+    "set_lag_commits": lambda d: d.set_lag_commits(7, "a" * 40, 3),
+    "statuses": lambda d: d.statuses(everything=True),
 }
 
 

@@ -27,6 +27,8 @@ from app.core.states import (
     ProjectStatus,
     RebuildProjectStatus,
     RebuildStatus,
+    RequestSource,
+    RequestState,
     RunStatus,
     SyncTrigger,
 )
@@ -44,6 +46,7 @@ CHECKED: dict[tuple[str, str], type[enum.StrEnum]] = {
     ("backfill_projects", "outcome"): BackfillOutcome,
     ("rebuilds", "status"): RebuildStatus,
     ("rebuild_projects", "status"): RebuildProjectStatus,
+    ("index_requests", "source"): RequestSource,
 }
 CHECK_VALUES = """
     SELECT pg_get_constraintdef(c.oid)
@@ -71,6 +74,7 @@ async def test_the_check_constraints_list_exactly_the_enum_values(pg_dsn: str) -
         (schemas.DeliveryOutcomeValue, DeliveryOutcome),
         (schemas.RebuildStatusValue, RebuildStatus),
         (schemas.RebuildProjectStatusValue, RebuildProjectStatus),
+        (schemas.RequestStateValue, RequestState),
     ],
 )
 def test_the_api_literals_list_exactly_the_enum_values(literal: object, names: type[enum.StrEnum]) -> None:
@@ -188,7 +192,9 @@ def test_each_gitlab_event_parses_to_its_event_named_as_gitlab_sends_it() -> Non
 
 
 def test_the_sync_triggers_keep_their_stored_strings() -> None:
-    assert [m.value for m in SyncTrigger] == ["continue", "backfill", "reconcile", "scope", "default_branch_changed"]
+    assert [m.value for m in SyncTrigger] == [
+        "continue", "backfill", "reconcile", "scope", "default_branch_changed", "index_job", "refresh",
+    ]  # fmt: skip
     assert not {m.value for m in SyncTrigger} & {m.value for m in GitLabEvent}  # a stored trigger names one cause
     assert f"{SyncTrigger.SCOPE}" == "scope"
 

@@ -16,13 +16,14 @@ from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, 
 from testkit.fake_gitlab import FakeGitLab
 from tests.conftest import REDIS, reset_services
 from tests.support.live_app import LiveApp, serve_app
-from tests.support.tokens import admin_token, service_token
+from tests.support.tokens import admin_token, index_job_token, service_token
 
 HOOK_SECRET: Final = "fuzz-hook-secret-0123456789"
 ADMIN_TOKEN: Final = "fuzz-admin-token-0123456789"
 API_TOKEN: Final = "fuzz-api-token-0123456789"
+INDEX_TOKEN: Final = "fuzz-index-job-token-0123456789"
 QUEUE: Final = "javakb:test-fuzz"
-KEPT = ("deliveries", "projects", "backfills", "backfill_projects")
+KEPT = ("deliveries", "projects", "backfills", "backfill_projects", "index_requests")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,7 @@ def _serve(pg_dsn: str, gitlab: FakeGitLab) -> Iterator[Fuzzed]:
         gitlab=GitLabSettings(url=gitlab.url, webhook_secret=SecretStr(HOOK_SECRET)),
         admin_tokens=[admin_token(ADMIN_TOKEN)],
         service_tokens=[service_token(API_TOKEN)],
+        index_job_tokens=[index_job_token(INDEX_TOKEN, project_id=1)],
     )
     with (
         serve_app(settings) as app,

@@ -13,7 +13,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from app.openapi import openapi_document
-from tests.fuzz.conftest import ADMIN_TOKEN, API_TOKEN, HOOK_SECRET, Fuzzed, kept
+from tests.fuzz.conftest import ADMIN_TOKEN, API_TOKEN, HOOK_SECRET, INDEX_TOKEN, Fuzzed, kept
 
 schema = schemathesis.openapi.from_dict(openapi_document("fuzz"))
 schema.config.generation.update(
@@ -27,6 +27,8 @@ schema.config.generation.update(
 def credentials(path: str) -> dict[str, str]:
     if path.startswith("/admin/"):
         return {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    if path.startswith("/api/v1/index-jobs"):
+        return {"Authorization": f"Bearer {INDEX_TOKEN}"}
     if path.startswith("/api/"):
         return {"Authorization": f"Bearer {API_TOKEN}"}
     return {"X-Gitlab-Token": HOOK_SECRET}

@@ -6,9 +6,11 @@ Every MCP tool's text and structured content, and a few REST searches, are compa
 the stored payload and the answer changes a value here. The fixture is indexed as GitLab project 7
 at a fixed commit, with a GitLab URL, so project ids, commits and permalinks are in the answers.
 
-`indexed_at` is the only value that depends on when the test runs: it is checked to be an ISO time
-and replaced by a placeholder. Run with `JAVAKB_RECORD_ANSWERS=1` to record the file again (only
-for an intended change of the answers; review its diff).
+`indexed_at` and `head_checked_at` are the only values that depend on when the test runs: each is
+checked to be an ISO time and replaced by a placeholder (in texts, any ISO time is). Run with
+`JAVAKB_RECORD_ANSWERS=1` to record the file again (only for an intended change of the answers;
+review its diff). The project's sync state is written as a sync leaves it, so `list_repos` and
+`index_status` answer with it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ REPO: Final = "acme/shop"
 SHA: Final = "5e1f" * 10
 RECORDED: Final = Path(__file__).resolve().parents[1] / "fixtures" / "answers" / "shop.json"
 PLACEHOLDER: Final = "<indexed_at>"
+CLOCKED: Final = frozenset({"indexed_at", "head_checked_at"})
+ISO_TIME: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00")  # in texts (index_status)
 TOOL_CALLS: Final[list[tuple[str, dict[str, Any]]]] = [
     ("semantic_search", {"query": "who reminds owners about tomorrow's visits"}),
     ("semantic_search", {"query": "transactional owner methods", "stereotype": "service"}),
@@ -57,6 +61,7 @@ TOOL_CALLS: Final[list[tuple[str, dict[str, Any]]]] = [
     ("find_injections", {"type": "OwnerRepository"}),
     ("find_implementations", {"type": "PricingPolicy"}),
     ("get_file_outline", {"repo": REPO, "path": f"{CORE_SRC}/core/service/OwnerService.java"}),
+    ("index_status", {}),
 ]
 REST_QUERIES: Final[list[dict[str, str]]] = [
     {"q": "owner"},
@@ -72,7 +77,13 @@ async def index_as_gitlab_project(deps: Deps) -> None:
     files = list(iter_sources(SHOP_DIR, Scope.from_config(config)))
     context = SourceContext(repo_path=REPO, gitlab_project_id=7, commit_sha=SHA, branch="main")
     await deps.store.ensure(await deps.index_model())
-    await deps.indexer.write(REPO, list(chunk_local_files(files, context, config)))
+    results = list(chunk_local_files(files, context, config))
+    await deps.indexer.write(REPO, results)
+    # The project's state as the sync that wrote it leaves it (what `index_status` and `list_repos` read).
+    db = deps.require_db()
+    gen = await db.request_sync(7, REPO, "main", SHA)
+    await db.update_manifest(7, {r.file_path: ("b10b" * 10, [c.id for c in r.chunks]) for r in results}, [])
+    await db.mark_synced(7, SHA, gen, "main")
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +105,7 @@ def without_clock(value: Any) -> Any:
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            if key == "indexed_at" and item is not None:
+            if key in CLOCKED and item is not None:
                 datetime.fromisoformat(item)
                 item = PLACEHOLDER
             out[key] = without_clock(item)
@@ -109,7 +120,7 @@ async def mcp_answers(app: LiveApp) -> list[dict[str, Any]]:
     async with Client(app.mcp_url, auth=TOKEN) as client:
         for tool, arguments in TOOL_CALLS:
             result = await client.call_tool(tool, arguments)
-            texts = [c.text for c in result.content if isinstance(c, TextContent)]
+            texts = [ISO_TIME.sub(PLACEHOLDER, c.text) for c in result.content if isinstance(c, TextContent)]
             answers.append(
                 {"tool": tool, "arguments": arguments, "text": texts, "data": without_clock(result.structured_content)}
             )

@@ -18,7 +18,7 @@ from typing import Any, Final
 import pytest
 
 from tests.mcp_server.conftest import TOKEN
-from tests.support.contract import TOOL_NAMES
+from tests.support.contract import MUTATING_TOOLS, TOOL_NAMES
 from tests.support.live_app import LiveApp
 
 pytestmark = pytest.mark.integration
@@ -85,7 +85,7 @@ def test_the_inspector_lists_the_tools(live_app: LiveApp, tmp_path: Path) -> Non
         assert tool["inputSchema"]["type"] == "object"
         assert all(p.get("description") for p in tool["inputSchema"]["properties"].values()), tool["name"]
         assert "results" in tool["outputSchema"]["properties"], tool["name"]
-        assert tool["annotations"]["readOnlyHint"] is True
+        assert tool["annotations"]["readOnlyHint"] is (tool["name"] not in MUTATING_TOOLS)
 
 
 def test_the_inspector_calls_get_symbol(live_app: LiveApp, tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from app.sync.localfs import chunk_local_files
 from mcp_server.render import SET_CODE_FIRST
 from mcp_server.server import create_server
 from pipeline.model import TYPE_SYMBOLS, SourceContext
-from tests.support.contract import CITATION_FIELDS, TOOL_NAMES
+from tests.support.contract import CITATION_FIELDS, MUTATING_TOOLS, SEARCH_TOOL_NAMES, TOOL_NAMES
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import API_SRC, CORE_SRC, JOBS_SRC, chunk_shop, short
 
@@ -39,7 +39,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")  # every test shares the m
 
 REPO: Final = "acme/shop"
 OWNER_SERVICE: Final = f"{CORE_SRC}/core/service/OwnerService.java"
-TOOLS: Final = TOOL_NAMES
+TOOLS: Final = SEARCH_TOOL_NAMES  # the tools over the index; the status tools: test_status_tools.py
 CITATION: Final = CITATION_FIELDS
 # One call per tool that needs an argument, each with a real answer on the fixture.
 CALLS: Final[dict[str, dict[str, Any]]] = {
@@ -143,16 +143,18 @@ def assert_tool_error(result: CallToolResult, message: str) -> None:
 
 
 async def test_the_tool_list_is_stable(client: Client[Any]) -> None:
-    assert [tool.name for tool in await client.list_tools()] == list(TOOLS)
+    assert [tool.name for tool in await client.list_tools()] == list(TOOL_NAMES)
 
 
-async def test_every_tool_is_read_only_and_described_with_an_example_of_itself(client: Client[Any]) -> None:
+async def test_every_tool_but_refresh_is_read_only_and_described_with_an_example_of_itself(client: Client[Any]) -> None:
     for tool in await client.list_tools():
         summary, _, example = (tool.description or "").partition("Example:")
         assert summary.strip(), tool.name
         assert f"{tool.name}(" in example, tool.name
         assert tool.annotations is not None
-        assert tool.annotations.read_only_hint is True
+        assert tool.annotations.read_only_hint is (tool.name not in MUTATING_TOOLS), tool.name
+        if tool.name in MUTATING_TOOLS:
+            assert tool.annotations.idempotent_hint is True and tool.annotations.destructive_hint is False
 
 
 # --- citations -----------------------------------------------------------------------------------------------------

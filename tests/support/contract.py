@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-TOOL_NAMES: Final = (
+SEARCH_TOOL_NAMES: Final = (
     "semantic_search",
     "get_symbol",
     "list_repos",
@@ -16,6 +16,11 @@ TOOL_NAMES: Final = (
     "find_implementations",
     "get_file_outline",
 )
+STATUS_TOOL_NAMES: Final = ("index_status", "refresh_repo")
+"""How fresh the index is, and a refresh (`mcp_server/status_tools.py`): they read PostgreSQL, not the index."""
+TOOL_NAMES: Final = SEARCH_TOOL_NAMES + STATUS_TOOL_NAMES
+MUTATING_TOOLS: Final = frozenset({"refresh_repo"})
+"""Tools that ask the service to do something (not `readOnlyHint`); every other tool only reads."""
 CITATION_FIELDS: Final = frozenset(
     {
         "repo_path",

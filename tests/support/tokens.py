@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.auth.access import token_digest
-from app.core.settings import ALL_REPOS, AdminToken, ServiceToken
+from app.core.settings import ALL_REPOS, AdminToken, IndexJobToken, ServiceToken
 
 
 def service_token(token: str, repos: list[str] | None = None, name: str = "test") -> ServiceToken:
@@ -14,3 +14,8 @@ def service_token(token: str, repos: list[str] | None = None, name: str = "test"
 def admin_token(token: str, name: str = "admin") -> AdminToken:
     """An admin token for `/admin/*`."""
     return AdminToken(name=name, sha256=token_digest(token))
+
+
+def index_job_token(token: str, project_id: int, name: str = "ci") -> IndexJobToken:
+    """An index-job token for `POST /api/v1/index-jobs` of one project."""
+    return IndexJobToken(name=name, sha256=token_digest(token), project_id=project_id)

@@ -1,0 +1,104 @@
+"""The MCP tools an agent uses to trust the index: `index_status(repo?)` and `refresh_repo(repo)`.
+
+Both read with the caller's `Access`: `index_status` puts it inside its PostgreSQL query
+(`app.sync.status`), `refresh_repo` refuses a repository the caller cannot read exactly as one that
+does not exist. `refresh_repo` is idempotent and rate-limited per project (`app.sync.requests.refresh`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+from fastmcp.exceptions import ToolError
+from fastmcp.tools import ToolResult
+from mcp.types import TextContent
+from pydantic import Field
+
+from app.auth.access import Access
+from app.core.errors import RateLimitedError, StorageError
+from app.deps import Deps
+from app.sync.requests import refresh
+from app.sync.status import index_status, status_line
+from mcp_server.render import DEFAULT_BUDGET, Entry, echo, page
+
+MISS_LEVEL = 20  # logging.INFO: a miss is the caller's business, not a server error (as `server.MISS`)
+UNAVAILABLE = "The service's PostgreSQL or Redis is unavailable; try again in a minute."
+
+StatusRepo = Annotated[
+    str | None, Field(description="Repository path (group/project), or a group prefix ending in '/'; all when omitted.")
+]
+Offset = Annotated[int, Field(ge=0, description="Skip this many results: the next_offset of a previous answer.")]
+Budget = Annotated[int, Field(ge=500, le=100_000, description="Output budget in characters; whole results are cut.")]
+
+
+class StatusTools:
+    """`index_status` and `refresh_repo`, thin over `app.sync.status` and `app.sync.requests`."""
+
+    def __init__(self, get_deps: Callable[[], Deps], access: Callable[[], Access]) -> None:
+        self.get_deps = get_deps
+        self._access = access
+
+    async def index_status(
+        self, repo: StatusRepo = None, offset: Offset = 0, max_chars: Budget = DEFAULT_BUDGET
+    ) -> ToolResult:
+        """How fresh the index is, per repository, as GitLab reported it and when it was checked.
+
+        Each entry: the indexed commit, GitLab's default-branch head and when it was checked, how far
+        behind (commits, seconds), whether a sync runs, the last run and error, file and chunk counts.
+        `behind` false means the index equals GitLab's head as last checked.
+
+        Example: index_status(repo="acme/shop") or index_status(repo="acme/")
+        """
+        deps = self.get_deps()
+        db = deps.db
+        try:
+            items = await index_status(db, self._access(), repo) if db is not None else []
+        except StorageError as exc:
+            raise ToolError(UNAVAILABLE, log_level=MISS_LEVEL) from exc
+        if not items:
+            what = f"repository {echo(repo)!r}" if repo else "any repository you may read"
+            raise ToolError(f"No index status for {what}: nothing was synced from GitLab yet.", log_level=MISS_LEVEL)
+        return _page([status_line(i) for i in items], items, offset, max_chars)
+
+    async def refresh_repo(
+        self, repo: Annotated[str, Field(description="Repository path (group/project).", min_length=1)]
+    ) -> ToolResult:
+        """Ask for a sync of one repository now, when index_status shows it behind or you know of a push.
+
+        Idempotent: while a sync is already waiting nothing new is asked. New refreshes of one repository
+        are rate-limited (a minute apart by default; the answer says when to ask again). Then poll
+        index_status(repo).
+        Example: refresh_repo(repo="acme/shop")
+        """
+        deps = self.get_deps()
+        if deps.db is None or deps.queue is None:
+            raise ToolError("Refresh needs the service's PostgreSQL and Redis.", log_level=MISS_LEVEL)
+        try:
+            done = await refresh(deps, self._access(), repo)
+        except StorageError as exc:
+            raise ToolError(UNAVAILABLE, log_level=MISS_LEVEL) from exc
+        except RateLimitedError as exc:
+            raise ToolError(
+                f"{echo(repo)!r} was refreshed moments ago; ask again in {math.ceil(exc.retry_after_s)} s.",
+                log_level=MISS_LEVEL,
+            ) from exc
+        if done is None:
+            raise ToolError(f"Unknown repository {echo(repo)!r}.", log_level=MISS_LEVEL)
+        item = {
+            "repo": done.repo,
+            "project_id": done.project_id,
+            "state": done.state.value,
+            "generation": done.generation,
+            "request_id": done.request_id,
+            "detail": done.detail,
+        }
+        line = f"{done.repo}: {done.state} (generation {done.generation}): {done.detail}"
+        return _page([line], [item], 0, DEFAULT_BUDGET)
+
+
+def _page(lines: Sequence[str], items: Sequence[Any], offset: int, budget: int) -> ToolResult:
+    entries = [Entry(line, item, "\n") for line, item in zip(lines, items, strict=True)][offset:]
+    rendered = page(entries, total=len(lines), offset=offset, budget=budget)
+    return ToolResult(content=[TextContent(type="text", text=rendered.text)], structured_content=rendered.data())
