@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from app.auth.access import Access
+from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, bearer_token
 from app.core import metrics
 from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
@@ -34,11 +35,6 @@ from app.sync.status import index_status
 STATUS_PATH = INDEX_STATUS_PATH
 
 REST_SEARCH = "rest_search"  # the `tool` label of `GET /api/v1/search` in javakb_tool_duration_seconds
-
-
-def unauthorized() -> JSONResponse:
-    """401 with the challenge RFC 6750 asks for."""
-    return JSONResponse({"error": "unauthorized"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
 
 
 async def caller(request: Request, credentials: Credentials) -> Access | JSONResponse:

@@ -11,9 +11,10 @@ import asyncio
 import json
 import secrets
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from app.core.errors import ConfigError, ServiceError
 from app.core.settings import (
@@ -104,6 +105,19 @@ def _parser() -> argparse.ArgumentParser:
     hook = admin.add_parser("install-hook", help="register (or repair) the GitLab system hook, idempotently")
     hook.add_argument("--url", help="this service's public base URL (default: JAVAKB_OAUTH__PUBLIC_URL)")
     hook.set_defaults(command=run_install_hook)
+    reindex = admin.add_parser("reindex", help="backfill a project, a group or every project through the admin API")
+    target = reindex.add_mutually_exclusive_group(required=True)
+    target.add_argument("--project", help="a project id or full path (acme/shop)")
+    target.add_argument("--group", help="a group id or full path, with its subgroups")
+    target.add_argument("--all", action="store_true", help="every project the GitLab token sees")
+    reindex.add_argument("--full", action="store_true", help="walk whole trees instead of comparing")
+    reindex.add_argument("--force", action="store_true", help="embed unchanged chunks again too")
+    reindex.add_argument("--watch", action="store_true", help="follow the backfill's progress until it ends")
+    reindex.set_defaults(command=run_admin_reindex)
+    status = admin.add_parser("status", help="projects by state, or one backfill's progress (JAVAKB_ADMIN__URL)")
+    status.add_argument("--backfill", type=int, metavar="ID", help="a backfill's progress instead")
+    status.add_argument("--watch", action="store_true", help="keep refreshing (a backfill: until it ends)")
+    status.set_defaults(command=run_admin_status)
     rebuild = admin.add_parser("rebuild", help="fill a new generation with the next embedding model, then switch")
     rebuild.add_argument("--watch", action="store_true", help="print its progress until it is done")
     rebuild.add_argument("--id", type=int, help="follow this rebuild instead of starting one")
@@ -328,6 +342,46 @@ async def _install_hook(settings: Settings, base_url: str) -> str:
 
     async with httpx.AsyncClient(timeout=settings.gitlab.timeout_s) as client:
         return await install_hook(settings, base_url, client)
+
+
+def run_admin_reindex(args: argparse.Namespace, settings: Settings, out: TextIO | None = None, http: Any = None) -> int:
+    """`POST /admin/reindex`, then the backfill's progress (followed with --watch); exit 1 if it failed."""
+    from app import admin_client as ac
+
+    out = out or sys.stdout
+    body = ac.reindex_body(args.project, args.group, args.all, full=args.full, force=args.force)
+    with http or ac.admin_client(settings) as client:
+        accepted = ac.call(client, "POST", "/admin/reindex", json=body)
+        print(f"backfill {accepted['backfill_id']} {accepted['status']}", file=out)
+        return _follow(ac, client, accepted["backfill_id"], out, follow=args.watch)
+
+
+def run_admin_status(args: argparse.Namespace, settings: Settings, out: TextIO | None = None, http: Any = None) -> int:
+    """Projects by state and the syncs running, or one backfill's progress (refreshed with --watch)."""
+    from app import admin_client as ac
+
+    out = out or sys.stdout
+    with http or ac.admin_client(settings) as client:
+        if args.backfill is not None:
+            return _follow(ac, client, args.backfill, out, follow=args.watch)
+        screen = ac.Screen(out, out.isatty())
+        while True:
+            counts = ac.project_summary(client)
+            running = ac.call(client, "GET", "/admin/jobs", params={"status": "running", "per_page": 1000})
+            shown = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no projects yet"
+            screen.show([f"projects: {shown}; {len(running)} syncs running"])
+            if not args.watch:
+                return 0
+            time.sleep(2.0)
+
+
+def _follow(ac: Any, client: Any, backfill_id: int, out: TextIO, *, follow: bool) -> int:
+    screen = ac.Screen(out, out.isatty())
+    report = ac.watch(lambda: ac.call(client, "GET", f"/admin/backfills/{backfill_id}"), screen, follow=follow)
+    if report["status"] in ac.FINISHED and report["progress"].get("failed"):
+        failed = ac.call(client, "GET", f"/admin/backfills/{backfill_id}", params={"state": "failed"})
+        print("\n".join(ac.failures(failed)), file=out)
+    return 1 if report["status"] == "failed" else 0
 
 
 def _needs_server(settings: Settings, command: str) -> bool:

@@ -6,7 +6,7 @@ pydantic models in `app.schemas` that validate and build them. MCP describes its
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
@@ -14,6 +14,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from app.schemas import (
     INDEX_JOBS_PATH,
     INDEX_STATUS_PATH,
+    BackfillProgressValue,
     BackfillReport,
     ErrorAnswer,
     HookAnswer,
@@ -22,11 +23,14 @@ from app.schemas import (
     IndexJobRequest,
     IndexStatusAnswer,
     IndexStatusParams,
+    JobState,
+    PageParams,
     ProjectState,
     RebuildAccepted,
     RebuildReport,
     ReindexAccepted,
     ReindexRequest,
+    RunStatusValue,
     SearchAnswer,
     SearchParams,
 )
@@ -39,6 +43,7 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (ReindexAccepted, "serialization"),
     (BackfillReport, "serialization"),
     (ProjectState, "serialization"),
+    (JobState, "serialization"),
     (RebuildAccepted, "serialization"),
     (RebuildReport, "serialization"),
     (HookAnswer, "serialization"),
@@ -62,6 +67,12 @@ def _ref(model: type[BaseModel]) -> dict[str, Any]:
 
 def _json(model: type[BaseModel], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": _ref(model)}}}
+
+
+def _list(model: type[BaseModel], description: str) -> dict[str, Any]:
+    schema = {"type": "array", "items": _ref(model)}
+    link = {"description": 'rel="next": the next page, when this one is full', "schema": {"type": "string"}}
+    return {"description": description, "headers": {"Link": link}, "content": {"application/json": {"schema": schema}}}
 
 
 def _error(description: str) -> dict[str, Any]:
@@ -90,6 +101,7 @@ def _not_null(prop: dict[str, Any]) -> dict[str, Any]:
 
 def _paths() -> dict[str, Any]:
     admin: list[dict[str, list[str]]] = [{"admin": []}]
+    pages = _query_parameters(PageParams)
     hook_headers = [
         {"name": name, "in": "header", "required": False, "schema": {"type": "string"}, "description": text}
         for name, text in _HOOK_HEADERS.items()
@@ -135,18 +147,20 @@ def _paths() -> dict[str, Any]:
                           "401": _error("Not authenticated")},
         }},
         "/admin/reindex": {"post": {
-            "summary": "Backfill listed projects, or all", "security": admin,
+            "summary": "Backfill a project, a group, every project, or listed ids", "security": admin,
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref(ReindexRequest)}}},
             "responses": {"202": _json(ReindexAccepted, "Backfill queued"), "400": _error("Invalid body"),
                           "401": _error("Not authenticated"), "409": _error("GitLab not configured"),
                           "413": _error("Body too large"), "503": _error("Queue unavailable")},
         }},
         "/admin/backfills/{backfill_id}": {"get": {
-            "summary": "A backfill's state and per-project outcomes", "security": admin,
+            "summary": "A backfill's progress, throughput, ETA and a page of its projects", "security": admin,
             "parameters": [{"name": "backfill_id", "in": "path", "required": True,
-                            "schema": {"type": "integer", "minimum": 0}}],
-            "responses": {"200": _json(BackfillReport, "The backfill"), "401": _error("Not authenticated"),
-                          "404": _error("No such backfill")},
+                            "schema": {"type": "integer", "minimum": 0}}, *pages,
+                           {"name": "state", "in": "query", "required": False, "schema": {"type": "string",
+                            "enum": list(get_args(BackfillProgressValue))}}],
+            "responses": {"200": _json(BackfillReport, "The backfill"), "400": _error("Bad parameters"),
+                          "401": _error("Not authenticated"), "404": _error("No such backfill")},
         }},
         "/admin/rebuild": {"post": {
             "summary": "Rebuild every project into a new generation with the next embedding model, then switch",
@@ -163,9 +177,23 @@ def _paths() -> dict[str, Any]:
                           "404": _error("No such rebuild")},
         }},
         "/admin/projects": {"get": {
-            "summary": "Every project's sync state", "security": admin,
-            "responses": {"200": {"description": "Projects", "content": {"application/json": {
-                "schema": {"type": "array", "items": _ref(ProjectState)}}}}, "401": _error("Not authenticated")},
+            "summary": "Every project's sync state, by id, paginated", "security": admin, "parameters": pages,
+            "responses": {"200": _list(ProjectState, "Projects"), "400": _error("Bad parameters"),
+                          "401": _error("Not authenticated")},
+        }},
+        "/admin/projects/{project_id}": {"get": {
+            "summary": "One project's sync state", "security": admin,
+            "parameters": [{"name": "project_id", "in": "path", "required": True,
+                            "schema": {"type": "integer", "minimum": 0}}],
+            "responses": {"200": _json(ProjectState, "The project"), "401": _error("Not authenticated"),
+                          "404": _error("No such project")},
+        }},
+        "/admin/jobs": {"get": {
+            "summary": "Sync runs, oldest first, paginated; ?status= keeps one kind", "security": admin,
+            "parameters": [*pages, {"name": "status", "in": "query", "required": False, "schema": {
+                "type": "string", "enum": [v.lower() for v in get_args(RunStatusValue)]}}],
+            "responses": {"200": _list(JobState, "Sync runs"), "400": _error("Bad parameters"),
+                          "401": _error("Not authenticated")},
         }},
     }  # fmt: skip
 

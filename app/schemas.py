@@ -37,32 +37,69 @@ ProjectId = Annotated[int, Field(ge=1, le=MAX_ID, description="A GitLab project 
 MAX_BACKFILL_PROJECTS = 10_000
 
 
+MAX_PATH_CHARS = 1024
+PathRef = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_PATH_CHARS,
+        pattern=r"^[\w.][\w.-]*(/[\w.][\w.-]*)*$",
+        description="A full path, e.g. acme/platform",
+    ),
+]
+Ref = ProjectId | PathRef
+
+
 class ReindexRequest(BaseModel):
-    """`POST /admin/reindex`: the listed projects, or every project GitLab lists."""
+    """`POST /admin/reindex`: one project, a group (with its subgroups), every project, or a list of ids."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
+    project: Ref | None = Field(default=None, description="A project id or full path (acme/shop).")
+    group: Ref | None = Field(default=None, description="A group id or full path (acme/platform).")
+    include_subgroups: bool | None = Field(
+        default=None, description="With `group`: its subgroups' projects too (the default)."
+    )
+    all: bool = Field(default=False, description="Backfill every project GitLab lists instead.")
     projects: list[ProjectId] | None = Field(
         default=None, min_length=1, max_length=MAX_BACKFILL_PROJECTS, description="Project ids to backfill."
     )
-    all: bool = Field(default=False, description="Backfill every project GitLab lists instead.")
     full: bool = Field(default=False, description="Walk whole trees instead of comparing with the indexed commit.")
+    force: bool = Field(default=False, description="Embed unchanged chunks again too (implies a full walk).")
 
     @model_validator(mode="after")
     def _one_target(self) -> ReindexRequest:
-        if (self.projects is None) == (not self.all):
-            raise ValueError('give either "projects": [ids] or "all": true')
+        given = [self.project is not None, self.group is not None, self.all, self.projects is not None]
+        if sum(given) != 1:
+            raise ValueError('give exactly one of "project", "group", "all": true or "projects": [ids]')
+        if self.include_subgroups is not None and self.group is None:
+            raise ValueError('"include_subgroups" goes with "group"')
+        if isinstance(self.project, str) and "/" not in self.project:
+            raise ValueError('"project" is an id or a full path with its namespace (acme/shop)')
         return self
 
     @property
     def project_ids(self) -> list[int] | None:
-        """The ids to backfill, None for all (duplicates dropped, order kept)."""
-        return None if self.all else list(dict.fromkeys(self.projects or []))
+        """The ids of `"projects"` (duplicates dropped, order kept); None for the other targets."""
+        return None if self.projects is None else list(dict.fromkeys(self.projects))
+
+    @property
+    def target(self) -> dict[str, JsonValue]:
+        """What the backfill resolves, as stored with it and reported back."""
+        if self.project is not None:
+            return {"project": self.project}
+        if self.group is not None:
+            return {"group": self.group, "include_subgroups": self.include_subgroups is not False}
+        if self.all:
+            return {"all": True}
+        return {"projects": len(self.project_ids or [])}
 
 
 # The JSON values of `app.core.states`' enums, inline in the OpenAPI (tests/app/test_names.py keeps them equal).
 BackfillStatusValue = Literal["queued", "running", "done", "failed"]
-BackfillOutcomeValue = Literal["requested", "not_found", "forbidden", "failed", "out_of_scope"]
+BackfillOutcomeValue = Literal["requested", "not_found", "forbidden", "failed", "out_of_scope", "empty", "waiting"]
+BackfillProgressValue = Literal["queued", "running", "done", "failed", "skipped"]
+RunStatusValue = Literal["PENDING", "RUNNING", "DONE", "FAILED"]
 DeliveryOutcomeValue = Literal["enqueued", "deferred", "duplicate", "ignored"]
 RequestStateValue = Literal["queued", "running", "done", "failed", "ignored"]
 
@@ -75,25 +112,82 @@ class ReindexAccepted(BaseModel):
 
 
 class BackfillResult(BaseModel):
-    """What a backfill did for one project."""
+    """What a backfill did for one project, and where that project is now."""
 
     project_id: int
+    repo_path: str | None = None
     outcome: BackfillOutcomeValue
+    state: BackfillProgressValue = Field(description="queued, running, done, failed, or skipped (out of scope, empty)")
     detail: str | None = None
+    files: int = Field(default=0, description="Files its syncs processed since the backfill asked for them")
+    chunks: int = Field(default=0, description="Chunks embedded or kept by those syncs")
 
 
 class BackfillReport(BaseModel):
-    """`GET /admin/backfills/{id}`: a backfill's state, with one result per project handled so far."""
+    """`GET /admin/backfills/{id}`: a backfill's state and progress, with one page of its projects.
+
+    `results` is paginated like every admin list (`?after=<project id>&per_page=`, `Link: rel="next"`),
+    and `?state=` keeps one kind (`failed`, ...).
+    """
 
     id: int
     status: BackfillStatusValue
-    projects: list[int] | None = Field(description="The ids asked for; null for all projects")
+    target: dict[str, JsonValue] = Field(description='What was asked for: {"project"}, {"group"}, {"all"}...')
+    projects: list[int] | None = Field(description='The ids of a {"projects": [ids]} backfill, else null')
     full: bool
+    force: bool = False
     error: str | None = None
     created_at: datetime
+    started_at: datetime | None = None
     finished_at: datetime | None = None
-    counts: dict[BackfillOutcomeValue, int]
+    counts: dict[BackfillOutcomeValue, int] = Field(description="Projects by what the backfill decided for them")
+    progress: dict[BackfillProgressValue, int] = Field(description="Projects by where they are now")
+    files: int = Field(description="Files processed so far")
+    chunks: int = Field(description="Chunks embedded or kept so far")
+    files_per_s: float
+    projects_per_s: float = Field(description="Projects settled (done or failed) per second since it started")
+    eta_s: float | None = Field(description="Seconds until every queued or running project is settled; null: unknown")
     results: list[BackfillResult]
+
+
+MAX_PER_PAGE = 1000
+
+
+class PageParams(BaseModel):
+    """Keyset pagination of the admin lists: `per_page` rows after id `after` (strings, as query strings are)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    after: int = Field(default=0, ge=0, le=MAX_ID, description="The last id of the previous page (0: from the start)")
+    per_page: int = Field(default=100, ge=1, le=MAX_PER_PAGE, description="Rows per page (1..1000)")
+
+    @field_validator("after", "per_page", mode="before")
+    @classmethod
+    def _integer(cls, value: object) -> object:
+        if isinstance(value, str):
+            if not value.isdigit():
+                raise ValueError("must be a whole number")
+            return int(value)
+        return value
+
+
+class JobState(BaseModel):
+    """One sync run (`GET /admin/jobs`)."""
+
+    id: int
+    project_id: int
+    trigger: str
+    status: RunStatusValue
+    mode: str | None
+    from_sha: str | None
+    to_sha: str | None
+    files_changed: int
+    chunks_embedded: int
+    chunks_reused: int
+    chunks_deleted: int
+    error: str | None
+    started_at: datetime | None
+    finished_at: datetime | None
 
 
 class ProjectState(BaseModel):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import gc
 import logging
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import metadata
@@ -30,22 +29,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
+from app.admin import admin_backfill, admin_jobs, admin_ok, admin_project, admin_projects
 from app.admin_rebuild import rebuild_routes
-from app.api import STATUS_PATH, search_endpoint, status_endpoint, unauthorized
-from app.auth.identity import Credentials, bearer_token, build_credentials, match_token
+from app.api import STATUS_PATH, search_endpoint, status_endpoint
+from app.auth.challenge import unauthorized
+from app.auth.identity import Credentials, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
 from app.core.context import RequestIds
 from app.core.errors import ServiceError
-from app.core.events import MAX_ID
 from app.core.metrics import CONTENT_TYPE
 from app.core.settings import GITLAB_UNSET, Settings
 from app.core.states import BackfillStatus
 from app.deps import Deps, open_deps
 from app.openapi import openapi_document
 from app.schemas import (
-    BackfillReport,
-    BackfillResult,
-    ProjectState,
     ReindexAccepted,
     ReindexRequest,
     validation_message,
@@ -123,8 +120,10 @@ def create_app(
         Route("/readyz", readyz, methods=["GET"]),
         Route("/admin/reindex", admin_reindex, methods=["POST"]),
         Route("/admin/projects", admin_projects, methods=["GET"]),
+        Route("/admin/projects/{project_id:int}", admin_project, methods=["GET"]),
+        Route("/admin/jobs", admin_jobs, methods=["GET"]),
         Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
-        *rebuild_routes(_admin_ok, unauthorized),
+        *rebuild_routes(admin_ok, unauthorized),
         Mount("/", app=UnavailableAs503(mcp_app)),
     ]
     app = Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
@@ -211,19 +210,14 @@ async def readyz(request: Request) -> JSONResponse:
     return JSONResponse({"ready": ready, "degraded": degraded, "checks": checks}, status_code=200 if ready else 503)
 
 
-def _admin_ok(request: Request) -> bool:
-    """Whether the request carries one of the admin tokens (stored as sha256 digests)."""
-    deps: Deps = request.state.deps
-    token = bearer_token(request.headers.get("authorization"))
-    return token is not None and match_token(token, deps.settings.admin_tokens) is not None
-
-
 async def admin_reindex(request: Request) -> JSONResponse:
-    """Backfill: `{"projects": [ids]}` or `{"all": true}`, with `"full": true` to walk whole trees.
+    """Backfill `{"project"}`, `{"group", "include_subgroups"}`, `{"all": true}` or `{"projects": [ids]}`.
 
-    Answers 202 with the backfill's id; `GET /admin/backfills/{id}` reports each project's outcome.
+    `"full": true` walks whole trees, `"force": true` also embeds unchanged chunks again. Answers 202
+    with the backfill's id at once (the worker resolves the target); `GET /admin/backfills/{id}`
+    reports its progress and each project's outcome.
     """
-    if not _admin_ok(request):
+    if not admin_ok(request):
         return unauthorized()
     try:
         asked = ReindexRequest.model_validate_json(await read_body(request, ADMIN_MAX_BODY_BYTES))
@@ -235,7 +229,7 @@ async def admin_reindex(request: Request) -> JSONResponse:
     if not deps.settings.gitlab.url:
         return JSONResponse({"error": GITLAB_UNSET}, status_code=409)
     db = deps.require_db()
-    backfill_id = await db.create_backfill(asked.project_ids, asked.full)
+    backfill_id = await db.create_backfill(asked.project_ids, asked.full, asked.target, asked.force)
     try:
         args = (asked.project_ids, asked.full, backfill_id)
         await enqueue_once(deps.require_queue(), BACKFILL, backfill_job_id(backfill_id), *args)
@@ -244,40 +238,3 @@ async def admin_reindex(request: Request) -> JSONResponse:
         return JSONResponse({"error": "the queue is unavailable, try again"}, status_code=503)
     answer = ReindexAccepted(backfill_id=backfill_id, status=BackfillStatus.QUEUED.value)
     return JSONResponse(answer.model_dump(mode="json"), status_code=202)
-
-
-async def admin_backfill(request: Request) -> JSONResponse:
-    """One backfill's state and per-project outcomes."""
-    if not _admin_ok(request):
-        return unauthorized()
-    backfill_id: int = request.path_params["backfill_id"]
-    deps: Deps = request.state.deps
-    found = await deps.require_db().backfill(backfill_id) if backfill_id <= MAX_ID else None
-    if found is None:
-        return JSONResponse({"error": "no such backfill"}, status_code=404)
-    row, results = found
-    report = BackfillReport(
-        id=row["id"],
-        status=row["status"],
-        projects=row["project_ids"],
-        full=row["full_sync"],
-        error=row["error"],
-        created_at=row["created_at"],
-        finished_at=row["finished_at"],
-        counts=Counter(r["outcome"] for r in results),
-        results=[BackfillResult(**r) for r in results],
-    )
-    return JSONResponse(report.model_dump(mode="json"))
-
-
-async def admin_projects(request: Request) -> JSONResponse:
-    """Every project's sync state."""
-    if not _admin_ok(request):
-        return unauthorized()
-    deps: Deps = request.state.deps
-    rows = await deps.require_db().projects()
-    # `state`, not the stored status: `ok` only when nothing requested is waiting.
-    shown = {"status": "state"}
-    fields = ProjectState.model_fields
-    states = [ProjectState.model_validate({name: getattr(r, shown.get(name, name)) for name in fields}) for r in rows]
-    return JSONResponse([state.model_dump(mode="json") for state in states])

@@ -30,23 +30,22 @@ from app.core import metrics
 from app.core.context import bind, bound
 from app.core.errors import (
     TRANSIENT_ERRORS,
-    GitLabAuthError,
     GitLabError,
-    GitLabNotFoundError,
     ProjectBusyError,
     ServiceError,
     StorageError,
 )
 from app.core.events import Event, GitLabEvent
 from app.core.settings import GITLAB_UNSET, Settings, cron_fields
-from app.core.states import BackfillOutcome, BackfillStatus, ProjectStatus, SyncTrigger, Trigger, trigger_of
+from app.core.states import BackfillStatus, ProjectStatus, SyncTrigger, Trigger, trigger_of
 from app.db import Database
 from app.deps import Deps
-from app.gitlab.client import ProjectInfo
+from app.sync import backfill as backfills
 from app.sync import lifecycle, rebuild
 from app.sync.deliveries import DeliveryRecorder
 from app.sync.queue import (
     BACKFILL,
+    BACKFILL_STEP,
     MOVE,
     PURGE,
     REBUILD,
@@ -55,6 +54,7 @@ from app.sync.queue import (
     REFRESH,
     REPLAY,
     SYNC,
+    enqueue_step,
     enqueue_sync,
 )
 from app.sync.sweep import sweep
@@ -222,53 +222,66 @@ async def refresh_project(ctx: dict[str, Any], project_id: int) -> str:
 async def backfill(
     ctx: dict[str, Any], project_ids: list[int] | None = None, full: bool = False, backfill_id: int | None = None
 ) -> str:
-    """Admin backfill: request a sync of the given projects, or of every project GitLab lists.
+    """Admin backfill, first step: resolve its target into projects and record a decision for each.
 
-    Each project's outcome is recorded under the backfill (`GET /admin/backfills/{id}`): one unknown
-    or unreadable id is reported as such, and the others are still requested. Only failing to list
-    the projects, or PostgreSQL failing, fails the backfill (retried when transient).
+    The target, `full` and `force` are read from the backfill's row (`POST /admin/reindex` wrote it);
+    enqueued by hand without a row, it backfills `project_ids` or every project. Each project's
+    outcome is recorded (`GET /admin/backfills/{id}`): one unknown or unreadable id is reported as
+    such, the others are still synced. Then the dispatcher (`backfill_step`) keeps a bounded number of
+    syncs in flight. Only failing to list the projects, or PostgreSQL failing, fails the backfill
+    (retried when transient).
     """
     deps = deps_of(ctx)
     db = deps.require_db()
     if backfill_id is None:  # enqueued by hand, not through POST /admin/reindex
-        backfill_id = await db.create_backfill(project_ids, full)
+        backfill_id = await db.create_backfill(project_ids, full, {"all": True} if project_ids is None else {})
+    row = await db.backfill(backfill_id)
+    if row is None:
+        return f"backfill {backfill_id} is unknown"
     await db.set_backfill_status(backfill_id, BackfillStatus.RUNNING)
     try:
-        targets: list[int | ProjectInfo] = (
-            list(project_ids) if project_ids is not None else list(await deps.require_gitlab().project_ids())
-        )
+        found = await backfills.resolve(deps, row["target"] or {}, row["project_ids"])
     except TRANSIENT_ERRORS as exc:
         await db.set_backfill_status(backfill_id, BackfillStatus.QUEUED, f"{type(exc).__name__}: {exc} (will retry)")
         raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
     except ServiceError as exc:
         await db.set_backfill_status(backfill_id, BackfillStatus.FAILED, f"{type(exc).__name__}: {exc}")
         return f"backfill {backfill_id} failed: {exc}"
-    outcomes: Counter[BackfillOutcome] = Counter()
-    for target in targets:
-        project_id = target if isinstance(target, int) else target.id
-        outcome, detail = await _backfill_one(deps, target, full)
-        await db.record_backfill_result(backfill_id, project_id, outcome, detail)
-        outcomes[outcome] += 1
-    await db.set_backfill_status(backfill_id, BackfillStatus.DONE)
+    await db.add_backfill_projects(backfill_id, found)
+    await enqueue_step(deps.require_queue(), backfill_id, 1)
+    outcomes = Counter(f.outcome for f in found)
     return f"backfill {backfill_id}: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
 
 
-async def _backfill_one(deps: Deps, target: int | ProjectInfo, full: bool) -> tuple[BackfillOutcome, str]:
-    """Request one project's sync; (outcome, detail). A PostgreSQL or Redis failure propagates."""
+async def backfill_step(ctx: dict[str, Any], backfill_id: int, step: int) -> str:
+    """One step of a backfill's dispatcher: request syncs for free slots, then run again later or finish."""
+    deps = deps_of(ctx)
+    db = deps.require_db()
     try:
-        info = target if isinstance(target, ProjectInfo) else await deps.require_gitlab().project(target)
-    except GitLabNotFoundError:
-        return BackfillOutcome.NOT_FOUND, "GitLab has no such project, or the token cannot see it"
-    except GitLabAuthError as exc:
-        return BackfillOutcome.FORBIDDEN, str(exc)
-    except GitLabError as exc:
-        return BackfillOutcome.FAILED, f"{type(exc).__name__}: {exc} (run the backfill again)"
-    reason = await lifecycle.out_of_scope(deps, info)
-    if reason is not None:
-        return BackfillOutcome.OUT_OF_SCOPE, reason
-    gen = await deps.require_db().request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=full)
-    await enqueue_sync(deps.require_queue(), info.id, gen, SyncTrigger.BACKFILL)
-    return BackfillOutcome.REQUESTED, f"sync generation {gen}"
+        row = await db.backfill(backfill_id)
+        if row is None or not await db.note_backfill_step(backfill_id, step):
+            return f"backfill {backfill_id} is not running"
+        if row["started_at"] is None:  # still resolving: its `backfill` job enqueues the first step when done
+            return f"backfill {backfill_id} is not resolved yet"
+        done = await backfills.dispatch(deps, backfill_id, full=row["full_sync"], force=row["force_embed"])
+        if done.finished:
+            await db.set_backfill_status(backfill_id, BackfillStatus.DONE)
+            return f"backfill {backfill_id} done"
+        await enqueue_step(deps.require_queue(), backfill_id, step + 1, deps.settings.backfill.poll_s)
+    except TRANSIENT_ERRORS as exc:
+        logger.warning("backfill %s step %s will retry: %s: %s", backfill_id, step, type(exc).__name__, exc)
+        raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
+    return f"backfill {backfill_id} step {step}: {done.requested} requested, {done.in_flight} in flight"
+
+
+async def _restart_backfills(deps: Deps) -> int:
+    """The sweep's part: a running backfill whose dispatcher chain Redis lost gets its next step again.
+
+    A chain that is alive already holds that step's id (queued, running or its kept result): arq
+    refuses it, so this never forks a chain.
+    """
+    running = await deps.require_db().running_backfills()
+    return sum([await enqueue_step(deps.require_queue(), i, step + 1) for i, step in running.items()])
 
 
 async def start_rebuild(ctx: dict[str, Any], rebuild_id: int) -> str:
@@ -307,6 +320,7 @@ async def reconcile(ctx: dict[str, Any]) -> str:
     deps = deps_of(ctx)
     db = deps.require_db()
     await lifecycle.sweep_scope(deps)
+    await _restart_backfills(deps)
     behind = await db.behind()
     for project_id in behind:
         row = await db.project(project_id)
@@ -333,6 +347,8 @@ def functions(settings: Settings) -> list[Function]:
         func(move_project, name=MOVE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(refresh_project, name=REFRESH, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(backfill, name=BACKFILL, max_tries=3, keep_result=60),
+        # Kept an hour: a retried step enqueues its successor once (`backfill_step_job_id`).
+        func(backfill_step, name=BACKFILL_STEP, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(start_rebuild, name=REBUILD, max_tries=tries, keep_result=3600),
         func(rebuild_project, name=REBUILD_PROJECT, max_tries=max(tries, LIFECYCLE_TRIES), timeout=timeout),
         func(finish_rebuild, name=REBUILD_FINISH, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=0),

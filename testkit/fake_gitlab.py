@@ -202,6 +202,8 @@ class FakeGitLab:
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(tz=UTC))
         """GitLab's clock: creation times and `last_activity_at` (tests move it to skip hours)."""
         self.lock = threading.Lock()
+        self.bytes_sent = 0
+        """Response body bytes served (benchmarks compare fetch strategies by it)."""
         self.calls: list[tuple[str, str]] = []
         """(method, path) of every request, the path as sent (percent-encoded, without the query)."""
         self.server_errors: list[str] = []
@@ -222,6 +224,9 @@ class FakeGitLab:
         """System hooks as `GET /hooks` lists them (`system_hook_entity` builds one)."""
         self.system_hook_tokens: dict[int, str] = {}
         """The secret token each system hook was given (GitLab never lists it)."""
+        self.archive_limit_per_min: int | None = None
+        """GitLab's archive rate limit per project (5 on GitLab.com, behind `archive_rate_limit`); None: off."""
+        self._archives: dict[int, list[datetime]] = {}
         self.ci_jobs = CiJobs()
         """CI jobs and their `CI_JOB_TOKEN`s, for `GET /api/v4/job` (`start_job`)."""
         self._state = _State()
@@ -406,6 +411,27 @@ class FakeGitLab:
             project = self._find_locked(id_or_path)
             return None if project is None else self._snapshot_locked(project)
 
+    def group(self, id_or_path: str) -> Namespace | None:
+        """The group with this id or full path (case-insensitive); personal namespaces are not groups."""
+        with self.lock:
+            found = [
+                n
+                for n in self._state.namespaces.values()
+                if (str(n.id) == id_or_path if id_or_path.isdigit() else n.full_path.lower() == id_or_path.lower())
+            ]
+        return found[0] if found and found[0].kind == "group" else None
+
+    def archive_throttled(self, project_id: int) -> bool:
+        """Count an archive request; whether it is over `archive_limit_per_min` in the last minute."""
+        if self.archive_limit_per_min is None:
+            return False
+        with self.lock:
+            now = self.clock()
+            recent = [t for t in self._archives.get(project_id, []) if t > now - timedelta(minutes=1)]
+            throttled = len(recent) >= self.archive_limit_per_min
+            self._archives[project_id] = recent if throttled else [*recent, now]
+        return throttled
+
     def snapshots(self) -> list[ProjectSnapshot]:
         with self.lock:
             return [self._snapshot_locked(p) for p in sorted(self._state.projects.values(), key=lambda p: p.id)]
@@ -528,6 +554,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if method != "HEAD":
             self.wfile.write(response.body)
+            with self.server.api.gl.lock:
+                self.server.api.gl.bytes_sent += len(response.body)
 
     def _respond(self, method: str, body: bytes) -> Response:
         api = self.server.api

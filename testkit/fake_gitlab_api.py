@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl, quote, unquote, urlencode
 
 from testkit.fake_gitlab_users import FakeUser, user_entity
-from testkit.git_repo import EMPTY_TREE, CommitInfo, FileChange, TreeEntry
+from testkit.git_repo import EMPTY_TREE, CommitInfo, FileChange, GitError, TreeEntry
 
 if TYPE_CHECKING:
     from testkit.fake_gitlab import FakeGitLab, Fault, ProjectSnapshot
@@ -101,6 +101,8 @@ class GitLabApi:
             ("GET", ("projects", ":id", "repository", "files", ":file_path", "raw"), self.raw_file),
             ("HEAD", ("projects", ":id", "repository", "files", ":file_path"), self.file_metadata),
             ("GET", ("projects", ":id", "repository", "blobs", ":sha", "raw"), self.raw_blob),
+            ("GET", ("groups", ":id", "projects"), self.group_projects),
+            *(("GET", ("projects", ":id", "repository", name), self.archive) for name in ARCHIVE_ROUTES),
         )
 
     def handle(self, method: str, target: str, token: str | None, body: bytes = b"") -> Response:
@@ -449,6 +451,74 @@ class GitLabApi:
         if not _HEX_SHA.fullmatch(sha) or project.repo.object_type(sha) != "blob":
             raise not_found("Blob")
         return Response(200, project.repo.read_blob(sha), tuple(_raw_headers(None)))
+
+    # -- groups and archives ---------------------------------------------------------------------
+
+    def group_projects(self, req: Request) -> Response:
+        """`GET /groups/:id/projects` (`lib/api/groups.rb`, `GroupProjectsFinder`): the group's own projects,
+        with `include_subgroups=true` its descendants' too; offset pages, `created_at desc` by default."""
+        group = self.gl.group(req.params["id"])
+        if group is None:
+            raise not_found("Group")
+        q = req.query
+        nested = bool_param(q, "include_subgroups", default=False)
+        inside = [
+            p
+            for p in self.gl.snapshots()
+            if p.namespace.full_path == group.full_path
+            or (nested and p.namespace.full_path.startswith(group.full_path + "/"))
+        ]
+        projects = _filter_attributes(inside, q)
+        order_by, sort = q.get("order_by", "created_at"), q.get("sort", "desc")
+        projects.sort(key=lambda p: (_project_sort_key(p, order_by), p.id), reverse=sort == "desc")
+        page, headers = offset_page(projects, req)
+        simple = bool_param(q, "simple", default=False)
+        return json_response(200, [self._project_entity(p, req.base_url, simple=simple) for p in page], headers)
+
+    def archive(self, req: Request) -> Response:
+        """`GET /projects/:id/repository/archive[.format]?sha=&path=` (`lib/api/repositories.rb`).
+
+        `git archive` at the commit with the prefix `<project>-<ref>-<commit>/` (`append_sha: true`,
+        `Repository#archive_metadata`); tar.gz when no format is given. The archive rate limit
+        (`project_repositories_archive`, 5 a minute per project and user, `Gitlab::RateLimitHelpers`)
+        answers 429 with `{"error": ...}`; any failure to build it (an unknown ref, an empty repository)
+        is `not_found!('File')` (the endpoint's `rescue StandardError`).
+        """
+        project = self._project(req)
+        name = req.path.rsplit("/", 1)[-1]
+        fmt = ARCHIVE_ROUTES[name] if name != "archive" else q_format(req.query)
+        if self.gl.archive_throttled(project.id):
+            return json_response(429, {"error": ARCHIVE_RATE_LIMITED}, [("Retry-After", "60")])
+        ref = req.query.get("sha") or project.default_branch
+        repo = project.repo
+        commit = None if repo.is_empty() else repo.resolve_commit(ref)
+        if commit is None or fmt is None:
+            raise not_found("File")
+        prefix = f"{project.path}-{ref.replace('/', '-')}-{commit}/"
+        paths = ["--", req.query["path"]] if req.query.get("path") else []
+        try:
+            data = repo.run("archive", f"--format={fmt}", f"--prefix={prefix}", commit, *paths)
+        except GitError:
+            raise not_found("File") from None
+        disposition = f'attachment; filename="{prefix[:-1]}.{fmt}"'
+        headers = (("Content-Type", "application/octet-stream"), ("Content-Disposition", disposition))
+        return Response(200, data, headers)
+
+
+ARCHIVE_ROUTES: dict[str, str | None] = {
+    "archive": None,
+    "archive.tar.gz": "tar.gz",
+    "archive.tgz": "tar.gz",
+    "archive.tar": "tar",
+    "archive.zip": "zip",
+}
+ARCHIVE_RATE_LIMITED = "This archive has been requested too many times. Try again later."
+
+
+def q_format(query: dict[str, str]) -> str | None:
+    """The `format` parameter of the archive endpoint (tar.gz when absent); None for one git cannot write."""
+    fmt = query.get("format") or "tar.gz"
+    return fmt if fmt in ("tar.gz", "tgz", "tar", "zip") else None
 
 
 HeaderPair = tuple[str, str]

@@ -108,8 +108,8 @@ def gitlab_endpoint(path: str) -> str:
     out: list[str] = []
     for i, part in enumerate(parts):
         previous = parts[i - 1] if i else ""
-        if _NUMBER.match(part) or (previous == "projects" and "%2F" in part.upper()):
-            out.append(":id")
+        if _NUMBER.match(part) or (previous == "projects" and "%2F" in part.upper()) or previous == "groups":
+            out.append(":id")  # a group is named by id or path (a backfill's `GET /groups/acme/projects`)
         elif previous == "files":  # `repository/files/<path>`: the path is one URL-encoded segment
             out.append(":path")
         elif _SHA.match(part) and previous in ("blobs", "commits"):

@@ -283,6 +283,32 @@ class SyncWorkerSettings(BaseModel):
         return every_s
 
 
+class BackfillSettings(BaseModel):
+    """Admin backfills (`POST /admin/reindex`): how many projects sync at once, and how a first fetch is made."""
+
+    concurrency: int = Field(
+        default=2,
+        ge=1,
+        description="Projects a backfill syncs at once (at most JAVAKB_WORKER__MAX_JOBS - 1): the other worker"
+        " slots stay free for live pushes",
+    )
+    poll_s: float = Field(default=0.5, gt=0, description="How often the dispatcher looks for finished projects")
+    archive: bool = Field(
+        default=True,
+        description="Fetch a never-indexed project as one repository archive (tar.gz at the head), falling back"
+        " to the tree and blobs when GitLab refuses it",
+    )
+
+
+class AdminClientSettings(BaseModel):
+    """How `javakb admin reindex` and `javakb admin status` reach the admin API."""
+
+    url: str | None = Field(default=None, description="The service's base URL; unset: http://HOST:PORT")
+    token: SecretStr | None = Field(default=None, description="An admin token (one of JAVAKB_ADMIN_TOKENS, in clear)")
+
+    _unset_empty = field_validator("token", mode="before")(_empty_is_unset)
+
+
 def cron_fields(every_s: int) -> dict[str, set[int]]:
     """Arq `cron` fields that fire every `every_s` seconds exactly, from midnight.
 
@@ -399,6 +425,8 @@ class Settings(BaseSettings):
     gitlab: GitLabSettings = Field(default_factory=GitLabSettings)
     worker: SyncWorkerSettings = Field(default_factory=SyncWorkerSettings)
     scope: ScopeSettings = Field(default_factory=ScopeSettings)
+    backfill: BackfillSettings = Field(default_factory=BackfillSettings)
+    admin: AdminClientSettings = Field(default_factory=AdminClientSettings)
     admin_tokens: list[AdminToken] = Field(default_factory=list, description="Hashed bearer tokens for /admin")
     service_tokens: list[ServiceToken] = Field(default_factory=list, description="Hashed bearer tokens for MCP, REST")
     index_job_tokens: list[IndexJobToken] = Field(

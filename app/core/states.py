@@ -38,6 +38,7 @@ class SyncMode(enum.StrEnum):
     TREE = "tree"  # a walk of the whole tree against the manifest
     NOOP = "noop"  # the index is already at the head
     OUT_OF_SCOPE = "out_of_scope"  # the project left the indexing scope: its points were dropped
+    ARCHIVE = "archive"  # a first fetch: the repository archive at the head, filtered while streaming
 
 
 class SyncTrigger(enum.StrEnum):
@@ -87,6 +88,18 @@ class BackfillOutcome(enum.StrEnum):
     FORBIDDEN = "forbidden"
     FAILED = "failed"
     OUT_OF_SCOPE = "out_of_scope"
+    EMPTY = "empty"  # the repository has no commit yet: nothing to index
+    WAITING = "waiting"  # in scope, its sync not requested yet (the dispatcher keeps a bounded number in flight)
+
+
+class BackfillProgress(enum.StrEnum):
+    """Where one project of a backfill is (answered, never stored: derived from the project's state)."""
+
+    QUEUED = "queued"  # waiting for a slot, or its sync is queued
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"  # not found, forbidden, or its sync failed (`detail` says why)
+    SKIPPED = "skipped"  # out of the indexing scope, or an empty repository
 
 
 class DeliveryOutcome(enum.StrEnum):

@@ -9,14 +9,16 @@ from app.db.pool import Pool
 from app.db.rows import KeyedPush
 
 REQUEST_SYNC = """
-    INSERT INTO projects (id, repo_path, default_branch, target_sha, requested_gen, full_sync, behind_since)
-    VALUES ($1, $2, $3, $4, 1, $5, now())
+    INSERT INTO projects
+        (id, repo_path, default_branch, target_sha, requested_gen, full_sync, force_embed, behind_since)
+    VALUES ($1, $2, $3, $4, 1, $5 OR $6, $6, now())
     ON CONFLICT (id) DO UPDATE SET
         -- repo_path stays: the sync sees a different path from GitLab and moves first
         default_branch = COALESCE(EXCLUDED.default_branch, projects.default_branch),
         target_sha = COALESCE(EXCLUDED.target_sha, projects.target_sha),
         requested_gen = projects.requested_gen + 1,
         full_sync = projects.full_sync OR EXCLUDED.full_sync,
+        force_embed = projects.force_embed OR EXCLUDED.force_embed,
         behind_since = COALESCE(projects.behind_since, now()),
         updated_at = now()
     RETURNING requested_gen
@@ -24,6 +26,7 @@ REQUEST_SYNC = """
 """Note that a project wants a sync (creating its row on first sight); answers the new generation.
 
 `behind_since` keeps the first moment the index was known to lag (docs/decisions.md, "Index status").
+`$6` (force) also re-embeds unchanged chunks, and implies a full walk (`$5`).
 """
 
 
@@ -122,8 +125,18 @@ class DeliveryQueries(Pool):
         return str(value) if value is not None else None
 
     async def request_sync(
-        self, project_id: int, repo_path: str, default_branch: str | None, target_sha: str | None, *, full: bool = False
+        self,
+        project_id: int,
+        repo_path: str,
+        default_branch: str | None,
+        target_sha: str | None,
+        *,
+        full: bool = False,
+        force: bool = False,
     ) -> int:
-        """Note that a project wants a sync (creating its row on first sight); return the new generation."""
-        gen = await self._fetchval(REQUEST_SYNC, project_id, repo_path, default_branch, target_sha, full)
+        """Note that a project wants a sync (creating its row on first sight); return the new generation.
+
+        `force` also re-embeds unchanged chunks (it implies `full`).
+        """
+        gen = await self._fetchval(REQUEST_SYNC, project_id, repo_path, default_branch, target_sha, full, force)
         return int(gen)

@@ -30,6 +30,11 @@ class ProjectQueries(Pool):
         """Every project, by repository path."""
         return [project_row(r) for r in await self._fetch("SELECT * FROM projects ORDER BY repo_path")]
 
+    async def projects_page(self, after: int, limit: int) -> list[ProjectRow]:
+        """Up to `limit` projects with an id above `after`, by id (the admin API's keyset pages)."""
+        rows = await self._fetch("SELECT * FROM projects WHERE id > $1 ORDER BY id LIMIT $2", after, limit)
+        return [project_row(r) for r in rows]
+
     async def set_status(self, project_id: int, status: ProjectStatus, error: str | None = None) -> None:
         """Set a project's status (and its last error, cleared when None)."""
         await self._execute(
@@ -47,7 +52,7 @@ class ProjectQueries(Pool):
         """
         query = """
             UPDATE projects SET indexed_sha = $2, done_gen = GREATEST(done_gen, $3), status = 'ok',
-                last_error = NULL, full_sync = false, indexed_at = now(), updated_at = now(),
+                last_error = NULL, full_sync = false, force_embed = false, indexed_at = now(), updated_at = now(),
                 default_branch = COALESCE($4, default_branch), head_checked_at = now(), head_sha = $2,
                 -- caught up with every request: no lag; else a later request is waiting (its count unknown)
                 behind_since = CASE WHEN GREATEST(done_gen, $3) >= requested_gen THEN NULL ELSE behind_since END,
@@ -115,7 +120,7 @@ class ProjectQueries(Pool):
             """
             WITH manifest AS (DELETE FROM file_manifest WHERE project_id = $1)
             UPDATE projects SET status = 'out_of_scope', last_error = $2, indexed_sha = NULL, indexed_at = NULL,
-                done_gen = GREATEST(done_gen, $3), full_sync = false, updated_at = now()
+                done_gen = GREATEST(done_gen, $3), full_sync = false, force_embed = false, updated_at = now()
             WHERE id = $1
             """,
             project_id, reason, gen,

@@ -50,7 +50,7 @@ class RequestQueries(Pool):
                 return dataclass_row(IndexRequestRow, row), False
             if new.ignored is None:
                 gen = await conn.fetchval(
-                    REQUEST_SYNC, new.project_id, new.repo_path, new.default_branch, new.commit_sha, False
+                    REQUEST_SYNC, new.project_id, new.repo_path, new.default_branch, new.commit_sha, False, False
                 )
                 await conn.execute("UPDATE index_requests SET generation = $2 WHERE id = $1", request_id, gen)
             row = await conn.fetchrow("SELECT * FROM index_requests WHERE id = $1", request_id)

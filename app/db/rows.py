@@ -27,6 +27,7 @@ class ProjectRow:
     requested_gen: int
     done_gen: int
     full_sync: bool
+    force_embed: bool = False  # the next run embeds unchanged chunks again (a forced backfill)
     status: str
     last_error: str | None
     indexed_at: datetime | None

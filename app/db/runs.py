@@ -60,6 +60,28 @@ class RunQueries(Pool):
             counts.files_deleted, counts.chunks_embedded, counts.chunks_reused, counts.chunks_deleted, error,
         )  # fmt: skip
 
+    async def progress_run(self, run_id: int, counts: JobCounts) -> None:
+        """A running run's counts so far (after each batch), so a backfill's report moves while it runs."""
+        await self._execute(
+            """
+            UPDATE index_jobs SET files_changed = $2, files_parsed = $3, files_skipped = $4,
+                chunks_embedded = $5, chunks_reused = $6, chunks_deleted = $7
+            WHERE id = $1 AND status = 'RUNNING'
+            """,
+            run_id, counts.files_changed, counts.files_parsed, counts.files_skipped,
+            counts.chunks_embedded, counts.chunks_reused, counts.chunks_deleted,
+        )  # fmt: skip
+
+    async def runs_page(self, status: RunStatus | None, after: int, limit: int) -> list[dict[str, Any]]:
+        """Sync runs of every project with an id above `after` (oldest first), of one status if given."""
+        rows = await self._fetch(
+            """
+            SELECT * FROM index_jobs WHERE id > $1 AND ($2::text IS NULL OR status = $2) ORDER BY id LIMIT $3
+            """,
+            after, status, limit,
+        )  # fmt: skip
+        return [dict(r) for r in rows]
+
     async def runs(self, project_id: int) -> list[dict[str, Any]]:
         """Sync runs of a project, newest first."""
         rows = await self._fetch("SELECT * FROM index_jobs WHERE project_id = $1 ORDER BY id DESC", project_id)

@@ -9,7 +9,10 @@ translated here into `GitLabUnavailableError`, `GitLabNotFoundError` or `GitLabA
 from __future__ import annotations
 
 import asyncio
+import tarfile
 import threading
+import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,10 +23,12 @@ from urllib.parse import quote, urlsplit
 import gitlab
 import gitlab.exceptions
 import requests
+import urllib3.exceptions
 
 from app.core import metrics
 from app.core.errors import GitLabAuthError, GitLabError, GitLabNotFoundError, GitLabUnavailableError
 from app.core.settings import GitLabSettings
+from app.gitlab.archive import blob_hash_name, read_archive
 
 T = TypeVar("T")
 # python-gitlab retries transient errors 10 times by default (0.1 s doubling: ~100 s in a thread that
@@ -34,6 +39,52 @@ T = TypeVar("T")
 META_RETRIES = 2
 _FILE_RETRIES = 4
 LISTING_PAGE = 100  # GitLab's largest page
+ARCHIVE_PATH = "/repository/archive"
+MAX_PAUSE_S = 300.0  # a RateLimit-Reset further away than this is taken as a clock problem, not a wait
+
+
+def pause_s(status: int, headers: Mapping[str, str], now: float) -> float:
+    """How long every call must wait after this response: GitLab's rate-limit headers (pure).
+
+    A 429's `Retry-After` (seconds), or a spent budget (`RateLimit-Remaining: 0`) until
+    `RateLimit-Reset` (epoch seconds), as GitLab's `Gitlab::Throttle`/`Rack::Attack` send them.
+    """
+    retry_after = headers.get("Retry-After")
+    if status == 429 and retry_after and retry_after.strip().isdigit():
+        return min(MAX_PAUSE_S, float(retry_after))
+    reset = headers.get("RateLimit-Reset")
+    if headers.get("RateLimit-Remaining") == "0" and reset and reset.strip().isdigit():
+        return min(MAX_PAUSE_S, max(0.0, float(reset) - now))
+    return 0.0
+
+
+class RateGate:
+    """Holds every GitLab call of this process while GitLab says the budget is spent.
+
+    python-gitlab honours a 429's `Retry-After` in the one thread that got it; the gate makes the
+    other threads (other projects' syncs, a backfill) wait too instead of spending their retries,
+    and it also reads `RateLimit-Remaining: 0` on successful answers, before any 429.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._until = 0.0
+        self.waits = 0
+        """How many calls waited (for tests and the logs)."""
+
+    def observe(self, status: int, headers: Mapping[str, str]) -> None:
+        """Note one response's headers (called from the worker threads)."""
+        now = self._clock()
+        pause = pause_s(status, headers, now)
+        if pause > 0:
+            self._until = max(self._until, now + pause)
+
+    async def wait(self) -> None:
+        """Wait until the gate opens."""
+        delay = self._until - self._clock()
+        if delay > 0:
+            self.waits += 1
+            await asyncio.sleep(delay)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,6 +200,7 @@ class GitLabClient:
         self._clients_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=settings.api_concurrency, thread_name_prefix="gitlab")
         self._slots = asyncio.Semaphore(settings.api_concurrency)
+        self.gate = RateGate()
 
     def close(self) -> None:
         """Stop the worker threads and close their HTTP sessions (else their sockets are left to the GC)."""
@@ -164,14 +216,21 @@ class GitLabClient:
             client = gitlab.Gitlab(
                 self._url, private_token=self._token, timeout=self._timeout, retry_transient_errors=True, per_page=100
             )
+            client.session.hooks["response"].append(self._observe)
             client.session.hooks["response"].append(observe_response)  # every answer, retried ones too
             self._local.client = client
             with self._clients_lock:
                 self._clients.append(client)
         return client
 
+    def _observe(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        if ARCHIVE_PATH in response.url:
+            return  # the archive's limit is per project (5 a minute): its 429 sends that sync to the tree walk
+        self.gate.observe(response.status_code, response.headers)
+
     async def _call(self, fn: Callable[[gitlab.Gitlab], T]) -> T:
         async with self._slots:
+            await self.gate.wait()
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._pool, _translated, lambda: fn(self._client()))
 
@@ -251,6 +310,48 @@ class GitLabClient:
             response: requests.Response = gl.http_request("get", url, streamed=True, max_retries=_FILE_RETRIES)
             raw = _read_capped(response, max_bytes)
             return RawFile(data=raw.data, blob_id=blob_id, size=raw.size)
+
+        return await self._call(get)
+
+    async def project_at(self, ref: int | str) -> ProjectInfo:
+        """GET /projects/:id by id or full path (`acme/shop`, sent URL-encoded)."""
+
+        def get(gl: gitlab.Gitlab) -> ProjectInfo:
+            return project_info(gl.projects.get(ref, max_retries=META_RETRIES).attributes)
+
+        return await self._call(get)
+
+    async def group_projects(self, ref: int | str, *, include_subgroups: bool) -> list[ProjectInfo]:
+        """GET /groups/:id/projects (by id or full path), archived ones too, shared ones not, 100 a page."""
+
+        def get(gl: gitlab.Gitlab) -> list[ProjectInfo]:
+            pages = gl.groups.get(ref, lazy=True).projects.list(
+                iterator=True, include_subgroups=include_subgroups, with_shared=False, order_by="id", sort="asc",
+                per_page=LISTING_PAGE, max_retries=META_RETRIES,
+            )  # fmt: skip
+            return [project_info(p.attributes) for p in pages]
+
+        return await self._call(get)
+
+    async def archive(
+        self, project_id: int, sha: str, keep: Callable[[str], bool], max_bytes: int
+    ) -> dict[str, RawFile]:
+        """The files `keep` accepts at `sha`, from one streamed `repository/archive.tar.gz` request.
+
+        No retry and no wait on a 429 (the archive limit is 5 a minute per project on GitLab.com): the
+        caller walks the tree instead (`GitLabUnavailableError`, or `ArchiveRefusedError`).
+        """
+
+        def get(gl: gitlab.Gitlab) -> dict[str, RawFile]:
+            response: requests.Response = gl.http_request(
+                "get", f"/projects/{project_id}{ARCHIVE_PATH}.tar.gz", query_data={"sha": sha}, streamed=True,
+                obey_rate_limit=False, max_retries=0,
+            )  # fmt: skip
+            try:
+                files = read_archive(response.raw, keep, max_bytes, blob_hash_name(sha))
+            finally:
+                response.close()
+            return {path: RawFile(data=data, blob_id=blob, size=size) for path, (data, blob, size) in files.items()}
 
         return await self._call(get)
 
@@ -358,3 +459,6 @@ def _translated(call: Callable[[], T]) -> T:
         raise GitLabError(f"GitLab error (HTTP {code}): {exc.error_message}") from exc
     except (requests.ConnectionError, requests.Timeout) as exc:
         raise GitLabUnavailableError(f"GitLab unreachable: {exc}") from exc
+    except (tarfile.TarError, EOFError, zlib.error, urllib3.exceptions.HTTPError, OSError) as exc:
+        # An archive cut or corrupted while it streamed (a dropped connection, a bad gzip member).
+        raise GitLabUnavailableError(f"GitLab's archive could not be read: {exc}") from exc

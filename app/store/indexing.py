@@ -59,6 +59,8 @@ def plan_writes(
     results: Sequence[FileResult],
     stored: Mapping[str, tuple[str, str]],
     movable: Mapping[MoveKey, str] | None = None,
+    *,
+    force: bool = False,
 ) -> WritePlan:
     """Decide per chunk: embed (new or changed), refresh (same content hash), move, and which stored ids die.
 
@@ -67,8 +69,10 @@ def plan_writes(
         stored: point id -> (file_path, content_hash) of what the store holds for these files (and for
             the old paths of renamed ones, which all die).
         movable: move key -> old point id of the chunks of renamed files' old paths.
+        force: embed every chunk again, unchanged ones too (a forced backfill: a new model endpoint
+            behind the same name, a repaired vector); their ids stay, so nothing else moves.
     """
-    movable = movable or {}
+    movable = {} if force else movable or {}
     embed: list[Chunk] = []
     refresh: list[Chunk] = []
     move: list[Chunk] = []
@@ -78,7 +82,7 @@ def plan_writes(
         for chunk in result.chunks:
             keep.add(chunk.id)
             previous = stored.get(chunk.id)
-            if previous is not None and previous[1] == chunk.content_hash:
+            if previous is not None and previous[1] == chunk.content_hash and not force:
                 refresh.append(chunk)
                 per_file[result.file_path][1] += 1
             elif move_key(chunk) in movable:
@@ -166,6 +170,7 @@ class Indexer:
         moved_from: Mapping[str, str] | None = None,
         known: StoredState | None = None,
         sources: Mapping[str, str] | None = None,
+        force: bool = False,
     ) -> WritePlan:
         """Write the chunks of some files of one repository; return the plan that was applied.
 
@@ -173,7 +178,8 @@ class Indexer:
         change take their vectors from the old points (no re-embedding), and the old points go.
         `known` is the repository's stored state read once before a run that writes each file once
         (a local index): the store is then not asked again for every batch. `sources` maps file paths to
-        their source hashes (`app.sync.localfs.source_hash`), stamped on every point of the file.
+        their source hashes (`app.sync.localfs.source_hash`), stamped on every point of the file. `force`
+        embeds unchanged chunks again (`plan_writes`).
         """
         old_paths = sorted(set((moved_from or {}).values()))
         paths = [r.file_path for r in results] + old_paths
@@ -182,7 +188,8 @@ class Indexer:
         else:
             state = await self.store.stored_state(repo_path, paths, collection=collection)
         old_vectors = await self._old_vectors(repo_path, old_paths, collection)
-        plan = plan_writes(results, state.hashes, {key: point_id for key, (point_id, _) in old_vectors.items()})
+        movable = {key: point_id for key, (point_id, _) in old_vectors.items()}
+        plan = plan_writes(results, state.hashes, movable, force=force)
         indexed_at = self.clock().isoformat()
         embed: Sequence[Chunk] = plan.embed
         if self.summarizer is not None and embed:

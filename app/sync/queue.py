@@ -30,6 +30,7 @@ PURGE = "purge_project"
 MOVE = "move_project"
 REFRESH = "refresh_project"
 BACKFILL = "backfill"
+BACKFILL_STEP = "backfill_step"
 REPLAY = "replay_delivery"
 REBUILD = "rebuild"
 REBUILD_PROJECT = "rebuild_project"
@@ -70,6 +71,19 @@ def refresh_limit_key(project_id: int) -> str:
 def backfill_job_id(backfill_id: int) -> str:
     """The id of the job that runs admin backfill `backfill_id`."""
     return f"backfill:{backfill_id}"
+
+
+def backfill_step_job_id(backfill_id: int, step: int) -> str:
+    """The id of dispatcher step `step` of backfill `backfill_id` (a retried step enqueues its successor once)."""
+    return f"backfill:{backfill_id}:step:{step}"
+
+
+async def enqueue_step(queue: ArqRedis, backfill_id: int, step: int, defer_s: float = 0.0) -> bool:
+    """Enqueue a backfill's dispatcher step, after `defer_s` seconds; False when that step is already known."""
+    job = await queue.enqueue_job(
+        BACKFILL_STEP, backfill_id, step, _job_id=backfill_step_job_id(backfill_id, step), _defer_by=defer_s or None
+    )
+    return job is not None
 
 
 def rebuild_job_id(rebuild_id: int) -> str:

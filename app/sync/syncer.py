@@ -13,10 +13,10 @@ import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from app.auth.access import PROJECT_ID_FIELD
-from app.core.errors import GitLabUnavailableError, StorageError
+from app.core.errors import GitLabError, GitLabUnavailableError, StorageError
 from app.core.states import ProjectStatus, RunStatus, SyncMode, Trigger
 from app.db import Database, JobCounts, ProjectRow
 from app.deps import Deps
@@ -52,6 +52,8 @@ class SyncPlan:
     delete: tuple[str, ...]
     cite_head: bool = False
     """Every chunk's `commit_sha` becomes the new head: the indexed commit may not be on the branch any more."""
+    fetched: Mapping[str, RawFile] = field(default_factory=dict)
+    """Files already in hand (a repository archive): not downloaded again."""
 
 
 def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
@@ -73,24 +75,37 @@ def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
     return SyncPlan(mode=SyncMode.COMPARE, fetch=tuple(fetch), delete=tuple(delete))
 
 
-def plan_tree(tree: Mapping[str, str], manifest: Mapping[str, str], scope: Scope) -> SyncPlan:
+def plan_tree(
+    tree: Mapping[str, str], manifest: Mapping[str, str], scope: Scope, *, every_file: bool = False
+) -> SyncPlan:
     """Plan from a full tree walk diffed against the manifest of indexed blobs.
 
     A path that vanished whose blob reappears under a new path is taken as a rename, so its
-    chunks move instead of being embedded again.
+    chunks move instead of being embedded again. `every_file` fetches unchanged files too (a forced
+    re-embedding).
     """
     wanted = {path: blob for path, blob in tree.items() if scope.matches(path)}
     gone = {path: blob for path, blob in manifest.items() if path not in wanted}
     gone_by_blob = {blob: path for path, blob in gone.items()}
     fetch: list[Fetch] = []
     for path, blob in sorted(wanted.items()):
-        if manifest.get(path) == blob:
+        if manifest.get(path) == blob and not every_file:
             continue
         moved = gone_by_blob.pop(blob, None) if path not in manifest else None
         fetch.append(Fetch(path=path, blob_id=blob, moved_from=moved))
     moved_away = {f.moved_from for f in fetch if f.moved_from}
     delete = tuple(sorted(p for p in gone if p not in moved_away))
     return SyncPlan(mode=SyncMode.TREE, fetch=tuple(fetch), delete=delete)
+
+
+def plan_archive(files: Mapping[str, RawFile], manifest: Mapping[str, str]) -> SyncPlan:
+    """Plan from a repository archive (already filtered to the scope): every file, and what the manifest has extra.
+
+    Used when every file is fetched anyway (a first sync, a forced re-embedding), so nothing moves.
+    """
+    fetch = tuple(Fetch(path=path, blob_id=raw.blob_id) for path, raw in sorted(files.items()))
+    delete = tuple(sorted(path for path in manifest if path not in files))
+    return SyncPlan(mode=SyncMode.ARCHIVE, fetch=fetch, delete=delete, fetched=files)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,7 +158,7 @@ class Syncer:
                 commit_sha=head,
                 branch=info.default_branch,
             )
-            counts = await self._apply(row.id, plan, context)
+            counts = await self._apply(row, plan, context, run_id)
         except (Exception, asyncio.CancelledError) as exc:
             # Cancellation is how arq stops a job (shutdown, job_timeout): close the run all the same.
             error = str(exc) or type(exc).__name__
@@ -195,7 +210,11 @@ class Syncer:
         # known to be its ancestor: a force push or an amend rewrote it away, a 404 means it is gone,
         # a full reindex repairs whatever citations drifted.
         rewritten = row.indexed_sha is not None
-        if row.indexed_sha and not row.full_sync:
+        if self.deps.settings.backfill.archive and (row.indexed_sha is None or row.force_embed):
+            archived = await self._archive(row.id, head)
+            if archived is not None:
+                return replace(plan_archive(archived, await self.db.manifest(row.id)), cite_head=rewritten)
+        if row.indexed_sha and not row.full_sync and not row.force_embed:
             comparison = await self._compare(row.id, row.indexed_sha, head)
             if comparison is not None:
                 await self.db.set_lag_commits(row.id, head, comparison.commits)
@@ -204,7 +223,16 @@ class Syncer:
                     return replace(plan_compare(comparison.diffs, self.scope), cite_head=rewritten)
             logger.info("project %s: compare %s", row.id, "overflowed" if comparison else "failed or lost its base")
         tree = await self.gitlab.tree(row.id, head)
-        return replace(plan_tree(tree, await self.db.manifest(row.id), self.scope), cite_head=rewritten)
+        plan = plan_tree(tree, await self.db.manifest(row.id), self.scope, every_file=row.force_embed)
+        return replace(plan, cite_head=rewritten)
+
+    async def _archive(self, project_id: int, head: str) -> dict[str, RawFile] | None:
+        """Every in-scope file at the head from one archive request; None when GitLab refuses it (walk the tree)."""
+        try:
+            return await self.gitlab.archive(project_id, head, self.scope.matches, self.config.max_file_bytes)
+        except GitLabError as exc:  # rate-limited, not allowed, export attributes, cut while streaming
+            logger.info("project %s: no archive (%s: %s), walking the tree", project_id, type(exc).__name__, exc)
+            return None
 
     async def _compare(self, project_id: int, base: str, head: str) -> Comparison | None:
         """The compare, or None when its base is gone or GitLab keeps failing it (the tree walk takes over)."""
@@ -217,23 +245,31 @@ class Syncer:
             return None
 
     async def fetch_and_chunk(
-        self, project_id: int, batch: Sequence[Fetch], context: SourceContext
+        self,
+        project_id: int,
+        batch: Sequence[Fetch],
+        context: SourceContext,
+        fetched: Mapping[str, RawFile] | None = None,
     ) -> tuple[list[RawFile], list[FileResult]]:
-        """Download some files (at most `files_per_batch` at once) and chunk them off the event loop."""
-        raws = await asyncio.gather(*(self._download(project_id, f, context) for f in batch))
+        """Download some files (at most `files_per_batch` at once) and chunk them off the event loop.
+
+        Files in `fetched` (a repository archive) are already in hand and not downloaded.
+        """
+        raws = await asyncio.gather(*(self._download(project_id, f, context, fetched) for f in batch))
         results = await asyncio.gather(*(self._chunk(f, raw, context) for f, raw in zip(batch, raws, strict=True)))
         return list(raws), list(results)
 
-    async def _apply(self, project_id: int, plan: SyncPlan, context: SourceContext) -> JobCounts:
+    async def _apply(self, row: ProjectRow, plan: SyncPlan, context: SourceContext, run_id: int) -> JobCounts:
+        project_id = row.id
         totals = JobCounts(files_changed=len(plan.fetch) + len(plan.delete))
         targets = await write_targets(self.deps)  # under the project's lock: stays true for this run
         for start in range(0, len(plan.fetch), self.batch):
             batch = plan.fetch[start : start + self.batch]
-            raws, results = await self.fetch_and_chunk(project_id, batch, context)
+            raws, results = await self.fetch_and_chunk(project_id, batch, context, plan.fetched)
             moved = {f.path: f.moved_from for f in batch if f.moved_from}
             for n, target in enumerate(targets):  # the first is the alias's generation: it is what is counted
                 written = await target.indexer.write(
-                    context.repo_path, results, moved_from=moved, collection=target.collection
+                    context.repo_path, results, moved_from=moved, collection=target.collection, force=row.force_embed
                 )
                 if n == 0:
                     add_batch(totals, written, results)
@@ -242,6 +278,7 @@ class Syncer:
                 for f, raw, result in zip(batch, raws, results, strict=True)
             }
             await self.db.update_manifest(project_id, upserts, list(moved.values()))
+            await self.db.progress_run(run_id, totals)  # what a backfill report shows "so far"
         if plan.delete:
             for n, target in enumerate(targets):
                 deleted = await target.indexer.delete_files(
@@ -254,7 +291,12 @@ class Syncer:
             await cite_commit(self.deps, project_id, context.commit_sha)
         return totals
 
-    async def _download(self, project_id: int, f: Fetch, context: SourceContext) -> RawFile:
+    async def _download(
+        self, project_id: int, f: Fetch, context: SourceContext, fetched: Mapping[str, RawFile] | None = None
+    ) -> RawFile:
+        in_hand = (fetched or {}).get(f.path)
+        if in_hand is not None:
+            return in_hand
         limit = self.config.max_file_bytes
         if f.blob_id:
             return await self.gitlab.raw_blob(project_id, f.blob_id, limit)

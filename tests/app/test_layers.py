@@ -47,6 +47,8 @@ LEVELS: dict[str, int] = {
     "app.schemas": SERVICE,
     "app.openapi": SERVICE,
     "app.web": ENTRY,
+    "app.admin": ENTRY,
+    "app.admin_client": SERVICE,
     "app.cli": ENTRY,
     "app.doctor": ENTRY,
     "app.system_hook": SERVICE,

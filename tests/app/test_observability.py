@@ -191,6 +191,7 @@ async def test_the_workers_metrics_on_its_health_port_count_syncs_embeddings_and
             deps = replace(env.deps, settings=settings)  # the worker's own settings, with its metrics token
             project = env.gitlab.create_project("acme/shop")
             before = scrape(metrics.exposition().decode())
+            env.gitlab.fail_next(1, status=500, path_contains="/repository/archive")  # the first sync walks the tree
             env.gitlab.fail_next(1, status=429, retry_after="0", path_contains="/repository/tree")
             embedder.fail_next(1, status=429, retry_after="0")
             await env.push(project, {SRC + "A.java": service("A"), SRC + "B.java": service("B")})

@@ -174,9 +174,8 @@ async def test_a_backfill_skips_projects_out_of_scope_and_purges_known_ones_that
     await assert_out(env, leaving, "javakb-ignore")
     assert await env.deps.require_db().project(archived.id) is None  # never indexed, nothing recorded
     assert await env.points(archived.id) == {}
-    report = await env.deps.require_db().backfill(1)
-    assert report is not None
-    outcomes = {r["project_id"]: (r["outcome"], r["detail"]) for r in report[1]}
+    results = await env.deps.require_db().backfill_projects(1)
+    outcomes = {r["project_id"]: (r["outcome"], r["detail"]) for r in results}
     assert outcomes[archived.id] == ("out_of_scope", "archived (scope.archived is off)")
     assert outcomes[leaving.id][0] == "out_of_scope"
     assert outcomes[kept.id][0] == outcomes[fresh.id][0] == "requested"

@@ -135,7 +135,7 @@ async def test_a_missed_rename_or_transfer_is_found_by_the_sweep(
         await reconcile({"deps": env.deps})
         await env.work()
         await env.audit(project, gone_paths=["acme/shop"])
-        assert [r["mode"] for r in await env.runs(project.id)] == ["tree"]  # moved, nothing re-indexed
+        assert [r["mode"] for r in await env.runs(project.id)] == ["archive"]  # moved, nothing re-indexed
 
 
 async def test_a_missed_default_branch_change_is_found_by_the_sweep(

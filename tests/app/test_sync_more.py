@@ -490,7 +490,8 @@ async def test_a_sync_that_times_out_is_recorded_as_failed(tmp_path: Path, clean
         db = env.deps.require_db()
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {SRC + f"F{i}.java": service(f"F{i}") for i in range(4)})
-        env.gitlab.fail_next(1, status=503, retry_after="2", path_contains="/blobs/")  # python-gitlab waits 2 s
+        env.gitlab.fail_next(1, status=500, path_contains="/archive")  # the first fetch walks the tree instead
+        env.gitlab.fail_next(1, status=503, retry_after="2", path_contains="/tree")  # python-gitlab waits 2 s
         await env.work()  # arq cancels the job after a second and does not retry a timeout
         row = await db.project(project.id)
         assert row is not None and row.indexed_sha is None

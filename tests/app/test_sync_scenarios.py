@@ -37,7 +37,7 @@ async def test_first_push_indexes_everything(env: SyncEnv) -> None:
     await env.work()
     await env.audit(project)
     [run] = await env.runs(project.id)
-    assert (run["mode"], run["status"], run["files_changed"]) == ("tree", "DONE", 2)
+    assert (run["mode"], run["status"], run["files_changed"]) == ("archive", "DONE", 2)
 
 
 async def test_add_modify_delete_rename(env: SyncEnv) -> None:
@@ -52,7 +52,7 @@ async def test_add_modify_delete_rename(env: SyncEnv) -> None:
     await env.work()
     await env.audit(project)
     modes = [r["mode"] for r in await env.runs(project.id)]
-    assert modes[0] == "tree" and set(modes[1:]) == {"compare"}
+    assert modes[0] == "archive" and set(modes[1:]) == {"compare"}
 
 
 async def test_rename_moves_points_without_re_embedding(tmp_path: Path, clean_db: str, clean_redis: str) -> None:

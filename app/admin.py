@@ -1,0 +1,152 @@
+"""The admin API's reads: backfill reports, projects and sync runs, each paginated by keyset.
+
+Every list is ordered by id and cut into pages with `?after=<last id>&per_page=N` (at most 1000); a
+full page answers `Link: <...?after=ID&per_page=N>; rel="next"`, as GitLab's keyset pagination does,
+so the bodies stay what they were (a list of projects, a report) (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from app.auth.challenge import unauthorized
+from app.auth.identity import bearer_token, match_token
+from app.core.events import MAX_ID
+from app.core.states import BackfillProgress, RunStatus
+from app.deps import Deps
+from app.schemas import BackfillReport, BackfillResult, JobState, PageParams, ProjectState, validation_message
+from app.sync.backfill import rate
+
+
+def admin_ok(request: Request) -> bool:
+    """Whether the request carries one of the admin tokens (stored as sha256 digests)."""
+    deps: Deps = request.state.deps
+    token = bearer_token(request.headers.get("authorization"))
+    return token is not None and match_token(token, deps.settings.admin_tokens) is not None
+
+
+def bad_request(message: str) -> JSONResponse:
+    """400 with the usual error body."""
+    return JSONResponse({"error": message}, status_code=400)
+
+
+def page_of(request: Request) -> PageParams | JSONResponse:
+    """The page asked for, or the 400 that refuses it."""
+    try:
+        return PageParams.model_validate(dict(request.query_params))
+    except ValidationError as exc:
+        return bad_request(validation_message(exc))
+
+
+def paged(request: Request, body: Any, page: PageParams, ids: Sequence[int]) -> JSONResponse:
+    """The answer, with `Link: rel="next"` when the page is full (the next one may be empty)."""
+    headers = {}
+    if len(ids) == page.per_page:
+        query = dict(request.query_params) | {"after": str(ids[-1]), "per_page": str(page.per_page)}
+        headers["Link"] = f'<{request.url.replace(query=urlencode(query))}>; rel="next"'
+    return JSONResponse(body, headers=headers)
+
+
+def project_state(row: Any) -> ProjectState:
+    """A `ProjectRow` as the API shows it: `state`, not the stored status (`ok` only when nothing waits)."""
+    shown = {"status": "state"}
+    return ProjectState.model_validate(
+        {name: getattr(row, shown.get(name, name)) for name in ProjectState.model_fields}
+    )
+
+
+async def admin_projects(request: Request) -> JSONResponse:
+    """Every project's sync state, by id, one page at a time."""
+    if not admin_ok(request):
+        return unauthorized()
+    page = page_of(request)
+    if isinstance(page, JSONResponse):
+        return page
+    deps: Deps = request.state.deps
+    rows = await deps.require_db().projects_page(page.after, page.per_page)
+    body = [project_state(r).model_dump(mode="json") for r in rows]
+    return paged(request, body, page, [r.id for r in rows])
+
+
+async def admin_project(request: Request) -> JSONResponse:
+    """One project's sync state."""
+    if not admin_ok(request):
+        return unauthorized()
+    project_id: int = request.path_params["project_id"]
+    deps: Deps = request.state.deps
+    row = await deps.require_db().project(project_id) if project_id <= MAX_ID else None
+    if row is None:
+        return JSONResponse({"error": "no such project"}, status_code=404)
+    return JSONResponse(project_state(row).model_dump(mode="json"))
+
+
+async def admin_jobs(request: Request) -> JSONResponse:
+    """Sync runs of every project, oldest first, `?status=running|done|failed|pending` to keep one kind."""
+    if not admin_ok(request):
+        return unauthorized()
+    page = page_of(request)
+    if isinstance(page, JSONResponse):
+        return page
+    wanted = request.query_params.get("status")
+    status = next((s for s in RunStatus if wanted is not None and s.value == wanted.upper()), None)
+    if wanted is not None and status is None:
+        return bad_request(f"status: one of {', '.join(s.value.lower() for s in RunStatus)}")
+    deps: Deps = request.state.deps
+    rows = await deps.require_db().runs_page(status, page.after, page.per_page)
+    fields = JobState.model_fields
+    body = [JobState.model_validate({k: r[k] for k in fields}).model_dump(mode="json") for r in rows]
+    return paged(request, body, page, [int(r["id"]) for r in rows])
+
+
+async def admin_backfill(request: Request) -> JSONResponse:
+    """One backfill's progress (projects by state, files, chunks, throughput, ETA) and a page of its projects."""
+    if not admin_ok(request):
+        return unauthorized()
+    page = page_of(request)
+    if isinstance(page, JSONResponse):
+        return page
+    wanted = request.query_params.get("state")
+    state = next((s for s in BackfillProgress if s.value == wanted), None)
+    if wanted is not None and state is None:
+        return bad_request(f"state: one of {', '.join(BackfillProgress)}")
+    backfill_id: int = request.path_params["backfill_id"]
+    deps: Deps = request.state.deps
+    db = deps.require_db()
+    row = await db.backfill(backfill_id) if backfill_id <= MAX_ID else None
+    if row is None:
+        return JSONResponse({"error": "no such backfill"}, status_code=404)
+    totals = await db.backfill_totals(backfill_id)
+    results = await db.backfill_projects(backfill_id, after=page.after, limit=page.per_page, state=state)
+    started: datetime | None = row["started_at"]
+    end = row["finished_at"] or datetime.now(tz=UTC)
+    pace = rate(totals.projects, totals.files, (end - started).total_seconds() if started else 0.0)
+    report = BackfillReport.model_validate(
+        {
+            "id": row["id"],
+            "status": row["status"],
+            "target": row["target"] or {},
+            "projects": row["project_ids"],
+            "full": row["full_sync"],
+            "force": row["force_embed"],
+            "error": row["error"],
+            "created_at": row["created_at"],
+            "started_at": started,
+            "finished_at": row["finished_at"],
+            "counts": await db.backfill_outcomes(backfill_id),
+            "progress": totals.projects,
+            "files": totals.files,
+            "chunks": totals.chunks,
+            "files_per_s": round(pace.files_per_s, 3),
+            "projects_per_s": round(pace.projects_per_s, 3),
+            "eta_s": None if pace.eta_s is None else round(pace.eta_s, 1),
+            "results": [BackfillResult.model_validate(r) for r in results],
+        }
+    )
+    return paged(request, report.model_dump(mode="json"), page, [r["project_id"] for r in results])

@@ -1,0 +1,232 @@
+"""Backfills at scale (issue 14): a project, a group with its subgroups, or all of GitLab, on the fake GitLab
+with 200+ projects across nested groups (archived, empty, personal, forks), real PostgreSQL, Redis and arq.
+
+Each project's outcome is reported, never dropped; progress is derived from the projects' own state;
+the dispatcher keeps at most `backfill.concurrency` syncs in flight; a live push during a backfill is
+indexed; `force` re-embeds unchanged chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from starlette.testclient import TestClient
+
+from app.core.settings import BackfillSettings, Settings
+from app.sync.backfill import slots
+from app.web import create_app
+from app.worker import backfill, backfill_step
+from testkit.fake_gitlab import FakeGitLab, FakeProject
+from testkit.sync_env import SyncEnv, sync_env
+from tests.support.tokens import admin_token
+
+ADMIN = "admin-token-for-backfills-0123"
+AUTH = {"Authorization": f"Bearer {ADMIN}"}
+SRC = "src/main/java/com/acme/"
+NAMESPACES = ("acme", "acme/platform", "acme/platform/core", "tools", "alice")
+
+
+def service(name: str) -> str:
+    return f"package com.acme;\npublic class {name} {{\n    public int {name.lower()}() {{ return 1; }}\n}}\n"
+
+
+@dataclass
+class Org:
+    """The fake organization and what each project is."""
+
+    projects: list[FakeProject]
+    archived: set[int]
+    empty: set[int]
+    forks: set[int]
+    personal: set[int]
+
+    def in_group(self, prefix: str) -> list[FakeProject]:
+        return [p for p in self.projects if p.namespace == prefix or p.namespace.startswith(prefix + "/")]
+
+    def indexable(self, projects: list[FakeProject]) -> set[int]:
+        skipped = self.archived | self.empty | self.forks | self.personal
+        return {p.id for p in projects} - skipped
+
+
+def populate(gitlab: FakeGitLab, count: int) -> Org:
+    """`count` projects over nested groups and a personal namespace; every 7th archived, 11th empty, 13th a fork."""
+    org = Org(projects=[], archived=set(), empty=set(), forks=set(), personal=set())
+    for i in range(count):
+        namespace = NAMESPACES[i % len(NAMESPACES)]
+        project = gitlab.create_project(f"{namespace}/p{i}")
+        org.projects.append(project)
+        if i % 11 == 5:
+            org.empty.add(project.id)
+        else:
+            project.commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
+        if i % 7 == 3:
+            gitlab.set_project_attributes(project.id, archived=True)
+            org.archived.add(project.id)
+        if i % 13 == 4 and org.projects[0].id != project.id:
+            gitlab.set_project_attributes(project.id, forked_from_id=org.projects[0].id)
+            org.forks.add(project.id)
+        if namespace == "alice":
+            org.personal.add(project.id)
+    gitlab.set_namespace_kind("alice", "user")
+    return org
+
+
+@pytest_asyncio.fixture
+async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
+    async with sync_env(tmp_path, clean_db, clean_redis) as e:
+        e.settings = e.settings.model_copy(
+            update={"admin_tokens": [admin_token(ADMIN)], "backfill": BackfillSettings(concurrency=2, poll_s=0.05)}
+        )
+        yield e
+
+
+@contextmanager
+def admin(env: SyncEnv) -> Iterator[TestClient]:
+    with TestClient(create_app(env.settings)) as client:  # its own connections, on the client's loop
+        yield client
+
+
+def _with_settings(env: SyncEnv) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(env.deps, settings=env.settings)
+
+
+async def run(env: SyncEnv, client: TestClient, body: dict[str, Any]) -> dict[str, Any]:
+    """POST the backfill, run the worker until the queue drains, and answer the final report (every project)."""
+    accepted = client.post("/admin/reindex", json=body, headers=AUTH)
+    assert accepted.status_code == 202, accepted.text
+    env.deps = _with_settings(env)
+    await env.work(rounds=50)
+    report: dict[str, Any] = client.get(
+        f"/admin/backfills/{accepted.json()['backfill_id']}", params={"per_page": 1000}, headers=AUTH
+    ).json()
+    return report
+
+
+def by_project(report: dict[str, Any]) -> dict[int, tuple[str, str]]:
+    return {r["project_id"]: (r["outcome"], r["state"]) for r in report["results"]}
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+async def test_a_group_backfill_covers_its_subgroups_and_reports_every_project(env: SyncEnv) -> None:
+    org = populate(env.gitlab, 210)
+    with admin(env) as client:
+        report = await run(env, client, {"group": "acme/platform", "include_subgroups": True})
+    members = org.in_group("acme/platform")
+    assert {r["project_id"] for r in report["results"]} == {p.id for p in members}  # tools/, acme/ itself: not asked
+    indexable = org.indexable(members)
+    states = by_project(report)
+    assert {i for i, (_, state) in states.items() if state == "done"} == indexable
+    for project_id in org.archived & {p.id for p in members}:
+        assert states[project_id] == ("out_of_scope", "skipped")
+    for project_id in org.empty & {p.id for p in members} - org.archived - org.forks:
+        assert states[project_id] == ("empty", "skipped")
+    assert report["status"] == "done" and report["eta_s"] == 0.0
+    assert report["progress"]["done"] == len(indexable) and "queued" not in report["progress"]
+    # The worker's start-up sweep discovers and indexes some projects first: the backfill finds those up to date.
+    assert 0 < report["files"] <= len(indexable) and report["chunks"] == 2 * report["files"]
+    for project in members[:5]:
+        if project.id in indexable:
+            await env.audit(project)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+async def test_an_all_backfill_of_200_projects_pages_its_report_and_names_each_failure(env: SyncEnv) -> None:
+    org = populate(env.gitlab, 210)
+    with admin(env) as client:
+        report = await run(env, client, {"all": True})
+        assert report["status"] == "done"
+        states = by_project(report)
+        assert len(states) == 210
+        assert {i for i, (_, s) in states.items() if s == "done"} == org.indexable(org.projects)
+        for project_id in org.personal - org.archived:
+            assert states[project_id][0] == "out_of_scope"
+        reasons = {r["project_id"]: r["detail"] for r in report["results"]}
+        assert "fork" in reasons[sorted(org.forks - org.archived - org.personal)[0]]
+        first = client.get(f"/admin/backfills/{report['id']}", params={"per_page": 50}, headers=AUTH)
+        assert len(first.json()["results"]) == 50 and 'rel="next"' in first.headers["link"]
+        after = first.json()["results"][-1]["project_id"]
+        second = client.get(f"/admin/backfills/{report['id']}", params={"per_page": 50, "after": after}, headers=AUTH)
+        assert second.json()["results"][0]["project_id"] > after
+        skipped = client.get(f"/admin/backfills/{report['id']}", params={"state": "skipped"}, headers=AUTH).json()
+        assert {r["state"] for r in skipped["results"]} == {"skipped"}
+
+
+async def test_unknown_ids_paths_and_groups_are_reported_not_dropped(env: SyncEnv) -> None:
+    known = env.gitlab.create_project("acme/known")
+    known.commit({SRC + "A.java": service("A")}, "init")
+    with admin(env) as client:
+        listed = await run(env, client, {"projects": [987654, known.id]})
+        assert by_project(listed) == {known.id: ("requested", "done"), 987654: ("not_found", "failed")}
+        assert listed["progress"] == {"done": 1, "failed": 1}
+        group = await run(env, client, {"group": "no/such/group"})
+        assert group["status"] == "failed" and "no group 'no/such/group'" in group["error"]
+        path = await run(env, client, {"project": "acme/nothing"})
+        assert path["status"] == "failed" and "no project 'acme/nothing'" in path["error"]
+        by_path = await run(env, client, {"project": "acme/known"})
+        assert by_project(by_path) == {known.id: ("requested", "done")}
+
+
+async def test_the_dispatcher_keeps_at_most_its_slots_in_flight(env: SyncEnv) -> None:
+    for i in range(6):
+        env.gitlab.create_project(f"acme/p{i}").commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
+    db = env.deps.require_db()
+    backfill_id = await db.create_backfill(None, False, {"group": "acme", "include_subgroups": True})
+    ctx = {"deps": _with_settings(env), "job_try": 1}
+    await backfill(ctx, None, False, backfill_id)
+    assert await db.backfill_outcomes(backfill_id) == {"waiting": 6}
+    await backfill_step(ctx, backfill_id, 1)  # no worker ran: the requested syncs stay queued
+    assert slots(env.settings) == 2
+    assert await db.backfill_outcomes(backfill_id) == {"requested": 2, "waiting": 4}
+    await backfill_step(ctx, backfill_id, 2)
+    assert await db.backfill_outcomes(backfill_id) == {"requested": 2, "waiting": 4}  # nothing settled: no slot
+    assert (await db.backfill_totals(backfill_id)).projects == {"queued": 6}
+
+
+def test_slots_leave_a_worker_slot_to_live_pushes() -> None:
+    settings = Settings(backfill=BackfillSettings(concurrency=8))
+    assert slots(settings) == settings.worker.max_jobs - 1
+    assert slots(Settings(backfill=BackfillSettings(concurrency=1))) == 1
+
+
+async def test_a_push_during_a_backfill_is_indexed(env: SyncEnv) -> None:
+    projects = [env.gitlab.create_project(f"acme/p{i}") for i in range(8)]
+    for i, project in enumerate(projects):
+        project.commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
+    with admin(env) as client:
+        accepted = client.post("/admin/reindex", json={"all": True}, headers=AUTH)
+        assert accepted.status_code == 202
+        env.deps = _with_settings(env)
+        await env.push(projects[5], {SRC + "Live.java": service("Live")})  # before the backfill reached it
+        await env.work(rounds=50)
+        report = client.get(f"/admin/backfills/{accepted.json()['backfill_id']}", headers=AUTH).json()
+    assert report["progress"] == {"done": 8}
+    for project in projects:
+        await env.audit(project)
+
+
+async def test_force_embeds_unchanged_chunks_again(env: SyncEnv) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    await env.push(project, {SRC + "A.java": service("A"), SRC + "B.java": service("B")})
+    await env.work()
+    with admin(env) as client:
+        plain = await run(env, client, {"project": project.id, "full": True})
+        forced = await run(env, client, {"project": "acme/shop", "force": True})
+    assert plain["force"] is False and forced["force"] is True
+    runs = await env.runs(project.id)
+    assert [(r["mode"], r["chunks_embedded"], r["chunks_reused"]) for r in runs] == [
+        ("archive", 4, 0),  # the first sync
+        ("tree", 0, 0),  # full: the tree walk finds every blob unchanged
+        ("archive", 4, 0),  # force: every chunk embedded again, from one archive
+    ]
+    assert forced["chunks"] == 4
+    await env.audit(project)
