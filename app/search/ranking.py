@@ -34,6 +34,9 @@ PLACES_PER_SIGNAL = 4  # a boosted candidate passes at most this many unboosted 
 MAX_PLACES = 8  # ... and never more than this
 PROTECTED = 3  # a candidate ranked this high by fusion ...
 KEPT = 5  # ... stays this high whatever is boosted
+WINDOW = 40
+"""The fused candidates a search always asks for (`SearchService.search`), and how far the rules that
+move one candidate after another look: the top of a search is the same whatever its limit or page."""
 MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
 TYPE_WORDS = frozenset({str(kind) for kind in TYPE_SYMBOLS} | {"type"})  # a question asking for a type
 QUESTION_WORDS = frozenset({"how", "where", "when", "what", "which", "why", "who"})
@@ -72,8 +75,9 @@ def rerank(
     order = promote(order, [MAX_PLACES if i in exact else places(signals(terms, chunks[i])) for i in order])
     if not QUESTION_WORDS & terms.words or TYPE_WORDS & terms.words:
         return order
-    order = members_first(order, chunks, exact)
-    return order if WEB_WORDS & terms.words else callees_first(order, chunks, exact)
+    head, tail = order[:WINDOW], order[WINDOW:]
+    head = members_first(head, chunks, exact)
+    return (head if WEB_WORDS & terms.words else callees_first(head, chunks, exact)) + tail
 
 
 def members_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]) -> list[int]:

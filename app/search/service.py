@@ -25,7 +25,7 @@ from app.core.settings import GeneratedCode
 from app.search.crossencoder import CrossEncoder
 from app.search.hierarchy import Hierarchy, in_order, simple_name
 from app.search.question import SCAFFOLDING, QueryTerms, Relation, expand_query, query_terms
-from app.search.ranking import Evidence, names_symbol, rerank, serves
+from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
 from app.search.synonyms import synonyms
 from app.store.embeddings import Embedder
 from app.store.engines import Store
@@ -248,7 +248,7 @@ class SearchService:
         points = []
         if lexical is not None or dense is not None:
             where = build_filter(access, filters)
-            points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=max(limit * 4, 40))
+            points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=max(limit * 4, WINDOW))
         hits = [self._hit(p.id, p.score, p.payload) for p in points]
         pool, evidence = await self._with_exact(access, terms, filters, hits)
         order = rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits))

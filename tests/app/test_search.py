@@ -585,3 +585,14 @@ async def test_filters_combine(search: SearchService) -> None:
     assert hits
     assert {short(h.qualified_name).split(".")[0] for h in hits} <= {"OwnerController", "InvoiceController"}
     assert all(h.qualified_name.startswith(f"{API}.web.") for h in hits)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how is the discount for customers with lots of animals calculated", "which owner has pets with visits"],
+)
+async def test_the_top_of_a_search_does_not_depend_on_its_limit(search: SearchService, question: str) -> None:
+    # The rules that move a candidate after another look only as far as the pool every search asks for.
+    small = [h.chunk.id for h in await search.search(LOCAL, question, limit=5)]
+    large = [h.chunk.id for h in await search.search(LOCAL, question, limit=60)]
+    assert small == large[:5]
