@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from starlette.testclient import TestClient
 
 from app.web import create_app
-from testkit.sync_env import SyncEnv, sync_env
+from testkit.sync_env import SyncEnv
 from tests.hooks.test_receiver import fetch, make_settings, queued_jobs
 from tests.support.tokens import admin_token
 
@@ -85,12 +83,6 @@ def test_an_unknown_backfill_is_404(client: TestClient, path: str) -> None:
 
 def test_backfill_reports_need_the_admin_token(client: TestClient) -> None:
     assert client.get("/admin/backfills/1").status_code == 401
-
-
-@pytest_asyncio.fixture
-async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
-    async with sync_env(tmp_path, clean_db, clean_redis) as e:
-        yield e
 
 
 async def test_one_unknown_id_does_not_fail_the_backfill_of_the_others(env: SyncEnv) -> None:

@@ -8,27 +8,15 @@ import hashlib
 import io
 import subprocess
 import tarfile
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from app.gitlab.archive import ArchiveRefusedError, read_archive
 from app.gitlab.client import MAX_PAUSE_S, RateGate, pause_s
-from testkit.sync_env import SyncEnv, sync_env
+from testkit.sync_env import SyncEnv
+from tests.support.sources import plain_java as service
 
 SRC = "src/main/java/com/acme/"
-
-
-def service(name: str) -> str:
-    return f"package com.acme;\npublic class {name} {{\n    public int {name.lower()}() {{ return 1; }}\n}}\n"
-
-
-@pytest_asyncio.fixture
-async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
-    async with sync_env(tmp_path, clean_db, clean_redis) as e:
-        yield e
 
 
 async def test_a_first_sync_is_one_archive_request_and_equals_the_tree(env: SyncEnv) -> None:

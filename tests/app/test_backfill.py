@@ -24,16 +24,13 @@ from app.web import create_app
 from app.worker import backfill, backfill_step
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, sync_env
+from tests.support.sources import plain_java as service
 from tests.support.tokens import admin_token
 
 ADMIN = "admin-token-for-backfills-0123"
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
 SRC = "src/main/java/com/acme/"
 NAMESPACES = ("acme", "acme/platform", "acme/platform/core", "tools", "alice")
-
-
-def service(name: str) -> str:
-    return f"package com.acme;\npublic class {name} {{\n    public int {name.lower()}() {{ return 1; }}\n}}\n"
 
 
 @dataclass

@@ -6,29 +6,14 @@ ancestor of it, and the chunk's file holds the same lines there as at the head.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
-import pytest_asyncio
 from qdrant_client import models as qm
 
 from app.sync.queue import BACKFILL
-from testkit.sync_env import SyncEnv, push_payload, sync_env
+from testkit.sync_env import SyncEnv, push_payload
+from tests.support.sources import service_java as service
 
 SRC = "src/main/java/com/acme/"
-
-
-def service(name: str, body: str = "return 1;") -> str:
-    return (
-        f"package com.acme;\n\n@Service\npublic class {name} {{\n    public int run() {{\n        {body}\n    }}\n}}\n"
-    )
-
-
-@pytest_asyncio.fixture
-async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
-    async with sync_env(tmp_path, clean_db, clean_redis) as e:
-        yield e
 
 
 async def cited(env: SyncEnv, project_id: int) -> set[str]:

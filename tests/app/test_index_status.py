@@ -6,13 +6,11 @@ few statements however many projects drifted.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from app.auth.access import Access, everything
 from app.core.errors import EmbeddingUnavailableError
@@ -26,21 +24,10 @@ from testkit.standins import Method, around
 from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.app.test_sweep import Clock
 from tests.conftest import truncate
+from tests.support.sources import service_java as service
 
 SRC = "src/main/java/com/acme/"
 ALL = everything("test")
-
-
-def service(name: str, body: str = "return 1;") -> str:
-    return (
-        f"package com.acme;\n\n@Service\npublic class {name} {{\n    public int run() {{\n        {body}\n    }}\n}}\n"
-    )
-
-
-@pytest_asyncio.fixture
-async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
-    async with sync_env(tmp_path, clean_db, clean_redis) as e:
-        yield e
 
 
 async def status_of(env: SyncEnv, repo: str, access: Access = ALL) -> StatusItem:

@@ -9,11 +9,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from arq import Retry
 from qdrant_client import AsyncQdrantClient
 
@@ -22,17 +20,11 @@ from app.gitlab.client import META_RETRIES
 from app.store.vectors import VectorStore
 from app.worker import move_project, purge_project, refresh_project
 from testkit.fake_gitlab import FakeProject
-from testkit.sync_env import SyncEnv, sync_env
+from testkit.sync_env import SyncEnv
 from tests.app.test_scope_sync import indexed
 from tests.support.pg_outage import postgres_down
 
 UNUSED_PORT = 1  # nothing listens there: a Qdrant server that is down
-
-
-@pytest_asyncio.fixture
-async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
-    async with sync_env(tmp_path, clean_db, clean_redis) as e:
-        yield e
 
 
 def destroy(project: FakeProject, path: str | None = None) -> dict[str, Any]:

@@ -29,8 +29,9 @@ from app.worker_health import health_endpoint
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.payloads import system_hook_push
 from testkit.sync_env import sync_env
-from tests.app.test_sync_scenarios import SRC, service
+from tests.app.test_sync_scenarios import SRC
 from tests.hooks.test_receiver import SECRET, make_settings, post
+from tests.support.sources import repo_service_java as service
 from tests.support.tokens import admin_token
 
 METRICS = "metrics-token-for-tests-0123"

@@ -27,7 +27,8 @@ from app.web import create_app
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env
-from tests.app.test_sync_scenarios import SRC, service
+from tests.app.test_sync_scenarios import SRC
+from tests.support.sources import repo_service_java as service
 from tests.support.tokens import admin_token
 
 ADMIN = "admin-token-for-tests-0123"

@@ -18,7 +18,8 @@ from app.sync.queue import BACKFILL
 from app.worker import build_worker
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env
-from tests.app.test_sync_scenarios import SRC, service
+from tests.app.test_sync_scenarios import SRC
+from tests.support.sources import repo_service_java as service
 
 SOURCES: dict[str, str | bytes | None] = {SRC + "A.java": service("A"), SRC + "B.java": service("B")}
 

@@ -8,13 +8,11 @@ it is over an hour old, so tests put a project's past activity hours back instea
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from pydantic import ValidationError
 
 from app.core.settings import ScopeSettings, SyncWorkerSettings, cron_fields
@@ -24,15 +22,10 @@ from app.sync.sweep import THROTTLE, believable, confirm_unlisted, listing_cutof
 from app.worker import build_worker, reconcile
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.sync_env import SyncEnv, push_payload, sync_env
+from tests.support.sources import service_java as service
 
 SRC = "src/main/java/com/acme/"
 LISTING = "/api/v4/projects"
-
-
-def service(name: str, body: str = "return 1;") -> str:
-    return (
-        f"package com.acme;\n\n@Service\npublic class {name} {{\n    public int run() {{\n        {body}\n    }}\n}}\n"
-    )
 
 
 class Clock:
@@ -43,12 +36,6 @@ class Clock:
 
     def __call__(self) -> datetime:
         return datetime.now(tz=UTC) + self.offset
-
-
-@pytest_asyncio.fixture
-async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
-    async with sync_env(tmp_path, clean_db, clean_redis) as e:
-        yield e
 
 
 async def sweep_calls(env: SyncEnv) -> list[str]:

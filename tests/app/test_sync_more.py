@@ -10,12 +10,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from arq import Retry
 from pydantic import SecretStr
 
@@ -36,28 +35,14 @@ from hooks.events import SyncRequested, parse_event
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.support.pg_outage import postgres_down
+from tests.support.sources import repo_service_java as service
 
 SRC = "src/main/java/com/acme/"
-
-
-def service(name: str, body: str = "return 1;") -> str:
-    return (
-        f"package com.acme;\n\n/** The {name} service. */\n@Service\npublic class {name} {{\n"
-        f"    private final Repo repo;\n\n    {name}(Repo repo) {{ this.repo = repo; }}\n\n"
-        f"    /** Computes things. */\n    public int compute(int x) {{\n"
-        f"        repo.find(x);\n        {body}\n    }}\n}}\n"
-    )
 
 
 def big_service(name: str, statements: int = 80) -> str:
     """A service whose one method is long: a few kilobytes of source."""
     return service(name, " ".join(f"repo.find({i});" for i in range(statements)) + " return 0;")
-
-
-@pytest_asyncio.fixture
-async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
-    async with sync_env(tmp_path, clean_db, clean_redis) as e:
-        yield e
 
 
 async def last_run(env: SyncEnv, project: FakeProject) -> dict[str, Any]:

@@ -5,30 +5,13 @@ After each scenario `audit` compares the index with the git tree at the head.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest_asyncio
 
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.sync_env import SyncEnv, push_payload, sync_env
+from tests.support.sources import repo_service_java as service
 
 SRC = "src/main/java/com/acme/"
-
-
-def service(name: str, body: str = "return 1;") -> str:
-    return (
-        f"package com.acme;\n\n/** The {name} service. */\n@Service\npublic class {name} {{\n"
-        f"    private final Repo repo;\n\n    {name}(Repo repo) {{ this.repo = repo; }}\n\n"
-        f"    /** Computes things. */\n    public int compute(int x) {{\n"
-        f"        repo.find(x);\n        {body}\n    }}\n}}\n"
-    )
-
-
-@pytest_asyncio.fixture
-async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
-    async with sync_env(tmp_path, clean_db, clean_redis) as e:
-        yield e
 
 
 async def test_first_push_indexes_everything(env: SyncEnv) -> None:

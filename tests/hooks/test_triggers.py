@@ -28,6 +28,7 @@ from testkit.payloads import HookProject, RefChange, repository_update_body
 from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.hooks.test_receiver import afetch
 from tests.support.live_app import LiveApp, serve_app
+from tests.support.sources import service_java as service
 from tests.support.tokens import admin_token, index_job_token, service_token
 
 SRC = "src/main/java/com/acme/"
@@ -36,11 +37,6 @@ INDEX_TOKEN = "index-job-token-for-tests-0123"
 ADMIN = "admin-token-for-tests-0123"
 READER = "reader-of-acme-shop-token-0123"
 JOBS = "/api/v1/index-jobs"
-
-
-def service(name: str) -> str:
-    body = "    public int run() {\n        return 1;\n    }\n"
-    return f"package com.acme;\n\n@Service\npublic class {name} {{\n{body}}}\n"
 
 
 @dataclass

@@ -20,14 +20,10 @@ from mcp_server.server import create_server
 from testkit.sync_env import SyncEnv, sync_env
 from tests.hooks.test_receiver import afetch
 from tests.mcp_server.test_tools import assert_tool_error, data, text
+from tests.support.sources import service_java as service
 
 SRC = "src/main/java/com/acme/"
 ACME = Access(subject="service:acme", repo_prefixes=("acme/",))
-
-
-def service(name: str) -> str:
-    body = "    public int run() {\n        return 1;\n    }\n"
-    return f"package com.acme;\n\n@Service\npublic class {name} {{\n{body}}}\n"
 
 
 @pytest_asyncio.fixture
