@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,12 @@ from starlette.testclient import TestClient
 
 from app.core.settings import BackfillSettings, Settings
 from app.sync.backfill import slots
+from app.sync.sweep import THROTTLE
 from app.web import create_app
-from app.worker import backfill, backfill_step
+from app.worker import backfill, backfill_step, reconcile
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, sync_env
+from tests.app.test_sweep import Clock
 from tests.support.sources import plain_java as service
 from tests.support.tokens import admin_token
 
@@ -77,10 +80,14 @@ def populate(gitlab: FakeGitLab, count: int) -> Org:
 @pytest_asyncio.fixture
 async def env(tmp_path: Path, clean_db: str, clean_redis: str) -> AsyncIterator[SyncEnv]:
     async with sync_env(tmp_path, clean_db, clean_redis) as e:
-        e.settings = e.settings.model_copy(
-            update={"admin_tokens": [admin_token(ADMIN)], "backfill": BackfillSettings(concurrency=2, poll_s=0.05)}
-        )
-        yield e
+        yield with_admin(e)
+
+
+def with_admin(env: SyncEnv) -> SyncEnv:
+    env.settings = env.settings.model_copy(
+        update={"admin_tokens": [admin_token(ADMIN)], "backfill": BackfillSettings(concurrency=2, poll_s=0.05)}
+    )
+    return env
 
 
 @contextmanager
@@ -156,6 +163,28 @@ async def test_an_all_backfill_of_200_projects_pages_its_report_and_names_each_f
         assert second.json()["results"][0]["project_id"] > after
         skipped = client.get(f"/admin/backfills/{report['id']}", params={"state": "skipped"}, headers=AUTH).json()
         assert {r["state"] for r in skipped["results"]} == {"skipped"}
+
+
+async def test_after_an_all_backfill_of_200_projects_a_lost_push_is_healed_by_the_sweep(
+    tmp_path: Path, clean_db: str, clean_redis: str
+) -> None:
+    clock = Clock(-3 * THROTTLE)  # GitLab moves last_activity_at at most once an hour: start in the past
+    async with sync_env(tmp_path, clean_db, clean_redis, gitlab_clock=clock) as env:
+        org = populate(with_admin(env).gitlab, 210)
+        with admin(env) as client:
+            assert (await run(env, client, {"all": True}))["status"] == "done"
+        await reconcile({"deps": env.deps})  # the first sweep lists all 210 and records the heads it saw
+        await env.work()
+        clock.offset = timedelta()
+        lost = next(p for p in org.projects if p.id in org.indexable(org.projects) and p.namespace == "tools")
+        lost.commit({SRC + "Lost.java": service("Lost")}, "a push whose every delivery was lost")
+        await reconcile({"deps": env.deps})  # (each burst worker of `env.work` also sweeps at its start)
+        await env.work()
+        await env.audit(lost)
+        row = await env.deps.require_db().project(lost.id)
+        assert row is not None and row.indexed_sha == lost.head()
+        last = (await env.runs(lost.id))[-1]
+        assert (last["trigger"], last["to_sha"]) == ("reconcile", lost.head())  # healed by the sweep, no delivery
 
 
 async def test_unknown_ids_paths_and_groups_are_reported_not_dropped(env: SyncEnv) -> None:
