@@ -31,9 +31,9 @@ does. They are run with TCP_NODELAY like real servers, unless `--keep-nagle`.
    of that push, and moves to the next.
 
 Local mode answers every filtered lookup by scanning all points in Python (no payload index; Edge uses its
-payload indexes), so both the sync's `stored_hashes` lookup and our polling cost grow with the repository; a lookup's cost is measured
-and reported. Exit status: 0 when every push became searchable and p50 < 2 s, 1 otherwise, 2 on bad arguments
-or a missing service.
+payload indexes), so on it both the sync's `stored_hashes` lookup and our polling cost grow with the
+repository; a lookup's cost is measured and reported. Exit status: 0 when every push became searchable
+and p50 < 2 s, 1 otherwise, 2 on bad arguments or a missing service.
 """
 
 from __future__ import annotations
