@@ -9,7 +9,6 @@ typical set fits the default budget.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -93,8 +92,8 @@ def _hit_entries(
     A page takes only the entries that fit its budget, and a set answer may have 500 members: the others
     are never rendered.
     """
-    for index, hit in enumerate(itertools.islice(hits, offset, None)):
-        rank = offset + index + 1
+    for position in range(offset, len(hits)):
+        hit, index, rank = hits[position], position - offset, position + 1
         if code_first is not None and index >= code_first:  # one line each, no blank line between two of them
             yield Entry(_line(rank, hit), hit_item(hit), "\n" if index > code_first else "\n\n")
             continue
