@@ -4,12 +4,14 @@ Run from the repository root:
 
     .venv/bin/python -m bench.freshness                          # 5,000 files, 20 pushes
     .venv/bin/python -m bench.freshness --files 500 --pushes 5   # a quick check
+    .venv/bin/python -m bench.freshness --engine local           # the former embedded engine, to compare
 
 The whole sync stack runs in this process, as `testkit/sync_env.py` builds it: the fake GitLab
 (`testkit.fake_gitlab.FakeGitLab`, real git underneath, its HTTP server in a thread), PostgreSQL in a
 database made for this run (`javakb_bench_<random>`, dropped at the end), Redis in a database index that must
 be empty (flushed at the end), a real arq `Worker` started once as a background task (not burst, `poll_delay`
-`--poll-delay`, so the queue pickup is in the timing) and embedded Qdrant (local mode, a temporary folder).
+`--poll-delay`, so the queue pickup is in the timing) and embedded Qdrant in a temporary
+folder (`--engine`: Qdrant Edge, the default, or qdrant-client's local mode).
 The stub embedder is `testkit.fake_embedder.FakeEmbeddingServer` (384 dimensions, like MiniLM) in a
 spawned process, so its hashing does not share our GIL. Settings are the
 production defaults (64 files per batch, 4 jobs, 8 GitLab calls in flight, parsing in threads).
@@ -28,10 +30,10 @@ does. They are run with TCP_NODELAY like real servers, unless `--keep-nagle`.
    to finish before it counts the GitLab API calls (by endpoint), the embedding inputs and the `index_jobs` row
    of that push, and moves to the next.
 
-Embedded Qdrant answers every filtered lookup by scanning all points in Python (no payload index), so both
-the sync's `stored_hashes` lookup and our polling cost grow with the repository; a lookup's cost is measured
-and reported. Exit status: 0 when every push became searchable and p50 < 2 s, 1 otherwise, 2 on bad arguments
-or a missing service.
+Local mode answers every filtered lookup by scanning all points in Python (no payload index; Edge uses its
+payload indexes), so on it both the sync's `stored_hashes` lookup and our polling cost grow with the
+repository; a lookup's cost is measured and reported. Exit status: 0 when every push became searchable
+and p50 < 2 s, 1 otherwise, 2 on bad arguments or a missing service.
 """
 
 from __future__ import annotations
@@ -220,6 +222,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--index-timeout", type=float, default=1800.0, help="initial index, s (default: 1800)")
     parser.add_argument("--redis-db", type=int, default=13, help="an EMPTY Redis database index (default: 13)")
     parser.add_argument("--qdrant-memory", action="store_true", help="Qdrant ':memory:' instead of a folder")
+    parser.add_argument("--engine", choices=("edge", "local"), default="edge", help="embedded engine (default: edge)")
     parser.add_argument("--keep-nagle", action="store_true", help="leave Nagle on in the fakes (see above)")
     parser.add_argument("--audit", action="store_true", help="at the end, compare the index with git (slow)")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")

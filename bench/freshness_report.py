@@ -88,6 +88,7 @@ def build_report(
             "poll": args.poll,
             "worker_poll_delay_s": args.poll_delay,
             "qdrant": ":memory:" if args.qdrant_memory else "embedded, on disk (temporary folder)",
+            "engine": args.engine,
             "nagle": "left on in the fakes" if args.keep_nagle else "off (TCP_NODELAY) in the fakes",
             "files_per_batch": stack.settings.worker.files_per_batch,
             "max_jobs": stack.settings.worker.max_jobs,

@@ -154,7 +154,7 @@ async def open_stack(
                 settings = Settings(
                     postgres=PostgresSettings(dsn=SecretStr(dsn)),
                     redis=QueueSettings(url=redis_url, queue=f"javakb:bench:{uuid.uuid4().hex[:8]}"),
-                    qdrant=QdrantSettings(path=qdrant),
+                    qdrant=QdrantSettings(path=qdrant, engine=args.engine),
                     gitlab=GitLabSettings(url=gitlab.url, token=SecretStr(gitlab.token), webhook_secret=SecretStr("x")),
                     embedding=EmbeddingSettings(base_url=stub.base_url, model=STUB_MODEL),
                     worker=worker or SyncWorkerSettings(),

@@ -9,7 +9,7 @@ typical set fits the default budget.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -75,18 +75,33 @@ def render_hits(
     `code_first=None` shows every hit with its code; `code_first=k` only the first k of the page, the
     others as one citation line each (set answers).
     """
-    entries: list[Entry] = []
-    for index, hit in enumerate(hits[offset:]):
-        rank = offset + index + 1
+    return page(
+        _hit_entries(hits, offset, excerpt_lines, code_first),
+        total=len(hits),
+        offset=offset,
+        budget=budget,
+        header=header,
+    )
+
+
+def _hit_entries(
+    hits: Sequence[Hit], offset: int, excerpt_lines: int | None, code_first: int | None
+) -> Iterator[Entry]:
+    """The entries of `hits` from `offset` on, made one at a time.
+
+    A page takes only the entries that fit its budget, and a set answer may have 500 members: the others
+    are never rendered.
+    """
+    for position in range(offset, len(hits)):
+        hit, index, rank = hits[position], position - offset, position + 1
         if code_first is not None and index >= code_first:  # one line each, no blank line between two of them
-            entries.append(Entry(_line(rank, hit), hit_item(hit), "\n" if index > code_first else "\n\n"))
+            yield Entry(_line(rank, hit), hit_item(hit), "\n" if index > code_first else "\n\n")
             continue
         code = hit.code if excerpt_lines is None else excerpt(hit.code, excerpt_lines)
-        entries.append(Entry(_block(rank, hit, code), hit_item(hit, code=code)))
-    return page(entries, total=len(hits), offset=offset, budget=budget, header=header)
+        yield Entry(_block(rank, hit, code), hit_item(hit, code=code))
 
 
-def page(entries: Sequence[Entry], *, total: int, offset: int, budget: int, header: str = "") -> Rendered:
+def page(entries: Iterable[Entry], *, total: int, offset: int, budget: int, header: str = "") -> Rendered:
     """The entries of the page that starts at `offset` (`entries` begins there), as many as fit the budget.
 
     An entry goes in only if it fits together with the note that would follow it, so the text stays

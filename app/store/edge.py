@@ -241,8 +241,8 @@ class EdgeStore(StateReads):
                 offset=offset, limit=page, filter=edge_where, with_payload=with_payload, with_vector=with_vectors
             )
             records, offset = await self._run("Qdrant scroll", shard.scroll, request)
-            for r in records:
-                yield qm.Record(
+            for r in records:  # built unvalidated: the engine's own values, and a lookup yields up to 500 of them
+                yield qm.Record.model_construct(
                     id=str(r.id), payload=r.payload, vector=client_vectors(r.vector) if with_vectors else None
                 )
             if offset is None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Final
+from typing import Final, overload
 
 from app.search.service import Hit
 from app.store.payloads import StoredChunk, StoreKeys
@@ -53,6 +54,34 @@ def test_with_code_for_every_member_the_same_set_is_cut_and_says_where_to_go_on(
     rest = render_hits(hits, excerpt_lines=12, header="Callers of X:", offset=rendered.next_offset or 0)
     assert rest.items[0]["qualified_name"] == hits[len(rendered.items)].qualified_name
     assert rest.text.split("\n\n")[1].startswith(f"{len(rendered.items) + 1}. ")  # ranks go on from the offset
+
+
+class Watched(Sequence[Hit]):
+    """A set's hits that records which members were read."""
+
+    def __init__(self, hits: list[Hit]) -> None:
+        self.hits = hits
+        self.read: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    @overload
+    def __getitem__(self, index: int) -> Hit: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Hit]: ...
+    def __getitem__(self, index: int | slice) -> Hit | Sequence[Hit]:
+        positions = range(len(self.hits))[index] if isinstance(index, slice) else [range(len(self.hits))[index]]
+        self.read.update(positions)
+        return self.hits[index]
+
+
+def test_a_large_set_renders_only_the_members_its_page_shows() -> None:
+    hits = Watched([member(i) for i in range(500)])  # find_by_annotation scans up to 500
+    rendered = render_hits(hits, excerpt_lines=8, header="Carrying @Override:", offset=10, code_first=SET_CODE_FIRST)
+    assert (rendered.total, rendered.next_offset) == (500, 10 + len(rendered.items))
+    assert len(rendered.items) < 100
+    assert hits.read <= set(range(10, 10 + len(rendered.items) + 1))  # the shown ones and the one that did not fit
 
 
 def test_a_generated_member_says_so() -> None:
