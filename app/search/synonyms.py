@@ -56,9 +56,8 @@ _BY_STEM = _classes()
 
 def related(word: str) -> tuple[str, ...]:
     """The other verbs of the class of `word` or of its inflection ("fetched"), or () when it is in none."""
-    verbs = _BY_STEM.get(stem(word.lower()), ())
     own = stem(word.lower())
-    return tuple(v for v in verbs if stem(v) != own)
+    return tuple(v for v in _BY_STEM.get(own, ()) if stem(v) != own)
 
 
 def synonyms(words: Iterable[str]) -> dict[str, float]:
