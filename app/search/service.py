@@ -603,7 +603,7 @@ class SearchService:
             named = await hierarchy.types(eq("name", simple_name(owner)))
             owners = {
                 c.qualified_name for c in named if c.qualified_name == owner or c.qualified_name.endswith("." + owner)
-            }
+            } or await hierarchy.named_supertypes(owner)  # else a library type that indexed types extend
         else:  # `isActive`: the types that declare it
             targets = await self.symbol(access, base, repo)
             owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}

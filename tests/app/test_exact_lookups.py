@@ -379,11 +379,14 @@ async def test_callers_of_an_inherited_method_named_by_the_subtype(search: Searc
     ]
 
 
-async def test_callers_of_a_library_method_by_its_qualified_name_reach_direct_subtypes(search: SearchService) -> None:
+async def test_callers_of_a_library_method_reach_its_direct_subtypes(search: SearchService) -> None:
     # `orders.save(o)` is recorded as OrderRepository.save; OrderRepository extends JpaRepository directly.
     assert names(await search.callers(LOCAL, "save")) == []  # no indexed declaration, no owner
     library = "org.springframework.data.jpa.repository.JpaRepository.save"
     assert names(await search.callers(LOCAL, library)) == ["demo.use.PlaceOrder.store"]
+    # Named as an agent writes it: the library type is not indexed, its subtypes' imports resolve it.
+    assert names(await search.callers(LOCAL, "JpaRepository.save")) == ["demo.use.PlaceOrder.store"]
+    assert names(await search.callers(LOCAL, "CrudRepository.save")) == []  # nothing indexed extends it
 
 
 async def test_callers_of_an_override_include_calls_through_its_supertypes(search: SearchService) -> None:
