@@ -80,6 +80,11 @@ def decode(stored: str) -> OutboundRoute:
     )
 
 
+def resolved_paths(stored: Iterable[str]) -> tuple[str, ...]:
+    """The path templates of a chunk's resolved outbound routes (`Chunk.outbound`), once each."""
+    return tuple(dict.fromkeys(route.path for text in stored if (route := decode(text)).resolved))
+
+
 class Var(NamedTuple):
     """A part of a URI the file does not fix (a parameter, a field from configuration, a call)."""
 
