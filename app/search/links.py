@@ -110,12 +110,32 @@ class EndpointLinks:
             if not route.resolved:
                 unresolved.append((caller, route))
                 continue
-            method = None if route.method == ANY_METHOD else route.method
-            handlers = await self.search.endpoint(access, route.path, method)
-            served = [h for h in handlers if not is_declared_client(h) and h.id != caller.id]
-            targets.extend(_target(h, route, caller) for h in served)
+            targets.extend(await self._served(access, route, caller))
         targets.sort(key=lambda t: not t.service_match)  # stable: the endpoint order within each group
         return Targets(targets=targets, unresolved=unresolved, calls=len(calls))
+
+    async def _served(self, access: Access, route: OutboundRoute, caller: Hit) -> list[Target]:
+        """The handlers of one call; under a context path when none of the service the call names serves it.
+
+        A service's `server.servlet.context-path` is configuration, often in another repository (a config
+        server): a call of `/accounts/{name}` to `account-service` reaches its `/{name}`. That reading is
+        only tried for handlers in the named service's repository or module, and says so in the evidence.
+        """
+        method = None if route.method == ANY_METHOD else route.method
+
+        def kept(hit: Hit) -> bool:
+            return not is_declared_client(hit) and hit.id != caller.id
+
+        handlers = [h for h in await self.search.endpoint(access, route.path, method) if kept(h)]
+        targets = [_target(h, route, caller) for h in handlers]
+        inner = _within_context(route.path)
+        if route.service is None or inner is None or any(t.service_match for t in targets):
+            return targets
+        seen = {h.id for h in handlers}
+        for hit in await self.search.endpoint(access, inner[1], method):
+            if kept(hit) and hit.id not in seen and serves_service(route.service, hit):
+                targets.append(_target(hit, route, caller, context=inner[0]))
+        return targets
 
     async def _calls_of(self, access: Access, name: str, repo: str | None) -> list[tuple[Hit, OutboundRoute]]:
         """The outbound calls of the named methods: their own, else those of the declared clients they call."""
@@ -132,10 +152,21 @@ def _unique(calls: Iterable[tuple[Hit, OutboundRoute]]) -> list[tuple[Hit, Outbo
     return list({(hit.id, route.encode()): (hit, route) for hit, route in calls}.values())
 
 
-def _target(handler: Hit, route: OutboundRoute, caller: Hit) -> Target:
+def _within_context(path: str) -> tuple[str, str] | None:
+    """`/accounts/{name}` → (`/accounts`, `/{name}`): a leading literal segment read as a context path."""
+    segments = [s for s in path.split("/") if s]
+    if len(segments) < 2 or segments[0].startswith(("{", "$", "*")):
+        return None
+    return "/" + segments[0], "/" + "/".join(segments[1:])
+
+
+def _target(handler: Hit, route: OutboundRoute, caller: Hit, *, context: str | None = None) -> Target:
     chunk = handler.chunk
-    patterns = [p for p in chunk.http_path if route_matches(p, route.path) or route_matches(route.path, p)]
+    path = route.path if context is None else route.path.removeprefix(context)
+    patterns = [p for p in chunk.http_path if route_matches(p, path) or route_matches(path, p)]
     evidence = [f"path {route.path} matches {', '.join(patterns) or 'its route'}"]
+    if context is not None:
+        evidence[0] += f" under the context path {context} (assumed: configuration, not code)"
     evidence.append(f"method {'|'.join(chunk.http_method)}" + (" (any)" if route.method == ANY_METHOD else ""))
     match = route.service is not None and serves_service(route.service, handler)
     if route.service is None:

@@ -181,3 +181,50 @@ async def test_the_stored_points_carry_the_outbound_routes_and_their_keys(env: S
     assert publish["outbound_keys"] == ["2:accounts"]
     elsewhere = next(p for p in points.values() if p["qualified_name"] == "demo.stats.StatisticsService.elsewhere")
     assert elsewhere["outbound"] == ["rest_template GET - ?url"] and elsewhere["outbound_keys"] == []
+
+
+async def test_a_context_path_is_assumed_only_within_the_service_the_call_names(env: SyncEnv) -> None:
+    billing = env.gitlab.create_project("acme/billing-service")
+    await env.push(
+        billing,
+        {
+            SRC + "demo/billing/Invoices.java": """\
+package demo.billing;
+
+import org.springframework.web.bind.annotation.*;
+
+@RestController
+public class Invoices {
+    @GetMapping("/{id}")
+    public String invoice(@PathVariable String id) {
+        return id;
+    }
+}
+""",
+        },
+    )
+    other = env.gitlab.create_project("acme/other")
+    await env.push(other, {SRC + "demo/other/Any.java": LEGACY[SRC + "demo/legacy/OldAccounts.java"]})
+    caller = env.gitlab.create_project("acme/caller")
+    await env.push(
+        caller,
+        {
+            SRC + "demo/caller/BillingClient.java": """\
+package demo.caller;
+
+import org.springframework.cloud.openfeign.FeignClient;
+import org.springframework.web.bind.annotation.*;
+
+@FeignClient(name = "billing-service")
+public interface BillingClient {
+    @GetMapping("/billing/{id}")
+    String invoice(@PathVariable("id") String id);
+}
+""",
+        },
+    )
+    await env.work()
+    found = await EndpointLinks(env.deps.search).targets(LOCAL, "BillingClient.invoice")
+    # `/billing/{id}` is served by nobody as written; billing-service's `/{id}` under a context path `/billing`.
+    assert [(t.hit.repo_path, t.service_match) for t in found.targets] == [("acme/billing-service", True)]
+    assert "under the context path /billing" in found.targets[0].evidence[0]
