@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from tree_sitter import Node
 
 from pipeline.outbound import Client, OutboundRoute, Piece, Var, unresolved, uri_route
+from pipeline.outline import CALLABLE_NODE_KINDS
 from pipeline.spring import ANY_METHOD, JAXRS_VERBS
 
 REST_TEMPLATE_VERBS: Mapping[str, str | None] = {
@@ -34,6 +35,7 @@ REST_TEMPLATE_VERBS: Mapping[str, str | None] = {
 REST_TEMPLATE_TYPES = frozenset({"RestTemplate", "RestOperations", "TestRestTemplate", "OAuth2RestTemplate"})
 FLUENT_VERBS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
 _BASE_CALLS = frozenset({"create", "baseUrl"})  # `WebClient.create("http://x")`, `.baseUrl("http://x")`
+_BODIES = frozenset({"block", "lambda_expression"})  # no constants of the file's types inside
 _MAX_DEPTH = 16  # constants defined through constants, at most this deep
 
 
@@ -142,7 +144,7 @@ def file_constants(root: Node, data: bytes) -> dict[str, Node]:
                     if name is not None and init is not None:
                         found.setdefault(data[name.start_byte : name.end_byte].decode(), init)
             continue
-        if kind in ("method_declaration", "constructor_declaration", "block", "lambda_expression"):
+        if kind in CALLABLE_NODE_KINDS or kind in _BODIES:
             continue
         stack.extend(node.children)
     return found
