@@ -27,6 +27,7 @@ from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
+from pipeline.spring import EXCHANGE_ANNOTATIONS
 from pipeline.syntax import node_at, parse, text
 from pipeline.types import read_imports
 
@@ -77,7 +78,8 @@ def chunk_source(
         outer = types[info.decl.outer] if info.decl.outer >= 0 else None
         drafts.append(type_chunk(unit, info, outer, members))
         if with_methods:
-            client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, any(m.http_path for m in members))
+            exchanges = any(m.http_path and m.decl.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in members)
+            client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
             drafts.extend(_member_drafts(unit, tree.root_node, info, members, _scope(unit, info, types), client))
     root = tree.root_node
     return FileResult(

@@ -43,9 +43,14 @@ def _fluent_owner(owner: str) -> bool:
     return any(f".{verb}()" in owner for verb in (*FLUENT_VERBS, "method"))
 
 
+_SUFFIXES = tuple(f".{name}" for name in (*REST_TEMPLATE_VERBS, "uri"))
+
+
 def wants_arguments(calls: tuple[str, ...]) -> bool:
     """Whether a method's calls (`Receiver.method`, as `pipeline.calls` writes them) include an HTTP client call."""
     for call in calls:
+        if not call.endswith(_SUFFIXES):  # nearly every call: one C-level test
+            continue
         owner, _, name = call.rpartition(".")
         if name in REST_TEMPLATE_VERBS and _rest_template(owner, {}):
             return True

@@ -145,9 +145,11 @@ def _path(text: str) -> str:
     return join_path("", path)
 
 
-def client_of(modifiers: Modifiers, is_interface: bool, has_routes: bool) -> tuple[Client, str | None] | None:
+def client_of(modifiers: Modifiers, is_interface: bool, exchanges: bool) -> tuple[Client, str | None] | None:
     """Whether a type declares a client (Feign, or an `@HttpExchange` interface), and the service it names.
 
+    `exchanges`: whether a method of the type carries an `@*Exchange` annotation. An interface whose
+    methods carry `@GetMapping` is a contract a controller implements, not a client (unless `@FeignClient`).
     A Feign client's service is its `name` (or `value`, `serviceId`), else the host of its `url`; a
     property placeholder names no service. An HTTP interface's is the host of its `@HttpExchange(url)`.
     """
@@ -158,7 +160,7 @@ def client_of(modifiers: Modifiers, is_interface: bool, has_routes: bool) -> tup
         if service is None:
             service = next((split_url(v.string)[0] for v in feign.values("url")), None)
         return Client.FEIGN, service
-    if not is_interface or not has_routes:
+    if not is_interface or not exchanges:
         return None
     exchange = modifiers.find("HttpExchange")
     base = [v.string for v in exchange.values("url", "value")] if exchange is not None else []

@@ -130,6 +130,8 @@ _MAPPING_VERBS = {
     "PatchExchange": "PATCH",
 }
 _EXCHANGE = "HttpExchange"  # `@HttpExchange(url = "/x", method = "GET")`: a prefix on a type, a route on a method
+EXCHANGE_ANNOTATIONS = frozenset({_EXCHANGE, *(name for name in _MAPPING_VERBS if name.endswith("Exchange"))})
+"""The annotations of a Spring HTTP interface's methods (`@HttpExchange`, `@GetExchange`, ...)."""
 JAXRS_VERBS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"})
 ANY_METHOD = "ANY"
 

@@ -55,6 +55,10 @@ interface Paths {
     String ORDERS = "/orders";
 }
 
+interface OrderApi {
+    @GetMapping("/orders/{id}") Order find(@PathVariable long id);
+}
+
 @Service
 class Checkout {
     private static final String BILLING = "http://billing-service";
@@ -139,6 +143,11 @@ def test_http_interface_methods_take_the_path_and_service_of_their_type_url(clie
     assert routes(only(clients, "demo.calls.CatalogApi.remove")) == [
         "DELETE /api/items/{sku} -> catalog (http_exchange)"
     ]
+
+
+def test_an_interface_of_mappings_is_a_contract_not_a_client(clients: FileResult) -> None:
+    find = only(clients, "demo.calls.OrderApi.find")
+    assert find.http_path == ("/orders/{id}",) and find.outbound == ()
 
 
 def test_rest_template_uris_from_constants_and_concatenation(clients: FileResult) -> None:
