@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from app.search.results import hit_item, routes
+from app.search.results import hit_item, outbound, routes
 from app.search.service import Hit
 
 DEFAULT_BUDGET = 12_000
@@ -183,6 +183,8 @@ def _block(rank: int, hit: Hit, code: str) -> str:
     lines = [f"{rank}. {hit.qualified_name} ({_kind(hit)})", f"   {hit.signature}", f"   {_place(hit)}"]
     if http:
         lines.append(f"   http: {', '.join(http)}")
+    if hit.chunk.outbound:
+        lines.append(f"   calls over http: {', '.join(outbound(hit.chunk))}")
     if hit.permalink:
         lines.append(f"   {hit.permalink}")
     lines.append("```java\n" + code + "\n```")

@@ -39,7 +39,7 @@ class InjectionsAnswer(HitsAnswer):
 class CallSiteItem(HitItem):
     """A client call site of an endpoint: the calls that reach it, and the declared client it goes through."""
 
-    outbound: list[str]
+    reaches_with: list[str]
     through: str | None
 
 

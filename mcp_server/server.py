@@ -358,10 +358,10 @@ class KnowledgeTools:
         notes = [
             Note(
                 (
-                    f"calls {', '.join(describe(s.routes))}"
+                    f"reaches it with {', '.join(describe(s.routes))}"
                     + (f" through {s.through.qualified_name}" if s.through else ""),
                 ),
-                {"outbound": describe(s.routes), "through": s.through.qualified_name if s.through else None},
+                {"reaches_with": describe(s.routes), "through": s.through.qualified_name if s.through else None},
             )
             for s in sites
         ]

@@ -16,7 +16,7 @@ from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
 from pipeline.generated import mark_generated
-from pipeline.http_calls import file_constants, http_calls, wants_arguments
+from pipeline.http_calls import file_constants, http_calls, mentions_clients, wants_arguments
 from pipeline.javadoc import summarize
 from pipeline.members import Member, member_name, parameter_types, read_members, signature
 from pipeline.model import Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
@@ -70,6 +70,7 @@ def chunk_source(
         config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
         constants=cache(lambda: file_constants(tree.root_node, decoded.data)),
+        http_clients=mentions_clients(decoded.data),
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
     drafts: list[Draft] = []
@@ -194,7 +195,7 @@ def _with_outbound(
     if client is not None and member.http_path:
         routes = declared_routes(client[0], client[1], member.http_method, member.http_path)
         return tuple(p._replace(outbound=routes) for p in parts)
-    if not any(wants_arguments(p.calls) for p in parts):
+    if not unit.http_clients or not any(wants_arguments(p.calls) for p in parts):
         return parts
     decl = member.decl
     found = http_calls(node_at(root, decl.start, decl.end, decl.kind), unit.data, unit.constants(), scope.fields)

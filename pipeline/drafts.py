@@ -48,9 +48,8 @@ class FileUnit:
     calls: FileCalls
     config: ChunkerConfig
     id_prefix: bytes  # render.chunk_id_prefix of the file, computed once
-    constants: Callable[
-        [], Mapping[str, Node]
-    ]  # the file's constants (`http_calls.file_constants`), read once if asked
+    constants: Callable[[], Mapping[str, Node]]  # `http_calls.file_constants`, read once if asked
+    http_clients: bool  # the source names an HTTP client (`http_calls.mentions_clients`)
 
 
 class Part(NamedTuple):

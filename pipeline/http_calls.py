@@ -43,6 +43,15 @@ def _fluent_owner(owner: str) -> bool:
     return any(f".{verb}()" in owner for verb in (*FLUENT_VERBS, "method"))
 
 
+_CLIENT_MARKS = (b"estTemplate", b"estOperations", b"ebClient", b"estClient")
+"""What a file that makes client calls spells: `RestTemplate` or `restTemplate`, `WebClient`, `RestClient`."""
+
+
+def mentions_clients(data: bytes) -> bool:
+    """Whether a file's source names an HTTP client at all (one byte search each): most files do not."""
+    return any(mark in data for mark in _CLIENT_MARKS)
+
+
 _SUFFIXES = tuple(f".{name}" for name in (*REST_TEMPLATE_VERBS, "uri"))
 
 

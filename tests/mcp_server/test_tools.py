@@ -674,9 +674,10 @@ async def test_find_endpoint_callers_lists_the_feign_method_and_who_calls_it(cli
     answer = await call(client, "find_endpoint_callers", path="/billing/invoices/7", http_method="GET")
     items = data(answer)["results"]
     assert names(items) == ["BillingClient.getInvoice", "InvoiceController.getInvoice"]
-    assert [i["outbound"] for i in items] == [["GET /billing/invoices/{id} -> billing (feign)"]] * 2
+    assert [i["reaches_with"] for i in items] == [["GET /billing/invoices/{id} -> billing (feign)"]] * 2
     assert items[0]["through"] is None and short(items[1]["through"]) == "BillingClient.getInvoice"
-    assert "calls GET /billing/invoices/{id} -> billing (feign) through com.acme.shop.api" in text(answer)
+    assert items[0]["outbound"] == ["GET /billing/invoices/{id} -> billing (feign)"] and "outbound" not in items[1]
+    assert "reaches it with GET /billing/invoices/{id} -> billing (feign) through com.acme.shop.api" in text(answer)
     # Another method, or a path nothing calls: no callers.
     assert (
         data(await call(client, "find_endpoint_callers", path="/billing/invoices/7", http_method="DELETE"))["results"]
