@@ -9,6 +9,7 @@ from typing import NotRequired
 
 from app.search.service import Citation, Hit
 from pipeline.model import Chunk
+from pipeline.outbound import decode
 
 
 class HitItem(Citation):
@@ -21,6 +22,7 @@ class HitItem(Citation):
     generated: bool
     score: float
     part: NotRequired[str]
+    outbound: NotRequired[list[str]]  # the HTTP calls it makes, when it makes any (`pipeline.outbound`)
     code: NotRequired[str]
 
 
@@ -39,9 +41,16 @@ def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
     }
     if c.part_count > 1:
         item["part"] = f"{c.part_index + 1}/{c.part_count}"
+    if c.outbound:
+        item["outbound"] = outbound(c)
     if code is not None:
         item["code"] = code
     return item
+
+
+def outbound(chunk: Chunk) -> list[str]:
+    """The HTTP calls a chunk makes, as agents read them (`GET /accounts/{name} -> accounts (feign)`)."""
+    return [decode(text).describe() for text in chunk.outbound]
 
 
 def routes(chunk: Chunk) -> list[str]:

@@ -583,6 +583,10 @@ class SearchService:
         """Every chunk of one file in line order."""
         return await self._lookup(access, Filters(repo=repo), eq("file_path", file_path.strip("/")))
 
+    async def lookup(self, access: Access, filters: Filters, *extra: Condition) -> list[Hit]:
+        """The chunks the caller may read that match the filters and conditions, in file order (exact lookups)."""
+        return await self._lookup(access, filters, *extra)
+
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
         where = build_filter(access, filters, *extra) or everything()
         hits: list[Hit] = []
