@@ -46,6 +46,7 @@ SHA: Final = "5e1f" * 10
 RECORDED: Final = Path(__file__).resolve().parents[1] / "fixtures" / "answers" / "shop.json"
 PLACEHOLDER: Final = "<indexed_at>"
 CLOCKED: Final = frozenset({"indexed_at", "head_checked_at"})
+SCORE_UNIT: Final = 1.5e-4  # a shown score has 4 decimals (app.search.results)
 ISO_TIME: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00")  # in texts (index_status)
 TOOL_CALLS: Final[list[tuple[str, dict[str, Any]]]] = [
     ("semantic_search", {"query": "who reminds owners about tomorrow's visits"}),
@@ -117,6 +118,25 @@ def without_clock(value: Any) -> Any:
     return value
 
 
+def near_scores(got: Any, expected: Any) -> Any:
+    """`got` with each `score` that is within one unit of its last shown digit of `expected`'s taken as it.
+
+    Qdrant's scores are float32 sums whose last bit depends on the order the engine adds terms in
+    (its layout, which the order of the writes decides), and a score on a rounding boundary shows as
+    1.6848 in one run and 1.6849 in the next. Any other difference stays.
+    """
+    if isinstance(got, dict) and isinstance(expected, dict):
+        out = {}
+        for key, item in got.items():
+            other = expected.get(key)
+            close = key == "score" and isinstance(item, float) and isinstance(other, float)
+            out[key] = other if close and abs(item - other) <= SCORE_UNIT else near_scores(item, other)
+        return out
+    if isinstance(got, list) and isinstance(expected, list) and len(got) == len(expected):
+        return [near_scores(g, e) for g, e in zip(got, expected, strict=True)]
+    return got
+
+
 async def mcp_answers(app: LiveApp) -> list[dict[str, Any]]:
     answers = []
     async with Client(app.mcp_url, auth=TOKEN) as client:
@@ -144,9 +164,9 @@ async def test_the_answers_are_the_recorded_ones(answers_app: LiveApp) -> None:
         RECORDED.parent.mkdir(parents=True, exist_ok=True)
         RECORDED.write_text(json.dumps(answers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
-    assert answers["rest"] == recorded["rest"]
+    assert near_scores(answers["rest"], recorded["rest"]) == recorded["rest"]
     for got, expected in zip(answers["mcp"], recorded["mcp"], strict=True):
-        assert got == expected, got["tool"]
+        assert near_scores(got, expected) == expected, got["tool"]
 
 
 def test_the_recorded_answers_carry_every_cited_field() -> None:
