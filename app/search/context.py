@@ -37,7 +37,8 @@ MIN_RELEVANCE = 0.55
 """A search hit is chosen at this relevance or above (measured: docs/performance.md, "auto_context")."""
 DEFAULT_MAX_CHARS = 6000
 """The budget of one context: a few methods, well under what Claude Code shows whole (10,000 characters)."""
-MIN_MAX_CHARS = 500
+MIN_MAX_CHARS = 1000
+"""The smallest budget: the frame and one piece with a few lines of code."""
 MAX_MAX_CHARS = 100_000
 CANDIDATES = 10
 """Search hits weighed for a context: the top of the ranking, where the answers are."""
@@ -45,7 +46,9 @@ MAX_PIECES = 4
 MAX_NAMED = 3
 """Names of one task looked up exactly."""
 MAX_OVERLOADS = 3
-"""A name matching more symbols than this is too vague to be chosen for its name alone (`find`)."""
+"""Chunks of one name chosen at most (its overloads, in file order)."""
+MAX_MEANINGS = 2
+"""A name of more declarations than this (`find`: many types' methods) is too vague to be chosen for itself."""
 MAX_RELATED = 4
 """Callers, and callees, listed for the first method chosen."""
 EXCERPT_STEPS = (40, 15, 5)
@@ -276,7 +279,8 @@ async def auto_context(
 async def _named(search: SearchService, access: Access, terms: QueryTerms, repo: str | None) -> list[Hit]:
     """The handlers of the routes the task names, then the symbols it names, by exact lookup.
 
-    A name or route matching more than `MAX_OVERLOADS` chunks is too vague to be chosen for itself.
+    A name that several declarations carry (`find`, where many types declare one) is too vague to be
+    chosen for itself; the same declaration in several repositories is one (a copy, a fork).
     """
     found: list[Hit] = []
     method = terms.http_methods[0] if terms.http_methods else None
@@ -285,8 +289,8 @@ async def _named(search: SearchService, access: Access, terms: QueryTerms, repo:
         found.extend(handlers[:1])  # the one Spring dispatches to (`SearchService.endpoint` puts it first)
     for name in terms.identifiers[:MAX_NAMED]:
         hits = await search.symbol(access, name, repo)
-        if 0 < len(hits) <= MAX_OVERLOADS:
-            found.extend(hits)
+        if 0 < len({h.qualified_name for h in hits}) <= MAX_MEANINGS:
+            found.extend(hits[:MAX_OVERLOADS])
     return found
 
 
