@@ -7,15 +7,19 @@ only let the prompt through or stop it (`continue`, `user_message`), so for Curs
 `sessionStart` with `GUIDE` as `additional_context` (when to call the tools), and `{"continue": true}`
 to anything else; the project rule `app.agent_install` writes says the same to every chat.
 
-A hook must never block the prompt: any failure (no service, a slow one, bad input) ends in exit 0
-with no context, within `timeout_s`. Only the standard library and `app.local_socket` are imported, so
-the hook starts fast (docs/performance.md, "Agent hook").
+A hook must never block the prompt: any failure (no service, a slow one, bad input, bad arguments)
+ends in exit 0 with no context, within `timeout_s`. `javakb-hook` (`main`) is the same hook without
+the CLI: only the standard library and `app.local_socket` are imported, so it starts in a fraction of
+`javakb`'s time (docs/performance.md, "Agent hook"); `install-agent-hooks` writes it.
 """
 
 from __future__ import annotations
 
+import argparse
 import enum
 import json
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -103,3 +107,22 @@ def run_hook(
     if output is not None:
         stdout.write(json.dumps(output) + "\n")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`javakb-hook CLIENT [--socket PATH] [--timeout S] [--max-chars N]`: `javakb hook` without the CLI's start-up.
+
+    Bad arguments too end in exit 0 (argparse's usage on stderr): exit 2 would block Claude Code's prompt.
+    """
+    parser = argparse.ArgumentParser(prog="javakb-hook", description="An agent's prompt hook (javakb hook).")
+    parser.add_argument("client", choices=[c.value for c in Client])
+    parser.add_argument("--socket", type=Path, help="javakb serve's socket (javakb install-agent-hooks writes it)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S)
+    parser.add_argument("--max-chars", type=int, default=HOOK_MAX_CHARS)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:
+        return 0
+    return run_hook(
+        Client(args.client), sys.stdin, sys.stdout, socket=args.socket, timeout_s=args.timeout, max_chars=args.max_chars
+    )

@@ -2,7 +2,8 @@
 
 The edits are pure functions over the parsed JSON (`with_hook`, `without_hook`), so installing twice
 changes nothing, another tool's entries and settings are kept as they are, and `--remove` takes out
-exactly the entries this command writes: those whose command runs `javakb hook <client>` (`is_ours`),
+exactly the entries this command writes: those whose command runs `javakb-hook <client>` or
+`javakb hook <client>` (`is_ours`),
 whatever socket or path they were written with. A container emptied by that removal goes too, and a
 file left with nothing but what an empty one holds is deleted.
 
@@ -25,6 +26,8 @@ from typing import Any
 from app.agent_hooks import GUIDE, Client
 from app.core.errors import ConfigError
 
+HOOK_SCRIPT = "javakb-hook"
+"""The console script of `app.agent_hooks.main`: `javakb hook` without the CLI's start-up."""
 CLAUDE_EVENT = "UserPromptSubmit"
 CURSOR_EVENT = "sessionStart"
 CLAUDE_TIMEOUT_S = 5
@@ -37,7 +40,7 @@ alwaysApply: true
 ---
 {RULE_MARK}
 {GUIDE}"""
-_OURS = re.compile(r"(^|[\s/'\"])javakb['\"]?\s+hook\s+(?P<client>claude-code|cursor)\b")
+_OURS = re.compile(r"(^|[\s/'\"])javakb(-hook['\"]?\s+|['\"]?\s+hook\s+)(?P<client>claude-code|cursor)\b")
 Json = dict[str, Any]
 
 
@@ -49,9 +52,10 @@ class Change:
     action: str  # "written", "unchanged", "removed", "absent"
 
 
-def hook_command(javakb: str, client: Client, socket: Path | None) -> str:
-    """The shell command an agent runs: this installation's `javakb hook`, with the service's socket."""
-    command = f"{shlex.quote(javakb)} hook {client}"
+def hook_command(executable: str, client: Client, socket: Path | None) -> str:
+    """The shell command an agent runs: this installation's `javakb-hook` (or `javakb hook`), with the socket."""
+    hook = "" if Path(executable).name == HOOK_SCRIPT else " hook"
+    command = f"{shlex.quote(executable)}{hook} {client}"
     return command + (f" --socket {shlex.quote(str(socket))}" if socket is not None else "")
 
 

@@ -596,8 +596,8 @@ def run_install_agent_hooks(args: argparse.Namespace, settings: Settings, out: T
 
     out = out or sys.stdout
     chosen = [c for c, wanted in ((Client.CLAUDE_CODE, args.claude_code), (Client.CURSOR, args.cursor)) if wanted]
-    installed = Path(sys.executable).with_name("javakb")
-    javakb = str(installed) if installed.exists() else "javakb"
+    scripts = [Path(sys.executable).with_name(name) for name in ("javakb-hook", "javakb")]
+    javakb = str(next((s for s in scripts if s.exists()), "javakb"))
     socket = socket_path(settings.qdrant)
     changes = install(
         chosen or list(Client),

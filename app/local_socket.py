@@ -12,10 +12,12 @@ import json
 import socket
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.errors import ServiceError
-from app.core.settings import QdrantSettings
+
+if TYPE_CHECKING:  # not imported at run time: the hook starts without pydantic (docs/performance.md)
+    from app.core.settings import QdrantSettings
 
 SOCKET_NAME = "javakb.sock"
 MAX_ANSWER_BYTES = 16 * 1024 * 1024

@@ -21,6 +21,7 @@ from typing import Any, Final
 import pytest
 
 from app.agent_hooks import GUIDE, Client, run_hook
+from app.agent_hooks import main as hook_main
 from app.agent_install import RULE_MARK, hook_command, install, is_ours
 from app.cli import main
 from app.core.errors import ConfigError
@@ -63,6 +64,8 @@ def read(path: Path) -> Any:
 def test_our_entries_are_told_from_the_users() -> None:
     assert is_ours({"command": command(Client.CLAUDE_CODE)}, Client.CLAUDE_CODE)
     assert is_ours({"command": "javakb hook cursor"}, Client.CURSOR)
+    assert is_ours({"command": hook_command("/v/bin/javakb-hook", Client.CURSOR, None)}, Client.CURSOR)
+    assert hook_command("/v/bin/javakb-hook", Client.CURSOR, None) == "/v/bin/javakb-hook cursor"
     assert not is_ours({"command": "javakb hook cursor"}, Client.CLAUDE_CODE)
     assert not is_ours({"command": "~/bin/javakb-hook-wrapper claude-code"}, Client.CLAUDE_CODE)
     assert not is_ours({"command": "echo javakb"}, Client.CURSOR)
@@ -162,7 +165,8 @@ def test_the_cli_installs_into_home_and_removes(
 
     assert main(["install-agent-hooks", "--claude-code"]) == 0
     entry = read(tmp_path / ".claude" / "settings.json")["hooks"]["UserPromptSubmit"][0]["hooks"][0]
-    assert entry["command"].endswith(f"hook claude-code --socket {tmp_path / 'kb' / 'javakb.sock'}")
+    assert entry["command"].endswith(f" claude-code --socket {tmp_path / 'kb' / 'javakb.sock'}")
+    assert is_ours(entry, Client.CLAUDE_CODE)
     assert main(["install-agent-hooks", "--claude-code", "--remove"]) == 0
     assert "settings.json: removed" in capsys.readouterr().out
 
@@ -187,13 +191,18 @@ def test_bad_or_empty_input_gives_no_context_and_exit_0(stdin: str, tmp_path: Pa
     assert out.getvalue() == ""
 
 
-def hook_process(tmp_path: Path, socket: Path, prompt: str) -> tuple[subprocess.CompletedProcess[str], float]:
+HOOK_COMMANDS: Final = ([sys.executable, "-m", "app.cli", "hook"], [str(Path(sys.executable).with_name("javakb-hook"))])
+
+
+def hook_process(
+    tmp_path: Path, hook: list[str], socket: Path, prompt: str
+) -> tuple[subprocess.CompletedProcess[str], float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAVAKB_")}
     env["JAVAKB_QDRANT__PATH"] = str(tmp_path / "kb")
     payload = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": prompt, "session_id": "s"})
     started = time.perf_counter()
     run = subprocess.run(
-        [sys.executable, "-m", "app.cli", "hook", "claude-code", "--socket", str(socket), "--timeout", "0.5"],
+        [*hook, "claude-code", "--socket", str(socket), "--timeout", "0.5"],
         input=payload,
         cwd=ROOT,
         env=env,
@@ -205,15 +214,31 @@ def hook_process(tmp_path: Path, socket: Path, prompt: str) -> tuple[subprocess.
     return run, time.perf_counter() - started
 
 
-def test_with_the_server_down_the_hook_exits_0_at_once_with_no_context(tmp_path: Path) -> None:
+@pytest.mark.parametrize("hook", HOOK_COMMANDS, ids=["javakb hook", "javakb-hook"])
+def test_with_the_server_down_the_hook_exits_0_at_once_with_no_context(tmp_path: Path, hook: list[str]) -> None:
     stale = tmp_path / "kb" / "javakb.sock"
     stale.parent.mkdir(parents=True)
     stale.write_text("")  # a socket file left by a service that is gone
 
     for socket in (tmp_path / "absent.sock", stale):
-        run, seconds = hook_process(tmp_path, socket, TASK)
+        run, seconds = hook_process(tmp_path, hook, socket, TASK)
         assert (run.returncode, run.stdout) == (0, ""), run.stderr
         assert seconds < 10  # the interpreter's start on a loaded machine: no wait on the service
+
+
+def test_bad_arguments_never_block_the_prompt(capsys: pytest.CaptureFixture[str]) -> None:
+    assert hook_main(["codex", "--bogus"]) == 0  # exit 2 would block Claude Code's prompt
+    assert capsys.readouterr().out == ""
+
+
+def test_javakb_hook_imports_only_the_standard_library_and_its_client(tmp_path: Path) -> None:
+    code = (
+        'import io, sys\nsys.stdin = io.StringIO(\'{"prompt": "who calls OwnerService.find"}\')\n'
+        "from app.agent_hooks import main\nmain(['claude-code', '--socket', '/nonexistent.sock'])"
+    )
+
+    loaded = modules_after(code, tmp_path)
+    assert not loaded & (WEB_STACK | CLIENTS | {"pydantic", "pydantic_settings", "pipeline", "asyncio", "numpy"})
 
 
 def test_the_hook_imports_neither_the_web_stack_nor_a_client(tmp_path: Path) -> None:
