@@ -20,12 +20,15 @@ import enum
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from app.core.errors import ServiceError
-from app.local_socket import request
+from app.local_socket import MAX_ANSWER_BYTES, request
 
+CONTEXT_PATH = "/api/v1/context"
+"""The REST path of `auto_context` (`app.api.context_endpoint`), declared where the hook reads it."""
 DEFAULT_TIMEOUT_S = 1.0
 HOOK_MAX_CHARS = 6000
 MIN_PROMPT_CHARS = 8
@@ -72,16 +75,44 @@ def cursor_output(payload: Any) -> dict[str, Any]:
     return {"continue": True}
 
 
-def fetch_context(socket: Path | None, prompt: str, *, timeout_s: float, max_chars: int) -> str:
-    """The framed context for a prompt from `javakb serve` ("" when none answers in time or nothing is relevant)."""
-    if socket is None:
-        return ""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Remote:
+    """A deployment's REST API (`GET /api/v1/context`) and the file holding the bearer token to call it with."""
+
+    url: str
+    token_file: Path
+
+
+def fetch_context(
+    socket: Path | None, prompt: str, *, timeout_s: float, max_chars: int, remote: Remote | None = None
+) -> str:
+    """The framed context for a prompt from the service ("" when none answers in time or nothing is relevant)."""
     try:
-        result = request(socket, {"command": "context", "task": prompt, "max_chars": max_chars}, timeout_s)
-    except ServiceError:
+        if remote is not None:
+            result = _rest_context(remote, prompt, timeout_s=timeout_s, max_chars=max_chars)
+        elif socket is not None:
+            result = request(socket, {"command": "context", "task": prompt, "max_chars": max_chars}, timeout_s)
+        else:
+            return ""
+    except (ServiceError, OSError, ValueError):
         return ""
     text = result.get("text") if isinstance(result, dict) else None
     return text if isinstance(text, str) else ""
+
+
+def _rest_context(remote: Remote, prompt: str, *, timeout_s: float, max_chars: int) -> Any:
+    """`GET /api/v1/context` with the token read from its file (imported here: the socket needs none of it)."""
+    import urllib.parse
+    import urllib.request
+
+    token = remote.token_file.read_text(encoding="utf-8").strip()
+    query = urllib.parse.urlencode({"task": prompt, "max_chars": max_chars})
+    url = f"{remote.url.rstrip('/')}{CONTEXT_PATH}?{query}"
+    if not url.startswith(("http://", "https://")):
+        raise ValueError("the URL must be http or https")
+    call = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(call, timeout=timeout_s) as response:
+        return json.loads(response.read(MAX_ANSWER_BYTES))
 
 
 def run_hook(
@@ -92,6 +123,7 @@ def run_hook(
     socket: Path | None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     max_chars: int = HOOK_MAX_CHARS,
+    remote: Remote | None = None,
 ) -> int:
     """Answer one hook call; always 0, so the agent goes on whatever happened here."""
     try:
@@ -102,7 +134,7 @@ def run_hook(
         stdout.write(json.dumps(cursor_output(payload)) + "\n")
         return 0
     prompt = prompt_of(payload)
-    context = fetch_context(socket, prompt, timeout_s=timeout_s, max_chars=max_chars) if prompt else ""
+    context = fetch_context(socket, prompt, timeout_s=timeout_s, max_chars=max_chars, remote=remote) if prompt else ""
     output = claude_output(context)
     if output is not None:
         stdout.write(json.dumps(output) + "\n")
@@ -119,10 +151,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--socket", type=Path, help="javakb serve's socket (javakb install-agent-hooks writes it)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S)
     parser.add_argument("--max-chars", type=int, default=HOOK_MAX_CHARS)
+    add_remote_arguments(parser)
     try:
         args = parser.parse_args(argv)
     except SystemExit:
         return 0
+    client, remote = Client(args.client), remote_of(args)
     return run_hook(
-        Client(args.client), sys.stdin, sys.stdout, socket=args.socket, timeout_s=args.timeout, max_chars=args.max_chars
+        client,
+        sys.stdin,
+        sys.stdout,
+        socket=args.socket,
+        timeout_s=args.timeout,
+        max_chars=args.max_chars,
+        remote=remote,
     )
+
+
+def add_remote_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--url` and `--token-file`: a deployment's REST API instead of the local socket."""
+    parser.add_argument("--url", help="a deployment's base URL: ask its REST API instead of the local socket")
+    parser.add_argument("--token-file", type=Path, help="with --url: a file holding the bearer token (mode 0600)")
+
+
+def remote_of(args: argparse.Namespace) -> Remote | None:
+    """The REST API the arguments name, if any (`--url` needs `--token-file`: a token never sits in a config)."""
+    if not args.url or args.token_file is None:
+        return None
+    return Remote(url=args.url, token_file=args.token_file)

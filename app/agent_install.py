@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.agent_hooks import GUIDE, Client
+from app.agent_hooks import GUIDE, Client, Remote
 from app.core.errors import ConfigError
 
 HOOK_SCRIPT = "javakb-hook"
@@ -52,10 +52,12 @@ class Change:
     action: str  # "written", "unchanged", "removed", "absent"
 
 
-def hook_command(executable: str, client: Client, socket: Path | None) -> str:
-    """The shell command an agent runs: this installation's `javakb-hook` (or `javakb hook`), with the socket."""
+def hook_command(executable: str, client: Client, socket: Path | None, remote: Remote | None = None) -> str:
+    """The shell command an agent runs: this installation's `javakb-hook` (or `javakb hook`), and where to ask."""
     hook = "" if Path(executable).name == HOOK_SCRIPT else " hook"
     command = f"{shlex.quote(executable)}{hook} {client}"
+    if remote is not None:
+        return command + f" --url {shlex.quote(remote.url)} --token-file {shlex.quote(str(remote.token_file))}"
     return command + (f" --socket {shlex.quote(str(socket))}" if socket is not None else "")
 
 

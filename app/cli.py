@@ -148,6 +148,8 @@ def _agent_parsers(sub: Any) -> None:
     hook.add_argument("--socket", type=Path, help="javakb serve's socket (default: from JAVAKB_QDRANT__PATH)")
     hook.add_argument("--timeout", type=float, default=1.0, help="seconds to wait for the service (default 1)")
     hook.add_argument("--max-chars", type=int, default=6000, help="budget of the context in characters")
+    hook.add_argument("--url", help="a deployment's base URL: ask its REST API instead of the local socket")
+    hook.add_argument("--token-file", type=Path, help="with --url: a file holding the bearer token")
     hook.set_defaults(command=run_hook)
     install = sub.add_parser("install-agent-hooks", help="add (or --remove) the prompt hooks of Claude Code, Cursor")
     install.add_argument("--claude-code", action="store_true", help="Claude Code only")
@@ -156,6 +158,8 @@ def _agent_parsers(sub: Any) -> None:
         "--project", nargs="?", const=Path("."), type=Path, metavar="DIR", help="a project's config, not the user's"
     )
     install.add_argument("--remove", action="store_true", help="remove what this command added")
+    install.add_argument("--url", help="the hook asks this deployment's REST API instead of the local socket")
+    install.add_argument("--token-file", type=Path, help="with --url: the file holding the hook's bearer token")
     install.set_defaults(command=run_install_agent_hooks)
 
 
@@ -580,21 +584,27 @@ async def _context(settings: Settings, task: str, repo: str | None, max_chars: i
 
 def run_hook(args: argparse.Namespace, settings: Settings) -> int:
     """An agent's prompt hook (`app.agent_hooks`): always exit 0, so the prompt is never held up."""
-    from app.agent_hooks import Client, run_hook
+    from app.agent_hooks import Client, remote_of, run_hook
     from app.local_socket import socket_path
 
     socket = args.socket or socket_path(settings.qdrant)
-    client = Client(args.client)
-    return run_hook(client, sys.stdin, sys.stdout, socket=socket, timeout_s=args.timeout, max_chars=args.max_chars)
+    client, remote = Client(args.client), remote_of(args)
+    return run_hook(
+        client, sys.stdin, sys.stdout, socket=socket, timeout_s=args.timeout, max_chars=args.max_chars, remote=remote
+    )
 
 
 def run_install_agent_hooks(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Write (or remove) the agents' hook entries, merged into their existing config (`app.agent_install`)."""
-    from app.agent_hooks import Client
+    from app.agent_hooks import Client, Remote
     from app.agent_install import hook_command, install
     from app.local_socket import socket_path
 
     out = out or sys.stdout
+    if bool(args.url) != (args.token_file is not None):
+        print("javakb install-agent-hooks: --url and --token-file go together", file=sys.stderr)
+        return 2
+    remote = Remote(url=args.url, token_file=args.token_file.resolve()) if args.url else None
     chosen = [c for c, wanted in ((Client.CLAUDE_CODE, args.claude_code), (Client.CURSOR, args.cursor)) if wanted]
     scripts = [Path(sys.executable).with_name(name) for name in ("javakb-hook", "javakb")]
     javakb = str(next((s for s in scripts if s.exists()), "javakb"))
@@ -603,7 +613,7 @@ def run_install_agent_hooks(args: argparse.Namespace, settings: Settings, out: T
         chosen or list(Client),
         home=Path.home(),
         project=args.project.resolve() if args.project is not None else None,
-        command=lambda client: hook_command(javakb, client, socket),
+        command=lambda client: hook_command(javakb, client, socket, remote),
         remove=args.remove,
     )
     for change in changes:
