@@ -308,3 +308,21 @@ def test_the_hook_injects_the_context_of_the_running_service(running_service: Pa
 def test_the_context_command_refuses_a_budget_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["context", TASK, "--max-chars", "10"]) == 2
     assert "--max-chars must be within" in capsys.readouterr().err
+
+
+def test_the_install_can_point_the_hook_at_a_deployment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    token = tmp_path / "kb.token"
+
+    assert main(["install-agent-hooks", "--claude-code", "--url", "https://kb.example.com"]) == 2
+    assert "--url and --token-file go together" in capsys.readouterr().err
+    assert (
+        main(["install-agent-hooks", "--claude-code", "--url", "https://kb.example.com", "--token-file", str(token)])
+        == 0
+    )
+
+    entry = read(tmp_path / ".claude" / "settings.json")["hooks"]["UserPromptSubmit"][0]["hooks"][0]
+    assert entry["command"].endswith(f" claude-code --url https://kb.example.com --token-file {token}")
+    assert "kb.token" in entry["command"] and is_ours(entry, Client.CLAUDE_CODE)
