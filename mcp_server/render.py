@@ -58,17 +58,25 @@ def echo(text: str, limit: int = ECHO_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
+class Note(NamedTuple):
+    """What an answer adds to one hit: lines after its citation, and keys of its item."""
+
+    lines: tuple[str, ...]
+    item: dict[str, Any]
+
+
 def render_hits(
     hits: Sequence[Hit], *, budget: int = DEFAULT_BUDGET, excerpt_lines: int | None = DEFAULT_EXCERPT_LINES,
-    header: str = "", offset: int = 0, code_first: int | None = None,
+    header: str = "", offset: int = 0, code_first: int | None = None, notes: Sequence[Note] | None = None,
 ) -> Rendered:  # fmt: skip
     """Hits from `offset` on, until the budget is spent; `excerpt_lines=None` shows whole code.
 
     `code_first=None` shows every hit with its code; `code_first=k` only the first k of the page, the
-    others as one citation line each (set answers).
+    others as one citation line each (set answers). `notes`, one per hit, add lines and item keys.
     """
+    entries = _hit_entries(hits, offset, excerpt_lines, code_first)
     return page(
-        _hit_entries(hits, offset, excerpt_lines, code_first),
+        entries if notes is None else _noted(entries, notes[offset:]),
         total=len(hits),
         offset=offset,
         budget=budget,
@@ -91,6 +99,13 @@ def _hit_entries(
             continue
         code = hit.code if excerpt_lines is None else excerpt(hit.code, excerpt_lines)
         yield Entry(hit_block(rank, hit, code), hit_item(hit, code=code))
+
+
+def _noted(entries: Iterable[Entry], notes: Sequence[Note]) -> Iterator[Entry]:
+    for (text, item, joiner), note in zip(entries, notes, strict=False):
+        lines = "".join(f"\n   {line}" for line in note.lines)
+        head, fence, code = text.partition("\n```")  # the lines go with the citation, before the code
+        yield Entry(head + lines + fence + code, {**item, **note.item}, joiner)
 
 
 def page(entries: Iterable[Entry], *, total: int, offset: int, budget: int, header: str = "") -> Rendered:

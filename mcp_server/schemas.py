@@ -5,7 +5,7 @@ Every answer is a page with its entries under `results` (`mcp_server.render.Rend
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired
 
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
@@ -35,6 +35,34 @@ class InjectionsAnswer(HitsAnswer):
     """Who receives a type, and what the type itself receives."""
 
     depends_on: list[str]
+
+
+class CallSiteItem(HitItem):
+    """A client call site of an endpoint: the calls that reach it, and the declared client it goes through."""
+
+    reaches_with: list[str]
+    through: str | None
+
+
+class CallersAnswer(Page):
+    """Who calls an endpoint over HTTP (`find_endpoint_callers`)."""
+
+    results: list[CallSiteItem]
+
+
+class EndpointItem(HitItem):
+    """A handler of a route; for a call site's calls, the call it serves, the caller and the evidence."""
+
+    called_as: NotRequired[str]
+    caller: NotRequired[str]
+    evidence: NotRequired[list[str]]
+
+
+class EndpointAnswer(Page):
+    """Handlers of a route, or of a client call site's calls (`find_endpoint`)."""
+
+    results: list[EndpointItem]
+    unresolved: NotRequired[list[str]]
 
 
 class CallItem(TypedDict):

@@ -8,6 +8,7 @@ inner, local and enum-constant classes get chunks of their own named `Outer.Inne
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from tree_sitter import Node
 
@@ -15,15 +16,18 @@ from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
 from pipeline.generated import mark_generated
+from pipeline.http_calls import file_constants, http_calls, mentions_clients, wants_arguments
 from pipeline.javadoc import summarize
 from pipeline.members import Member, member_name, parameter_types, read_members, signature
 from pipeline.model import Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
 from pipeline.native import OutlineReader, read_outline
+from pipeline.outbound import Client, client_of, declared_routes
 from pipeline.outline import CONSTRUCTOR_NODE_KINDS, MemberDecl
 from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
+from pipeline.spring import EXCHANGE_ANNOTATIONS
 from pipeline.syntax import node_at, parse, text
 from pipeline.types import read_imports
 
@@ -65,6 +69,8 @@ def chunk_source(
         calls=FileCalls(outline.calls, outline.decls),
         config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
+        constants=cache(lambda: file_constants(tree.root_node, decoded.data)),
+        http_clients=mentions_clients(decoded.data),
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
     drafts: list[Draft] = []
@@ -73,7 +79,9 @@ def chunk_source(
         outer = types[info.decl.outer] if info.decl.outer >= 0 else None
         drafts.append(type_chunk(unit, info, outer, members))
         if with_methods:
-            drafts.extend(_member_drafts(unit, tree.root_node, info, members, _scope(unit, info, types)))
+            exchanges = any(m.http_path and m.decl.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in members)
+            client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
+            drafts.extend(_member_drafts(unit, tree.root_node, info, members, _scope(unit, info, types), client))
     root = tree.root_node
     return FileResult(
         file_path=file_path,
@@ -101,15 +109,27 @@ def _scope(unit: FileUnit, info: TypeInfo, types: list[TypeInfo]) -> CallScope:
 
 
 def _member_drafts(
-    unit: FileUnit, root: Node, info: TypeInfo, members: list[Member], scope: CallScope
+    unit: FileUnit,
+    root: Node,
+    info: TypeInfo,
+    members: list[Member],
+    scope: CallScope,
+    client: tuple[Client, str | None] | None,
 ) -> Iterator[Draft]:
     # Bodiless ones too (interface, abstract and repository methods, Feign endpoints, annotation
     # elements): a chunk of their own, findable by name, annotation and route; the skeleton still lists them.
     for member in members:
-        yield _callable_draft(unit, root, info, member, scope)
+        yield _callable_draft(unit, root, info, member, scope, client)
 
 
-def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, scope: CallScope) -> Draft:
+def _callable_draft(
+    unit: FileUnit,
+    root: Node,
+    info: TypeInfo,
+    member: Member,
+    scope: CallScope,
+    client: tuple[Client, str | None] | None,
+) -> Draft:
     decl = member.decl
     name = member_name(decl)
     types = parameter_types(decl)
@@ -124,6 +144,7 @@ def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, 
         parts: tuple[Part, ...] = (Part(rows, *calls_in(rows, rows, scope)),)
     else:
         parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, root, rows, decl))
+    parts = _with_outbound(unit, root, member, parts, scope, client)
     one = parts[0] if len(parts) == 1 else Part(rows, (), ())
     ctx = unit.context
     chunk = Chunk(
@@ -141,6 +162,7 @@ def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, 
         stereotype=info.stereotype,
         http_method=member.http_method,
         http_path=member.http_path,
+        outbound=one.outbound,
         calls=one.calls,
         injects=member.injects,
         calls_fq=one.calls_fq,
@@ -156,6 +178,33 @@ def _callable_draft(unit: FileUnit, root: Node, info: TypeInfo, member: Member, 
         text="",
     )  # fmt: skip
     return Draft(f"{decl.owner}.{name}({','.join(types)})", chunk, parts if len(parts) > 1 else ())
+
+
+def _with_outbound(
+    unit: FileUnit,
+    root: Node,
+    member: Member,
+    parts: tuple[Part, ...],
+    scope: CallScope,
+    client: tuple[Client, str | None] | None,
+) -> tuple[Part, ...]:
+    """The parts with their outbound HTTP calls: a declared client's own routes, else its body's client calls.
+
+    Only a method whose outline calls name an HTTP client method is read again from the tree.
+    """
+    if client is not None and member.http_path:
+        routes = declared_routes(client[0], client[1], member.http_method, member.http_path)
+        return tuple(p._replace(outbound=routes) for p in parts)
+    if not unit.http_clients or not any(wants_arguments(p.calls) for p in parts):
+        return parts
+    decl = member.decl
+    found = http_calls(node_at(root, decl.start, decl.end, decl.kind), unit.data, unit.constants(), scope.fields)
+    if not found:
+        return parts
+    return tuple(
+        p._replace(outbound=tuple(dict.fromkeys(r.encode() for row, r in found if p.rows.first <= row <= p.rows.last)))
+        for p in parts
+    )
 
 
 def _part_rows(unit: FileUnit, root: Node, rows: LineSpan, decl: MemberDecl) -> list[LineSpan]:

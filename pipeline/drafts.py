@@ -6,9 +6,11 @@ field but those three, its key in the file, and the parts of a split method.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
+
+from tree_sitter import Node
 
 from pipeline._values import value
 from pipeline.calls import FileCalls
@@ -46,6 +48,8 @@ class FileUnit:
     calls: FileCalls
     config: ChunkerConfig
     id_prefix: bytes  # render.chunk_id_prefix of the file, computed once
+    constants: Callable[[], Mapping[str, Node]]  # `http_calls.file_constants`, read once if asked
+    http_clients: bool  # the source names an HTTP client (`http_calls.mentions_clients`)
 
 
 class Part(NamedTuple):
@@ -54,6 +58,7 @@ class Part(NamedTuple):
     rows: LineSpan
     calls: tuple[str, ...]
     calls_fq: tuple[str, ...]
+    outbound: tuple[str, ...] = ()  # the HTTP calls made on them (`pipeline.outbound`)
 
 
 class Draft(NamedTuple):
@@ -84,10 +89,11 @@ def finish(unit: FileUnit, drafts: Sequence[Draft]) -> tuple[Chunk, ...]:
         if not parts:
             chunks.append(_derived(chunk, prefix, key, type_summary))
             continue
-        for index, (rows, calls, calls_fq) in enumerate(parts):
+        for index, (rows, calls, calls_fq, outbound) in enumerate(parts):
             part = replace(
                 chunk, symbol_type=SymbolType.METHOD_PART, line_start=rows.first + 1, line_end=rows.last + 1,
-                calls=calls, calls_fq=calls_fq, part_index=index, part_count=len(parts), code=unit.code(rows),
+                calls=calls, calls_fq=calls_fq, outbound=outbound, part_index=index, part_count=len(parts),
+                code=unit.code(rows),
             )  # fmt: skip
             chunks.append(_derived(part, prefix, key, type_summary))
     return tuple(chunks)

@@ -97,6 +97,9 @@ class Chunk:
     stereotype: str | None = None
     http_method: tuple[str, ...] = ()
     http_path: tuple[str, ...] = ()
+    # HTTP calls this chunk makes to other services, each `pipeline.outbound.OutboundRoute.encode()`d:
+    # `client METHOD service path` (issue 16); a Feign or `@HttpExchange` method's own routes, as a client.
+    outbound: tuple[str, ...] = ()
     extends: tuple[str, ...] = ()
     implements: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()

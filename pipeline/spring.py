@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from pipeline.outline import Annotation, Modifiers
@@ -129,6 +130,8 @@ _MAPPING_VERBS = {
     "PatchExchange": "PATCH",
 }
 _EXCHANGE = "HttpExchange"  # `@HttpExchange(url = "/x", method = "GET")`: a prefix on a type, a route on a method
+EXCHANGE_ANNOTATIONS = frozenset({_EXCHANGE, *(name for name in _MAPPING_VERBS if name.endswith("Exchange"))})
+"""The annotations of a Spring HTTP interface's methods (`@HttpExchange`, `@GetExchange`, ...)."""
 JAXRS_VERBS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"})
 ANY_METHOD = "ANY"
 
@@ -147,8 +150,10 @@ def route_prefixes(modifiers: Modifiers) -> tuple[str, ...]:
     """Class-level path prefixes: `@RequestMapping`, `@HttpExchange`, `@FeignClient(path=)` or JAX-RS `@Path`."""
     paths: list[str] = []
     for ann in modifiers.annotations:
-        if ann.name == "RequestMapping" or ann.name == _EXCHANGE:
+        if ann.name == "RequestMapping":
             paths.extend(_paths(ann))
+        elif ann.name == _EXCHANGE:  # `@HttpExchange(url = "http://accounts/api")`: the path part is the prefix
+            paths.extend(split_url(p)[1] for p in _paths(ann))
         elif ann.name == "FeignClient":
             paths.extend(v.string for v in ann.values("path"))
         elif ann.name == "Path":
@@ -188,6 +193,27 @@ def join_path(prefix: str, path: str) -> str:
     """Join a class prefix and a method path the way Spring and JAX-RS do: one slash between, none trailing."""
     parts = [seg for seg in f"{prefix}/{path}".split("/") if seg]
     return "/" + "/".join(parts)
+
+
+_ABSOLUTE = re.compile(r"^(?:https?|lb)://([^/?#]*)(.*)$", re.IGNORECASE)
+_NO_SERVICE = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "[::1]"})
+
+
+def split_url(url: str) -> tuple[str | None, str]:
+    """An absolute URL's service and path (`http://accounts:8080/a` → `accounts`, `/a`); else (None, url as is).
+
+    The service is the host without port or credentials, lowercased; a local address, an IP address
+    or a placeholder (`${accounts.host}`, `{host}`) names no service.
+    """
+    match = _ABSOLUTE.match(url.strip())
+    if match is None:
+        return None, url
+    host = match.group(1).rsplit("@", 1)[-1]
+    host = host if host.startswith("[") else host.split(":", 1)[0]
+    path = match.group(2) or "/"
+    if not host or "{" in host or "$" in host or host.lower() in _NO_SERVICE or host.replace(".", "").isdigit():
+        return None, path
+    return host.lower(), path
 
 
 def _paths(ann: Annotation) -> list[str]:

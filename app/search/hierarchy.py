@@ -153,6 +153,22 @@ class Hierarchy:
             downward = sorted(following)
         return parents, children
 
+    async def named_supertypes(self, name: str) -> set[str]:
+        """The fully qualified names under which indexed types name `name` as a supertype (one lookup).
+
+        For a type the index does not hold (a library's `JpaRepository`), named as it is written
+        (`JpaRepository`, `Outer.Inner`): its subtypes' files resolved it through their imports; an
+        unresolved one (a wildcard import) stays as written.
+        """
+        found: set[str] = set()
+        for chunk in await self.types(subtype_condition([name])):
+            resolved = supertypes(chunk)
+            found.update(fq for fq in resolved if fq == name or fq.endswith("." + name))
+            written = {simple_name(s) for s in unresolved_supertypes(chunk)}
+            if simple_name(name) in written:
+                found.add(name)
+        return found
+
     async def declaring(self, owners: Iterable[str], method: str) -> set[str]:
         """Which of `owners` declare `method` themselves (one lookup)."""
         names = sorted({f"{owner}.{method}" for owner in owners})

@@ -28,6 +28,7 @@ import enum
 import re
 from dataclasses import dataclass
 
+from app.store.lexical import singular
 from pipeline.glossary import gloss
 from pipeline.spring import JAXRS_VERBS
 
@@ -429,14 +430,3 @@ def expand_query(query: str, terms: QueryTerms | None = None) -> str:
     extra = [singular(w) for w in terms.plurals if w not in SCAFFOLDING] + list(terms.annotations)
     extra += gloss(query).split()
     return " ".join([*kept, *(w for w in dict.fromkeys(extra) if w.lower() not in present)])
-
-
-def singular(word: str) -> str:
-    """A rough English singular, enough to match "entities" with `Entity` and "listeners" with `Listener`."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith(("ses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word

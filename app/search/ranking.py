@@ -23,8 +23,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.search.question import QueryTerms, singular
+from app.search.question import QueryTerms
 from app.store.fusion import RRF_K
+from app.store.lexical import singular
 from app.store.routes import route_matches
 from pipeline.model import TYPE_SYMBOLS, Chunk
 from pipeline.spring import ANY_METHOD

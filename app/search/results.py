@@ -12,6 +12,7 @@ from typing import NotRequired
 
 from app.search.service import Citation, Hit
 from pipeline.model import Chunk
+from pipeline.outbound import decode
 
 
 class HitItem(Citation):
@@ -24,6 +25,7 @@ class HitItem(Citation):
     generated: bool
     score: float
     part: NotRequired[str]
+    outbound: NotRequired[list[str]]  # the HTTP calls it makes, when it makes any (`pipeline.outbound`)
     code: NotRequired[str]
 
 
@@ -42,9 +44,16 @@ def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
     }
     if c.part_count > 1:
         item["part"] = f"{c.part_index + 1}/{c.part_count}"
+    if c.outbound:
+        item["outbound"] = outbound(c)
     if code is not None:
         item["code"] = code
     return item
+
+
+def outbound(chunk: Chunk) -> list[str]:
+    """The HTTP calls a chunk makes, as agents read them (`GET /accounts/{name} -> accounts (feign)`)."""
+    return [decode(text).describe() for text in chunk.outbound]
 
 
 def routes(chunk: Chunk) -> list[str]:
@@ -90,6 +99,8 @@ def hit_block(rank: int, hit: Hit, code: str) -> str:
     lines = [f"{rank}. {hit.qualified_name} ({kind_label(hit)})", f"   {hit.signature}", f"   {place(hit)}"]
     if http:
         lines.append(f"   http: {', '.join(http)}")
+    if hit.chunk.outbound:
+        lines.append(f"   calls over http: {', '.join(outbound(hit.chunk))}")
     if hit.permalink:
         lines.append(f"   {hit.permalink}")
     fence = fence_for(code)

@@ -32,7 +32,7 @@ from app.store.engines import Store
 from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything
 from app.store.lexical import query_vector
 from app.store.payloads import StoredChunk, flagged
-from app.store.routes import query_keys, route_matches, specificity
+from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text
 from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_stereotypes
@@ -550,7 +550,7 @@ class SearchService:
                 scored.append((min(specificity(p) for p in matching), hit))
         # The handler Spring dispatches to (the most specific pattern) comes first; stable otherwise.
         scored.sort(key=lambda pair: pair[0])
-        return [hit for _, hit in scored]
+        return dispatched(scored)
 
     async def repositories(self, access: Access, *, fresh: bool = False) -> dict[str, int]:
         """The repositories the caller may read and their chunk counts, cached per access scope for a few seconds.
@@ -583,6 +583,10 @@ class SearchService:
         """Every chunk of one file in line order."""
         return await self._lookup(access, Filters(repo=repo), eq("file_path", file_path.strip("/")))
 
+    async def lookup(self, access: Access, filters: Filters, *extra: Condition) -> list[Hit]:
+        """The chunks the caller may read that match the filters and conditions, in file order (exact lookups)."""
+        return await self._lookup(access, filters, *extra)
+
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
         where = build_filter(access, filters, *extra) or everything()
         hits: list[Hit] = []
@@ -603,7 +607,7 @@ class SearchService:
             named = await hierarchy.types(eq("name", simple_name(owner)))
             owners = {
                 c.qualified_name for c in named if c.qualified_name == owner or c.qualified_name.endswith("." + owner)
-            }
+            } or await hierarchy.named_supertypes(owner)  # else a library type that indexed types extend
         else:  # `isActive`: the types that declare it
             targets = await self.symbol(access, base, repo)
             owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
@@ -629,6 +633,23 @@ class SearchService:
         if self.gitlab_url and c.commit_sha:
             link = f"{self.gitlab_url}/{c.repo_path}/-/blob/{c.commit_sha}/{c.file_path}#L{c.line_start}-{c.line_end}"
         return Hit(id=str(point_id), score=score, stored=stored, permalink=link)
+
+
+def dispatched(scored: Sequence[tuple[tuple[int, int, int], Hit]]) -> list[Hit]:
+    """Of route matches (specificity, hit), most specific first, those an application would dispatch to.
+
+    Within one application (repository and build module), HTTP method and stereotype, Spring serves a
+    path by its most specific pattern only: `/order/list` shadows `/order/{id}` there. Other
+    applications (another microservice) and Feign clients (a stereotype of their own) keep their matches.
+    """
+    best: dict[tuple[str, str, tuple[str, ...], str | None], tuple[int, int, int]] = {}
+    kept = []
+    for rank, hit in scored:
+        c = hit.chunk
+        where = (c.repo_path, application(c.file_path), tuple(sorted(c.http_method)), c.stereotype)
+        if best.setdefault(where, rank) == rank:
+            kept.append(hit)
+    return kept
 
 
 def _in_file_order(hits: list[Hit]) -> list[Hit]:

@@ -20,7 +20,7 @@ SYNONYM_WEIGHT = 0.25
 
 VERB_CLASSES = (
     ("get", "fetch", "retrieve", "load", "find", "query", "lookup", "look", "read", "obtain"),
-    ("create", "add", "insert", "save", "register", "generate"),
+    ("create", "add", "insert", "put", "save", "register", "generate"),
     ("delete", "remove", "del", "drop", "erase", "purge", "clear"),
     ("update", "modify", "edit", "change", "alter"),
     ("list", "search", "browse"),

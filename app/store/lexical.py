@@ -156,7 +156,7 @@ def stem(term: str) -> str:
     """
     if len(term) < _MIN_STEM + 1 or not term.isascii() or not term.isalpha():
         return term
-    word = _strip_plural(term)
+    word = singular(term)
     for suffix, replacement in _SUFFIXES:
         if word.endswith(suffix):
             base = word[: -len(suffix)]
@@ -331,14 +331,19 @@ def _keep(terms: Iterable[str]) -> list[str]:
     return [term for term in terms if len(term) > 1 and term not in STOP_WORDS]
 
 
-def _strip_plural(term: str) -> str:
-    if term.endswith("ies") and len(term) > _MIN_STEM + 2:
-        return term[:-3] + "y"
-    if term.endswith("sses"):
-        return term[:-2]
-    if term.endswith("s") and not term.endswith(("ss", "us", "is")):
-        return term[:-1]
-    return term
+def singular(word: str) -> str:
+    """A rough English singular: the one plural rule of indexing and of reading questions.
+
+    "entities" → `entity`, "classes" → `class`, "matches" → `match`, "listeners" → `listener`;
+    "status", "class" and "analysis" stay.
+    """
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 def _is_stem(base: str) -> bool:

@@ -23,6 +23,7 @@ from app.core.errors import StorageError
 from app.store.filters import Condition, eq
 from app.store.routes import route_keys
 from pipeline.model import Chunk, SymbolType
+from pipeline.outbound import resolved_paths
 from pipeline.records import chunk_record
 
 NOT_STORED = frozenset({"text"})
@@ -45,6 +46,7 @@ class StoreKeys:
     repo_prefixes: tuple[str, ...] = ()  # `a/`, `a/b/`, `a/b/repo`: group-prefix filters as exact matches
     path_prefixes: tuple[str, ...] = ()  # likewise for folders of `file_path`
     http_keys: tuple[str, ...] = ()  # route lookup keys (`app.store.routes.route_keys`)
+    outbound_keys: tuple[str, ...] = ()  # the same keys of the routes the chunk calls (`Chunk.outbound`)
     flags: tuple[str, ...] = ()  # the names of the chunk's `FLAGS` that are true
     source_hash: str = ""  # `source_stamp`: the file as chunked and its number of chunks; "": not known
 
@@ -174,6 +176,7 @@ def stored_payload(chunk: Chunk, indexed_at: str, source_hash: str = "") -> dict
         repo_prefixes=prefixes(chunk.repo_path),
         path_prefixes=prefixes(chunk.file_path),
         http_keys=tuple(sorted({key for path in chunk.http_path for key in route_keys(path)})),
+        outbound_keys=tuple(sorted({key for path in resolved_paths(chunk.outbound) for key in route_keys(path)})),
         flags=tuple(name for name in FLAGS if getattr(chunk, name)),
         source_hash=source_hash,
     )

@@ -51,6 +51,15 @@ def specificity(pattern: str) -> tuple[int, int, int]:
     return (wildcards, variables, -(len(segments) - variables - wildcards))
 
 
+def application(file_path: str) -> str:
+    """The application a source file belongs to: its build module's folder (before `src/main/`), else the root.
+
+    One application dispatches a request to one handler, the most specific match (`specificity`).
+    """
+    at = file_path.find("src/main/")
+    return file_path[:at] if at >= 0 else ""
+
+
 def route_matches(pattern: str, path: str) -> bool:
     """Whether a concrete path (or the same pattern) is served by a route pattern."""
     return _compiled(pattern).match("/" + "/".join(_segments(path))) is not None

@@ -59,6 +59,46 @@ public interface OrderMapper {
     Order selectByPrimaryKey(Long id);
 }
 """,
+    "demo/web/OrderController.java": """\
+package demo.web;
+
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+public class OrderController {
+    @GetMapping("/orders/list")
+    String list() {
+        return "all";
+    }
+
+    @GetMapping("/orders/{id}")
+    String detail(@PathVariable long id) {
+        return "one";
+    }
+
+    @DeleteMapping("/orders/{id}")
+    void remove(@PathVariable long id) {
+    }
+}
+""",
+    "billing/src/main/java/demo/billing/BillingOrders.java": """\
+package demo.billing;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+public class BillingOrders {
+    @GetMapping("/orders/{number}")
+    String invoice(@PathVariable String number) {
+        return number;
+    }
+}
+""",
     "demo/client/StockClient.java": """\
 package demo.client;
 
@@ -306,7 +346,10 @@ async def search(request: pytest.FixtureRequest) -> AsyncIterator[SearchService]
         config = ChunkerConfig()
         for repo, files, project in ((APP, APP_FILES, 1), (PLATFORM, PLATFORM_FILES, 2)):
             context = SourceContext(repo_path=repo, gitlab_project_id=project)
-            results = [chunk_source(code.encode(), SRC + path, context, config) for path, code in files.items()]
+            results = [
+                chunk_source(code.encode(), path if "src/main/" in path else SRC + path, context, config)
+                for path, code in files.items()
+            ]
             await indexer.write(repo, results)
         yield SearchService(store, None)
     finally:
@@ -340,6 +383,20 @@ async def test_transactional_on_interface_methods_is_found_by_annotation(search:
 
 async def test_feign_method_is_the_endpoint_of_its_route(search: SearchService) -> None:
     assert names(await search.endpoint(LOCAL, "/stock/items/abc-1", "GET")) == ["demo.client.StockClient.item"]
+
+
+async def test_a_literal_route_shadows_a_pattern_only_within_its_application(search: SearchService) -> None:
+    # One application serves GET /orders/list by its literal handler alone (Spring's most specific match);
+    # the billing module is another application, and another method is another dispatch.
+    assert names(await search.endpoint(LOCAL, "/orders/list", "GET")) == [
+        "demo.billing.BillingOrders.invoice", "demo.web.OrderController.list",
+    ]  # fmt: skip
+    assert names(await search.endpoint(LOCAL, "/orders/list")) == [
+        "demo.billing.BillingOrders.invoice", "demo.web.OrderController.list", "demo.web.OrderController.remove",
+    ]  # fmt: skip
+    assert names(await search.endpoint(LOCAL, "/orders/7", "GET")) == [
+        "demo.billing.BillingOrders.invoice", "demo.web.OrderController.detail",
+    ]  # fmt: skip
 
 
 async def test_callers_of_a_bare_repository_method_name(search: SearchService) -> None:
@@ -379,11 +436,14 @@ async def test_callers_of_an_inherited_method_named_by_the_subtype(search: Searc
     ]
 
 
-async def test_callers_of_a_library_method_by_its_qualified_name_reach_direct_subtypes(search: SearchService) -> None:
+async def test_callers_of_a_library_method_reach_its_direct_subtypes(search: SearchService) -> None:
     # `orders.save(o)` is recorded as OrderRepository.save; OrderRepository extends JpaRepository directly.
     assert names(await search.callers(LOCAL, "save")) == []  # no indexed declaration, no owner
     library = "org.springframework.data.jpa.repository.JpaRepository.save"
     assert names(await search.callers(LOCAL, library)) == ["demo.use.PlaceOrder.store"]
+    # Named as an agent writes it: the library type is not indexed, its subtypes' imports resolve it.
+    assert names(await search.callers(LOCAL, "JpaRepository.save")) == ["demo.use.PlaceOrder.store"]
+    assert names(await search.callers(LOCAL, "CrudRepository.save")) == []  # nothing indexed extends it
 
 
 async def test_callers_of_an_override_include_calls_through_its_supertypes(search: SearchService) -> None:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.search.question import Relation, expand_query, query_terms, singular, tokenize
+from app.search.question import Relation, expand_query, query_terms, tokenize
+from app.store.lexical import singular
 
 CALLERS = Relation.CALLERS
 INJECTORS = Relation.INJECTORS

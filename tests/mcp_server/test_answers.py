@@ -58,6 +58,8 @@ TOOL_CALLS: Final[list[tuple[str, dict[str, Any]]]] = [
     ("get_callers", {"name": "NotificationService.notifyOwner"}),
     ("get_callees", {"name": "OwnerController.findOwner"}),
     ("find_endpoint", {"path": "/api/owners/42/pets/new", "http_method": "GET"}),
+    ("find_endpoint_callers", {"path": "/billing/invoices/7", "http_method": "GET"}),
+    ("find_endpoint", {"caller": "InvoiceController.getInvoice"}),
     ("find_injections", {"type": "OwnerRepository"}),
     ("find_implementations", {"type": "PricingPolicy"}),
     ("get_file_outline", {"repo": REPO, "path": f"{CORE_SRC}/core/service/OwnerService.java"}),

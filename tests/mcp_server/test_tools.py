@@ -49,6 +49,7 @@ CALLS: Final[dict[str, dict[str, Any]]] = {
     "get_callers": {"name": "NotificationService.notifyOwner"},
     "get_callees": {"name": "OwnerController.findOwner"},
     "find_endpoint": {"path": "/api/owners/42/pets/new", "http_method": "GET"},
+    "find_endpoint_callers": {"path": "/billing/invoices/7", "http_method": "GET"},
     "find_injections": {"type": "OwnerRepository"},
     "find_implementations": {"type": "PricingPolicy"},
     "get_file_outline": {"repo": REPO, "path": OWNER_SERVICE},
@@ -667,3 +668,25 @@ async def test_a_real_failure_is_still_logged_as_an_error(
     result = await client.call_tool("get_symbol", {"name": "OwnerService.find"}, raise_on_error=False)
     assert result.is_error and "the store is gone" not in text(result)  # masked for the model
     assert logging.ERROR in [r.levelno for r in fastmcp_logs.records if "get_symbol" in r.getMessage()]
+
+
+async def test_find_endpoint_callers_lists_the_feign_method_and_who_calls_it(client: Client[Any]) -> None:
+    answer = await call(client, "find_endpoint_callers", path="/billing/invoices/7", http_method="GET")
+    items = data(answer)["results"]
+    assert names(items) == ["BillingClient.getInvoice", "InvoiceController.getInvoice"]
+    assert [i["reaches_with"] for i in items] == [["GET /billing/invoices/{id} -> billing (feign)"]] * 2
+    assert items[0]["through"] is None and short(items[1]["through"]) == "BillingClient.getInvoice"
+    assert items[0]["outbound"] == ["GET /billing/invoices/{id} -> billing (feign)"] and "outbound" not in items[1]
+    assert "reaches it with GET /billing/invoices/{id} -> billing (feign) through com.acme.shop.api" in text(answer)
+    # Another method, or a path nothing calls: no callers.
+    assert (
+        data(await call(client, "find_endpoint_callers", path="/billing/invoices/7", http_method="DELETE"))["results"]
+        == []
+    )
+
+
+async def test_find_endpoint_needs_a_path_or_a_caller(client: Client[Any]) -> None:
+    with pytest.raises(ToolError, match="Give the route's path"):
+        await client.call_tool("find_endpoint", {})
+    with pytest.raises(ToolError, match="makes no HTTP call"):
+        await client.call_tool("find_endpoint", {"caller": "OwnerService.find"})

@@ -12,6 +12,7 @@ SEARCH_TOOL_NAMES: Final = (
     "get_callers",
     "get_callees",
     "find_endpoint",
+    "find_endpoint_callers",
     "find_injections",
     "find_implementations",
     "get_file_outline",

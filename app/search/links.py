@@ -1,0 +1,202 @@
+"""Cross-service links (issue 16): who calls an endpoint, and which handlers a client call reaches.
+
+Both directions read the outbound routes the pipeline recorded on calling chunks (`pipeline.outbound`,
+stored as `Chunk.outbound` with the lookup keys `outbound_keys`) and the handlers' routes (`http_keys`),
+matched as `find_endpoint` matches a path (`app.store.routes`), always through `SearchService`'s
+lookups, so each read carries the caller's `Access` inside the query.
+
+A declared client (a Feign or `@HttpExchange` interface method) is a call site, and so is every method
+that calls it (`CallSite.through` names the client). When several handlers serve a call, all are
+listed with their evidence: the pattern that matched, the HTTP method, and whether the service the
+call names matches the handler's repository or module folder (`Target.evidence`); those the
+service name matches come first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from app.auth.access import Access
+from app.search.service import Filters, Hit, SearchService
+from app.store.filters import any_of
+from app.store.routes import query_keys, route_matches
+from pipeline.outbound import DECLARED_CLIENTS, OutboundRoute, decode
+from pipeline.spring import ANY_METHOD
+
+MAX_CLIENTS = 50
+"""Declared client methods of one answer whose callers are looked up (one lookup each)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallSite:
+    """A chunk that calls an endpoint: the calls that match it, and the declared client it goes through."""
+
+    hit: Hit
+    routes: tuple[OutboundRoute, ...]
+    through: Hit | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Target:
+    """A handler a client call reaches, with the call and why it is thought to serve it."""
+
+    hit: Hit
+    route: OutboundRoute
+    caller: Hit
+    evidence: tuple[str, ...]
+    service_match: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Targets:
+    """What a call site reaches: the handlers found, and its calls whose URI the code does not fix."""
+
+    targets: list[Target]
+    unresolved: list[tuple[Hit, OutboundRoute]]
+    calls: int  # outbound calls read from the call sites, resolved or not
+
+
+def calls_endpoint(route: OutboundRoute, path: str, http_method: str | None) -> bool:
+    """Whether a resolved call reaches a route: a path (or pattern) either way round, and the HTTP method."""
+    if not route.resolved:
+        return False
+    if not (route_matches(route.path, path) or route_matches(path, route.path)):
+        return False
+    return http_method is None or route.method in (http_method.upper(), ANY_METHOD) or http_method == ANY_METHOD
+
+
+def is_declared_client(hit: Hit) -> bool:
+    """A Feign or `@HttpExchange` interface method: its routes are calls it declares, not routes it serves."""
+    return any(decode(text).client in DECLARED_CLIENTS for text in hit.chunk.outbound)
+
+
+class EndpointLinks:
+    """The two cross-service lookups over the search module."""
+
+    def __init__(self, search: SearchService) -> None:
+        self.search = search
+
+    async def callers(
+        self, access: Access, path: str, http_method: str | None = None, repo: str | None = None
+    ) -> list[CallSite]:
+        """The client call sites of an endpoint across the repositories the caller may read (`repo` narrows them).
+
+        Each declared client method is followed by the methods that call it.
+        """
+        found = await self.search.lookup(access, Filters(repo=repo), any_of("outbound_keys", query_keys(path)))
+        sites: list[CallSite] = []
+        clients = 0
+        for hit in found:
+            routes = tuple(r for r in map(decode, hit.chunk.outbound) if calls_endpoint(r, path, http_method))
+            if not routes:
+                continue
+            sites.append(CallSite(hit=hit, routes=routes))
+            if any(r.client in DECLARED_CLIENTS for r in routes) and clients < MAX_CLIENTS:
+                clients += 1
+                callers = await self.search.callers(access, hit.qualified_name, repo)
+                sites.extend(CallSite(hit=c, routes=routes, through=hit) for c in callers if c.id != hit.id)
+        return sites
+
+    async def targets(self, access: Access, name: str, repo: str | None = None) -> Targets:
+        """The handlers the named call site reaches in any repository the caller may read.
+
+        `name` is a method that calls over HTTP, a declared client method, or a method calling one.
+        """
+        calls = await self._calls_of(access, name, repo)
+        targets: list[Target] = []
+        unresolved: list[tuple[Hit, OutboundRoute]] = []
+        for caller, route in calls:
+            if not route.resolved:
+                unresolved.append((caller, route))
+                continue
+            targets.extend(await self._served(access, route, caller))
+        targets.sort(key=lambda t: not t.service_match)  # stable: the endpoint order within each group
+        return Targets(targets=targets, unresolved=unresolved, calls=len(calls))
+
+    async def _served(self, access: Access, route: OutboundRoute, caller: Hit) -> list[Target]:
+        """The handlers of one call; under a context path when none of the service the call names serves it.
+
+        A service's `server.servlet.context-path` is configuration, often in another repository (a config
+        server): a call of `/accounts/{name}` to `account-service` reaches its `/{name}`. That reading is
+        only tried for handlers in the named service's repository or module, and says so in the evidence.
+        """
+        method = None if route.method == ANY_METHOD else route.method
+
+        def kept(hit: Hit) -> bool:
+            return not is_declared_client(hit) and hit.id != caller.id
+
+        handlers = [h for h in await self.search.endpoint(access, route.path, method) if kept(h)]
+        targets = [_target(h, route, caller) for h in handlers]
+        inner = _within_context(route.path)
+        if route.service is None or inner is None or any(t.service_match for t in targets):
+            return targets
+        seen = {h.id for h in handlers}
+        for hit in await self.search.endpoint(access, inner[1], method):
+            if kept(hit) and hit.id not in seen and serves_service(route.service, hit):
+                targets.append(_target(hit, route, caller, context=inner[0]))
+        return targets
+
+    async def _calls_of(self, access: Access, name: str, repo: str | None) -> list[tuple[Hit, OutboundRoute]]:
+        """The outbound calls of the named methods: their own, else those of the declared clients they call."""
+        named = await self.search.symbol(access, name, repo)
+        calls = [(hit, route) for hit in named for route in map(decode, hit.chunk.outbound)]
+        if calls or not named:
+            return _unique(calls)
+        for _, targets in await self.search.callees(access, name, repo):
+            calls.extend((client, route) for client in targets for route in map(decode, client.chunk.outbound))
+        return _unique(calls)
+
+
+def _unique(calls: Iterable[tuple[Hit, OutboundRoute]]) -> list[tuple[Hit, OutboundRoute]]:
+    return list({(hit.id, route.encode()): (hit, route) for hit, route in calls}.values())
+
+
+def _within_context(path: str) -> tuple[str, str] | None:
+    """`/accounts/{name}` → (`/accounts`, `/{name}`): a leading literal segment read as a context path."""
+    segments = [s for s in path.split("/") if s]
+    if len(segments) < 2 or segments[0].startswith(("{", "$", "*")):
+        return None
+    return "/" + segments[0], "/" + "/".join(segments[1:])
+
+
+def _target(handler: Hit, route: OutboundRoute, caller: Hit, *, context: str | None = None) -> Target:
+    chunk = handler.chunk
+    path = route.path if context is None else route.path.removeprefix(context)
+    patterns = [p for p in chunk.http_path if route_matches(p, path) or route_matches(path, p)]
+    evidence = [f"path {route.path} matches {', '.join(patterns) or 'its route'}"]
+    if context is not None:
+        evidence[0] += f" under the context path {context} (assumed: configuration, not code)"
+    evidence.append(f"method {'|'.join(chunk.http_method)}" + (" (any)" if route.method == ANY_METHOD else ""))
+    match = route.service is not None and serves_service(route.service, handler)
+    if route.service is None:
+        evidence.append("the call names no service")
+    elif match:
+        evidence.append(f"service {route.service} matches {handler.repo_path}")
+    else:
+        evidence.append(f"service {route.service} does not match {handler.repo_path}")
+    if handler.repo_path == caller.repo_path:
+        evidence.append("same repository as the caller")
+    return Target(hit=handler, route=route, caller=caller, evidence=tuple(evidence), service_match=match)
+
+
+def serves_service(service: str, handler: Hit) -> bool:
+    """Whether a service name is the handler's repository or one of its module folders (those before `src/`).
+
+    Compared without case, `_` as `-`, and with or without a `-service` suffix.
+    """
+    wanted = _names(service)
+    folders = handler.file_path.split("/")[:-1]
+    modules = folders[: folders.index("src")] if "src" in folders else folders[:1]
+    candidates = [handler.repo_path.rsplit("/", 1)[-1], *modules]
+    return any(_names(c) & wanted for c in candidates)
+
+
+def _names(name: str) -> set[str]:
+    norm = name.strip().lower().replace("_", "-")
+    return {norm, norm.removesuffix("-service")} - {""}
+
+
+def describe(routes: Sequence[OutboundRoute]) -> list[str]:
+    """Calls as an agent reads them (`OutboundRoute.describe`)."""
+    return [r.describe() for r in routes]
