@@ -21,18 +21,23 @@ from app.core import metrics
 from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
 from app.deps import Deps
 from app.schemas import (
+    CONTEXT_PATH,
     INDEX_STATUS_PATH,
+    ContextAnswer,
+    ContextParams,
     IndexStatusAnswer,
     IndexStatusParams,
     SearchAnswer,
     SearchParams,
     validation_message,
 )
+from app.search.context import auto_context, context_items, related_items
 from app.search.results import hit_item
 from app.search.service import Filters
 from app.sync.status import index_status
 
 STATUS_PATH = INDEX_STATUS_PATH
+CONTEXT_API_PATH = CONTEXT_PATH
 
 REST_SEARCH = "rest_search"  # the `tool` label of `GET /api/v1/search` in javakb_tool_duration_seconds
 
@@ -111,3 +116,28 @@ def status_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[J
         return JSONResponse(IndexStatusAnswer(results=items).model_dump(mode="json"))
 
     return api_index_status
+
+
+def context_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[JSONResponse]]:
+    """`GET /api/v1/context?task=&repo=&max_chars=`: what the MCP tool `auto_context` answers, for hooks and scripts."""
+
+    async def api_context(request: Request) -> JSONResponse:
+        access = await caller(request, credentials)
+        if isinstance(access, JSONResponse):
+            return access
+        try:
+            params = ContextParams.model_validate(dict(request.query_params))
+        except ValidationError as exc:
+            return JSONResponse({"error": validation_message(exc)}, status_code=400)
+        deps: Deps = request.state.deps
+        context = await auto_context(deps.search, access, params.task, repo=params.repo, max_chars=params.max_chars)
+        answer = ContextAnswer(
+            text=context.text,
+            results=context_items(context),
+            related=related_items(context),
+            relevance=context.relevance,
+            threshold=context.threshold,
+        )
+        return JSONResponse(answer.model_dump(mode="json"))
+
+    return api_context

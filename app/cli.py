@@ -131,7 +131,36 @@ def _parser() -> argparse.ArgumentParser:
         "--watch", nargs="+", type=Path, default=[], metavar="PATH", help="local checkouts to index and keep fresh"
     )
     serve_cmd.set_defaults(command=run_serve)
+    _agent_parsers(sub)
     return parser
+
+
+def _agent_parsers(sub: Any) -> None:
+    """`javakb context`, `hook` and `install-agent-hooks` (issue 16: context that arrives without asking)."""
+    context = sub.add_parser("context", help="the few indexed chunks most useful for a task, framed for an agent")
+    context.add_argument("task", help="the task, as you would tell an agent")
+    context.add_argument("--repo", help="repository path, or a group prefix ending in /")
+    context.add_argument("--max-chars", type=int, default=None, help="budget in characters (default 6000)")
+    context.add_argument("--json", action="store_true", help="the chosen chunks as JSON instead of the text")
+    context.set_defaults(command=run_context)
+    hook = sub.add_parser("hook", help="an agent's prompt hook: reads its JSON on stdin, prints the context")
+    hook.add_argument("client", choices=["claude-code", "cursor"])
+    hook.add_argument("--socket", type=Path, help="javakb serve's socket (default: from JAVAKB_QDRANT__PATH)")
+    hook.add_argument("--timeout", type=float, default=1.0, help="seconds to wait for the service (default 1)")
+    hook.add_argument("--max-chars", type=int, default=6000, help="budget of the context in characters")
+    hook.add_argument("--url", help="a deployment's base URL: ask its REST API instead of the local socket")
+    hook.add_argument("--token-file", type=Path, help="with --url: a file holding the bearer token")
+    hook.set_defaults(command=run_hook)
+    install = sub.add_parser("install-agent-hooks", help="add (or --remove) the prompt hooks of Claude Code, Cursor")
+    install.add_argument("--claude-code", action="store_true", help="Claude Code only")
+    install.add_argument("--cursor", action="store_true", help="Cursor only")
+    install.add_argument(
+        "--project", nargs="?", const=Path("."), type=Path, metavar="DIR", help="a project's config, not the user's"
+    )
+    install.add_argument("--remove", action="store_true", help="remove what this command added")
+    install.add_argument("--url", help="the hook asks this deployment's REST API instead of the local socket")
+    install.add_argument("--token-file", type=Path, help="with --url: the file holding the hook's bearer token")
+    install.set_defaults(command=run_install_agent_hooks)
 
 
 def run_chunks(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
@@ -504,6 +533,92 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
             if supervisor.worker is not None:
                 with contextlib.suppress(RedisError, OSError):
                     await supervisor.worker.close()
+
+
+def run_context(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
+    """Print the context `auto_context` picks for a task (nothing relevant: say so on stderr)."""
+    from app.search.context import MAX_MAX_CHARS, MIN_MAX_CHARS
+
+    out = out or sys.stdout
+    if args.max_chars is not None and not MIN_MAX_CHARS <= args.max_chars <= MAX_MAX_CHARS:
+        print(f"javakb context: --max-chars must be within {MIN_MAX_CHARS}..{MAX_MAX_CHARS}", file=sys.stderr)
+        return 2
+    answer = asyncio.run(_context(settings, args.task, args.repo, args.max_chars))
+    if args.json:
+        out.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    elif answer["text"]:
+        out.write(answer["text"] + "\n")
+    else:
+        print(
+            f"javakb context: nothing indexed is relevant enough (best {answer['relevance']:.2f}, "
+            f"threshold {answer['threshold']:.2f})",
+            file=sys.stderr,
+        )
+    return 0
+
+
+async def _context(settings: Settings, task: str, repo: str | None, max_chars: int | None) -> dict[str, Any]:
+    from app.local_api import ask, socket_path
+
+    request = {"command": "context", "task": task, "repo": repo, "max_chars": max_chars}
+    remote = await ask(socket_path(settings.qdrant), request, None)  # a running `javakb serve` holds the store
+    if remote is not None:
+        answer: dict[str, Any] = remote
+        return answer
+    from app.auth.access import LOCAL
+    from app.deps import open_deps
+    from app.search.context import auto_context, context_items, related_items
+
+    async with open_deps(settings) as deps:
+        await deps.store.ensure(await deps.index_model())
+        options = {"max_chars": max_chars} if max_chars is not None else {}
+        context = await auto_context(deps.search, LOCAL, task, repo=repo, **options)
+    return {
+        "text": context.text,
+        "results": context_items(context),
+        "related": related_items(context),
+        "relevance": context.relevance,
+        "threshold": context.threshold,
+    }
+
+
+def run_hook(args: argparse.Namespace, settings: Settings) -> int:
+    """An agent's prompt hook (`app.agent_hooks`): always exit 0, so the prompt is never held up."""
+    from app.agent_hooks import Client, remote_of, run_hook
+    from app.local_socket import socket_path
+
+    socket = args.socket or socket_path(settings.qdrant)
+    client, remote = Client(args.client), remote_of(args)
+    return run_hook(
+        client, sys.stdin, sys.stdout, socket=socket, timeout_s=args.timeout, max_chars=args.max_chars, remote=remote
+    )
+
+
+def run_install_agent_hooks(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
+    """Write (or remove) the agents' hook entries, merged into their existing config (`app.agent_install`)."""
+    from app.agent_hooks import Client, Remote
+    from app.agent_install import hook_command, install
+    from app.local_socket import socket_path
+
+    out = out or sys.stdout
+    if bool(args.url) != (args.token_file is not None):
+        print("javakb install-agent-hooks: --url and --token-file go together", file=sys.stderr)
+        return 2
+    remote = Remote(url=args.url, token_file=args.token_file.resolve()) if args.url else None
+    chosen = [c for c, wanted in ((Client.CLAUDE_CODE, args.claude_code), (Client.CURSOR, args.cursor)) if wanted]
+    scripts = [Path(sys.executable).with_name(name) for name in ("javakb-hook", "javakb")]
+    javakb = str(next((s for s in scripts if s.exists()), "javakb"))
+    socket = socket_path(settings.qdrant)
+    changes = install(
+        chosen or list(Client),
+        home=Path.home(),
+        project=args.project.resolve() if args.project is not None else None,
+        command=lambda client: hook_command(javakb, client, socket, remote),
+        remove=args.remove,
+    )
+    for change in changes:
+        print(f"{change.path}: {change.action}", file=out)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

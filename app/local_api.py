@@ -21,24 +21,18 @@ from typing import Any
 
 from app.auth.access import LOCAL
 from app.core.errors import ServiceError
-from app.core.settings import QdrantSettings
 from app.deps import Deps
+from app.local_socket import SOCKET_NAME as SOCKET_NAME  # where `serve` listens: declared there, for the hooks
+from app.local_socket import socket_path as socket_path
+from app.search.context import auto_context, context_items, related_items
 from app.search.service import Filters, Hit
 from app.store.payloads import StoredChunk, stored_payload
 from app.sync.local_index import index_directory
 
 logger = logging.getLogger(__name__)
 
-SOCKET_NAME = "javakb.sock"
 MAX_REQUEST_BYTES = 64 * 1024
 Emit = Callable[[dict[str, Any]], None]
-
-
-def socket_path(settings: QdrantSettings) -> Path | None:
-    """Where `serve` listens: in the embedded store's folder (None for a server or a `:memory:` store)."""
-    if settings.url or settings.path == ":memory:":
-        return None
-    return Path(settings.path).resolve() / SOCKET_NAME
 
 
 @contextlib.asynccontextmanager
@@ -91,7 +85,23 @@ async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
         filters = Filters(**request.get("filters", {}))
         hits = await deps.search.search(LOCAL, str(request["query"]), filters, int(request.get("limit", 10)))
         return [wire_hit(hit) for hit in hits]
+    if command == "context":
+        return await _context(deps, request)
     raise ValueError(f"unknown command {command!r}")
+
+
+async def _context(deps: Deps, request: dict[str, Any]) -> dict[str, Any]:
+    """`auto_context` for the CLI and the agent hooks: the text to inject and the same as data."""
+    options = {"max_chars": int(request["max_chars"])} if request.get("max_chars") is not None else {}
+    repo = request.get("repo")
+    context = await auto_context(deps.search, LOCAL, str(request["task"]), repo=repo and str(repo), **options)
+    return {
+        "text": context.text,
+        "results": context_items(context),
+        "related": related_items(context),
+        "relevance": context.relevance,
+        "threshold": context.threshold,
+    }
 
 
 async def ask(path: Path | None, request: dict[str, Any], progress: Callable[[int, int], None] | None) -> Any:

@@ -12,10 +12,13 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from app.schemas import (
+    CONTEXT_PATH,
     INDEX_JOBS_PATH,
     INDEX_STATUS_PATH,
     BackfillProgressValue,
     BackfillReport,
+    ContextAnswer,
+    ContextParams,
     ErrorAnswer,
     HookAnswer,
     HookEnvelope,
@@ -52,6 +55,7 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (IndexJobRequest, "validation"),
     (IndexJobAnswer, "serialization"),
     (IndexStatusAnswer, "serialization"),
+    (ContextAnswer, "serialization"),
 ]
 _HOOK_HEADERS = {
     "Idempotency-Key": "Deduplication key of unsigned deliveries (at most 256 printable characters)",
@@ -120,6 +124,13 @@ def _paths() -> dict[str, Any]:
             "parameters": _query_parameters(SearchParams),
             "responses": {"200": _json(SearchAnswer, "Ranked results"), "400": _error("Bad parameters"),
                           "401": _error("Not authenticated")},
+        }},
+        CONTEXT_PATH: {"get": {
+            "summary": "The few chunks most useful for a task (auto_context), framed as quoted data",
+            "security": [{"api": []}],
+            "parameters": _query_parameters(ContextParams),
+            "responses": {"200": _json(ContextAnswer, "The context; empty text when nothing is relevant enough"),
+                          "400": _error("Bad parameters"), "401": _error("Not authenticated")},
         }},
         INDEX_JOBS_PATH: {"post": {
             "summary": "A CI job asks to index its project (a GitLab CI job token, or an index-job token)",

@@ -11,7 +11,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
+from app.agent_hooks import CONTEXT_PATH as CONTEXT_PATH  # declared where the hook reads it
 from app.core.events import MAX_ID
+from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, ContextItem, RelatedItem
 from app.search.results import HitItem
 from app.sync.status import StatusItem
 from pipeline.model import SYMBOL_TYPES
@@ -257,6 +259,28 @@ class SearchAnswer(BaseModel):
 
     query: str
     results: list[HitItem]
+
+
+class ContextParams(BaseModel):
+    """`GET /api/v1/context` query parameters: what `auto_context` takes (issue 16)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    task: str = Field(min_length=1, max_length=20_000, description="The task or prompt, as the user wrote it.")
+    repo: str | None = Field(default=None, description="Repository path, or a group prefix ending in /.")
+    max_chars: int = Field(
+        default=DEFAULT_MAX_CHARS, ge=MIN_MAX_CHARS, le=MAX_MAX_CHARS, description="Budget of the context."
+    )
+
+
+class ContextAnswer(BaseModel):
+    """`GET /api/v1/context`: the framed text to inject ("" when nothing is relevant enough) and its parts."""
+
+    text: str
+    results: list[ContextItem]
+    related: list[RelatedItem]
+    relevance: float
+    threshold: float
 
 
 class HookEnvelope(BaseModel):

@@ -31,7 +31,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from app.admin import admin_backfill, admin_jobs, admin_ok, admin_project, admin_projects
 from app.admin_rebuild import rebuild_routes
-from app.api import STATUS_PATH, search_endpoint, status_endpoint
+from app.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
 from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
@@ -115,6 +115,7 @@ def create_app(
         Route(JOBS_PATH, post_index_job, methods=["POST"]),
         Route(JOBS_PATH + "/{job_id:int}", get_index_job, methods=["GET"]),
         Route(STATUS_PATH, status_endpoint(credentials), methods=["GET"]),
+        Route(CONTEXT_API_PATH, context_endpoint(credentials), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),

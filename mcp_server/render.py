@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from app.search.results import hit_item, outbound, routes
+from app.search.results import excerpt, hit_block, hit_item, hit_line
 from app.search.service import Hit
 
 DEFAULT_BUDGET = 12_000
@@ -51,14 +51,6 @@ class Rendered:
         """The structured content: every tool's entries under `results`, with the page's counts."""
         page = {"total": self.total, "offset": self.offset, "omitted": self.omitted, "next_offset": self.next_offset}
         return {"results": self.items, **page, **extra}
-
-
-def excerpt(code: str, lines: int) -> str:
-    """The first `lines` lines of a chunk's code, with a marker when more follow."""
-    all_lines = code.splitlines()
-    if len(all_lines) <= lines:
-        return code
-    return "\n".join(all_lines[:lines]) + f"\n    // ... {len(all_lines) - lines} more lines"
 
 
 def echo(text: str, limit: int = ECHO_CHARS) -> str:
@@ -103,10 +95,10 @@ def _hit_entries(
     for position in range(offset, len(hits)):
         hit, index, rank = hits[position], position - offset, position + 1
         if code_first is not None and index >= code_first:  # one line each, no blank line between two of them
-            yield Entry(_line(rank, hit), hit_item(hit), "\n" if index > code_first else "\n\n")
+            yield Entry(hit_line(rank, hit), hit_item(hit), "\n" if index > code_first else "\n\n")
             continue
         code = hit.code if excerpt_lines is None else excerpt(hit.code, excerpt_lines)
-        yield Entry(_block(rank, hit, code), hit_item(hit, code=code))
+        yield Entry(hit_block(rank, hit, code), hit_item(hit, code=code))
 
 
 def _noted(entries: Iterable[Entry], notes: Sequence[Note]) -> Iterator[Entry]:
@@ -156,36 +148,3 @@ def _left_out_note(offset: int, end: int, total: int) -> str:
         f"[Shown {offset + 1}-{end} of {total}: {total - end} more left out by the output budget. "
         f"Call again with offset={end} for the rest, or raise max_chars.]"
     )
-
-
-def _kind(hit: Hit) -> str:
-    c = hit.chunk
-    return hit.symbol_type + (f", {c.stereotype}" if c.stereotype else "") + (", generated" if c.generated else "")
-
-
-def _place(hit: Hit) -> str:
-    c = hit.chunk
-    return (
-        f"{hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
-        + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")
-        + (f" (project {c.gitlab_project_id})" if c.gitlab_project_id is not None else "")
-    )
-
-
-def _line(rank: int, hit: Hit) -> str:
-    """A set member on one line, without its code: its qualified name, kind, citation and routes."""
-    http = routes(hit.chunk)
-    return f"{rank}. {hit.qualified_name} ({_kind(hit)}) {_place(hit)}" + (f" http: {', '.join(http)}" if http else "")
-
-
-def _block(rank: int, hit: Hit, code: str) -> str:
-    http = routes(hit.chunk)
-    lines = [f"{rank}. {hit.qualified_name} ({_kind(hit)})", f"   {hit.signature}", f"   {_place(hit)}"]
-    if http:
-        lines.append(f"   http: {', '.join(http)}")
-    if hit.chunk.outbound:
-        lines.append(f"   calls over http: {', '.join(outbound(hit.chunk))}")
-    if hit.permalink:
-        lines.append(f"   {hit.permalink}")
-    lines.append("```java\n" + code + "\n```")
-    return "\n".join(lines)

@@ -10,6 +10,7 @@ from typing import Any, NotRequired
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
+from app.search.context import ContextItem, RelatedItem
 from app.search.results import HitItem
 from app.search.service import Citation
 from app.sync.status import StatusItem
@@ -131,6 +132,16 @@ class RefreshAnswer(Page):
     """The answer of `refresh_repo` (one entry)."""
 
     results: list[RefreshItem]
+
+
+class ContextAnswer(Page):
+    """The answer of `auto_context`: the chunks chosen for a task (none when nothing is relevant enough)."""
+
+    results: list[ContextItem]
+    related: list[RelatedItem]
+    relevance: float
+    threshold: float
+    chars: int
 
 
 def output_schema(answer: type[Any]) -> dict[str, Any]:

@@ -28,6 +28,10 @@ from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.core.states import ProjectStatus
 from app.deps import Deps
+from app.search.context import DEFAULT_MAX_CHARS as CONTEXT_MAX_CHARS
+from app.search.context import MAX_MAX_CHARS as CONTEXT_MAX_BUDGET
+from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS
+from app.search.context import auto_context, context_items, related_items
 from app.search.links import EndpointLinks, Targets, describe
 from app.search.service import Filters, Hit, SearchService
 from mcp_server.auth import caller_access
@@ -35,6 +39,7 @@ from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST, Entry, Note, Rende
 from mcp_server.schemas import (
     CalleesAnswer,
     CallersAnswer,
+    ContextAnswer,
     EndpointAnswer,
     HitsAnswer,
     IndexStatusAnswer,
@@ -107,7 +112,8 @@ def create_server(
     for tool in registered:
         schema = output_schema(_ANSWERS.get(tool.__name__, HitsAnswer))
         mcp.tool(tool, annotations={"readOnlyHint": True}, description=_describe(tool), output_schema=schema)
-    mcp.add_middleware(ToolTiming(frozenset(tool.__name__ for tool in registered)))
+    timed = frozenset({*(tool.__name__ for tool in registered), tools.auto_context.__name__})
+    mcp.add_middleware(ToolTiming(timed))
     status = StatusTools(get_deps, tools.access)
     mcp.tool(
         status.index_status,
@@ -120,6 +126,12 @@ def create_server(
         annotations={"readOnlyHint": False, "idempotentHint": True, "destructiveHint": False},
         description=_describe(status.refresh_repo),
         output_schema=output_schema(RefreshAnswer),
+    )
+    mcp.tool(
+        tools.auto_context,
+        annotations={"readOnlyHint": True},
+        description=_describe(tools.auto_context),
+        output_schema=output_schema(ContextAnswer),
     )
     return mcp
 
@@ -431,6 +443,39 @@ class KnowledgeTools:
         items = [{**h.citation(), "symbol_type": h.symbol_type, "generated": h.chunk.generated} for h in hits]
         header = _where(hits[0], f"{hits[0].repo_path}:{hits[0].file_path}")
         return _result(_lines(lines, items, offset, max_chars, header=header))
+
+    async def auto_context(
+        self,
+        task: Annotated[str, Field(description="The task or prompt, as the user wrote it.")],
+        repo: Repo = None,
+        max_chars: Annotated[
+            int, Field(ge=CONTEXT_MIN_CHARS, le=CONTEXT_MAX_BUDGET, description="Budget of the context in characters.")
+        ] = CONTEXT_MAX_CHARS,
+    ) -> ToolResult:
+        """The few chunks most useful for a task (named symbols, relevant search hits, their callers and callees).
+
+        Nothing when nothing in the index is relevant enough: then the task is not about indexed code.
+        Example: auto_context(task="make OwnerService.find throw when the owner is missing")
+        """
+        search, access = await self._search(repo)
+        context = await auto_context(search, access, task, repo=repo, max_chars=max_chars)
+        text = context.text or (
+            f"Nothing indexed is relevant enough to this task (best relevance {context.relevance:.2f}, "
+            f"threshold {context.threshold:.2f}). Use semantic_search if it is about the organization's code."
+        )
+        items = context_items(context)
+        data = {
+            "results": items,
+            "total": len(items),
+            "offset": 0,
+            "omitted": 0,
+            "next_offset": None,
+            "related": related_items(context),
+            "relevance": context.relevance,
+            "threshold": context.threshold,
+            "chars": len(context.text),
+        }
+        return ToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 CALLER = (

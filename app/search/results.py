@@ -1,10 +1,13 @@
-"""The structured form of a hit, shared by the REST API and the MCP tools (so both cite the same fields).
+"""The structured and the text form of a hit, shared by the REST API, the MCP tools and `auto_context`.
 
-`HitItem` is the one declaration of that form: the MCP tools' output schemas are derived from it.
+`HitItem` is the one declaration of the structured form: the MCP tools' output schemas are derived
+from it. `hit_block` and `hit_line` are the one text form of a hit (with and without its code), so
+every answer cites a hit alike.
 """
 
 from __future__ import annotations
 
+import re
 from typing import NotRequired
 
 from app.search.service import Citation, Hit
@@ -56,3 +59,59 @@ def outbound(chunk: Chunk) -> list[str]:
 def routes(chunk: Chunk) -> list[str]:
     """A chunk's HTTP routes as `METHOD|METHOD /path` strings."""
     return [f"{'|'.join(chunk.http_method)} {path}" for path in chunk.http_path]
+
+
+def excerpt(code: str, lines: int) -> str:
+    """The first `lines` lines of a chunk's code, with a marker when more follow."""
+    all_lines = code.splitlines()
+    if len(all_lines) <= lines:
+        return code
+    return "\n".join(all_lines[:lines]) + f"\n    // ... {len(all_lines) - lines} more lines"
+
+
+def kind_label(hit: Hit) -> str:
+    """What a hit is: its symbol type, Spring role, and whether a generator wrote it."""
+    c = hit.chunk
+    return hit.symbol_type + (f", {c.stereotype}" if c.stereotype else "") + (", generated" if c.generated else "")
+
+
+def place(hit: Hit) -> str:
+    """Where a hit is: repository, file, lines, commit and GitLab project, when known."""
+    c = hit.chunk
+    return (
+        f"{hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
+        + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")
+        + (f" (project {c.gitlab_project_id})" if c.gitlab_project_id is not None else "")
+    )
+
+
+def hit_line(rank: int, hit: Hit) -> str:
+    """A hit on one line, without its code: its qualified name, kind, citation and routes."""
+    http = routes(hit.chunk)
+    return f"{rank}. {hit.qualified_name} ({kind_label(hit)}) {place(hit)}" + (
+        f" http: {', '.join(http)}" if http else ""
+    )
+
+
+def hit_block(rank: int, hit: Hit, code: str) -> str:
+    """A hit with its code in a fenced block, under a header of its name, kind, signature and citation."""
+    http = routes(hit.chunk)
+    lines = [f"{rank}. {hit.qualified_name} ({kind_label(hit)})", f"   {hit.signature}", f"   {place(hit)}"]
+    if http:
+        lines.append(f"   http: {', '.join(http)}")
+    if hit.chunk.outbound:
+        lines.append(f"   calls over http: {', '.join(outbound(hit.chunk))}")
+    if hit.permalink:
+        lines.append(f"   {hit.permalink}")
+    fence = fence_for(code)
+    lines.append(f"{fence}java\n{code}\n{fence}")
+    return "\n".join(lines)
+
+
+_BACKTICKS = re.compile(r"`{3,}")
+
+
+def fence_for(code: str) -> str:
+    """A code fence longer than any run of backticks in `code`, so indexed text cannot close it (CommonMark)."""
+    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(code)), default=2)
+    return "`" * max(3, longest + 1)

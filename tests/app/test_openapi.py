@@ -25,10 +25,10 @@ def test_every_route_is_described_and_the_document_loads() -> None:
         "/hooks/gitlab", "/api/v1/search", "/admin/reindex", "/admin/backfills/{backfill_id}", "/admin/projects",
         "/admin/projects/{project_id}", "/admin/jobs",
         "/admin/rebuild", "/admin/rebuilds/{rebuild_id}",
-        "/api/v1/index-jobs", "/api/v1/index-jobs/{job_id}", "/api/v1/index-status",
+        "/api/v1/index-jobs", "/api/v1/index-jobs/{job_id}", "/api/v1/index-status", "/api/v1/context",
     }  # fmt: skip
     operations = list(schemathesis.openapi.from_dict(document).get_all_operations())
-    assert len(operations) == 12
+    assert len(operations) == 13
 
 
 def test_schemas_are_the_validating_models_own() -> None:
