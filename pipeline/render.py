@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from pipeline.glossary import gloss
 from pipeline.model import Chunk
+from pipeline.outbound import decode
 
 # Fixed forever: changing it changes every point id in every collection.
 ID_NAMESPACE = uuid.UUID("6f1d3c2a-8a4e-5b7f-9c0d-1e2f3a4b5c6d")
@@ -21,11 +22,11 @@ _NAMESPACE_BYTES = ID_NAMESPACE.bytes
 _MAX_CALLS_IN_HEADER = 24
 
 REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND = "repository", "package", "symbol", "words", "kind"
-SIGNATURE, ANNOTATIONS, HTTP, CALLS = "signature", "annotations", "http", "calls"
+SIGNATURE, ANNOTATIONS, HTTP, HTTP_CALLS, CALLS = "signature", "annotations", "http", "http calls", "calls"
 SUMMARY, TYPE_SUMMARY, GLOSS, DESCRIPTION = "summary", "type summary", "gloss", "description"
 LABELS = (
-    REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND, SIGNATURE, ANNOTATIONS, HTTP, SUMMARY, TYPE_SUMMARY, GLOSS, DESCRIPTION,
-    CALLS,
+    REPOSITORY, PACKAGE, SYMBOL, WORDS, KIND, SIGNATURE, ANNOTATIONS, HTTP, HTTP_CALLS, SUMMARY, TYPE_SUMMARY, GLOSS,
+    DESCRIPTION, CALLS,
 )  # fmt: skip
 """The header's line labels, in the order the lines appear: the words a question uses come before
 `calls`, the longest line, as small embedding models read only the first 256 or 512 tokens."""
@@ -109,6 +110,8 @@ def embedding_text(chunk: Chunk, type_summary: str | None = None) -> str:
         lines.append(f"{ANNOTATIONS}: {' '.join(chunk.annotations)}")
     if chunk.http_path:
         lines.append(f"{HTTP}: {'|'.join(chunk.http_method)} {', '.join(chunk.http_path)}")
+    if chunk.outbound:
+        lines.append(f"{HTTP_CALLS}: {'; '.join(_http_call(route) for route in chunk.outbound)}")
     if chunk.javadoc_summary:
         lines.append(f"{SUMMARY}: {chunk.javadoc_summary}")
     if type_summary:
@@ -118,6 +121,17 @@ def embedding_text(chunk: Chunk, type_summary: str | None = None) -> str:
     if chunk.calls:
         lines.append(_calls_line(chunk.calls))
     return "\n".join(lines) + SEPARATOR + chunk.code
+
+
+def _http_call(stored: str) -> str:
+    """An outbound route in words: `HTTP POST /uaa/users to auth-service (feign)`.
+
+    The service a call names is often the only place a microservice's name appears ("where does the
+    account service ask the auth service..."), and "HTTP" is how a question says the call leaves the process.
+    """
+    route = decode(stored)
+    target = f" to {route.service}" if route.service else ""
+    return f"HTTP {route.method} {route.path}{target} ({route.client})"
 
 
 def with_description(text: str, description: str) -> str:

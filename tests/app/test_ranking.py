@@ -11,6 +11,7 @@ from app.search.ranking import (
     MAX_PLACES,
     PROTECTED,
     Evidence,
+    below_members,
     callees_first,
     fuse,
     members_first,
@@ -188,6 +189,22 @@ def test_a_type_with_no_member_below_it_or_matched_exactly_keeps_its_place() -> 
     # Nested: Inner goes after its member, Outer after Inner (its first member), Lone stays.
     assert members_first([0, 1, 2, 3], chunks, exact=set()) == [2, 3, 1, 0]
     assert members_first([0, 1, 2, 3], chunks, exact={0}) == [0, 2, 3, 1]
+
+
+def test_a_type_after_its_own_member_moves_three_places_further_down() -> None:
+    member = chunk("Cart.add", enclosing="com.acme.Cart")
+    cart = chunk("Cart", symbol_type=SymbolType.CLASS, enclosing=None)
+    others = [chunk(f"Other{i}.m", enclosing=f"com.acme.Other{i}") for i in range(4)]
+    lone = chunk("Lone", symbol_type=SymbolType.CLASS, enclosing=None)
+    chunks = [member, cart, *others, lone]  # indexes: 0 member, 1 cart, 2-5 others, 6 lone
+
+    assert below_members([0, 1, 2, 3, 4, 5, 6], chunks, exact=set()) == [0, 2, 3, 4, 1, 5, 6]
+    assert below_members([0, 6, 1, 2], chunks, exact=set()) == [0, 6, 2, 1]  # at most to the end
+    assert below_members([1, 0, 2, 3, 4], chunks, exact=set()) == [1, 0, 2, 3, 4]  # its member is below it
+    assert below_members([0, 1, 2, 3, 4], chunks, exact={1}) == [0, 1, 2, 3, 4]  # matched exactly
+    # In a question about behaviour, through rerank: the type first moves after its member, then on.
+    assert rerank(query_terms("how is an item added to the cart"), [cart, member, *others]) == [1, 2, 3, 4, 0, 5]
+    assert rerank(query_terms("which class holds the cart"), [cart, member, *others]) == [0, 1, 2, 3, 4, 5]
 
 
 def test_a_handler_follows_the_method_it_delegates_to_in_a_question_about_behaviour() -> None:
