@@ -21,6 +21,7 @@ from app.core.states import ProjectStatus, RunStatus, SyncMode, Trigger
 from app.db import Database, JobCounts, ProjectRow
 from app.deps import Deps
 from app.gitlab.client import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
+from app.libraries.service import forget_project, record_dependencies
 from app.store import filters
 from app.store.filters import Condition, Filter
 from app.store.indexing import WritePlan
@@ -54,13 +55,17 @@ class SyncPlan:
     """Every chunk's `commit_sha` becomes the new head: the indexed commit may not be on the branch any more."""
     fetched: Mapping[str, RawFile] = field(default_factory=dict)
     """Files already in hand (a repository archive): not downloaded again."""
+    touched: tuple[str, ...] | None = None
+    """Every path a compare saw change, in the code scope or not (build files: issue 16); None: not a compare."""
 
 
 def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
     """Plan from a `straight=true` compare: added/modified fetch, deleted drop, renames move."""
     fetch: list[Fetch] = []
     delete: list[str] = []
+    touched: dict[str, None] = {}
     for d in diffs:
+        touched.update(dict.fromkeys((d.old_path, d.new_path)))
         old_in, new_in = scope.matches(d.old_path), scope.matches(d.new_path)
         if d.deleted_file:
             if old_in:
@@ -72,7 +77,7 @@ def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
                 delete.append(d.old_path)
         elif new_in:
             fetch.append(Fetch(path=d.new_path))
-    return SyncPlan(mode=SyncMode.COMPARE, fetch=tuple(fetch), delete=tuple(delete))
+    return SyncPlan(mode=SyncMode.COMPARE, fetch=tuple(fetch), delete=tuple(delete), touched=tuple(touched))
 
 
 def plan_tree(
@@ -159,6 +164,7 @@ class Syncer:
                 branch=info.default_branch,
             )
             counts = await self._apply(row, plan, context, run_id)
+            await record_dependencies(self.deps, self.db, self.gitlab, row.id, head, touched=plan.touched)
         except (Exception, asyncio.CancelledError) as exc:
             # Cancellation is how arq stops a job (shutdown, job_timeout): close the run all the same.
             error = str(exc) or type(exc).__name__
@@ -360,3 +366,4 @@ async def leave_scope(deps: Deps, db: Database, project_id: int, reason: str, ge
     """A project left the indexing scope: delete its points, then mark it (call it holding the project's lock)."""
     await purge_points(deps, project_id)
     await db.mark_out_of_scope(project_id, reason, gen)
+    await forget_project(deps, db, project_id)
