@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from app.search.results import hit_item, routes
+from app.search.results import hit_item, library_ref, routes
 from app.search.service import Hit
 
 DEFAULT_BUDGET = 12_000
@@ -150,11 +150,14 @@ def _kind(hit: Hit) -> str:
 
 def _place(hit: Hit) -> str:
     c = hit.chunk
+    library = library_ref(hit)
     return (
         f"{hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
         + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")
         + (f" (project {c.gitlab_project_id})" if c.gitlab_project_id is not None else "")
-    )
+        + (f" (library, version {library['version']}; used by: {', '.join(hit.used_by) or 'none you can read'})"
+           if library else "")
+    )  # fmt: skip
 
 
 def _line(rank: int, hit: Hit) -> str:

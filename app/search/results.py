@@ -7,8 +7,20 @@ from __future__ import annotations
 
 from typing import NotRequired
 
+from typing_extensions import TypedDict
+
 from app.search.service import Citation, Hit
+from pipeline.buildfiles import parse_library_repo_path
 from pipeline.model import Chunk
+
+
+class LibraryRef(TypedDict):
+    """Which library version a hit on library code comes from, and which readable projects use it."""
+
+    group: str
+    artifact: str
+    version: str
+    used_by: list[str]
 
 
 class HitItem(Citation):
@@ -22,6 +34,7 @@ class HitItem(Citation):
     score: float
     part: NotRequired[str]
     code: NotRequired[str]
+    library: NotRequired[LibraryRef]
 
 
 def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
@@ -41,7 +54,18 @@ def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
         item["part"] = f"{c.part_index + 1}/{c.part_count}"
     if code is not None:
         item["code"] = code
+    if (library := library_ref(hit)) is not None:
+        item["library"] = library
     return item
+
+
+def library_ref(hit: Hit) -> LibraryRef | None:
+    """The library version of a hit on library code (None for the org's code)."""
+    found = parse_library_repo_path(hit.repo_path) if hit.chunk.library else None
+    if found is None:
+        return None
+    group, artifact, version = found
+    return {"group": group, "artifact": artifact, "version": version, "used_by": list(hit.used_by)}
 
 
 def routes(chunk: Chunk) -> list[str]:
