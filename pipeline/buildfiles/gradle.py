@@ -42,7 +42,7 @@ ACCESSOR = re.compile(
     CONFIGURATION + r"\s*\(?\s*(?:(?P<platform>platform|enforcedPlatform)\s*\(\s*)?libs\.(?P<alias>[A-Za-z0-9_.\-]+)"
 )
 VARIABLE = re.compile(r"\$\{?([A-Za-z_][\w.]*(?:\(\))?)\}?")
-CATALOG_VERSION = re.compile(r"^libs\.versions\.([\w.\-]+?)(?:\.get\(\))?$")
+CATALOG_VERSION = re.compile(r"^libs\.versions\.([\w.\-]+?)(?:\.get)?$")
 ASSIGNMENTS = (
     re.compile(
         r"(?:\bext\.|\bdef\s+|\bval\s+|\bvar\s+|\bString\s+|^|[{;\s])([A-Za-z_]\w*)\s*=\s*[\"']([^\"'$\n]+)[\"']"
