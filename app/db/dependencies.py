@@ -6,6 +6,7 @@ condition of the query itself, the rule of `app.auth.access.Access.may_read` (as
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -134,7 +135,12 @@ class DependencyQueries(Pool):
     async def libraries(self) -> dict[Coordinates, LibraryRow]:
         """Every library version with a row."""
         rows = await self._fetch("SELECT * FROM libraries")
-        return {(r["group_id"], r["artifact_id"], r["version"]): dataclass_row(LibraryRow, r) for r in rows}
+        return {
+            (r["group_id"], r["artifact_id"], r["version"]): dataclasses.replace(
+                dataclass_row(LibraryRow, r), status=LibraryStatus(r["status"])
+            )
+            for r in rows
+        }
 
     async def set_library(
         self,
