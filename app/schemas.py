@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, f
 
 from app.core.events import MAX_ID
 from app.search.results import HitItem
+from app.search.service import SearchScope
 from app.sync.status import StatusItem
 from pipeline.model import SYMBOL_TYPES
 
@@ -227,6 +228,9 @@ class SearchParams(BaseModel):
     annotation: str | None = Field(default=None, description="Annotation simple name, e.g. Transactional.")
     http_method: str | None = Field(default=None, description="GET, POST, ...")
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT, description="How many results (clamped to 1..50).")
+    scope: SearchScope = Field(
+        default=SearchScope.CODE, description="code (the organization's, the default), libraries, or all."
+    )
 
     @field_validator("q", mode="before")
     @classmethod

@@ -83,7 +83,7 @@ class FakeMaven:
 def _handler(fake: FakeMaven) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            status, body = fake.answer(self.path, {k: v for k, v in self.headers.items()})
+            status, body = fake.answer(self.path, dict(self.headers.items()))
             self.send_response(status)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()

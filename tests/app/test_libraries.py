@@ -7,7 +7,7 @@ test (`testkit.fake_maven.sources_jar`) and served by a loopback repository in M
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -54,7 +54,7 @@ def util_java(version: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def maven() -> AsyncIterator[FakeMaven]:
+def maven() -> Iterator[FakeMaven]:
     with FakeMaven() as repository:
         repository.publish("org.lib", "util", "1.0", util_java("1.0"))
         repository.publish("org.lib", "util", "2.0", util_java("2.0"))
@@ -83,8 +83,8 @@ async def statuses(env: SyncEnv) -> dict[str, LibraryStatus]:
 
 async def test_a_version_bump_indexes_the_new_version_and_purges_the_old(env: SyncEnv, maven: FakeMaven) -> None:
     project = env.gitlab.create_project("acme/shop")
-    await env.push(project, {"pom.xml": pom(("org.lib", "util", "${util.version}"), properties="<util.version>1.0</util.version>"),
-                             SRC + "A.java": service_java("A")})  # fmt: skip
+    first = pom(("org.lib", "util", "${util.version}"), properties="<util.version>1.0</util.version>")
+    await env.push(project, {"pom.xml": first, SRC + "A.java": service_java("A")})
     await env.work()
     assert await statuses(env) == {"org.lib:util:1.0": LibraryStatus.INDEXED}
     assert await library_points(env, "maven:org.lib:util:1.0") > 0
@@ -239,9 +239,8 @@ async def test_a_refusing_repository_fails_the_library_not_the_project(
 
 async def test_scopes_inside_the_query(env: SyncEnv) -> None:
     project = env.gitlab.create_project("acme/shop")
-    await env.push(project, {"pom.xml": pom(("org.lib", "util", "1.0")),
-                             SRC + "MyCodec.java": "package com.acme;\npublic class MyCodec implements org.lib.util.Codec {\n"
-                             "    public String encode(String text) { return text; }\n}\n"})  # fmt: skip
+    mine = "package com.acme;\npublic class MyCodec implements org.lib.util.Codec {\n    String encode(String t);\n}\n"
+    await env.push(project, {"pom.xml": pom(("org.lib", "util", "1.0")), SRC + "MyCodec.java": mine})
     await env.work()
     search = env.deps.search
 
