@@ -93,7 +93,7 @@ async def _one(
                 return Failed(detail=f"{response.status_code} from {url}")
             declared = int(response.headers.get("Content-Length") or 0)
             if declared > max_bytes:
-                return Failed(detail=f"{url} is {declared} bytes, over the limit of {max_bytes}")
+                return Failed(detail=f"{url} is {declared} bytes, over the limit of {max_bytes} bytes")
             chunks: list[bytes] = []
             size = 0
             async for chunk in response.aiter_bytes():
