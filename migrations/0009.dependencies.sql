@@ -19,6 +19,14 @@ CREATE TABLE project_dependencies (
 );
 CREATE INDEX project_dependencies_coordinates ON project_dependencies (group_id, artifact_id, version);
 
+-- The groups a project's own artifacts are published under: a library of such a group is the org's
+-- code (indexed with its project's access rules), never fetched and indexed for every reader.
+CREATE TABLE project_groups (
+    project_id      bigint NOT NULL,
+    group_id        text NOT NULL,
+    PRIMARY KEY (project_id, group_id)
+);
+
 CREATE TABLE dependency_files (
     project_id      bigint NOT NULL,
     path            text NOT NULL,

@@ -77,7 +77,11 @@ class DependencyQueries(Pool):
         return {r["path"]: r["blob_id"] for r in rows}
 
     async def replace_dependencies(
-        self, project_id: int, files: Mapping[str, tuple[str, str | None]], declared: Sequence[Dependency]
+        self,
+        project_id: int,
+        files: Mapping[str, tuple[str, str | None]],
+        declared: Sequence[Dependency],
+        groups: Sequence[str] = (),
     ) -> bool:
         """Record a project's build files (path → blob, problem) and what they declare; True when the set changed.
 
@@ -101,6 +105,10 @@ class DependencyQueries(Pool):
                 "INSERT INTO dependency_files (project_id, path, blob_id, problem) VALUES ($1, $2, $3, $4)",
                 [(project_id, path, blob, problem) for path, (blob, problem) in files.items()],
             )
+            await conn.execute("DELETE FROM project_groups WHERE project_id = $1", project_id)
+            await conn.executemany(
+                "INSERT INTO project_groups (project_id, group_id) VALUES ($1, $2)", [(project_id, g) for g in groups]
+            )
             after = await conn.fetch(_COORDINATES, project_id)
         return {tuple(r) for r in before} != {tuple(r) for r in after}
 
@@ -117,6 +125,7 @@ class DependencyQueries(Pool):
         async with self._transaction() as conn:
             deleted = await conn.execute("DELETE FROM project_dependencies WHERE project_id = $1", project_id)
             await conn.execute("DELETE FROM dependency_files WHERE project_id = $1", project_id)
+            await conn.execute("DELETE FROM project_groups WHERE project_id = $1", project_id)
             await conn.execute("UPDATE projects SET dependencies_sha = NULL WHERE id = $1", project_id)
         return str(deleted) != "DELETE 0"
 
@@ -131,6 +140,10 @@ class DependencyQueries(Pool):
             """
         )
         return {(r["group_id"], r["artifact_id"], r["version"]): r["projects"] for r in rows}
+
+    async def own_groups(self) -> frozenset[str]:
+        """The groups any known project publishes its own artifacts under (in scope or not)."""
+        return frozenset(r["group_id"] for r in await self._fetch("SELECT DISTINCT group_id FROM project_groups"))
 
     async def libraries(self) -> dict[Coordinates, LibraryRow]:
         """Every library version with a row."""

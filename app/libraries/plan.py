@@ -1,7 +1,8 @@
 """Which library versions to fetch, keep, mark and purge: pure (issue 16; docs/dependencies.md).
 
 Input: how many projects in scope use each resolved version, the rows already kept, the settings.
-A version is wanted when the allowlist allows it and enough projects use it; wanted versions are
+A version is wanted when the allowlist allows it, enough projects use it, and its group is not one
+the org's own projects publish under (that is our code, readable only as its project allows); wanted versions are
 taken most-used first up to `max_libraries`. Wanted and not indexed yet (or failed, or over budget
 last time) is fetched; indexed stays; `no_sources` is not asked again. A version no project uses
 any more is purged: its points and its row go. An indexed version that stopped being wanted loses
@@ -32,17 +33,26 @@ class LibraryPlan:
     forget: tuple[Coordinates, ...]  # used by no project: points and row go
 
 
+OWN = "built by one of the organization's projects: its code is indexed with that project's access rules"
+
+
 def plan_libraries(
-    usage: Mapping[Coordinates, int], known: Mapping[Coordinates, LibraryRow], settings: LibrarySettings
+    usage: Mapping[Coordinates, int],
+    known: Mapping[Coordinates, LibraryRow],
+    settings: LibrarySettings,
+    *,
+    own: frozenset[str] = frozenset(),
 ) -> LibraryPlan:
-    """Decide per library version (see the module docstring)."""
+    """Decide per library version (see the module docstring); a group in `own` is the org's code, never fetched."""
     allow = tuple(settings.allow)
     ranked = sorted(usage, key=lambda c: (-usage[c], c))
     mark: dict[Coordinates, tuple[LibraryStatus, str]] = {}
     wanted: list[Coordinates] = []
     for coordinates in ranked:
         group, artifact, _ = coordinates
-        if not matches(allow, group, artifact):
+        if group in own:
+            mark[coordinates] = (LibraryStatus.NOT_ALLOWED, OWN)
+        elif not matches(allow, group, artifact):
             mark[coordinates] = (LibraryStatus.NOT_ALLOWED, "outside JAVAKB_LIBRARIES__ALLOW")
         elif usage[coordinates] < settings.min_projects:
             mark[coordinates] = (

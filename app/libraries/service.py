@@ -87,7 +87,7 @@ async def _read_and_record(deps: Deps, db: Database, gitlab: GitLabClient, proje
         if path not in files:
             problems[path] = f"over {config.max_file_bytes} bytes: not read"
     recorded = {path: (blob, problems.get(path)) for path, blob in wanted.items()}
-    changed = await db.replace_dependencies(project_id, recorded, reading.dependencies)
+    changed = await db.replace_dependencies(project_id, recorded, reading.dependencies, reading.groups)
     await db.set_dependencies_sha(project_id, head)
     unresolved = sum(1 for d in reading.dependencies if d.unresolved)
     logger.info(
@@ -109,7 +109,8 @@ async def index_libraries(deps: Deps) -> str:
     async with db.project_lock(LIBRARIES_LOCK) as locked:
         if not locked:
             raise LibrariesBusyError("another library job is running")
-        plan = plan_libraries(await db.library_usage(), await db.libraries(), deps.settings.libraries)
+        usage, known, own = await db.library_usage(), await db.libraries(), await db.own_groups()
+        plan = plan_libraries(usage, known, deps.settings.libraries, own=own)
         await _purge(deps, db, plan)
         for coordinates, (status, detail) in plan.mark.items():
             await db.set_library(coordinates, status, detail)

@@ -39,7 +39,11 @@ def read_builds(files: Mapping[str, bytes]) -> BuildReading:
     """The dependencies every build file of a repository declares, each once per file, scope and kind."""
     poms = {path: data for path, data in files.items() if path.rsplit("/", 1)[-1] == POM}
     gradle = {path: data for path, data in files.items() if path not in poms}
-    maven_deps, maven_problems = read_poms(poms)
-    gradle_deps, gradle_problems = read_gradle(gradle)
+    maven_deps, maven_problems, maven_groups = read_poms(poms)
+    gradle_deps, gradle_problems, gradle_groups = read_gradle(gradle)
     unique = {(d.source, d.group, d.artifact, d.kind, d.scope): d for d in [*maven_deps, *gradle_deps]}
-    return BuildReading(dependencies=tuple(unique.values()), problems=(*maven_problems, *gradle_problems))
+    return BuildReading(
+        dependencies=tuple(unique.values()),
+        problems=(*maven_problems, *gradle_problems),
+        groups=tuple(sorted(maven_groups | gradle_groups)),
+    )

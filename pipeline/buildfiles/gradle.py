@@ -286,10 +286,11 @@ def _ancestors(folder: str) -> list[str]:
     return ["", *("/".join(parts[: i + 1]) for i in range(len(parts)))]
 
 
-def read_gradle(files: Mapping[str, bytes]) -> tuple[list[Dependency], list[Problem]]:
-    """The dependencies every Gradle build script of a repository declares."""
+def read_gradle(files: Mapping[str, bytes]) -> tuple[list[Dependency], list[Problem], set[str]]:
+    """The dependencies every Gradle build script of a repository declares; the groups it publishes under."""
     build = GradleBuild(files)
     found: list[Dependency] = []
     for path in sorted(build.scripts):
         found.extend(build.declared(path))
-    return found, build.problems
+    groups = {group for script in build.scripts.values() if (group := variables(script).get("group"))}
+    return found, build.problems, groups

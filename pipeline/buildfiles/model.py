@@ -66,6 +66,8 @@ class BuildReading:
 
     dependencies: tuple[Dependency, ...] = ()
     problems: tuple[Problem, ...] = ()
+    groups: tuple[str, ...] = ()
+    """The groups the repository's own artifacts are published under (a pom's groupId, Gradle's `group = ...`)."""
 
 
 def matches(patterns: tuple[str, ...], group: str, artifact: str) -> bool:

@@ -204,8 +204,8 @@ def interpolate(text: str, lookup: Callable[[str], str | None]) -> tuple[str, st
     return text, found.group(1) if found else None
 
 
-def read_poms(files: Mapping[str, bytes]) -> tuple[list[Dependency], list[Problem]]:
-    """The dependencies every pom of a repository declares, resolved as far as its poms allow."""
+def read_poms(files: Mapping[str, bytes]) -> tuple[list[Dependency], list[Problem], set[str]]:
+    """The dependencies every pom of a repository declares, resolved as far as its poms allow; its own groups."""
     poms: dict[str, Pom] = {}
     problems: list[Problem] = []
     for path, data in sorted(files.items()):
@@ -218,7 +218,8 @@ def read_poms(files: Mapping[str, bytes]) -> tuple[list[Dependency], list[Proble
     found: list[Dependency] = []
     for pom in poms.values():
         found.extend(_declared(repository, pom))
-    return found, problems
+    groups = {group for pom in poms.values() if (group := pom.effective_group) and "${" not in group}
+    return found, problems, groups
 
 
 def _declared(repository: PomSet, pom: Pom) -> list[Dependency]:

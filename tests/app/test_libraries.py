@@ -284,3 +284,14 @@ async def test_library_code_is_readable_by_everyone_and_names_only_readable_user
     assert anonymous.used_by == ()
     assert [r.repo_path for r in await usages(db, reader, LibraryName.parse("org.lib"))] == ["acme/shop"]
     assert await usages(db, nobody, LibraryName.parse("org.lib:util:1.0")) == []
+
+
+async def test_an_artifact_of_the_orgs_own_group_is_never_indexed_as_a_library(env: SyncEnv, maven: FakeMaven) -> None:
+    maven.publish("com.acme", "billing-client", "1.0", {"com/acme/billing/Secret.java": "package com.acme.billing;\n"
+                  "public class Secret { int key() { return 42; } }\n"})  # fmt: skip
+    project = env.gitlab.create_project("acme/shop")  # its pom's groupId is com.acme
+    await env.push(project, {"pom.xml": pom(("com.acme", "billing-client", "1.0"))})
+    await env.work()
+    [row] = (await env.deps.require_db().libraries()).values()
+    assert row.status is LibraryStatus.NOT_ALLOWED and "organization's projects" in (row.detail or "")
+    assert maven.asked("billing-client") == 0

@@ -498,3 +498,12 @@ def test_library_repo_paths_round_trip() -> None:
     assert parse_library_repo_path(path) == ("org.springframework", "spring-web", "6.1.4")
     assert parse_library_repo_path("acme/shop") is None
     assert parse_library_repo_path("maven:only:two") is None
+
+
+def test_the_groups_a_repository_publishes_under() -> None:
+    files = {
+        "pom.xml": pom("", group="com.acme.shop"),
+        "svc/pom.xml": pom("", group="", artifact="svc", parent=parent("com.acme.shop", "shop", "1.0.0")),
+        "tools/build.gradle.kts": b'group = "com.acme.tools"\nversion = "1.0"\n',
+    }
+    assert read_builds(files).groups == ("com.acme.shop", "com.acme.tools")
