@@ -35,6 +35,7 @@ from app.store.filters import Condition, Filter, all_of, any_of, either, eq, eve
 from app.store.lexical import query_vector
 from app.store.payloads import StoredChunk, flagged
 from app.store.routes import query_keys, route_matches, specificity
+from pipeline.buildfiles.model import LIBRARY_PREFIX
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text
 from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_stereotypes
@@ -171,13 +172,14 @@ class Hit:
 
 
 def build_filter(
-    access: Access, filters: Filters, *extra: Condition, scope: SearchScope = SearchScope.CODE
+    access: Access, filters: Filters, *extra: Condition, scope: SearchScope | None = SearchScope.CODE
 ) -> Filter | None:
     """Translate the caller's access, search filters and scope to one Qdrant filter (None when nothing filters).
 
     Library points (the `library` flag) are third-party code every caller may read (docs/security.md):
     `code` leaves them out, `libraries` reads only them, `all` reads them besides what `access` allows.
-    The org's own code is filtered by `access.condition()` exactly as without a scope.
+    The org's own code is filtered by `access.condition()` exactly as without a scope. `scope=None` adds
+    the access condition alone (the repositories' facets, which tell library points by their path).
     """
     must: list[Condition] = list(extra)
     must_not: list[Condition] = []
@@ -203,11 +205,14 @@ def build_filter(
     return Filter(must=must or None, must_not=must_not or None)
 
 
-def _scoped(access: Access, scope: SearchScope, must: list[Condition], must_not: list[Condition]) -> None:
+def _scoped(access: Access, scope: SearchScope | None, must: list[Condition], must_not: list[Condition]) -> None:
     """Add the scope's and the access's conditions, last (embedded Qdrant checks them in order: they cost most)."""
     readable = access.condition()
     library = flagged(LIBRARY_FLAG)
-    if scope is SearchScope.LIBRARIES:
+    if scope is None:
+        if readable is not None:
+            must.append(readable)
+    elif scope is SearchScope.LIBRARIES:
         must.append(library)
     elif scope is SearchScope.ALL:
         if readable is not None:
@@ -610,7 +615,7 @@ class SearchService:
         cached = self._repos.get(key)
         if not fresh and cached is not None and now - cached[0] < self._repos_ttl_s:
             return cached[1]
-        counts = await self.store.counts_by("repo_path", where=build_filter(access, Filters(), scope=self.scope))
+        counts = await self._counts(access, Filters())
         if len(self._repos) >= MAX_SCOPES_CACHED:
             self._repos.clear()
         self._repos[key] = (now, counts)
@@ -618,8 +623,24 @@ class SearchService:
 
     async def generated_counts(self, access: Access) -> dict[str, int]:
         """Chunks a code generator wrote, per repository the caller may read (one facet, not cached)."""
-        where = build_filter(access, Filters(generated=True), scope=self.scope)
-        return await self.store.counts_by("repo_path", where=where)
+        return await self._counts(access, Filters(generated=True))
+
+    async def _counts(self, access: Access, filters: Filters) -> dict[str, int]:
+        """Points per repository within the scope: the org's under the access condition alone, libraries apart.
+
+        A library's points are exactly those under a `maven:` path: the org's counts are the facet the
+        access condition gave before scopes existed, less those paths, so the default scope adds no
+        condition to it (on Edge, a facet under any filter over more than `FACET_MAX_VALUES` repositories
+        is a scroll of every matching point; docs/performance.md). Libraries are counted under their flag.
+        """
+        counts: dict[str, int] = {}
+        if self.scope is not SearchScope.LIBRARIES:
+            found = await self.store.counts_by("repo_path", where=build_filter(access, filters, scope=None))
+            counts |= {path: n for path, n in found.items() if not path.startswith(LIBRARY_PREFIX)}
+        if self.scope is not SearchScope.CODE:
+            where = build_filter(access, filters, scope=SearchScope.LIBRARIES)
+            counts |= await self.store.counts_by("repo_path", where=where)
+        return counts
 
     async def knows_repository(self, access: Access, repo: str) -> bool:
         """Whether the caller may read an indexed repository `repo`, re-checked when the cache says no."""
