@@ -40,7 +40,7 @@ from app.core.settings import GITLAB_UNSET, Settings, cron_fields
 from app.core.states import BackfillStatus, ProjectStatus, SyncTrigger, Trigger, trigger_of
 from app.db import Database
 from app.deps import Deps
-from app.libraries.service import LibrariesBusyError, index_libraries
+from app.libraries.service import LibrariesBusyError, ask_for_run, index_libraries
 from app.sync import backfill as backfills
 from app.sync import lifecycle, rebuild
 from app.sync.deliveries import DeliveryRecorder
@@ -335,6 +335,8 @@ async def reconcile(ctx: dict[str, Any]) -> str:
     db = deps.require_db()
     await lifecycle.sweep_scope(deps)
     await _restart_backfills(deps)
+    if await db.libraries_behind():  # a change whose library job Redis lost
+        await ask_for_run(deps)
     behind = await db.behind()
     for project_id in behind:
         row = await db.project(project_id)

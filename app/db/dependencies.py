@@ -145,6 +145,24 @@ class DependencyQueries(Pool):
         """The groups any known project publishes its own artifacts under (in scope or not)."""
         return frozenset(r["group_id"] for r in await self._fetch("SELECT DISTINCT group_id FROM project_groups"))
 
+    async def libraries_behind(self) -> bool:
+        """Whether a resolved version in use has no row, or a row's version is used no more: the job has work."""
+        return bool(
+            await self._fetchval(
+                f"""
+                WITH used AS (
+                    SELECT DISTINCT d.group_id, d.artifact_id, d.version
+                    FROM project_dependencies d JOIN projects p ON p.id = d.project_id
+                    WHERE d.kind = 'library' AND d.unresolved IS NULL AND d.version <> '' AND {_IN_SCOPE}
+                )
+                SELECT EXISTS (SELECT 1 FROM used u LEFT JOIN libraries l USING (group_id, artifact_id, version)
+                               WHERE l.group_id IS NULL)
+                    OR EXISTS (SELECT 1 FROM libraries l LEFT JOIN used u USING (group_id, artifact_id, version)
+                               WHERE u.group_id IS NULL)
+                """
+            )
+        )
+
     async def libraries(self) -> dict[Coordinates, LibraryRow]:
         """Every library version with a row."""
         rows = await self._fetch("SELECT * FROM libraries")

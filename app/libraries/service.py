@@ -15,6 +15,8 @@ import contextlib
 import logging
 from collections.abc import Sequence
 
+from redis.exceptions import RedisError
+
 from app.core.errors import ServiceError, StorageError
 from app.core.states import LibraryStatus
 from app.db import Coordinates, Database
@@ -67,8 +69,18 @@ async def record_dependencies(
             await db.set_dependencies_sha(project_id, None)  # read them again at the next sync
         return False
     if changed:
-        await enqueue_libraries(deps.require_queue())
+        await ask_for_run(deps)
     return changed
+
+
+async def ask_for_run(deps: Deps) -> None:
+    """Enqueue the library job; when Redis fails, the reconcile sweep asks again (`Database.libraries_behind`)."""
+    if deps.queue is None:
+        return
+    try:
+        await enqueue_libraries(deps.queue)
+    except (RedisError, OSError) as exc:
+        logger.warning("library job not enqueued (the sweep asks again): %s: %s", type(exc).__name__, exc)
 
 
 async def _read_and_record(deps: Deps, db: Database, gitlab: GitLabClient, project_id: int, head: str) -> bool:
@@ -99,8 +111,8 @@ async def _read_and_record(deps: Deps, db: Database, gitlab: GitLabClient, proje
 
 async def forget_project(deps: Deps, db: Database, project_id: int) -> None:
     """A project left the scope or is gone: its declarations go, and the library job purges what it alone used."""
-    if await db.forget_dependencies(project_id) and deps.queue is not None:
-        await enqueue_libraries(deps.queue)
+    if await db.forget_dependencies(project_id):
+        await ask_for_run(deps)
 
 
 async def index_libraries(deps: Deps) -> str:

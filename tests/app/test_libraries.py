@@ -295,3 +295,16 @@ async def test_an_artifact_of_the_orgs_own_group_is_never_indexed_as_a_library(e
     [row] = (await env.deps.require_db().libraries()).values()
     assert row.status is LibraryStatus.NOT_ALLOWED and "organization's projects" in (row.detail or "")
     assert maven.asked("billing-client") == 0
+
+
+async def test_the_sweep_asks_again_for_a_library_job_redis_lost(env: SyncEnv, maven: FakeMaven) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    await env.push(project, {"pom.xml": pom(("org.lib", "util", "1.0"))})
+    await env.work()
+    db = env.deps.require_db()
+    assert not await db.libraries_behind()
+    await db.delete_library(("org.lib", "util", "1.0"))  # as if the job had never run
+    assert await db.libraries_behind()
+    await env.work()  # the worker's reconcile sweep runs at start
+    assert await statuses(env) == {"org.lib:util:1.0": LibraryStatus.INDEXED}
+    assert maven.asked("util-1.0-sources.jar") == 2
