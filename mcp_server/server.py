@@ -169,6 +169,8 @@ class KnowledgeTools:
         search = deps.search.within(SearchScope(scope))
         repos = await search.repositories(access) or await search.repositories(access, fresh=True)
         if not repos:
+            if scope == SearchScope.LIBRARIES:
+                raise miss("No library is indexed: find_library_usages tells whether a library's sources were found.")
             raise miss("Nothing is indexed yet: no repository has been synced. Try again after the first sync.")
         if repo and not repo.endswith("/") and not await search.knows_repository(access, repo):
             listed = ", ".join(sorted(await search.repositories(access))[:50])

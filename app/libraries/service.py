@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from redis.exceptions import RedisError
 
@@ -21,7 +22,7 @@ from app.core.errors import ServiceError, StorageError
 from app.core.states import LibraryStatus
 from app.db import Coordinates, Database
 from app.deps import Deps
-from app.gitlab.client import GitLabClient
+from app.gitlab.client import GitLabClient, RawFile
 from app.libraries.jars import java_files
 from app.libraries.maven import Fetched, Missing, fetch_sources
 from app.libraries.plan import LibraryPlan, plan_libraries
@@ -47,22 +48,43 @@ def build_scope(config: ChunkerConfig) -> Scope:
     return Scope(include=(glob_to_regex("**"),), exclude=tuple(glob_to_regex(p) for p in config.exclude))
 
 
+class SeenPlan(Protocol):
+    """What a sync's plan tells about the build files (`app.sync.syncer.SyncPlan`)."""
+
+    @property
+    def touched(self) -> tuple[str, ...] | None:
+        """Every path a compare saw change; None: not a compare."""
+        ...
+
+    @property
+    def build_blobs(self) -> Mapping[str, str] | None:
+        """The build files at the head and their blobs, when the plan saw the whole tree."""
+        ...
+
+    @property
+    def fetched(self) -> Mapping[str, RawFile]:
+        """Files already in hand (an archive's)."""
+        ...
+
+
 async def record_dependencies(
-    deps: Deps, db: Database, gitlab: GitLabClient, project_id: int, head: str, *, touched: Sequence[str] | None
+    deps: Deps, db: Database, gitlab: GitLabClient, project_id: int, head: str, *, plan: SeenPlan
 ) -> bool:
     """Record what the build files at `head` declare; True when the set of library versions changed.
 
-    `touched` is the paths a compare saw change (None: a tree walk or an archive, where anything may have
-    changed). Nothing is read when the compare touched no build file and the build was read before.
-    Never raises a `ServiceError`: the project's sync does not depend on its build files.
+    Nothing is read when a compare touched no build file and the build was read before. A tree walk or
+    an archive already saw the build files (`plan.build_blobs`, an archive's bytes in `plan.fetched`):
+    only a changed blob is downloaded. A compare that touched one lists the tree. Never raises a
+    `ServiceError`: the project's sync does not depend on its build files.
     """
     if not deps.settings.libraries.enabled:
         return False
+    touched = plan.touched
     if touched is not None and not any(is_build_file(p) for p in touched) and await db.dependencies_sha(project_id):
         await db.set_dependencies_sha(project_id, head)
         return False
     try:
-        changed = await _read_and_record(deps, db, gitlab, project_id, head)
+        changed = await _read_and_record(deps, db, gitlab, project_id, head, plan)
     except ServiceError as exc:
         logger.warning("project %s: build files not read: %s: %s", project_id, type(exc).__name__, exc)
         with contextlib.suppress(StorageError):
@@ -83,16 +105,23 @@ async def ask_for_run(deps: Deps) -> None:
         logger.warning("library job not enqueued (the sweep asks again): %s: %s", type(exc).__name__, exc)
 
 
-async def _read_and_record(deps: Deps, db: Database, gitlab: GitLabClient, project_id: int, head: str) -> bool:
+async def _read_and_record(
+    deps: Deps, db: Database, gitlab: GitLabClient, project_id: int, head: str, plan: SeenPlan
+) -> bool:
     config = deps.settings.chunking.to_config()
     scope = build_scope(config)
-    tree = await gitlab.tree(project_id, head)
-    wanted = dict(sorted((p, b) for p, b in tree.items() if is_build_file(p) and scope.matches(p))[:MAX_BUILD_FILES])
+    blobs = plan.build_blobs if plan.build_blobs is not None else await gitlab.tree(project_id, head)
+    wanted = dict(sorted((p, b) for p, b in blobs.items() if is_build_file(p) and scope.matches(p))[:MAX_BUILD_FILES])
     if wanted == await db.dependency_files(project_id) and await db.dependencies_sha(project_id):
         await db.set_dependencies_sha(project_id, head)
         return False
-    raws = await asyncio.gather(*(gitlab.raw_blob(project_id, blob, config.max_file_bytes) for blob in wanted.values()))
-    files = {path: raw.data for path, raw in zip(wanted, raws, strict=True) if raw.data is not None}
+
+    async def raw(path: str, blob: str) -> RawFile:
+        in_hand = plan.fetched.get(path)
+        return in_hand if in_hand is not None else await gitlab.raw_blob(project_id, blob, config.max_file_bytes)
+
+    raws = await asyncio.gather(*(raw(path, blob) for path, blob in wanted.items()))
+    files = {path: r.data for path, r in zip(wanted, raws, strict=True) if r.data is not None}
     reading = await asyncio.get_running_loop().run_in_executor(None, read_builds, files)
     problems = {p.source: p.detail for p in reading.problems}
     for path in wanted:

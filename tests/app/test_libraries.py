@@ -308,3 +308,20 @@ async def test_the_sweep_asks_again_for_a_library_job_redis_lost(env: SyncEnv, m
     await env.work()  # the worker's reconcile sweep runs at start
     assert await statuses(env) == {"org.lib:util:1.0": LibraryStatus.INDEXED}
     assert maven.asked("util-1.0-sources.jar") == 2
+
+
+async def test_a_first_sync_reads_the_build_from_its_archive(env: SyncEnv) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    gradle = "dependencies {\n  implementation 'org.other:text:3.1'\n}\n"
+    files: dict[str, str | bytes | None] = {"pom.xml": pom(("org.lib", "util", "1.0")), "svc/build.gradle": gradle}
+    files[SRC + "A.java"] = service_java("A")
+    await env.push(project, files)
+    await env.work()
+    assert env.gitlab.call_count("/archive") == 1
+    assert env.gitlab.call_count("/tree") == env.gitlab.call_count("/blobs/") == 0
+    assert set(await env.deps.require_db().dependency_files(project.id)) == {"pom.xml", "svc/build.gradle"}
+    assert await statuses(env) == {
+        "org.lib:util:1.0": LibraryStatus.INDEXED,
+        "org.other:text:3.1": LibraryStatus.INDEXED,
+    }
+    await env.audit(project)  # the build files are not in the code's manifest
