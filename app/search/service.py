@@ -260,6 +260,7 @@ class SearchService:
         self.generated_code = generated_code
         self.scope = SearchScope.CODE
         self._repos: dict[tuple[object, ...], tuple[float, dict[str, int]]] = {}
+        self._libraries_seen: list[float | None] = [None]  # when a library point was last seen absent; shared
 
     def within(self, scope: SearchScope) -> SearchService:
         """This search over another scope (`SearchScope`): every entry point then reads within it."""
@@ -297,7 +298,7 @@ class SearchService:
         dense = await self.embedder.embed_query(query) if self.embedder is not None and query.strip() else None
         points = []
         if lexical is not None or dense is not None:
-            where = build_filter(access, filters, scope=self.scope)
+            where = build_filter(access, filters, scope=await self._read_scope())
             points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=max(limit * 4, WINDOW))
         hits = [self._hit(p.id, p.score, p.payload) for p in points]
         pool, evidence = await self._with_exact(access, terms, filters, hits)
@@ -625,6 +626,25 @@ class SearchService:
         """Chunks a code generator wrote, per repository the caller may read (one facet, not cached)."""
         return await self._counts(access, Filters(generated=True))
 
+    async def _read_scope(self) -> SearchScope | None:
+        """The scope's condition, or None while the store holds no library point and the scope is `code`.
+
+        Without libraries, `code` needs no condition, and a read keeps the query it had before scopes
+        (the same plan, the same scores to the last digit). Absence is re-checked every `repos_ttl_s`; a
+        library seen once is taken as there for good (its `must_not` is harmless if it goes).
+        """
+        if self.scope is not SearchScope.CODE:
+            return self.scope
+        checked = self._libraries_seen[0]
+        if checked == float("inf"):
+            return self.scope
+        now = self._clock()
+        if checked is not None and now - checked < self._repos_ttl_s:
+            return None
+        present = await self.store.count(where=all_of(flagged(LIBRARY_FLAG))) > 0
+        self._libraries_seen[0] = float("inf") if present else now
+        return self.scope if present else None
+
     async def _counts(self, access: Access, filters: Filters) -> dict[str, int]:
         """Points per repository within the scope: the org's under the access condition alone, libraries apart.
 
@@ -651,7 +671,7 @@ class SearchService:
         return await self._lookup(access, Filters(repo=repo), eq("file_path", file_path.strip("/")))
 
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
-        where = build_filter(access, filters, *extra, scope=self.scope) or everything()
+        where = build_filter(access, filters, *extra, scope=await self._read_scope()) or everything()
         hits: list[Hit] = []
         async for record in self.store.scroll(where, True, page=min(limit or 1024, 1024)):
             hits.append(self._hit(record.id, 1.0, record.payload))
