@@ -20,6 +20,7 @@ from app.auth.identity import Credentials, bearer_token
 from app.core import metrics
 from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
 from app.deps import Deps
+from app.libraries.usage import with_users
 from app.schemas import (
     CONTEXT_PATH,
     INDEX_STATUS_PATH,
@@ -84,7 +85,8 @@ async def _search(request: Request, access: Access) -> JSONResponse:
     deps: Deps = request.state.deps
     started, outcome = time.perf_counter(), "error"
     try:
-        hits = await deps.search.search(access, params.q, filters, params.limit)
+        hits = await deps.search.within(params.scope).search(access, params.q, filters, params.limit)
+        hits = await with_users(deps.db, access, hits)
         outcome = "ok"
     except PayloadError as exc:
         return JSONResponse({"error": str(exc)}, status_code=400)

@@ -40,12 +40,14 @@ from app.core.settings import GITLAB_UNSET, Settings, cron_fields
 from app.core.states import BackfillStatus, ProjectStatus, SyncTrigger, Trigger, trigger_of
 from app.db import Database
 from app.deps import Deps
+from app.libraries.service import LibrariesBusyError, ask_for_run, index_libraries
 from app.sync import backfill as backfills
 from app.sync import lifecycle, rebuild
 from app.sync.deliveries import DeliveryRecorder
 from app.sync.queue import (
     BACKFILL,
     BACKFILL_STEP,
+    LIBRARIES,
     MOVE,
     PURGE,
     REBUILD,
@@ -302,6 +304,18 @@ async def finish_rebuild(ctx: dict[str, Any], rebuild_id: int) -> str:
         return await rebuild.finish(deps_of(ctx), rebuild_id)
 
 
+_LIBRARY_RETRIED: tuple[type[ServiceError], ...] = (*TRANSIENT_ERRORS, LibrariesBusyError)
+
+
+async def libraries(ctx: dict[str, Any]) -> str:
+    """Index the library versions projects use, once for the org; purge unused ones (`app.libraries.service`)."""
+    try:
+        return await index_libraries(deps_of(ctx))
+    except _LIBRARY_RETRIED as exc:
+        logger.info("library job will retry: %s: %s", type(exc).__name__, exc)
+        raise Retry(defer=backoff_s(ctx.get("job_try", 1), cap=60.0)) from exc
+
+
 async def replay_delivery(ctx: dict[str, Any], event: Event, key: str) -> str:
     """A delivery the receiver could not record (PostgreSQL was down): handle it now, as it would have."""
     try:
@@ -321,6 +335,8 @@ async def reconcile(ctx: dict[str, Any]) -> str:
     db = deps.require_db()
     await lifecycle.sweep_scope(deps)
     await _restart_backfills(deps)
+    if await db.libraries_behind():  # a change whose library job Redis lost
+        await ask_for_run(deps)
     behind = await db.behind()
     for project_id in behind:
         row = await db.project(project_id)
@@ -352,6 +368,7 @@ def functions(settings: Settings) -> list[Function]:
         func(start_rebuild, name=REBUILD, max_tries=tries, keep_result=3600),
         func(rebuild_project, name=REBUILD_PROJECT, max_tries=max(tries, LIFECYCLE_TRIES), timeout=timeout),
         func(finish_rebuild, name=REBUILD_FINISH, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=0),
+        func(libraries, name=LIBRARIES, max_tries=max(tries, LIFECYCLE_TRIES), timeout=timeout, keep_result=0),
         # PostgreSQL may be down for a while: 40 tries back off to 5 minutes apart, about 3 hours.
         func(replay_delivery, name=REPLAY, max_tries=REPLAY_TRIES, keep_result=3600),
     ]

@@ -111,6 +111,27 @@ class ReposAnswer(Page):
     results: list[RepoItem]
 
 
+class LibraryUsageItem(TypedDict):
+    """One declaration of a library by a readable project (`find_library_usages`)."""
+
+    library: str
+    version: str | None
+    unresolved: str | None
+    repo: str
+    project_id: int
+    build_file: str
+    scope: str
+    kind: str
+    sources: str | None
+    repo_path: str | None
+
+
+class LibraryUsagesAnswer(Page):
+    """Which readable projects use a library, at which versions."""
+
+    results: list[LibraryUsageItem]
+
+
 class IndexStatusAnswer(Page):
     """The index status of the repositories the caller may read."""
 

@@ -149,7 +149,7 @@ def _callable_draft(
     ctx = unit.context
     chunk = Chunk(
         id="", repo_path=ctx.repo_path, gitlab_project_id=ctx.gitlab_project_id, commit_sha=ctx.commit_sha,
-        branch=ctx.branch, file_path=unit.file_path, package=unit.package,
+        branch=ctx.branch, library=ctx.library, file_path=unit.file_path, package=unit.package,
         qualified_name=f"{owner}.{name}",
         symbol_type=SymbolType.CONSTRUCTOR if decl.kind in CONSTRUCTOR_NODE_KINDS else SymbolType.METHOD,
         name=name,

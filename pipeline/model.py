@@ -54,6 +54,7 @@ class SourceContext:
     gitlab_project_id: int | None = None
     commit_sha: str | None = None
     branch: str | None = None
+    library: bool = False  # a library's sources jar (`maven:<group>:<artifact>:<version>`), not the org's code
 
 
 @value
@@ -122,6 +123,7 @@ class Chunk:
     language: str = LANGUAGE
     parse_errors: bool = False
     generated: bool = False  # written by a code generator (`pipeline.generated`)
+    library: bool = False  # from a library's sources jar (issue 16), copied from `SourceContext.library`
     code: str
     text: str
 

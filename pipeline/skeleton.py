@@ -36,7 +36,7 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
     ctx = unit.context
     chunk = Chunk(
         id="", repo_path=ctx.repo_path, gitlab_project_id=ctx.gitlab_project_id, commit_sha=ctx.commit_sha,
-        branch=ctx.branch, file_path=unit.file_path, package=unit.package,
+        branch=ctx.branch, library=ctx.library, file_path=unit.file_path, package=unit.package,
         qualified_name=qualified,
         symbol_type=info.kind,
         name=info.name,

@@ -19,6 +19,7 @@ from app.core.settings import (
     ChunkingSettings,
     EmbeddingSettings,
     GitLabSettings,
+    LibrarySettings,
     PostgresSettings,
     QdrantSettings,
     QueueSettings,
@@ -126,12 +127,14 @@ async def sync_env(
     scope: ScopeSettings | None = None,
     gitlab_clock: Callable[[], datetime] | None = None,
     next_embedding: EmbeddingSettings | None = None,
+    libraries: LibrarySettings | None = None,
 ) -> AsyncIterator[SyncEnv]:
     """The whole stack, torn down on exit.
 
     `chunking`, `worker` and `scope` replace those settings; `gitlab_token` is the token the service sends
     (the fake only accepts its own, so any other one is refused with 401); `gitlab_clock` is GitLab's;
-    `next_embedding` is the model a rebuild fills its new generation with.
+    `next_embedding` is the model a rebuild fills its new generation with; `libraries` the dependency
+    sources settings (a `testkit.fake_maven.FakeMaven`'s URL among its repositories).
     """
     with FakeGitLab(tmp_path, clock=gitlab_clock) as gitlab:
         token = gitlab.token if gitlab_token is None else gitlab_token
@@ -145,6 +148,7 @@ async def sync_env(
             worker=worker or SyncWorkerSettings(max_jobs=4, files_per_batch=8),
             scope=scope or ScopeSettings(),
             next_embedding=next_embedding,
+            libraries=libraries or LibrarySettings(),
         )
         async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
             await deps.store.ensure(await deps.index_model())

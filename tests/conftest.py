@@ -23,7 +23,8 @@ SERVER = os.environ.get("JAVAKB_TEST_POSTGRES", "postgresql://root@127.0.0.1:543
 REDIS = os.environ.get("JAVAKB_TEST_REDIS", "redis://127.0.0.1:6379/9")
 TABLES = (
     "projects", "index_jobs", "deliveries", "file_manifest", "backfills", "backfill_projects", "sweeps",
-    "rebuilds", "rebuild_projects", "index_requests",
+    "rebuilds", "rebuild_projects", "index_requests", "project_dependencies", "dependency_files", "libraries",
+    "project_groups",
 )  # fmt: skip
 
 

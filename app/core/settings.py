@@ -300,6 +300,44 @@ class BackfillSettings(BaseModel):
     )
 
 
+class MavenRepository(BaseModel):
+    """One Maven repository sources jars are fetched from (Maven Central's layout)."""
+
+    url: str = Field(
+        description="Base URL, e.g. https://repo.maven.apache.org/maven2 or a Nexus/GitLab package registry"
+    )
+    username: str | None = Field(default=None, description="Basic auth user, with `password`")
+    password: SecretStr | None = Field(default=None, description="Basic auth password")
+    token: SecretStr | None = Field(default=None, description="A token sent in the `token_header` header")
+    token_header: str = Field(
+        default="Private-Token", description="The header the token goes in (GitLab: Private-Token, Deploy-Token)"
+    )
+
+
+class LibrarySettings(BaseModel):
+    """Dependency sources (issue 16): which libraries the projects use are indexed, from where, within what budget."""
+
+    enabled: bool = Field(default=True, description="Record the dependencies projects declare (always cheap)")
+    repositories: list[MavenRepository] = Field(
+        default_factory=list,
+        description="Maven repositories tried in order for each `-sources.jar`; none: dependencies are recorded,"
+        " no library is indexed",
+    )
+    allow: list[str] = Field(
+        default_factory=list,
+        description="Globs of `group` or `group:artifact` to index (`org.springframework*`, `com.acme:*`); empty: all",
+    )
+    min_projects: int = Field(
+        default=1, ge=1, description="Index a library version only when this many projects use it"
+    )
+    max_libraries: int = Field(default=200, ge=0, description="Library versions indexed at most, most used first")
+    max_bytes: int = Field(
+        default=500 * 1024 * 1024, ge=0, description="Bytes of sources jars indexed at most, all libraries together"
+    )
+    max_jar_bytes: int = Field(default=50 * 1024 * 1024, ge=1, description="A larger sources jar is not indexed")
+    timeout_s: float = Field(default=60.0, gt=0, description="Timeout of one jar download")
+
+
 class AdminClientSettings(BaseModel):
     """How `javakb admin reindex` and `javakb admin status` reach the admin API."""
 
@@ -427,6 +465,7 @@ class Settings(BaseSettings):
     scope: ScopeSettings = Field(default_factory=ScopeSettings)
     backfill: BackfillSettings = Field(default_factory=BackfillSettings)
     admin: AdminClientSettings = Field(default_factory=AdminClientSettings)
+    libraries: LibrarySettings = Field(default_factory=LibrarySettings)
     admin_tokens: list[AdminToken] = Field(default_factory=list, description="Hashed bearer tokens for /admin")
     service_tokens: list[ServiceToken] = Field(default_factory=list, description="Hashed bearer tokens for MCP, REST")
     index_job_tokens: list[IndexJobToken] = Field(

@@ -153,3 +153,14 @@ class RebuildProjectStatus(enum.StrEnum):
     DONE = "done"
     SKIPPED = "skipped"  # nothing indexed (never synced, out of scope, gone)
     FAILED = "failed"
+
+
+class LibraryStatus(enum.StrEnum):
+    """`libraries.status`: what became of one library version used in scope (issue 16)."""
+
+    PENDING = "pending"  # allowed and within the budget, not fetched yet
+    INDEXED = "indexed"
+    NO_SOURCES = "no_sources"  # every configured repository answered 404 for its sources jar
+    NOT_ALLOWED = "not_allowed"  # outside the allowlist, or used by fewer projects than the minimum
+    OVER_BUDGET = "over_budget"  # past the number of libraries or bytes allowed
+    FAILED = "failed"  # refused (401/403), too large, unreadable, or the repository failed: retried next run

@@ -6,6 +6,7 @@ All SQL lives in this package, one module per table family; `Database` is all of
 
 from app.db.backfills import BackfillQueries
 from app.db.deliveries import DeliveryQueries
+from app.db.dependencies import Coordinates, DependencyQueries, LibraryRow, UsageRow
 from app.db.metrics import LagSummary, MetricQueries
 from app.db.pool import lock_key
 from app.db.projects import ProjectQueries
@@ -17,18 +18,21 @@ from app.db.status import StatusQueries
 from app.db.sweeps import SweepQueries
 
 __all__ = [
+    "Coordinates",
     "Database",
     "HeadSeen",
     "IndexRequestRow",
     "JobCounts",
     "KeyedPush",
     "LagSummary",
+    "LibraryRow",
     "NewRequest",
     "ProjectRow",
     "RebuildProgress",
     "RebuildRow",
     "StatusRow",
     "SweepMarks",
+    "UsageRow",
     "lock_key",
 ]
 
@@ -43,5 +47,6 @@ class Database(
     MetricQueries,
     StatusQueries,
     RequestQueries,
+    DependencyQueries,
 ):
     """Queries over one asyncpg pool."""

@@ -10,9 +10,21 @@ from __future__ import annotations
 import re
 from typing import NotRequired
 
+from typing_extensions import TypedDict
+
 from app.search.service import Citation, Hit
+from pipeline.buildfiles import parse_library_repo_path
 from pipeline.model import Chunk
 from pipeline.outbound import decode
+
+
+class LibraryRef(TypedDict):
+    """Which library version a hit on library code comes from, and which readable projects use it."""
+
+    group: str
+    artifact: str
+    version: str
+    used_by: list[str]
 
 
 class HitItem(Citation):
@@ -27,6 +39,7 @@ class HitItem(Citation):
     part: NotRequired[str]
     outbound: NotRequired[list[str]]  # the HTTP calls it makes, when it makes any (`pipeline.outbound`)
     code: NotRequired[str]
+    library: NotRequired[LibraryRef]
 
 
 def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
@@ -48,12 +61,23 @@ def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
         item["outbound"] = outbound(c)
     if code is not None:
         item["code"] = code
+    if (library := library_ref(hit)) is not None:
+        item["library"] = library
     return item
 
 
 def outbound(chunk: Chunk) -> list[str]:
     """The HTTP calls a chunk makes, as agents read them (`GET /accounts/{name} -> accounts (feign)`)."""
     return [decode(text).describe() for text in chunk.outbound]
+
+
+def library_ref(hit: Hit) -> LibraryRef | None:
+    """The library version of a hit on library code (None for the org's code)."""
+    found = parse_library_repo_path(hit.repo_path) if hit.chunk.library else None
+    if found is None:
+        return None
+    group, artifact, version = found
+    return {"group": group, "artifact": artifact, "version": version, "used_by": list(hit.used_by)}
 
 
 def routes(chunk: Chunk) -> list[str]:
@@ -76,13 +100,16 @@ def kind_label(hit: Hit) -> str:
 
 
 def place(hit: Hit) -> str:
-    """Where a hit is: repository, file, lines, commit and GitLab project, when known."""
+    """Where a hit is: repository, file, lines, commit and GitLab project, when known; a library's version and users."""
     c = hit.chunk
+    library = library_ref(hit)
     return (
         f"{hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
         + (f" @ {hit.commit_sha[:12]}" if hit.commit_sha else "")
         + (f" (project {c.gitlab_project_id})" if c.gitlab_project_id is not None else "")
-    )
+        + (f" (library, version {library['version']}; used by: {', '.join(hit.used_by) or 'none you can read'})"
+           if library else "")
+    )  # fmt: skip
 
 
 def hit_line(rank: int, hit: Hit) -> str:

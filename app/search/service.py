@@ -11,7 +11,9 @@ caller may read, and an unreadable repository answers exactly as a nonexistent o
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import enum
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from app.store.filters import Condition, Filter, all_of, any_of, either, eq, eve
 from app.store.lexical import query_vector
 from app.store.payloads import StoredChunk, flagged
 from app.store.routes import application, query_keys, route_matches, specificity
+from pipeline.buildfiles.model import LIBRARY_PREFIX
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text
 from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_stereotypes
@@ -41,6 +44,18 @@ MAX_SCOPES_CACHED = 1024
 MAX_NAMED = 8  # names and routes of one question looked up exactly
 MAX_SUBJECTS = 2  # subjects of one relation question looked up
 MAX_EXACT = 256  # exact matches a question adds to the pool at most
+
+
+class SearchScope(enum.StrEnum):
+    """Whose code a read covers (issue 16): the org's own (the default), the indexed libraries', or both."""
+
+    CODE = "code"
+    LIBRARIES = "libraries"
+    ALL = "all"
+
+
+LIBRARY_FLAG = "library"
+"""The chunk flag (`app.store.payloads.FLAGS`) of a library's points."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,6 +97,8 @@ class Hit:
     score: float
     stored: StoredChunk = field(repr=False)
     permalink: str | None
+    used_by: tuple[str, ...] = ()
+    """For library code: the org's projects (readable by the caller) that use this version (`app.libraries.usage`)."""
 
     @property
     def chunk(self) -> Chunk:
@@ -154,8 +171,16 @@ class Hit:
         }
 
 
-def build_filter(access: Access, filters: Filters, *extra: Condition) -> Filter | None:
-    """Translate the caller's access and search filters to one Qdrant filter (None when nothing filters)."""
+def build_filter(
+    access: Access, filters: Filters, *extra: Condition, scope: SearchScope | None = SearchScope.CODE
+) -> Filter | None:
+    """Translate the caller's access, search filters and scope to one Qdrant filter (None when nothing filters).
+
+    Library points (the `library` flag) are third-party code every caller may read (docs/security.md):
+    `code` leaves them out, `libraries` reads only them, `all` reads them besides what `access` allows.
+    The org's own code is filtered by `access.condition()` exactly as without a scope. `scope=None` adds
+    the access condition alone (the repositories' facets, which tell library points by their path).
+    """
     must: list[Condition] = list(extra)
     must_not: list[Condition] = []
     if filters.repo:
@@ -174,12 +199,28 @@ def build_filter(access: Access, filters: Filters, *extra: Condition) -> Filter 
         must.append(any_of("http_method", [filters.http_method.upper(), ANY_METHOD]))
     if filters.generated is not None:  # must_not: a point written before the field existed reads as hand-written
         (must if filters.generated else must_not).append(flagged("generated"))
-    readable = access.condition()
-    if readable is not None:  # last: embedded Qdrant checks conditions in order, and this one costs most
-        must.append(readable)
+    _scoped(access, scope, must, must_not)
     if not must and not must_not:
         return None
     return Filter(must=must or None, must_not=must_not or None)
+
+
+def _scoped(access: Access, scope: SearchScope | None, must: list[Condition], must_not: list[Condition]) -> None:
+    """Add the scope's and the access's conditions, last (embedded Qdrant checks them in order: they cost most)."""
+    readable = access.condition()
+    library = flagged(LIBRARY_FLAG)
+    if scope is None:
+        if readable is not None:
+            must.append(readable)
+    elif scope is SearchScope.LIBRARIES:
+        must.append(library)
+    elif scope is SearchScope.ALL:
+        if readable is not None:
+            must.append(either(readable, library))
+    else:  # must_not: a point written before the flag existed is the org's code
+        must_not.append(library)
+        if readable is not None:
+            must.append(readable)
 
 
 def annotation_name(annotation: str) -> str:
@@ -217,7 +258,17 @@ class SearchService:
         self.max_query_chars = max_query_chars
         self.max_query_terms = max_query_terms
         self.generated_code = generated_code
+        self.scope = SearchScope.CODE
         self._repos: dict[tuple[object, ...], tuple[float, dict[str, int]]] = {}
+        self._libraries_seen: list[float | None] = [None]  # when a library point was last seen absent; shared
+
+    def within(self, scope: SearchScope) -> SearchService:
+        """This search over another scope (`SearchScope`): every entry point then reads within it."""
+        if scope is self.scope:
+            return self
+        other = copy.copy(self)  # shares the store, the clients and the repositories cache (keyed by scope)
+        other.scope = scope
+        return other
 
     def check_query(self, query: str) -> None:
         """Refuse a query too long to score quickly (it would hold the store for seconds).
@@ -247,7 +298,7 @@ class SearchService:
         dense = await self.embedder.embed_query(query) if self.embedder is not None and query.strip() else None
         points = []
         if lexical is not None or dense is not None:
-            where = build_filter(access, filters)
+            where = build_filter(access, filters, scope=await self._read_scope())
             points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=max(limit * 4, WINDOW))
         hits = [self._hit(p.id, p.score, p.payload) for p in points]
         pool, evidence = await self._with_exact(access, terms, filters, hits)
@@ -561,11 +612,11 @@ class SearchService:
         cache (a repository missing from a cached answer may have been synced since).
         """
         now = self._clock()
-        key = access.scope_key
+        key = (*access.scope_key, self.scope)
         cached = self._repos.get(key)
         if not fresh and cached is not None and now - cached[0] < self._repos_ttl_s:
             return cached[1]
-        counts = await self.store.counts_by("repo_path", where=build_filter(access, Filters()))
+        counts = await self._counts(access, Filters())
         if len(self._repos) >= MAX_SCOPES_CACHED:
             self._repos.clear()
         self._repos[key] = (now, counts)
@@ -573,7 +624,43 @@ class SearchService:
 
     async def generated_counts(self, access: Access) -> dict[str, int]:
         """Chunks a code generator wrote, per repository the caller may read (one facet, not cached)."""
-        return await self.store.counts_by("repo_path", where=build_filter(access, Filters(generated=True)))
+        return await self._counts(access, Filters(generated=True))
+
+    async def _read_scope(self) -> SearchScope | None:
+        """The scope's condition, or None while the store holds no library point and the scope is `code`.
+
+        Without libraries, `code` needs no condition, and a read keeps the query it had before scopes
+        (the same plan, the same scores to the last digit). Absence is re-checked every `repos_ttl_s`; a
+        library seen once is taken as there for good (its `must_not` is harmless if it goes).
+        """
+        if self.scope is not SearchScope.CODE:
+            return self.scope
+        checked = self._libraries_seen[0]
+        if checked == float("inf"):
+            return self.scope
+        now = self._clock()
+        if checked is not None and now - checked < self._repos_ttl_s:
+            return None
+        present = await self.store.count(where=all_of(flagged(LIBRARY_FLAG))) > 0
+        self._libraries_seen[0] = float("inf") if present else now
+        return self.scope if present else None
+
+    async def _counts(self, access: Access, filters: Filters) -> dict[str, int]:
+        """Points per repository within the scope: the org's under the access condition alone, libraries apart.
+
+        A library's points are exactly those under a `maven:` path: the org's counts are the facet the
+        access condition gave before scopes existed, less those paths, so the default scope adds no
+        condition to it (on Edge, a facet under any filter over more than `FACET_MAX_VALUES` repositories
+        is a scroll of every matching point; docs/performance.md). Libraries are counted under their flag.
+        """
+        counts: dict[str, int] = {}
+        if self.scope is not SearchScope.LIBRARIES:
+            found = await self.store.counts_by("repo_path", where=build_filter(access, filters, scope=None))
+            counts |= {path: n for path, n in found.items() if not path.startswith(LIBRARY_PREFIX)}
+        if self.scope is not SearchScope.CODE:
+            where = build_filter(access, filters, scope=SearchScope.LIBRARIES)
+            counts |= await self.store.counts_by("repo_path", where=where)
+        return counts
 
     async def knows_repository(self, access: Access, repo: str) -> bool:
         """Whether the caller may read an indexed repository `repo`, re-checked when the cache says no."""
@@ -588,7 +675,7 @@ class SearchService:
         return await self._lookup(access, filters, *extra)
 
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
-        where = build_filter(access, filters, *extra) or everything()
+        where = build_filter(access, filters, *extra, scope=await self._read_scope()) or everything()
         hits: list[Hit] = []
         async for record in self.store.scroll(where, True, page=min(limit or 1024, 1024)):
             hits.append(self._hit(record.id, 1.0, record.payload))

@@ -86,7 +86,7 @@ PAYLOAD_FIELDS: tuple[str, ...] = (*_CHUNK_FIELDS, *_STORE_FIELDS)
 """Every key of a stored payload, in the order written."""
 
 
-FLAGS = ("generated",)
+FLAGS = ("generated", "library")
 """Boolean chunk fields that filters match, also stored as the keyword list `flags`: Qdrant Edge's
 Python binding reads a boolean match value as an integer, so a boolean field cannot be matched there."""
 

@@ -22,6 +22,7 @@ from app.core.states import ProjectStatus, SyncTrigger, Trigger
 from app.db import Database
 from app.deps import Deps
 from app.gitlab.client import GitLabClient, ProjectInfo
+from app.libraries.service import forget_project
 from app.sync.queue import enqueue_sync
 from app.sync.scope import OutOfScope, decide, decide_path
 from app.sync.syncer import purge_points, record_access, rename_points
@@ -66,6 +67,7 @@ async def _purge_held(deps: Deps, project_id: int) -> None:
     async with held(db, project_id):
         await purge_points(deps, project_id)
         await db.delete_project(project_id)
+        await forget_project(deps, db, project_id)
 
 
 async def move(deps: Deps, project_id: int, claimed_path: str) -> str:

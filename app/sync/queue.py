@@ -35,6 +35,7 @@ REPLAY = "replay_delivery"
 REBUILD = "rebuild"
 REBUILD_PROJECT = "rebuild_project"
 REBUILD_FINISH = "rebuild_finish"
+LIBRARIES = "index_libraries"
 
 
 def sync_job_id(project_id: int, gen: int, nonce: str | None = None) -> str:
@@ -99,6 +100,24 @@ def rebuild_project_job_id(rebuild_id: int, project_id: int) -> str:
 def rebuild_finish_job_id(rebuild_id: int) -> str:
     """The id of the job that switches the alias to rebuild `rebuild_id`'s generation once it is full."""
     return f"rebuild:{rebuild_id}:finish"
+
+
+def libraries_job_id(nonce: str | None = None) -> str:
+    """The id of the org-wide library job (issue 16): one waits at a time; a fresh one when it already runs."""
+    return "libraries" if nonce is None else f"libraries:{nonce}"
+
+
+async def enqueue_libraries(queue: ArqRedis) -> bool:
+    """Ask for a library run after a change of what projects declare; False when one already waits to start.
+
+    A run already under way may have read the declarations before this change: then another is queued
+    under a fresh id (it waits for the running one's lock).
+    """
+    if await queue.enqueue_job(LIBRARIES, _job_id=libraries_job_id()) is not None:
+        return True
+    if await _waiting(queue, libraries_job_id()):
+        return False
+    return await queue.enqueue_job(LIBRARIES, _job_id=libraries_job_id(uuid.uuid4().hex[:12])) is not None
 
 
 async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: Trigger) -> bool:

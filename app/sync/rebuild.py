@@ -37,6 +37,7 @@ from app.sync.queue import (
     REBUILD,
     REBUILD_FINISH,
     REBUILD_PROJECT,
+    enqueue_libraries,
     enqueue_once,
     rebuild_finish_job_id,
     rebuild_job_id,
@@ -184,6 +185,8 @@ async def finish(deps: Deps, rebuild_id: int) -> str:
     if previous is not None and previous != row.collection:
         await deps.store.drop_collection(previous)
     logger.info("rebuild %s: the alias now points at %s; dropped %s", rebuild_id, row.collection, previous)
+    if deps.queue is not None:  # library versions are not in the projects' manifests: the job fills them in
+        await enqueue_libraries(deps.queue)
     return f"rebuild {rebuild_id}: switched to {row.collection}"
 
 

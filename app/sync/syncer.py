@@ -21,12 +21,14 @@ from app.core.states import ProjectStatus, RunStatus, SyncMode, Trigger
 from app.db import Database, JobCounts, ProjectRow
 from app.deps import Deps
 from app.gitlab.client import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
+from app.libraries.service import forget_project, record_dependencies
 from app.store import filters
 from app.store.filters import Condition, Filter
 from app.store.indexing import WritePlan
 from app.store.payloads import commit_payload, repo_payload
 from app.sync.scope import InScope, decide
 from app.sync.targets import collections, write_targets
+from pipeline.buildfiles import is_build_file
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
@@ -54,13 +56,19 @@ class SyncPlan:
     """Every chunk's `commit_sha` becomes the new head: the indexed commit may not be on the branch any more."""
     fetched: Mapping[str, RawFile] = field(default_factory=dict)
     """Files already in hand (a repository archive): not downloaded again."""
+    touched: tuple[str, ...] | None = None
+    """Every path a compare saw change, in the code scope or not (build files: issue 16); None: not a compare."""
+    build_blobs: Mapping[str, str] | None = None
+    """The build files at the head and their blob ids when the plan saw the whole tree (a walk, an archive)."""
 
 
 def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
     """Plan from a `straight=true` compare: added/modified fetch, deleted drop, renames move."""
     fetch: list[Fetch] = []
     delete: list[str] = []
+    touched: dict[str, None] = {}
     for d in diffs:
+        touched.update(dict.fromkeys((d.old_path, d.new_path)))
         old_in, new_in = scope.matches(d.old_path), scope.matches(d.new_path)
         if d.deleted_file:
             if old_in:
@@ -72,7 +80,7 @@ def plan_compare(diffs: Iterable[Diff], scope: Scope) -> SyncPlan:
                 delete.append(d.old_path)
         elif new_in:
             fetch.append(Fetch(path=d.new_path))
-    return SyncPlan(mode=SyncMode.COMPARE, fetch=tuple(fetch), delete=tuple(delete))
+    return SyncPlan(mode=SyncMode.COMPARE, fetch=tuple(fetch), delete=tuple(delete), touched=tuple(touched))
 
 
 def plan_tree(
@@ -159,6 +167,7 @@ class Syncer:
                 branch=info.default_branch,
             )
             counts = await self._apply(row, plan, context, run_id)
+            await record_dependencies(self.deps, self.db, self.gitlab, row.id, head, plan=plan)
         except (Exception, asyncio.CancelledError) as exc:
             # Cancellation is how arq stops a job (shutdown, job_timeout): close the run all the same.
             error = str(exc) or type(exc).__name__
@@ -213,7 +222,10 @@ class Syncer:
         if self.deps.settings.backfill.archive and (row.indexed_sha is None or row.force_embed):
             archived = await self._archive(row.id, head)
             if archived is not None:
-                return replace(plan_archive(archived, await self.db.manifest(row.id)), cite_head=rewritten)
+                code = {path: raw for path, raw in archived.items() if self.scope.matches(path)}
+                builds = {path: raw.blob_id for path, raw in archived.items() if path not in code}
+                plan = plan_archive(code, await self.db.manifest(row.id))
+                return replace(plan, cite_head=rewritten, fetched=archived, build_blobs=builds)
         if row.indexed_sha and not row.full_sync and not row.force_embed:
             comparison = await self._compare(row.id, row.indexed_sha, head)
             if comparison is not None:
@@ -224,12 +236,13 @@ class Syncer:
             logger.info("project %s: compare %s", row.id, "overflowed" if comparison else "failed or lost its base")
         tree = await self.gitlab.tree(row.id, head)
         plan = plan_tree(tree, await self.db.manifest(row.id), self.scope, every_file=row.force_embed)
-        return replace(plan, cite_head=rewritten)
+        return replace(plan, cite_head=rewritten, build_blobs={p: b for p, b in tree.items() if is_build_file(p)})
 
     async def _archive(self, project_id: int, head: str) -> dict[str, RawFile] | None:
-        """Every in-scope file at the head from one archive request; None when GitLab refuses it (walk the tree)."""
+        """Every in-scope file and build file at the head from one archive request; None when GitLab refuses it."""
+        wanted = lambda path: self.scope.matches(path) or is_build_file(path)  # noqa: E731
         try:
-            return await self.gitlab.archive(project_id, head, self.scope.matches, self.config.max_file_bytes)
+            return await self.gitlab.archive(project_id, head, wanted, self.config.max_file_bytes)
         except GitLabError as exc:  # rate-limited, not allowed, export attributes, cut while streaming
             logger.info("project %s: no archive (%s: %s), walking the tree", project_id, type(exc).__name__, exc)
             return None
@@ -360,3 +373,4 @@ async def leave_scope(deps: Deps, db: Database, project_id: int, reason: str, ge
     """A project left the indexing scope: delete its points, then mark it (call it holding the project's lock)."""
     await purge_points(deps, project_id)
     await db.mark_out_of_scope(project_id, reason, gen)
+    await forget_project(deps, db, project_id)

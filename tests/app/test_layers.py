@@ -39,6 +39,8 @@ LEVELS: dict[str, int] = {
     # Services: indexing, the sync and its sweep, search and ranking, who may read what.
     "app.store.indexing": SERVICE,
     "app.sync": SERVICE,
+    "app.libraries": SERVICE,
+    "app.libraries.maven": ADAPTER,
     "app.search": SERVICE,
     "app.auth": SERVICE,
     # Entry points and the composition root: app/'s own modules, the webhook receiver, MCP.

@@ -24,6 +24,7 @@ from app.core.states import (
     BackfillOutcome,
     BackfillStatus,
     DeliveryOutcome,
+    LibraryStatus,
     ProjectStatus,
     RebuildProjectStatus,
     RebuildStatus,
@@ -34,6 +35,7 @@ from app.core.states import (
 )
 from app.sync import queue
 from hooks.events import parse_event
+from pipeline.buildfiles import DependencyKind
 from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS, SymbolType
 from pipeline.outline import CALLABLE_NODE_KINDS, TYPE_NODE_KINDS
 from testkit import payloads
@@ -46,6 +48,8 @@ CHECKED: dict[tuple[str, str], type[enum.StrEnum]] = {
     ("backfill_projects", "outcome"): BackfillOutcome,
     ("rebuilds", "status"): RebuildStatus,
     ("rebuild_projects", "status"): RebuildProjectStatus,
+    ("libraries", "status"): LibraryStatus,
+    ("project_dependencies", "kind"): DependencyKind,
     ("index_requests", "source"): RequestSource,
 }
 CHECK_VALUES = """

@@ -1,0 +1,49 @@
+"""Build files to declared dependencies (issue 16, part 1): `read_builds(files) -> BuildReading`.
+
+`files` is every build file of one repository (`is_build_file`), path → bytes. Maven poms are read by
+`pipeline.buildfiles.pom`, Gradle scripts and catalogs by `pipeline.buildfiles.gradle`. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pipeline.buildfiles.gradle import read_gradle
+from pipeline.buildfiles.model import (
+    POM,
+    BuildReading,
+    Dependency,
+    DependencyKind,
+    Problem,
+    is_build_file,
+    library_repo_path,
+    matches,
+    parse_library_repo_path,
+)
+from pipeline.buildfiles.pom import read_poms
+
+__all__ = [
+    "BuildReading",
+    "Dependency",
+    "DependencyKind",
+    "Problem",
+    "is_build_file",
+    "library_repo_path",
+    "matches",
+    "parse_library_repo_path",
+    "read_builds",
+]
+
+
+def read_builds(files: Mapping[str, bytes]) -> BuildReading:
+    """The dependencies every build file of a repository declares, each once per file, scope and kind."""
+    poms = {path: data for path, data in files.items() if path.rsplit("/", 1)[-1] == POM}
+    gradle = {path: data for path, data in files.items() if path not in poms}
+    maven_deps, maven_problems, maven_groups = read_poms(poms)
+    gradle_deps, gradle_problems, gradle_groups = read_gradle(gradle)
+    unique = {(d.source, d.group, d.artifact, d.kind, d.scope): d for d in [*maven_deps, *gradle_deps]}
+    return BuildReading(
+        dependencies=tuple(unique.values()),
+        problems=(*maven_problems, *gradle_problems),
+        groups=tuple(sorted(maven_groups | gradle_groups)),
+    )

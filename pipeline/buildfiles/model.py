@@ -1,0 +1,99 @@
+"""What reading a project's build files gives: declared dependencies, and the files that could not be read.
+
+Pure values (issue 16, part 1). `Dependency.unresolved` says why a version is not known; a resolved
+dependency has it None and a concrete `version`.
+"""
+
+from __future__ import annotations
+
+import enum
+from fnmatch import fnmatchcase
+
+from pipeline._values import value
+
+POM = "pom.xml"
+GRADLE = ("build.gradle", "build.gradle.kts")
+GRADLE_PROPERTIES = "gradle.properties"
+CATALOG = "gradle/libs.versions.toml"
+BUILD_FILE_NAMES = frozenset({POM, *GRADLE, GRADLE_PROPERTIES, "libs.versions.toml"})
+"""The file names that describe dependencies: a change to any of them re-reads the project's build."""
+
+
+def is_build_file(path: str) -> bool:
+    """Whether `path` is a file the build reading reads (`pom.xml`, `build.gradle(.kts)`, a catalog, properties)."""
+    name = path.rsplit("/", 1)[-1]
+    if name == "libs.versions.toml":
+        return path == CATALOG or path.endswith("/" + CATALOG)
+    return name in BUILD_FILE_NAMES
+
+
+class DependencyKind(enum.StrEnum):
+    """What a declaration brings in."""
+
+    LIBRARY = "library"  # a jar whose code the project compiles or runs against
+    BOM = "bom"  # a Maven BOM import or a Gradle platform: versions only, no code
+
+
+@value
+class Dependency:
+    """One declared dependency of one build file."""
+
+    group: str
+    artifact: str
+    version: str = ""  # "" when not known; the text as far as it resolved otherwise
+    kind: DependencyKind = DependencyKind.LIBRARY
+    scope: str = ""  # Maven's scope or Gradle's configuration, as written
+    source: str  # the build file that declares it
+    unresolved: str | None = None  # why `version` is not a concrete version; None: resolved
+
+    @property
+    def coordinates(self) -> str:
+        """`group:artifact:version` (the version empty when not known)."""
+        return f"{self.group}:{self.artifact}:{self.version}"
+
+
+@value
+class Problem:
+    """A build file that could not be read (malformed XML, a DOCTYPE, bad TOML), and why."""
+
+    source: str
+    detail: str
+
+
+@value
+class BuildReading:
+    """Everything read from one project's build files."""
+
+    dependencies: tuple[Dependency, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    groups: tuple[str, ...] = ()
+    """The groups the repository's own artifacts are published under (a pom's groupId, Gradle's `group = ...`)."""
+
+
+def matches(patterns: tuple[str, ...], group: str, artifact: str) -> bool:
+    """Whether `group:artifact` matches one of the globs (`org.springframework*`, `com.acme:*-client`).
+
+    A pattern without a colon names groups only (`org.springframework*` allows every artifact of
+    those groups); with one, it is matched against `group:artifact`. No patterns: everything matches.
+    """
+    if not patterns:
+        return True
+    key = f"{group}:{artifact}"
+    return any(fnmatchcase(key if ":" in p else group, p) for p in patterns)
+
+
+LIBRARY_PREFIX = "maven:"
+"""The `repo_path` of a library's chunks starts with this; a GitLab path never holds a colon."""
+
+
+def library_repo_path(group: str, artifact: str, version: str) -> str:
+    """`maven:<group>:<artifact>:<version>`: the `repo_path` a library version is indexed under."""
+    return f"{LIBRARY_PREFIX}{group}:{artifact}:{version}"
+
+
+def parse_library_repo_path(repo_path: str) -> tuple[str, str, str] | None:
+    """(group, artifact, version) of a library's `repo_path`, or None for the org's own code."""
+    if not repo_path.startswith(LIBRARY_PREFIX):
+        return None
+    parts = repo_path.removeprefix(LIBRARY_PREFIX).split(":")
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 and all(parts) else None

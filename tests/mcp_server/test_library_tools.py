@@ -1,0 +1,105 @@
+"""MCP over library code (issue 16): the `scope` argument, library hits with their users, `find_library_usages`.
+
+Two projects use one library version; the caller reads only one of them. Library code answers for
+every caller; which projects use it names only the readable one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+
+from app.auth.access import Access
+from app.core.settings import LibrarySettings, MavenRepository
+from mcp_server.server import create_server
+from testkit.fake_maven import FakeMaven
+from testkit.sync_env import SyncEnv, sync_env
+from tests.support.sources import service_java
+
+SRC = "src/main/java/com/acme/"
+POM = (
+    '<project xmlns="http://maven.apache.org/POM/4.0.0"><groupId>com.acme</groupId><artifactId>x</artifactId>'
+    "<version>1</version><dependencies><dependency><groupId>org.lib</groupId><artifactId>clock</artifactId>"
+    "<version>4.2</version></dependency></dependencies></project>"
+)
+CLOCK = {
+    "org/lib/clock/Ticker.java": "package org.lib.clock;\n\n/** Ticks once per second. */\n"
+    "public class Ticker {\n    public long tick() {\n        return 1L;\n    }\n}\n",
+}
+
+
+@pytest.fixture
+def maven() -> Iterator[FakeMaven]:
+    with FakeMaven() as repository:
+        repository.publish("org.lib", "clock", "4.2", CLOCK)
+        yield repository
+
+
+@pytest_asyncio.fixture
+async def env(tmp_path: Path, clean_db: str, clean_redis: str, maven: FakeMaven) -> AsyncIterator[SyncEnv]:
+    settings = LibrarySettings(repositories=[MavenRepository(url=maven.url)])
+    async with sync_env(tmp_path, clean_db, clean_redis, libraries=settings) as e:
+        public = e.gitlab.create_project("acme/public")
+        hidden = e.gitlab.create_project("acme/hidden")
+        for project in (public, hidden):
+            await e.push(project, {"pom.xml": POM, SRC + "A.java": service_java("A")})
+        await e.work()
+        yield e
+
+
+def reader(env: SyncEnv) -> Access:
+    [public] = [p for p in env.gitlab.snapshots() if p.path_with_namespace == "acme/public"]
+    return Access(subject="user:1", project_ids=frozenset({public.id}))
+
+
+async def call(env: SyncEnv, tool: str, **arguments: Any) -> Any:
+    async with Client(create_server(lambda: env.deps, unauthenticated=reader(env))) as client:
+        return await client.call_tool(tool, arguments)
+
+
+async def test_get_symbol_reads_library_code_only_in_a_library_scope(env: SyncEnv) -> None:
+    with pytest.raises(ToolError, match="No symbol named"):
+        await call(env, "get_symbol", name="Ticker")
+    result = await call(env, "get_symbol", name="Ticker", scope="libraries")
+    [item] = result.structured_content["results"]
+    assert item["repo_path"] == "maven:org.lib:clock:4.2"
+    assert item["library"] == {"group": "org.lib", "artifact": "clock", "version": "4.2", "used_by": ["acme/public"]}
+    text = result.content[0].text
+    assert "library, version 4.2; used by: acme/public" in text and "acme/hidden" not in text
+
+
+async def test_scope_all_searches_both(env: SyncEnv) -> None:
+    result = await call(env, "semantic_search", query="tick service run", scope="all")
+    repos = {item["repo_path"] for item in result.structured_content["results"]}
+    assert repos == {"acme/public", "maven:org.lib:clock:4.2"}
+
+
+async def test_list_repos_by_scope(env: SyncEnv) -> None:
+    code = await call(env, "list_repos")
+    libraries = await call(env, "list_repos", scope="libraries")
+    assert [i["repo"] for i in code.structured_content["results"]] == ["acme/public"]
+    assert [i["repo"] for i in libraries.structured_content["results"]] == ["maven:org.lib:clock:4.2"]
+
+
+async def test_find_library_usages_names_only_readable_projects(env: SyncEnv) -> None:
+    result = await call(env, "find_library_usages", library="org.lib:clock")
+    [item] = result.structured_content["results"]
+    assert (item["repo"], item["version"], item["build_file"], item["sources"]) == (
+        "acme/public",
+        "4.2",
+        "pom.xml",
+        "indexed",
+    )
+    assert "acme/hidden" not in result.content[0].text
+
+
+@pytest.mark.parametrize("library", ["", ":", "a:b:c:d", "org.none"])
+async def test_find_library_usages_refuses_or_misses_clearly(env: SyncEnv, library: str) -> None:
+    with pytest.raises(ToolError):
+        await call(env, "find_library_usages", library=library)
