@@ -370,9 +370,16 @@ def count_input(root: Path) -> tuple[int, int]:
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def limited_tree(source: Path, limit: int, into: Path) -> Path:
-    """A tree of symlinks to the first `limit` .java files of `source` (sorted by path)."""
-    paths = sorted((p for p in source.rglob("*.java") if p.is_file()), key=lambda p: p.as_posix())[:limit]
+def linked_tree(cache_dir: Path, modules: Sequence[str], limit: int | None, into: Path) -> Path:
+    """A tree of symlinks to the .java files of `modules` under `module/`, the first `limit` (sorted by path) if given.
+
+    One module without a limit is indexed in place (its own root, as before).
+    """
+    if len(modules) == 1 and limit is None:
+        return cache_dir / modules[0]
+    source = cache_dir if len(modules) > 1 else cache_dir / modules[0]
+    found = (p for m in modules for p in (cache_dir / m).rglob("*.java") if p.is_file())
+    paths = sorted(found, key=lambda p: p.as_posix())[:limit]
     for path in paths:
         link = into / path.relative_to(source)
         link.parent.mkdir(parents=True, exist_ok=True)
@@ -389,7 +396,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description="Index a JDK module end to end (lexical-only and with a stub embedder), then time searches.",
     )
     add_jdk_arguments(parser)
-    parser.add_argument("--module", default=DEFAULT_MODULE, help="one JDK module (default: %(default)s)")
+    parser.add_argument(
+        "--module",
+        default=DEFAULT_MODULE,
+        help="JDK modules, comma-separated, indexed as one repository (default: %(default)s)",
+    )
     parser.add_argument("--mode", choices=("lexical", "stub", "both"), default="both", help="default: both")
     parser.add_argument(
         "--stub", choices=("http", "inproc", "both"), default="http", help="which stub embedder (default: http)"
@@ -424,16 +435,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_start = os.getloadavg()
     code_at_start = code_digest()
     ensure_extracted(args.src_zip, args.cache_dir)
-    module_root = args.cache_dir / args.module
-    if not module_root.is_dir():
-        raise SystemExit(f"error: no module {args.module!r} in {args.cache_dir}")
+    modules = [m.strip() for m in args.module.split(",") if m.strip()]
+    missing = [m for m in modules if not (args.cache_dir / m).is_dir()]
+    if not modules or missing:
+        raise SystemExit(f"error: no module {', '.join(missing) or repr(args.module)} in {args.cache_dir}")
     with contextlib.ExitStack() as stack:
         if args.qdrant_path is not None:
             args.qdrant_path.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix="javakb-bench-index-", dir=args.qdrant_path))
         if not args.keep:
             stack.callback(shutil.rmtree, work, True)
-        root = module_root if args.limit is None else limited_tree(module_root, args.limit, work / "tree")
+        root = linked_tree(args.cache_dir, modules, args.limit, work / "tree")
         files, size = count_input(root)
         print(f"{files:,} .java files, {size / MB:.1f} MB under {root}; stores under {work}", file=sys.stderr)
         results: list[dict[str, Any]] = []
@@ -442,7 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             opts = ModeOptions(
                 mode=mode,
                 root=str(root),
-                repo_path=f"openjdk/jdk17/{args.module}",
+                repo_path=f"openjdk/jdk17/{'+'.join(modules)}",
                 qdrant_path=str(work / mode),
                 engine=args.engine,
                 queries=args.queries,
