@@ -14,7 +14,7 @@ content has the shape its declared output schema says (`mcp_server.schemas`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
@@ -30,7 +30,18 @@ from app.core.states import ProjectStatus
 from app.deps import Deps
 from app.search.service import Filters, Hit, SearchService
 from mcp_server.auth import caller_access
-from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST, Entry, Rendered, echo, page, render_hits
+from mcp_server.render import (
+    DEFAULT_BUDGET,
+    SET_CODE_FIRST,
+    Entry,
+    Rendered,
+    echo,
+    most_shown,
+    page,
+    place_floor,
+    render_hits,
+    render_window,
+)
 from mcp_server.schemas import (
     CalleesAnswer,
     HitsAnswer,
@@ -247,12 +258,14 @@ class KnowledgeTools:
         """
         search, access = await self._search(repo)
         scan = offset + SET_SCAN
-        hits = await search.by_annotation(access, annotation, repo, scan, path_prefix=path_prefix)
-        capped = (
-            f" (the scan stopped at {scan}: narrow with repo or path_prefix for the rest)" if len(hits) >= scan else ""
-        )
+        members = await search.annotated(access, annotation, repo, scan, path_prefix=path_prefix)
+        total = len(members.found)
+        capped = f" (the scan stopped at {scan}: narrow with repo or path_prefix for the rest)" if total >= scan else ""
         header = f"Carrying {echo(annotation)}{capped}:"
-        return _result(_set(hits, header, offset, code, max_chars, excerpt_lines=8))
+        # Only the members this page can show are read whole (each entry takes at least its place).
+        stop = offset + most_shown((place_floor(m.repo_path, m.file_path) for m in members.found[offset:]), max_chars)
+        window = await search.hits_of(members, offset, stop)
+        return _result(_set_window(window, total, header, offset, code, max_chars, excerpt_lines=8))
 
     async def get_callers(
         self,
@@ -384,10 +397,19 @@ def _set(
     hits: Sequence[Hit], header: str, offset: int, code: bool, budget: int, *, excerpt_lines: int | None
 ) -> Rendered:
     """A set answer: one citation line per member, the code of the first few (of all with `code`)."""
+    window = (hits[i] for i in range(offset, len(hits)))  # read as the page takes them (`render_window`)
+    return _set_window(window, len(hits), header, offset, code, budget, excerpt_lines=excerpt_lines)
+
+
+def _set_window(
+    window: Iterable[Hit], total: int, header: str, offset: int, code: bool, budget: int, *, excerpt_lines: int | None
+) -> Rendered:
+    """`_set` of an answer of `total` hits given only those from `offset` on that the page can show."""
     code_first = None if code else SET_CODE_FIRST
-    return render_hits(
-        hits, budget=budget, excerpt_lines=excerpt_lines, header=header, offset=offset, code_first=code_first
-    )
+    return render_window(
+        window, total=total, budget=budget, excerpt_lines=excerpt_lines, header=header, offset=offset,
+        code_first=code_first,
+    )  # fmt: skip
 
 
 def _lines(lines: Sequence[str], items: Sequence[Any], offset: int, budget: int, *, header: str = "") -> Rendered:

@@ -29,9 +29,9 @@ from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
 from app.search.synonyms import synonyms
 from app.store.embeddings import Embedder
 from app.store.engines import Store
-from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything
+from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything, has_id
 from app.store.lexical import query_vector
-from app.store.payloads import StoredChunk, flagged
+from app.store.payloads import StoredChunk, flagged, read
 from app.store.routes import query_keys, route_matches, specificity
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text
@@ -41,6 +41,8 @@ MAX_SCOPES_CACHED = 1024
 MAX_NAMED = 8  # names and routes of one question looked up exactly
 MAX_SUBJECTS = 2  # subjects of one relation question looked up
 MAX_EXACT = 256  # exact matches a question adds to the pool at most
+ORDER_FIELDS = ("repo_path", "file_path", "line_start", "part_index")
+"""The chunk fields every exact lookup answers in the order of: repository, file, line and part."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,6 +74,32 @@ class Citation(TypedDict):
     commit_sha: str | None
     indexed_at: str | None
     permalink: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A lookup's member as its `ORDER_FIELDS` read it: enough to sort it and to bound a page, not to show it."""
+
+    id: str
+    order: tuple[Any, ...]  # the values of ORDER_FIELDS
+
+    @property
+    def repo_path(self) -> str:
+        """The repository it would be cited in."""
+        return str(self.order[0])
+
+    @property
+    def file_path(self) -> str:
+        """The file it would be cited in."""
+        return str(self.order[1])
+
+
+@dataclass(frozen=True, slots=True)
+class Members:
+    """A lookup's members in file order, read by their order fields only; `SearchService.hits_of` reads a page."""
+
+    found: list[Member]
+    where: Filter  # the lookup's filter, the caller's access included: a page is read under it again
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -369,12 +397,49 @@ class SearchService:
         *,
         path_prefix: str | None = None,
     ) -> list[Hit]:
-        """Chunks carrying an annotation (by simple name): the first `limit` found, in file order.
+        """Chunks carrying an annotation (by simple name): the first `limit` found, in file order."""
+        members = await self.annotated(access, annotation, repo, limit, path_prefix=path_prefix)
+        return await self.hits_of(members, 0, len(members.found))
 
-        The scroll stops at `limit`: `@Override` alone marks 10,785 chunks of two JDK modules.
+    async def annotated(
+        self,
+        access: Access,
+        annotation: str,
+        repo: str | None = None,
+        limit: int = 200,
+        *,
+        path_prefix: str | None = None,
+    ) -> Members:
+        """`by_annotation`'s members, read by their order fields only; a page's hits come from `hits_of`.
+
+        The scroll stops at `limit`: `@Override` alone marks 10,785 chunks of two JDK modules, and a
+        page of an answer shows a few dozen of them: reading the payloads of only those is the cheap part.
         """
         scope = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
-        return await self._lookup(access, scope, limit=limit)
+        where = build_filter(access, scope) or everything()
+        found: list[Member] = []
+        async for record in self.store.scroll(where, ORDER_FIELDS, page=min(limit, 1024)):
+            payload = record.payload or {}
+            found.append(Member(str(record.id), tuple(read(payload, name) for name in ORDER_FIELDS)))
+            if len(found) >= limit:
+                break
+        found.sort(key=lambda m: m.order)  # stable: as `_in_file_order` sorts the same members' hits
+        return Members(found, where)
+
+    async def hits_of(self, members: Members, start: int, stop: int) -> list[Hit]:
+        """The hits of `members.found[start:stop]`, read whole, in that order (one scroll of their ids).
+
+        Read under the lookup's filter again: a member that has left it since (deleted, re-annotated,
+        no longer readable by the caller) is left out.
+        """
+        wanted = members.found[start:stop]
+        if not wanted:
+            return []
+        where = all_of(members.where, has_id([m.id for m in wanted]))
+        hits: dict[str, Hit] = {}
+        async for record in self.store.scroll(where, True, page=len(wanted)):
+            hits[str(record.id)] = self._hit(record.id, 1.0, record.payload)
+        return [hits[m.id] for m in wanted if m.id in hits]
 
     async def callers(
         self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
@@ -633,7 +698,7 @@ class SearchService:
 
 def _in_file_order(hits: list[Hit]) -> list[Hit]:
     """Hits by repository, file, line and part: the order every exact lookup answers in."""
-    hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.chunk.part_index))
+    hits.sort(key=lambda h: tuple(getattr(h.chunk, name) for name in ORDER_FIELDS))
     return hits
 
 
