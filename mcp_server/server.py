@@ -259,13 +259,12 @@ class KnowledgeTools:
         search, access = await self._search(repo)
         scan = offset + SET_SCAN
         members = await search.annotated(access, annotation, repo, scan, path_prefix=path_prefix)
-        total = len(members.found)
-        capped = f" (the scan stopped at {scan}: narrow with repo or path_prefix for the rest)" if total >= scan else ""
-        header = f"Carrying {echo(annotation)}{capped}:"
-        # Only the members this page can show are read whole (each entry takes at least its place).
-        stop = offset + most_shown((place_floor(m.repo_path, m.file_path) for m in members.found[offset:]), max_chars)
-        window = await search.hits_of(members, offset, stop)
-        return _result(_set_window(window, total, header, offset, code, max_chars, excerpt_lines=8))
+        capped = f" (the scan stopped at {scan}: narrow with repo or path_prefix for the rest)"
+        header = f"Carrying {echo(annotation)}{capped if len(members) >= scan else ''}:"
+        # Only the members this page can show become hits (each entry takes at least its place).
+        shown = most_shown((place_floor(m.repo_path, m.file_path) for m in members[offset:]), max_chars)
+        window = search.hits_of(members[offset : offset + shown])
+        return _result(_set_window(window, len(members), header, offset, code, max_chars, excerpt_lines=8))
 
     async def get_callers(
         self,

@@ -29,9 +29,9 @@ from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
 from app.search.synonyms import synonyms
 from app.store.embeddings import Embedder
 from app.store.engines import Store
-from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything, has_id
+from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything
 from app.store.lexical import query_vector
-from app.store.payloads import StoredChunk, flagged, read
+from app.store.payloads import StoredChunk, flagged, read_fields
 from app.store.routes import query_keys, route_matches, specificity
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text
@@ -78,28 +78,21 @@ class Citation(TypedDict):
 
 @dataclass(frozen=True, slots=True)
 class Member:
-    """A lookup's member as its `ORDER_FIELDS` read it: enough to sort it and to bound a page, not to show it."""
+    """A lookup's member: its point, its `ORDER_FIELDS` read, and its payload as stored (made a `Hit` when shown)."""
 
     id: str
     order: tuple[Any, ...]  # the values of ORDER_FIELDS
+    payload: Mapping[str, Any] = field(repr=False)
 
     @property
     def repo_path(self) -> str:
-        """The repository it would be cited in."""
+        """The repository it is cited in."""
         return str(self.order[0])
 
     @property
     def file_path(self) -> str:
-        """The file it would be cited in."""
+        """The file it is cited in."""
         return str(self.order[1])
-
-
-@dataclass(frozen=True, slots=True)
-class Members:
-    """A lookup's members in file order, read by their order fields only; `SearchService.hits_of` reads a page."""
-
-    found: list[Member]
-    where: Filter  # the lookup's filter, the caller's access included: a page is read under it again
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -398,8 +391,7 @@ class SearchService:
         path_prefix: str | None = None,
     ) -> list[Hit]:
         """Chunks carrying an annotation (by simple name): the first `limit` found, in file order."""
-        members = await self.annotated(access, annotation, repo, limit, path_prefix=path_prefix)
-        return await self.hits_of(members, 0, len(members.found))
+        return self.hits_of(await self.annotated(access, annotation, repo, limit, path_prefix=path_prefix))
 
     async def annotated(
         self,
@@ -409,37 +401,27 @@ class SearchService:
         limit: int = 200,
         *,
         path_prefix: str | None = None,
-    ) -> Members:
-        """`by_annotation`'s members, read by their order fields only; a page's hits come from `hits_of`.
+    ) -> list[Member]:
+        """`by_annotation`'s members, sorted by their order fields only; `hits_of` makes the shown ones hits.
 
-        The scroll stops at `limit`: `@Override` alone marks 10,785 chunks of two JDK modules, and a
-        page of an answer shows a few dozen of them: reading the payloads of only those is the cheap part.
+        The scroll stops at `limit`: `@Override` alone marks 10,785 chunks of two JDK modules, and a page
+        of an answer shows a few dozen of them. Edge reads a point's whole payload whichever fields are
+        asked for (docs/performance.md), so the payloads come in one read; only the shown ones are parsed.
         """
         scope = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
         where = build_filter(access, scope) or everything()
         found: list[Member] = []
-        async for record in self.store.scroll(where, ORDER_FIELDS, page=min(limit, 1024)):
+        async for record in self.store.scroll(where, True, page=min(limit, 1024)):
             payload = record.payload or {}
-            found.append(Member(str(record.id), tuple(read(payload, name) for name in ORDER_FIELDS)))
+            found.append(Member(str(record.id), read_fields(payload, ORDER_FIELDS), payload))
             if len(found) >= limit:
                 break
         found.sort(key=lambda m: m.order)  # stable: as `_in_file_order` sorts the same members' hits
-        return Members(found, where)
+        return found
 
-    async def hits_of(self, members: Members, start: int, stop: int) -> list[Hit]:
-        """The hits of `members.found[start:stop]`, read whole, in that order (one scroll of their ids).
-
-        Read under the lookup's filter again: a member that has left it since (deleted, re-annotated,
-        no longer readable by the caller) is left out.
-        """
-        wanted = members.found[start:stop]
-        if not wanted:
-            return []
-        where = all_of(members.where, has_id([m.id for m in wanted]))
-        hits: dict[str, Hit] = {}
-        async for record in self.store.scroll(where, True, page=len(wanted)):
-            hits[str(record.id)] = self._hit(record.id, 1.0, record.payload)
-        return [hits[m.id] for m in wanted if m.id in hits]
+    def hits_of(self, members: Sequence[Member]) -> list[Hit]:
+        """These members as hits (their payloads parsed), in the same order."""
+        return [self._hit(m.id, 1.0, m.payload) for m in members]
 
     async def callers(
         self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None

@@ -38,8 +38,6 @@ def _condition(condition: Any) -> Any:
         return edge_filter(condition)
     if isinstance(condition, qm.IsEmptyCondition):
         return qe.IsEmptyCondition(condition.is_empty.key)
-    if isinstance(condition, qm.HasIdCondition):
-        return qe.HasIdCondition({str(i) for i in condition.has_id})
     if isinstance(condition, qm.FieldCondition):
         return _field(condition)
     raise TypeError(f"no Edge form for the filter condition {condition!r}")

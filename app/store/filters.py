@@ -38,12 +38,6 @@ def is_empty(key: str) -> qm.IsEmptyCondition:
     return qm.IsEmptyCondition(is_empty=qm.PayloadField(key=key))
 
 
-def has_id(ids: Sequence[str]) -> qm.HasIdCondition:
-    """Points whose id is one of `ids`."""
-    listed: list[qm.ExtendedPointId] = list(ids)
-    return qm.HasIdCondition(has_id=listed)
-
-
 def all_of(*conditions: Condition, none_of: Sequence[Condition] = ()) -> qm.Filter:
     """Points matching every condition and none of `none_of`."""
     return qm.Filter(must=list(conditions), must_not=list(none_of) or None)

@@ -7,7 +7,6 @@ HTTP method. Expected answers come from `tests/fixtures/java/shop/FIXTURE.md`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -203,24 +202,13 @@ async def test_by_annotation_respects_the_limit(search: SearchService) -> None:
     assert len(await search.by_annotation(LOCAL, "Transactional", ACME, limit=2)) == 2
 
 
-async def test_a_page_of_annotated_members_reads_the_same_hits_in_the_same_order(search: SearchService) -> None:
+async def test_annotated_members_are_the_hits_of_by_annotation_in_the_same_order(search: SearchService) -> None:
     members = await search.annotated(LOCAL, "Transactional", ACME)
     every = await search.by_annotation(LOCAL, "Transactional", ACME)
 
-    assert [m.id for m in members.found] == [h.id for h in every]
-    assert [m.order for m in members.found] == [
-        (h.repo_path, h.file_path, h.line_start, h.chunk.part_index) for h in every
-    ]
-    assert [h.id for h in await search.hits_of(members, 1, 3)] == [h.id for h in every[1:3]]
-    assert await search.hits_of(members, len(every), len(every) + 5) == []
-
-
-async def test_a_page_of_members_is_read_under_the_lookup_filter_again(search: SearchService) -> None:
-    members = await search.annotated(LOCAL, "Transactional", ACME)
-    elsewhere = (await search.annotated(LOCAL, "Transactional", OTHER)).where  # as if they had left the lookup since
-
-    assert members.found
-    assert await search.hits_of(dataclasses.replace(members, where=elsewhere), 0, len(members.found)) == []
+    assert [m.id for m in members] == [h.id for h in every]
+    assert [m.order for m in members] == [(h.repo_path, h.file_path, h.line_start, h.chunk.part_index) for h in every]
+    assert search.hits_of(members[1:3]) == every[1:3]
 
 
 async def test_callers_of_a_method(search: SearchService) -> None:

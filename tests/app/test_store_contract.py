@@ -149,17 +149,6 @@ async def test_filters_match_the_same_points(store: Store) -> None:
     assert empty == len(found)
 
 
-async def test_an_id_filter_matches_the_same_points_under_the_other_conditions(store: Store) -> None:
-    found = await filled(store)
-    missing = "00000000-0000-4000-8000-000000000000"
-    ids = [c.id for c in found[:3]] + [missing]
-
-    assert set(await payloads(store, filters.all_of(filters.has_id(ids)))) == {c.id for c in found[:3]}
-    methods = filters.all_of(filters.has_id(ids), filters.eq("symbol_type", "method"))
-    assert set(await payloads(store, methods)) == {c.id for c in found[:3] if c.symbol_type == "method"}
-    assert await store.count(filters.all_of(filters.has_id([missing]))) == 0
-
-
 async def test_a_flag_filters_alike_and_a_point_written_before_it_is_not_flagged(store: Store) -> None:
     await store.ensure(LEXICAL_ONLY)
     found = chunks()
