@@ -88,8 +88,8 @@ def render_window(
 ) -> Rendered:  # fmt: skip
     """`render_hits` of an answer of `total` hits given only those from `offset` on (`window`).
 
-    A window of `most_shown` hits gives the same page as all of them: a set answer reads the payloads
-    of only those.
+    A window of `most_shown` hits gives the same page as all of them: a set answer parses the payloads
+    of only those (`find_by_annotation`).
     """
     return page(
         _hit_entries(window, offset, excerpt_lines, code_first),
