@@ -5,6 +5,7 @@ Run from the repository root:
     .venv/bin/python -m bench.index_jdk                          # java.base, lexical-only and HTTP stub
     .venv/bin/python -m bench.index_jdk --mode stub --stub both   # HTTP stub and in-process stub
     .venv/bin/python -m bench.index_jdk --limit 300 --queries 40  # a quick check
+    .venv/bin/python -m bench.index_jdk --module java.base,java.desktop --mode lexical   # 109k chunks, one repo
 
 Each mode runs in its own spawned process (so peak RSS is that mode's own) against a fresh embedded Qdrant
 folder (local mode), with every `.java` file of the module in scope:
