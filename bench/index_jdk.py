@@ -68,10 +68,12 @@ from bench.common import (
     STUB_MODEL,
     StubServer,
     add_jdk_arguments,
+    count_input,
     disk_mb,
     ensure_extracted,
     kb_to_mb,
     latency_summary,
+    linked_tree,
     max_rss_mb,
     rate,
     status_kb,
@@ -364,28 +366,6 @@ def run_mode_in_child(opts: ModeOptions) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------------- report
-
-
-def count_input(root: Path) -> tuple[int, int]:
-    files = [p for p in root.rglob("*.java") if p.is_file()]
-    return len(files), sum(p.stat().st_size for p in files)
-
-
-def linked_tree(cache_dir: Path, modules: Sequence[str], limit: int | None, into: Path) -> Path:
-    """A tree of symlinks to the .java files of `modules` under `module/`, the first `limit` (sorted by path) if given.
-
-    One module without a limit is indexed in place (its own root, as before).
-    """
-    if len(modules) == 1 and limit is None:
-        return cache_dir / modules[0]
-    source = cache_dir if len(modules) > 1 else cache_dir / modules[0]
-    found = (p for m in modules for p in (cache_dir / m).rglob("*.java") if p.is_file())
-    paths = sorted(found, key=lambda p: p.as_posix())[:limit]
-    for path in paths:
-        link = into / path.relative_to(source)
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(path)
-    return into
 
 
 # --------------------------------------------------------------------------------------------------- main
