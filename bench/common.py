@@ -241,6 +241,28 @@ def ensure_extracted(src_zip: Path, cache_dir: Path) -> None:
     partial.rename(cache_dir)
 
 
+def count_input(root: Path) -> tuple[int, int]:
+    files = [p for p in root.rglob("*.java") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def linked_tree(cache_dir: Path, modules: Sequence[str], limit: int | None, into: Path) -> Path:
+    """A tree of symlinks to the .java files of `modules` under `module/`, the first `limit` (sorted by path) if given.
+
+    One module without a limit is indexed in place (its own root, as before).
+    """
+    if len(modules) == 1 and limit is None:
+        return cache_dir / modules[0]
+    source = cache_dir if len(modules) > 1 else cache_dir / modules[0]
+    found = (p for m in modules for p in (cache_dir / m).rglob("*.java") if p.is_file())
+    paths = sorted(found, key=lambda p: p.as_posix())[:limit]
+    for path in paths:
+        link = into / path.relative_to(source)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(path)
+    return into
+
+
 def load_files(cache_dir: Path, module: str | None) -> list[SourceFile]:
     """Read every .java file of one module (or of all when module is None) into memory, sorted by path."""
     modules = sorted(p for p in cache_dir.iterdir() if p.is_dir())

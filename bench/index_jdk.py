@@ -5,6 +5,7 @@ Run from the repository root:
     .venv/bin/python -m bench.index_jdk                          # java.base, lexical-only and HTTP stub
     .venv/bin/python -m bench.index_jdk --mode stub --stub both   # HTTP stub and in-process stub
     .venv/bin/python -m bench.index_jdk --limit 300 --queries 40  # a quick check
+    .venv/bin/python -m bench.index_jdk --module java.base,java.desktop --mode lexical   # 109k chunks, one repo
 
 Each mode runs in its own spawned process (so peak RSS is that mode's own) against a fresh embedded Qdrant
 folder (local mode), with every `.java` file of the module in scope:
@@ -67,10 +68,12 @@ from bench.common import (
     STUB_MODEL,
     StubServer,
     add_jdk_arguments,
+    count_input,
     disk_mb,
     ensure_extracted,
     kb_to_mb,
     latency_summary,
+    linked_tree,
     max_rss_mb,
     rate,
     status_kb,
@@ -365,21 +368,6 @@ def run_mode_in_child(opts: ModeOptions) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------------- report
 
 
-def count_input(root: Path) -> tuple[int, int]:
-    files = [p for p in root.rglob("*.java") if p.is_file()]
-    return len(files), sum(p.stat().st_size for p in files)
-
-
-def limited_tree(source: Path, limit: int, into: Path) -> Path:
-    """A tree of symlinks to the first `limit` .java files of `source` (sorted by path)."""
-    paths = sorted((p for p in source.rglob("*.java") if p.is_file()), key=lambda p: p.as_posix())[:limit]
-    for path in paths:
-        link = into / path.relative_to(source)
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(path)
-    return into
-
-
 # --------------------------------------------------------------------------------------------------- main
 
 
@@ -389,7 +377,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description="Index a JDK module end to end (lexical-only and with a stub embedder), then time searches.",
     )
     add_jdk_arguments(parser)
-    parser.add_argument("--module", default=DEFAULT_MODULE, help="one JDK module (default: %(default)s)")
+    parser.add_argument(
+        "--module",
+        default=DEFAULT_MODULE,
+        help="JDK modules, comma-separated, indexed as one repository (default: %(default)s)",
+    )
     parser.add_argument("--mode", choices=("lexical", "stub", "both"), default="both", help="default: both")
     parser.add_argument(
         "--stub", choices=("http", "inproc", "both"), default="http", help="which stub embedder (default: http)"
@@ -424,16 +416,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_start = os.getloadavg()
     code_at_start = code_digest()
     ensure_extracted(args.src_zip, args.cache_dir)
-    module_root = args.cache_dir / args.module
-    if not module_root.is_dir():
-        raise SystemExit(f"error: no module {args.module!r} in {args.cache_dir}")
+    modules = [m.strip() for m in args.module.split(",") if m.strip()]
+    missing = [m for m in modules if not (args.cache_dir / m).is_dir()]
+    if not modules or missing:
+        raise SystemExit(f"error: no module {', '.join(missing) or repr(args.module)} in {args.cache_dir}")
     with contextlib.ExitStack() as stack:
         if args.qdrant_path is not None:
             args.qdrant_path.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix="javakb-bench-index-", dir=args.qdrant_path))
         if not args.keep:
             stack.callback(shutil.rmtree, work, True)
-        root = module_root if args.limit is None else limited_tree(module_root, args.limit, work / "tree")
+        root = linked_tree(args.cache_dir, modules, args.limit, work / "tree")
         files, size = count_input(root)
         print(f"{files:,} .java files, {size / MB:.1f} MB under {root}; stores under {work}", file=sys.stderr)
         results: list[dict[str, Any]] = []
@@ -442,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             opts = ModeOptions(
                 mode=mode,
                 root=str(root),
-                repo_path=f"openjdk/jdk17/{args.module}",
+                repo_path=f"openjdk/jdk17/{'+'.join(modules)}",
                 qdrant_path=str(work / mode),
                 engine=args.engine,
                 queries=args.queries,

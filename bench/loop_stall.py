@@ -4,6 +4,7 @@ Run from the repository root:
 
     .venv/bin/python -m bench.loop_stall                 # 20,000 points, both clients
     .venv/bin/python -m bench.loop_stall --points 5000   # a quick check
+    .venv/bin/python -m bench.loop_stall --points 100000 --edge-only   # Edge alone at 100k
 
 One process, one event loop, as in `javakb serve`: uvicorn serves the service's own `/healthz` handler on
 loopback while the same loop drives the embedded store. A separate thread (not the loop) polls `/healthz` every
@@ -184,7 +185,9 @@ def report(name: str, results: dict[str, dict[str, float]]) -> None:
         )
 
 
-async def run(n: int, queries: int, sync_files: int = 0, pg_server: str = "", redis_url: str = "") -> None:
+async def run(
+    n: int, queries: int, sync_files: int = 0, pg_server: str = "", redis_url: str = "", *, edge_only: bool = False
+) -> None:
     server = uvicorn.Server(
         uvicorn.Config(Starlette(routes=[Route("/healthz", healthz)]), port=PORT, log_level="warning")
     )
@@ -198,7 +201,7 @@ async def run(n: int, queries: int, sync_files: int = 0, pg_server: str = "", re
             ("qdrant-client local mode (before)", lambda: AsyncQdrantClient(location=":memory:")),
             ("app.store.qdrant_thread (after)", lambda: threaded_local_client(":memory:")),
         ]
-        for name, factory in clients:
+        for name, factory in [] if edge_only else clients:
             client = factory()
             try:
                 results = await measure(client, poller, n, queries)
@@ -217,7 +220,7 @@ async def run(n: int, queries: int, sync_files: int = 0, pg_server: str = "", re
             ("Store: qdrant_thread local mode", lambda: VectorStore(threaded_local_client(":memory:"), "code")),
             ("Store: Qdrant Edge (the default)", lambda: EdgeStore(":memory:", "code")),
         ]
-        for name, make in stores:
+        for name, make in stores[-1:] if edge_only else stores:
             store = make()
             try:
                 report(name, await measure_store(store, poller, n, queries))
@@ -236,10 +239,15 @@ def main() -> None:
     parser.add_argument("--sync", type=int, default=0, metavar="FILES", help="also time a sync of FILES files")
     parser.add_argument("--postgres", default=PG_SERVER, help="server URL, no database")
     parser.add_argument("--redis", default="", help="a Redis database of your own (never db 0), for --sync")
+    parser.add_argument(
+        "--edge-only",
+        action="store_true",
+        help="only the Store on Qdrant Edge (local mode takes minutes a query at 100,000 points)",
+    )
     args = parser.parse_args()
     if args.sync and not args.redis:
         parser.error("--sync needs --redis redis://HOST:PORT/DB")
-    asyncio.run(run(args.points, args.queries, args.sync, args.postgres, args.redis))
+    asyncio.run(run(args.points, args.queries, args.sync, args.postgres, args.redis, edge_only=args.edge_only))
 
 
 if __name__ == "__main__":

@@ -181,7 +181,9 @@ def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
     row = latency_summary([s.seconds for s in samples])
     wall, cpu = sum(s.seconds for s in samples), sum(s.cpu_seconds for s in samples)
     row["cpu_per_wall"] = cpu / wall if wall > 0 else None
-    row["cpu_p50_ms"] = interpolated(sorted(s.cpu_seconds * 1000 for s in samples), 50)
+    cpu_ms = sorted(s.cpu_seconds * 1000 for s in samples)
+    row["cpu_p50_ms"] = interpolated(cpu_ms, 50)
+    row["cpu_p99_ms"] = interpolated(cpu_ms, 99)
     row["errors"] = sum(s.is_error for s in samples)
     row["output_chars_p50"] = interpolated(sorted(float(s.chars) for s in samples), 50)
     n = max(1, len(samples))

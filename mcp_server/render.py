@@ -74,26 +74,57 @@ def render_hits(
     `code_first=None` shows every hit with its code; `code_first=k` only the first k of the page, the
     others as one citation line each (set answers). `notes`, one per hit, add lines and item keys.
     """
-    entries = _hit_entries(hits, offset, excerpt_lines, code_first)
+    window = (hits[i] for i in range(offset, len(hits)))  # read one at a time, as the page takes them
+    return render_window(
+        window, total=len(hits), budget=budget, excerpt_lines=excerpt_lines, header=header, offset=offset,
+        code_first=code_first, notes=None if notes is None else notes[offset:],
+    )  # fmt: skip
+
+
+def render_window(
+    window: Iterable[Hit], *, total: int, budget: int, excerpt_lines: int | None, header: str, offset: int,
+    code_first: int | None, notes: Sequence[Note] | None = None,
+) -> Rendered:  # fmt: skip
+    """`render_hits` of an answer of `total` hits given only those from `offset` on (`window`, `notes`).
+
+    A window of `most_shown` hits gives the same page as all of them: a set answer parses the payloads
+    of only those (`find_by_annotation`).
+    """
+    entries = _hit_entries(window, offset, excerpt_lines, code_first)
     return page(
-        entries if notes is None else _noted(entries, notes[offset:]),
-        total=len(hits),
+        entries if notes is None else _noted(entries, notes),
+        total=total,
         offset=offset,
         budget=budget,
         header=header,
     )
 
 
+def most_shown(floors: Iterable[int], budget: int) -> int:
+    """At most how many entries a page shows, given a lower bound of each one's length (`place_floor`).
+
+    The first entry is always shown; a later one only when the text up to it fits the budget, so
+    the bounds up to it add up to at most the budget.
+    """
+    shown = used = 0
+    for floor in floors:
+        used += floor
+        if shown and used > budget:
+            break
+        shown += 1
+    return shown
+
+
 def _hit_entries(
-    hits: Sequence[Hit], offset: int, excerpt_lines: int | None, code_first: int | None
+    window: Iterable[Hit], offset: int, excerpt_lines: int | None, code_first: int | None
 ) -> Iterator[Entry]:
-    """The entries of `hits` from `offset` on, made one at a time.
+    """The entries of the hits of `window` (the first is at `offset`), made one at a time.
 
     A page takes only the entries that fit its budget, and a set answer may have 500 members: the others
     are never rendered.
     """
-    for position in range(offset, len(hits)):
-        hit, index, rank = hits[position], position - offset, position + 1
+    for index, hit in enumerate(window):
+        rank = offset + index + 1
         if code_first is not None and index >= code_first:  # one line each, no blank line between two of them
             yield Entry(hit_line(rank, hit), hit_item(hit), "\n" if index > code_first else "\n\n")
             continue

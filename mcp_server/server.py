@@ -14,7 +14,7 @@ content has the shape its declared output schema says (`mcp_server.schemas`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
@@ -34,10 +34,22 @@ from app.search.context import MAX_MAX_CHARS as CONTEXT_MAX_BUDGET
 from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS
 from app.search.context import auto_context, context_items, related_items
 from app.search.links import EndpointLinks, Targets, describe
+from app.search.results import place_floor
 from app.search.service import Filters, Hit, SearchScope, SearchService
 from mcp_server.auth import caller_access
 from mcp_server.library_tools import LibraryTools
-from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST, Entry, Note, Rendered, echo, page, render_hits
+from mcp_server.render import (
+    DEFAULT_BUDGET,
+    SET_CODE_FIRST,
+    Entry,
+    Note,
+    Rendered,
+    echo,
+    most_shown,
+    page,
+    render_hits,
+    render_window,
+)
 from mcp_server.schemas import (
     CalleesAnswer,
     CallersAnswer,
@@ -298,12 +310,13 @@ class KnowledgeTools:
         """
         search, access = await self._search(repo, scope)
         scan = offset + SET_SCAN
-        hits = await search.by_annotation(access, annotation, repo, scan, path_prefix=path_prefix)
-        capped = (
-            f" (the scan stopped at {scan}: narrow with repo or path_prefix for the rest)" if len(hits) >= scan else ""
-        )
-        header = f"Carrying {echo(annotation)}{capped}:"
-        return _result(_set(await self._users(access, hits), header, offset, code, max_chars, excerpt_lines=8))
+        members = await search.annotated(access, annotation, repo, scan, path_prefix=path_prefix)
+        capped = f" (the scan stopped at {scan}: narrow with repo or path_prefix for the rest)"
+        header = f"Carrying {echo(annotation)}{capped if len(members) >= scan else ''}:"
+        # Only the members this page can show become hits (each entry takes at least its place).
+        shown = most_shown((place_floor(m.repo_path, m.file_path) for m in members[offset:]), max_chars)
+        window = await self._users(access, search.hits_of(members[offset : offset + shown]))
+        return _result(_set_window(window, len(members), header, offset, code, max_chars, excerpt_lines=8))
 
     async def get_callers(
         self,
@@ -537,6 +550,17 @@ def _set(
     return render_hits(
         hits, budget=budget, excerpt_lines=excerpt_lines, header=header, offset=offset, code_first=code_first,
         notes=notes,
+    )  # fmt: skip
+
+
+def _set_window(
+    window: Iterable[Hit], total: int, header: str, offset: int, code: bool, budget: int, *, excerpt_lines: int | None
+) -> Rendered:
+    """`_set` of an answer of `total` hits given only those from `offset` on that the page can show."""
+    code_first = None if code else SET_CODE_FIRST
+    return render_window(
+        window, total=total, budget=budget, excerpt_lines=excerpt_lines, header=header, offset=offset,
+        code_first=code_first,
     )  # fmt: skip
 
 

@@ -99,6 +99,11 @@ def kind_label(hit: Hit) -> str:
     return hit.symbol_type + (f", {c.stereotype}" if c.stereotype else "") + (", generated" if c.generated else "")
 
 
+def place_floor(repo_path: str, file_path: str) -> int:
+    """Characters every entry of a hit takes at least: `place` starts with `repo:path:`, in both forms."""
+    return len(repo_path) + len(file_path) + 2
+
+
 def place(hit: Hit) -> str:
     """Where a hit is: repository, file, lines, commit and GitLab project, when known; a library's version and users."""
     c = hit.chunk

@@ -33,7 +33,7 @@ from app.store.embeddings import Embedder
 from app.store.engines import Store
 from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything
 from app.store.lexical import query_vector
-from app.store.payloads import StoredChunk, flagged
+from app.store.payloads import StoredChunk, flagged, read_fields
 from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.buildfiles.model import LIBRARY_PREFIX
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
@@ -44,6 +44,8 @@ MAX_SCOPES_CACHED = 1024
 MAX_NAMED = 8  # names and routes of one question looked up exactly
 MAX_SUBJECTS = 2  # subjects of one relation question looked up
 MAX_EXACT = 256  # exact matches a question adds to the pool at most
+ORDER_FIELDS = ("repo_path", "file_path", "line_start", "part_index")
+"""The chunk fields every exact lookup answers in the order of: repository, file, line and part."""
 
 
 class SearchScope(enum.StrEnum):
@@ -87,6 +89,25 @@ class Citation(TypedDict):
     commit_sha: str | None
     indexed_at: str | None
     permalink: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A lookup's member: its point, its `ORDER_FIELDS` read, and its payload as stored (made a `Hit` when shown)."""
+
+    id: str
+    order: tuple[Any, ...]  # the values of ORDER_FIELDS
+    payload: Mapping[str, Any] = field(repr=False)
+
+    @property
+    def repo_path(self) -> str:
+        """The repository it is cited in."""
+        return str(self.order[0])
+
+    @property
+    def file_path(self) -> str:
+        """The file it is cited in."""
+        return str(self.order[1])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -420,12 +441,38 @@ class SearchService:
         *,
         path_prefix: str | None = None,
     ) -> list[Hit]:
-        """Chunks carrying an annotation (by simple name): the first `limit` found, in file order.
+        """Chunks carrying an annotation (by simple name): the first `limit` found, in file order."""
+        return self.hits_of(await self.annotated(access, annotation, repo, limit, path_prefix=path_prefix))
 
-        The scroll stops at `limit`: `@Override` alone marks 10,785 chunks of two JDK modules.
+    async def annotated(
+        self,
+        access: Access,
+        annotation: str,
+        repo: str | None = None,
+        limit: int = 200,
+        *,
+        path_prefix: str | None = None,
+    ) -> list[Member]:
+        """`by_annotation`'s members, sorted by their order fields only; `hits_of` makes the shown ones hits.
+
+        The scroll stops at `limit`: `@Override` alone marks 10,785 chunks of two JDK modules, and a page
+        of an answer shows a few dozen of them. Edge reads a point's whole payload whichever fields are
+        asked for (docs/performance.md), so the payloads come in one read; only the shown ones are parsed.
         """
-        scope = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
-        return await self._lookup(access, scope, limit=limit)
+        filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
+        where = build_filter(access, filters, scope=await self._read_scope()) or everything()
+        found: list[Member] = []
+        async for record in self.store.scroll(where, True, page=min(limit, 1024)):
+            payload = record.payload or {}
+            found.append(Member(str(record.id), read_fields(payload, ORDER_FIELDS), payload))
+            if len(found) >= limit:
+                break
+        found.sort(key=lambda m: m.order)  # stable: as `_in_file_order` sorts the same members' hits
+        return found
+
+    def hits_of(self, members: Sequence[Member]) -> list[Hit]:
+        """These members as hits (their payloads parsed), in the same order."""
+        return [self._hit(m.id, 1.0, m.payload) for m in members]
 
     async def callers(
         self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
@@ -741,7 +788,7 @@ def dispatched(scored: Sequence[tuple[tuple[int, int, int], Hit]]) -> list[Hit]:
 
 def _in_file_order(hits: list[Hit]) -> list[Hit]:
     """Hits by repository, file, line and part: the order every exact lookup answers in."""
-    hits.sort(key=lambda h: (h.repo_path, h.file_path, h.line_start, h.chunk.part_index))
+    hits.sort(key=lambda h: tuple(getattr(h.chunk, name) for name in ORDER_FIELDS))
     return hits
 
 

@@ -56,6 +56,7 @@ SHM = "/dev/shm"  # RAM-backed on Linux: where a `:memory:` store's files go (`_
 LOCAL_MODE_MARKER = "meta.json"  # qdrant-client's local mode keeps its collections list here
 FACET_MAX_VALUES = 1_000  # distinct values up to which a filtered count is Edge's facet (`counts_by`)
 WRITE_BATCH = 64  # points per Edge update call: each call holds the GIL for its whole length
+READ_BATCH = 128  # points whose payloads one Edge retrieve call reads (a search's best, `query`)
 T = TypeVar("T")
 
 
@@ -210,17 +211,30 @@ class EdgeStore(StateReads):
             # Term rarity is measured over the points `where` selects, as in `VectorStore.query`.
             idf = qe.SearchParams(idf=qe.IdfParams(corpus=edge_where)) if edge_where is not None else None
             sparse = qe.Query.Nearest(qe.SparseVector(list(lexical.indices), list(lexical.values)), using=LEXICAL)
-            requests.append(qe.QueryRequest(asked, query=sparse, filter=edge_where, with_payload=True, params=idf))
+            requests.append(qe.QueryRequest(asked, query=sparse, filter=edge_where, with_payload=False, params=idf))
         if dense is not None:
             nearest = qe.Query.Nearest(list(dense), using=DENSE)
-            requests.append(qe.QueryRequest(asked, query=nearest, filter=edge_where, with_payload=True))
+            requests.append(qe.QueryRequest(asked, query=nearest, filter=edge_where, with_payload=False))
         if not requests:
             return []
         shard = await self._shard()
         answers = []
         for request in requests:  # one short call per list (each holds the GIL), fused in our code
             answers.append(await self._run("Qdrant query", shard.query, request))
-        return [_scored(point, score) for point, score in candidates(answers, limit)]
+        best = candidates(answers, limit)
+        # Ids and scores only in the searches: the payloads of the fused best are read after, in short
+        # calls (a search with payloads holds the GIL about twice as long; docs/performance.md).
+        payloads = await self._payloads(shard, [str(point.id) for point, _ in best])
+        return [_scored(point, score, payloads[str(point.id)]) for point, score in best if str(point.id) in payloads]
+
+    async def _payloads(self, shard: qe.EdgeShard, ids: Sequence[str]) -> dict[str, Any]:
+        """The whole payloads of these points (those that still exist), read `READ_BATCH` points a call."""
+        found: dict[str, Any] = {}
+        for start in range(0, len(ids), READ_BATCH):
+            batch = list(ids[start : start + READ_BATCH])
+            records = await self._run(f"Qdrant retrieve of {len(batch)} points", shard.retrieve, batch, True, False)
+            found.update((str(r.id), r.payload) for r in records)
+        return found
 
     async def scroll(
         self,
@@ -354,8 +368,8 @@ def _memory_dir() -> str | None:
     return SHM if os.path.isdir(SHM) and os.access(SHM, os.W_OK) else None
 
 
-def _scored(point: qe.ScoredPoint, score: float) -> qm.ScoredPoint:
-    return qm.ScoredPoint(id=str(point.id), version=point.version, score=score, payload=point.payload)
+def _scored(point: qe.ScoredPoint, score: float, payload: Any) -> qm.ScoredPoint:
+    return qm.ScoredPoint(id=str(point.id), version=point.version, score=score, payload=payload)
 
 
 def _config(model: IndexModel) -> qe.EdgeConfig:

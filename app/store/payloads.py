@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, get_origin, get_type_hints
 
@@ -127,6 +127,12 @@ def read(payload: Mapping[str, Any], name: str) -> Any:
         KeyError: `name` is not a payload field (a programming error).
     """
     return _values(payload, (_CHUNK_FIELDS.get(name) or _STORE_FIELDS[name],))[name]
+
+
+def read_fields(payload: Mapping[str, Any], names: Sequence[str]) -> tuple[Any, ...]:
+    """Several payload keys at once, as `read` reads each (one pass: this runs for every member of a lookup)."""
+    values = _values(payload, [_CHUNK_FIELDS.get(name) or _STORE_FIELDS[name] for name in names])
+    return tuple(values[name] for name in names)
 
 
 def _values(payload: Mapping[str, Any], specs: Iterable[_Field]) -> dict[str, Any]:

@@ -17,7 +17,16 @@ from typing import Any, Final
 import pytest
 
 from app.core.errors import StorageError
-from app.store.payloads import NOT_STORED, PAYLOAD_FIELDS, STORED_TEXT, StoredChunk, StoreKeys, read, stored_payload
+from app.store.payloads import (
+    NOT_STORED,
+    PAYLOAD_FIELDS,
+    STORED_TEXT,
+    StoredChunk,
+    StoreKeys,
+    read,
+    read_fields,
+    stored_payload,
+)
 from pipeline.model import Chunk, SymbolType
 from tests.support.java import chunk_java, only
 from tests.support.shop import chunk_shop
@@ -110,6 +119,17 @@ def test_a_point_this_service_did_not_write_is_a_storage_error(change: dict[str,
 def test_reading_an_undeclared_key_is_a_programming_error() -> None:
     with pytest.raises(KeyError):
         read({"text": "x"}, "text")
+    with pytest.raises(KeyError):
+        read_fields({"text": "x"}, ["file_path", "text"])
+
+
+def test_several_keys_read_as_each_alone() -> None:
+    payload = older(stored_payload(find_chunk(), AT))
+    names = ["repo_path", "line_start", "part_index", "parameter_types", "payload_hash"]
+
+    assert read_fields(payload, names) == tuple(read(payload, name) for name in names)
+    with pytest.raises(StorageError, match="no file_path"):
+        read_fields({}, ["file_path"])
 
 
 # --- no reader goes around the view --------------------------------------------------------------------------------

@@ -202,6 +202,15 @@ async def test_by_annotation_respects_the_limit(search: SearchService) -> None:
     assert len(await search.by_annotation(LOCAL, "Transactional", ACME, limit=2)) == 2
 
 
+async def test_annotated_members_are_the_hits_of_by_annotation_in_the_same_order(search: SearchService) -> None:
+    members = await search.annotated(LOCAL, "Transactional", ACME)
+    every = await search.by_annotation(LOCAL, "Transactional", ACME)
+
+    assert [m.id for m in members] == [h.id for h in every]
+    assert [m.order for m in members] == [(h.repo_path, h.file_path, h.line_start, h.chunk.part_index) for h in every]
+    assert search.hits_of(members[1:3]) == every[1:3]
+
+
 async def test_callers_of_a_method(search: SearchService) -> None:
     hits = await search.callers(LOCAL, "NotificationService.notifyOwner", ACME)
 

@@ -254,7 +254,10 @@ async def ranked(engine: str, model: IndexModel, text: str, where: filters.Filte
         await filled(store, model)
         lexical = query_vector(text)
         hits = await store.query(lexical=lexical, dense=dense(2) if model.dimension else None, where=where, limit=5)
-        # Same points with the same scores in the same order, ties included (app.store.fusion decides it).
+        # Same points with the same scores in the same order, ties included (app.store.fusion decides it),
+        # each with its whole payload (Edge reads them after the search).
+        stored = await payloads(store)
+        assert [h.payload for h in hits] == [stored[str(h.id)] for h in hits]
         return [(str(h.id), round(h.score, 4)) for h in hits]
     finally:
         await store.close()

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final, overload
 
+from app.search.results import place_floor
 from app.search.service import Hit
 from app.store.payloads import StoredChunk, StoreKeys
-from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST, render_hits
+from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST, most_shown, render_hits, render_window
 from tests.support.java import header_chunk
 
 MEMBERS: Final = 35
@@ -90,3 +91,33 @@ def test_a_generated_member_says_so() -> None:
     rendered = render_hits([generated], code_first=0)
     assert "(method, generated)" in rendered.text
     assert rendered.items[0]["generated"] is True
+
+
+def varied(i: int) -> Hit:
+    """A member whose place is short or long, so `most_shown` is tested near its bound."""
+    hit = member(i)
+    chunk = replace(
+        hit.chunk, repo_path="g/r" if i % 3 else "a/very/deep/group/path/repository", file_path=f"F{i}.java"
+    )
+    return replace(hit, stored=StoredChunk(chunk=chunk, keys=StoreKeys()))
+
+
+def test_a_window_of_the_members_a_page_can_show_renders_the_same_page_as_all() -> None:
+    hits = [varied(i) for i in range(300)]
+    floors = [place_floor(h.repo_path, h.file_path) for h in hits]
+    for budget in (1, 200, 900, 4_000, DEFAULT_BUDGET, 60_000):
+        for offset in (0, 7, 299):
+            for code_first in (SET_CODE_FIRST, None):
+                whole = render_hits(
+                    hits, budget=budget, excerpt_lines=8, header="Carrying @X:", offset=offset, code_first=code_first
+                )
+                stop = offset + most_shown(floors[offset:], budget)
+                window = render_window(
+                    hits[offset:stop], total=len(hits), budget=budget, excerpt_lines=8, header="Carrying @X:",
+                    offset=offset, code_first=code_first,
+                )  # fmt: skip
+                assert window == whole
+                assert stop >= offset + len(whole.items)
+    large = [member(i) for i in range(500)]
+    assert most_shown((place_floor(h.repo_path, h.file_path) for h in large), DEFAULT_BUDGET) < 200  # it cuts
+    assert most_shown([10, 10], 5) == 1  # the first entry is always shown
