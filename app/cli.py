@@ -82,6 +82,12 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--stereotype", help="service, repository, rest_controller, ...")
     search.add_argument("--annotation", help="annotation simple name, e.g. Transactional")
     search.add_argument("--http-method", help="GET, POST, ...")
+    search.add_argument(
+        "--scope",
+        choices=("code", "libraries", "all"),
+        default="code",
+        help="the organization's code (default), the indexed library sources, or both",
+    )
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--json", action="store_true", help="one JSON object per result")
     search.set_defaults(command=run_search)
@@ -262,7 +268,7 @@ def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None 
         annotation=args.annotation,
         http_method=args.http_method,
     )
-    hits = asyncio.run(_search(settings, args.query, filters, args.limit))
+    hits = asyncio.run(_search(settings, args.query, filters, args.limit, args.scope))
     for rank, hit in enumerate(hits, 1):
         if args.json:
             record = {**hit.citation(), "score": hit.score, "symbol_type": hit.symbol_type, "rank": rank}
@@ -274,20 +280,23 @@ def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None 
     return 0
 
 
-async def _search(settings: Settings, query: str, filters: Filters, limit: int) -> list[Hit]:
+async def _search(settings: Settings, query: str, filters: Filters, limit: int, scope: str = "code") -> list[Hit]:
     import dataclasses
 
     from app.auth.access import LOCAL
     from app.deps import open_deps
     from app.local_api import ask, hits_of, socket_path
+    from app.search.service import SearchScope
 
-    request = {"command": "search", "query": query, "filters": dataclasses.asdict(filters), "limit": limit}
+    request = {
+        "command": "search", "query": query, "filters": dataclasses.asdict(filters), "limit": limit, "scope": scope,
+    }  # fmt: skip
     remote = await ask(socket_path(settings.qdrant), request, None)
     if remote is not None:
         return hits_of(remote)
     async with open_deps(settings) as deps:
         await deps.store.ensure(await deps.index_model())
-        return await deps.search.search(LOCAL, query, filters, limit)
+        return await deps.search.within(SearchScope(scope)).search(LOCAL, query, filters, limit)
 
 
 def _render_hit(rank: int, hit: Hit) -> str:

@@ -25,7 +25,7 @@ from app.deps import Deps
 from app.local_socket import SOCKET_NAME as SOCKET_NAME  # where `serve` listens: declared there, for the hooks
 from app.local_socket import socket_path as socket_path
 from app.search.context import auto_context, context_items, related_items
-from app.search.service import Filters, Hit
+from app.search.service import Filters, Hit, SearchScope
 from app.store.payloads import StoredChunk, stored_payload
 from app.sync.local_index import index_directory
 
@@ -83,7 +83,8 @@ async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
         return {"counts": dataclasses.asdict(run.counts), "removed_files": run.removed_files}
     if command == "search":
         filters = Filters(**request.get("filters", {}))
-        hits = await deps.search.search(LOCAL, str(request["query"]), filters, int(request.get("limit", 10)))
+        search = deps.search.within(SearchScope(request.get("scope", SearchScope.CODE)))
+        hits = await search.search(LOCAL, str(request["query"]), filters, int(request.get("limit", 10)))
         return [wire_hit(hit) for hit in hits]
     if command == "context":
         return await _context(deps, request)

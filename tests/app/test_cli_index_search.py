@@ -225,6 +225,44 @@ def test_search_filters_from_the_command_line(project: Path, capsys: pytest.Capt
     assert {r["symbol_type"] for r in records} == {"interface"}
 
 
+LIBRARY_SOURCE = """\
+package org.example.lib;
+
+/** Owners of a library, found only with a library scope. */
+public class OwnerRegistry {
+    public String owner(String name) {
+        return name;
+    }
+}
+"""
+
+
+async def _write_library(store: Store) -> None:
+    from app.store.indexing import Indexer
+    from pipeline.chunking import chunk_source
+    from pipeline.model import ChunkerConfig, SourceContext
+
+    repo = "maven:org.example:lib:1.0"
+    context = SourceContext(repo_path=repo, library=True)
+    result = chunk_source(LIBRARY_SOURCE.encode(), "org/example/lib/OwnerRegistry.java", context, ChunkerConfig())
+    await Indexer(store, None).write(repo, [result])
+
+
+def test_search_scope_picks_the_org_code_the_libraries_or_both(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index(capsys, project)
+    asyncio.run(read_store(_write_library))
+
+    def repos(*scope: str) -> set[str]:
+        return {r["repo_path"] for r in search_json(capsys, "owner registry", "--limit", "50", *scope)}
+
+    assert repos() == {"acme/shop"}  # the org's code only, by default
+    assert repos("--scope", "code") == {"acme/shop"}
+    assert repos("--scope", "libraries") == {"maven:org.example:lib:1.0"}
+    assert repos("--scope", "all") == {"acme/shop", "maven:org.example:lib:1.0"}
+
+
 def test_search_prints_readable_results(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     index(capsys, project)
 
