@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -32,13 +33,15 @@ from app.schemas import (
     SearchParams,
     validation_message,
 )
-from app.search.context import auto_context, context_items, related_items
+from app.search.context import auto_context, context_answer
 from app.search.results import hit_item
 from app.search.service import Filters
 from app.sync.status import index_status
 
 STATUS_PATH = INDEX_STATUS_PATH
 CONTEXT_API_PATH = CONTEXT_PATH
+
+P = TypeVar("P", bound=BaseModel)
 
 REST_SEARCH = "rest_search"  # the `tool` label of `GET /api/v1/search` in javakb_tool_duration_seconds
 
@@ -56,24 +59,29 @@ async def caller(request: Request, credentials: Credentials) -> Access | JSONRes
     return unauthorized() if access is None else access
 
 
+async def asked(request: Request, credentials: Credentials, model: type[P]) -> tuple[Access, P] | JSONResponse:
+    """The caller's access and the query parameters read into `model`, or the response that refuses them."""
+    access = await caller(request, credentials)
+    if isinstance(access, JSONResponse):
+        return access
+    try:
+        return access, model.model_validate(dict(request.query_params))
+    except ValidationError as exc:
+        return JSONResponse({"error": validation_message(exc)}, status_code=400)
+
+
 def search_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[JSONResponse]]:
     """`GET /api/v1/search` bound to the app's credentials."""
 
     async def api_search(request: Request) -> JSONResponse:
         """`?q=...&repo=&path=&symbol_type=&stereotype=&annotation=&http_method=&limit=` → ranked results."""
-        access = await caller(request, credentials)
-        if isinstance(access, JSONResponse):
-            return access
-        return await _search(request, access)
+        found = await asked(request, credentials, SearchParams)
+        return found if isinstance(found, JSONResponse) else await _search(request, *found)
 
     return api_search
 
 
-async def _search(request: Request, access: Access) -> JSONResponse:
-    try:
-        params = SearchParams.model_validate(dict(request.query_params))
-    except ValidationError as exc:
-        return JSONResponse({"error": validation_message(exc)}, status_code=400)
+async def _search(request: Request, access: Access, params: SearchParams) -> JSONResponse:
     filters = Filters(
         repo=params.repo,
         path_prefix=params.path,
@@ -100,13 +108,10 @@ def status_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[J
     """`GET /api/v1/index-status` bound to the app's credentials."""
 
     async def api_index_status(request: Request) -> JSONResponse:
-        access = await caller(request, credentials)
-        if isinstance(access, JSONResponse):
-            return access
-        try:
-            params = IndexStatusParams.model_validate(dict(request.query_params))
-        except ValidationError as exc:
-            return JSONResponse({"error": validation_message(exc)}, status_code=400)
+        found = await asked(request, credentials, IndexStatusParams)
+        if isinstance(found, JSONResponse):
+            return found
+        access, params = found
         deps: Deps = request.state.deps
         if deps.db is None:
             return JSONResponse({"error": "this process has no PostgreSQL: no index status"}, status_code=409)
@@ -124,22 +129,13 @@ def context_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[
     """`GET /api/v1/context?task=&repo=&max_chars=`: what the MCP tool `auto_context` answers, for hooks and scripts."""
 
     async def api_context(request: Request) -> JSONResponse:
-        access = await caller(request, credentials)
-        if isinstance(access, JSONResponse):
-            return access
-        try:
-            params = ContextParams.model_validate(dict(request.query_params))
-        except ValidationError as exc:
-            return JSONResponse({"error": validation_message(exc)}, status_code=400)
+        found = await asked(request, credentials, ContextParams)
+        if isinstance(found, JSONResponse):
+            return found
+        access, params = found
         deps: Deps = request.state.deps
         context = await auto_context(deps.search, access, params.task, repo=params.repo, max_chars=params.max_chars)
-        answer = ContextAnswer(
-            text=context.text,
-            results=context_items(context),
-            related=related_items(context),
-            relevance=context.relevance,
-            threshold=context.threshold,
-        )
+        answer = ContextAnswer.model_validate(context_answer(context))
         return JSONResponse(answer.model_dump(mode="json"))
 
     return api_context

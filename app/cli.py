@@ -576,19 +576,13 @@ async def _context(settings: Settings, task: str, repo: str | None, max_chars: i
         return answer
     from app.auth.access import LOCAL
     from app.deps import open_deps
-    from app.search.context import auto_context, context_items, related_items
+    from app.search.context import auto_context, context_answer
 
     async with open_deps(settings) as deps:
         await deps.store.ensure(await deps.index_model())
         options = {"max_chars": max_chars} if max_chars is not None else {}
         context = await auto_context(deps.search, LOCAL, task, repo=repo, **options)
-    return {
-        "text": context.text,
-        "results": context_items(context),
-        "related": related_items(context),
-        "relevance": context.relevance,
-        "threshold": context.threshold,
-    }
+    return context_answer(context)
 
 
 def run_hook(args: argparse.Namespace, settings: Settings) -> int:

@@ -24,7 +24,7 @@ from app.core.errors import ServiceError
 from app.deps import Deps
 from app.local_socket import SOCKET_NAME as SOCKET_NAME  # where `serve` listens: declared there, for the hooks
 from app.local_socket import socket_path as socket_path
-from app.search.context import auto_context, context_items, related_items
+from app.search.context import auto_context, context_answer
 from app.search.service import Filters, Hit, SearchScope
 from app.store.payloads import StoredChunk, stored_payload
 from app.sync.local_index import index_directory
@@ -96,13 +96,7 @@ async def _context(deps: Deps, request: dict[str, Any]) -> dict[str, Any]:
     options = {"max_chars": int(request["max_chars"])} if request.get("max_chars") is not None else {}
     repo = request.get("repo")
     context = await auto_context(deps.search, LOCAL, str(request["task"]), repo=repo and str(repo), **options)
-    return {
-        "text": context.text,
-        "results": context_items(context),
-        "related": related_items(context),
-        "relevance": context.relevance,
-        "threshold": context.threshold,
-    }
+    return context_answer(context)
 
 
 async def ask(path: Path | None, request: dict[str, Any], progress: Callable[[int, int], None] | None) -> Any:

@@ -36,6 +36,7 @@ from app.search.context import auto_context, context_items, related_items
 from app.search.links import EndpointLinks, Targets, describe
 from app.search.results import place_floor
 from app.search.service import Filters, Hit, SearchScope, SearchService
+from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
 from mcp_server.library_tools import LibraryTools
 from mcp_server.render import (
@@ -136,6 +137,7 @@ def create_server(
         mcp.tool(tool, annotations={"readOnlyHint": True}, description=_describe(tool), output_schema=schema)
     timed = frozenset({*(tool.__name__ for tool in registered), tools.auto_context.__name__})
     mcp.add_middleware(ToolTiming(timed))
+    mcp.add_middleware(TextArguments())
     status = StatusTools(get_deps, tools.access)
     mcp.tool(
         status.index_status,

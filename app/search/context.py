@@ -24,6 +24,7 @@ import enum
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from app.auth.access import Access
 from app.search.question import QueryTerms, expand_query, query_terms
@@ -307,6 +308,17 @@ async def _related(
     return [Related(hit=h, link=Link.CALLER, of=name) for h in callers[:MAX_RELATED]] + [
         Related(hit=h, link=Link.CALLEE, of=name) for h in unique_callees[:MAX_RELATED]
     ]
+
+
+def context_answer(context: Context) -> dict[str, Any]:
+    """The context as the CLI, the local socket and the hooks answer it: the text to inject and the same as data."""
+    return {
+        "text": context.text,
+        "results": context_items(context),
+        "related": related_items(context),
+        "relevance": context.relevance,
+        "threshold": context.threshold,
+    }
 
 
 def context_items(context: Context) -> list[ContextItem]:

@@ -19,6 +19,7 @@ from app.auth.access import LOCAL
 from app.core.settings import QdrantSettings, Settings
 from app.deps import Deps, open_deps
 from app.sync.local_index import index_directory
+from mcp_server.arguments import not_text
 from mcp_server.render import ECHO_CHARS
 from mcp_server.server import create_server
 from tests.support.java_fixtures import SHOP_DIR
@@ -71,6 +72,29 @@ async def test_a_long_query_is_refused_with_the_cap_named(client: Client[Any]) -
 
     assert result.is_error
     assert "longer than 2000 characters" in said(result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("get_callees", {"name": "", "path_prefix": "\ud800"}),  # found by the MCP fuzz test on Edge
+        ("get_callers", {"name": "OwnerService.find", "path_prefix": "shop\udfff"}),
+        ("semantic_search", {"query": "owner \ud83d"}),
+    ],
+)
+async def test_an_argument_that_is_not_unicode_text_is_refused_for_every_tool(
+    client: Client[Any], tool: str, args: dict[str, Any]
+) -> None:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+
+    assert result.is_error
+    assert "not valid Unicode text" in said(result)
+
+
+async def test_not_text_finds_a_lone_surrogate_anywhere_in_the_arguments() -> None:
+    assert not_text({"a": ["ok", {"b": "x\ud800"}]}) == "x\ud800"
+    assert not_text({"k\udc00": 1}) == "k\udc00"
+    assert not_text({"a": "é 中 😀", "n": 3, "l": [None, True]}) is None
 
 
 async def test_a_query_with_too_many_words_is_refused(client: Client[Any]) -> None:
