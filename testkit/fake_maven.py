@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import io
-import threading
 import zipfile
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from testkit.loopback import LoopbackServer
 
 
 def sources_jar(files: Mapping[str, str | bytes]) -> bytes:
@@ -27,7 +28,7 @@ def sources_jar(files: Mapping[str, str | bytes]) -> bytes:
     return buffer.getvalue()
 
 
-class FakeMaven:
+class FakeMaven(LoopbackServer):
     """Start with `with FakeMaven() as maven:`; `maven.url` is the repository's base URL."""
 
     def __init__(self, *, credentials: tuple[str, str] | None = None, prefix: str = "/maven2") -> None:
@@ -36,22 +37,12 @@ class FakeMaven:
         self.headers_seen: list[dict[str, str]] = []
         self.credentials = credentials
         self.prefix = prefix
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(_handler(self))
 
     @property
     def url(self) -> str:
         """The repository's base URL."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}{self.prefix}"
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return f"{self.origin}{self.prefix}"
 
     def publish(self, group: str, artifact: str, version: str, files: Mapping[str, str | bytes]) -> bytes:
         """Serve a sources jar of `files` for one library version; returns its bytes."""

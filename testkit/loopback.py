@@ -14,16 +14,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 
-class JsonEndpoint:
-    """Start with `with Fake() as fake:`; `fake.origin` is `http://127.0.0.1:<port>`."""
+class LoopbackServer:
+    """An HTTP server on a free loopback port, serving `handler` from a thread while in a `with` block."""
 
-    route = "/"
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.seen_auth: list[str | None] = []
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -38,6 +34,17 @@ class JsonEndpoint:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+class JsonEndpoint(LoopbackServer):
+    """Start with `with Fake() as fake:`; `fake.origin` is `http://127.0.0.1:<port>`."""
+
+    route = "/"
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.seen_auth: list[str | None] = []
+        super().__init__(_handler(self))
 
     def record(self, body: dict[str, Any], auth: str | None) -> None:
         """Keep a request (from the server's threads)."""
