@@ -174,6 +174,8 @@ async def test_exact_matches_take_one_scroll_however_many_names_and_routes(store
     counting = CountingStore(store)
     search = SearchService(counting, None)
 
+    await search.search(LOCAL, "owner")  # the scope's library probe (a count), once per repos_ttl_s
+    counting.calls.clear()
     await search.search(LOCAL, "ShortLinks.expand ShortLinks.forget WhichHandler1 WhichHandler2 GET /o/1 and /o/")
 
     assert counting.calls == ["query", "scroll"]
