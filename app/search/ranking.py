@@ -93,11 +93,7 @@ def members_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]
     the member is the answer and the type its context. `rerank` asks this only of questions (a question
     word, and no word asking for a type); a type the structural indexes matched exactly keeps its place.
     """
-    first_member: dict[str, int] = {}
-    for rank, index in enumerate(order):
-        enclosing = chunks[index].enclosing_type
-        if enclosing is not None:
-            first_member.setdefault(enclosing, rank)
+    first_member = _first_members(order, chunks)
     moved: dict[int, list[int]] = {}
     kept: list[int] = []
     for rank, index in enumerate(order):
@@ -127,11 +123,7 @@ def below_members(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]
     real suite two types of one service often held two of the first five places). A type the
     structural indexes matched exactly keeps its place.
     """
-    first_member: dict[str, int] = {}
-    for rank, index in enumerate(order):
-        enclosing = chunks[index].enclosing_type
-        if enclosing is not None:
-            first_member.setdefault(enclosing, rank)
+    first_member = _first_members(order, chunks)
 
     def place(rank: int, index: int) -> float:
         chunk = chunks[index]
@@ -141,6 +133,16 @@ def below_members(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]
         return rank + TYPE_DROP + 0.5  # after the candidate TYPE_DROP places below it
 
     return [index for _, index in sorted((place(r, i), i) for r, i in enumerate(order))]
+
+
+def _first_members(order: Sequence[int], chunks: Sequence[Chunk]) -> dict[str, int]:
+    """Each enclosing type's qualified name -> the rank of its first member in `order`."""
+    first: dict[str, int] = {}
+    for rank, index in enumerate(order):
+        enclosing = chunks[index].enclosing_type
+        if enclosing is not None:
+            first.setdefault(enclosing, rank)
+    return first
 
 
 def fuse(size: int, ranked: Sequence[tuple[float, Sequence[int]]]) -> list[int]:
