@@ -35,7 +35,7 @@ from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS
 from app.search.context import auto_context, context_items, related_items
 from app.search.links import EndpointLinks, Targets, describe
 from app.search.results import place_floor
-from app.search.service import Filters, Hit, SearchScope, SearchService
+from app.search.service import Filters, Hit, Member, SearchScope, SearchService
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
 from mcp_server.library_tools import LibraryTools
@@ -311,14 +311,17 @@ class KnowledgeTools:
         or find_by_annotation(annotation="GetMapping", path_prefix="mall-admin")
         """
         search, access = await self._search(repo, scope)
-        scan = offset + SET_SCAN
-        members = await search.annotated(access, annotation, repo, scan, path_prefix=path_prefix)
-        capped = f" (the scan stopped at {scan}: narrow with repo or path_prefix for the rest)"
-        header = f"Carrying {echo(annotation)}{capped if len(members) >= scan else ''}:"
-        # Only the members this page can show become hits (each entry takes at least its place).
-        shown = most_shown((place_floor(m.repo_path, m.file_path) for m in members[offset:]), max_chars)
-        window = await self._users(access, search.hits_of(members[offset : offset + shown]))
-        return _result(_set_window(window, len(members), header, offset, code, max_chars, excerpt_lines=8))
+
+        def shows(members: Sequence[Member]) -> int:  # each entry takes at least its place
+            return most_shown((place_floor(m.repo_path, m.file_path) for m in members), max_chars)
+
+        found = await search.annotation_window(
+            access, annotation, repo, offset, shows, path_prefix=path_prefix, scan=SET_SCAN
+        )
+        capped = f" (the scan stopped at {found.total}: narrow with repo or path_prefix for the rest)"
+        header = f"Carrying {echo(annotation)}{capped if found.scanned else ''}:"
+        window = await self._users(access, search.hits_of(found.members))  # only the shown become hits
+        return _result(_set_window(window, found.total, header, offset, code, max_chars, excerpt_lines=8))
 
     async def get_callers(
         self,
@@ -540,7 +543,7 @@ CALLER = (
 )
 
 SET_SCAN = 500
-"""How many members past `offset` an annotation scan reads (`@Override` alone marks thousands)."""
+"""How many members past `offset` an annotation scan reads where the store has no `file_order` for some."""
 
 
 def _set(

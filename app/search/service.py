@@ -31,9 +31,9 @@ from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
 from app.search.synonyms import synonyms
 from app.store.embeddings import Embedder
 from app.store.engines import Store
-from app.store.filters import Condition, Filter, all_of, any_of, either, eq, everything
+from app.store.filters import Condition, Filter, all_of, any_of, between, either, eq, everything
 from app.store.lexical import query_vector
-from app.store.payloads import StoredChunk, flagged, read_fields
+from app.store.payloads import FILE_ORDER, FILE_ORDER_MAX, PAYLOAD_FIELDS, StoredChunk, flagged, read_fields
 from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.buildfiles.model import LIBRARY_PREFIX
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
@@ -89,6 +89,19 @@ class Citation(TypedDict):
     commit_sha: str | None
     indexed_at: str | None
     permalink: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SetWindow:
+    """The members a page of a set answer shows, and how many the set has (`scanned`: at least that many)."""
+
+    total: int
+    members: list[Member]
+    scanned: bool
+
+
+WINDOW_READ = 32
+"""Payloads a set page reads a call (`SearchService.annotation_window`): about one page of one-line entries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,6 +482,56 @@ class SearchService:
                 break
         found.sort(key=lambda m: m.order)  # stable: as `_in_file_order` sorts the same members' hits
         return found
+
+    async def annotation_window(
+        self,
+        access: Access,
+        annotation: str,
+        repo: str | None,
+        offset: int,
+        shows: Callable[[Sequence[Member]], int],
+        *,
+        path_prefix: str | None = None,
+        scan: int = 500,
+    ) -> SetWindow:
+        """The members of `by_annotation` from `offset` on that a page can show (`shows` tells how many of some do).
+
+        Paged by `file_order`'s range index: the members' ids come in order without a payload read, and only
+        the window's payloads are read, `WINDOW_READ` at a time, until the page is full. Where some member
+        has no `file_order` (written before it existed), the first `offset + scan` found are sorted instead
+        (`annotated`) and the answer says the scan stopped (docs/decisions.md).
+        """
+        filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
+        read_scope = await self._read_scope()
+        where = build_filter(access, filters, scope=read_scope) or everything()
+        total = await self.store.count(where)
+        keyed = build_filter(access, filters, between(FILE_ORDER, 0, FILE_ORDER_MAX), scope=read_scope)
+        if keyed is None or await self.store.count(keyed) < total:
+            members = await self.annotated(access, annotation, repo, offset + scan, path_prefix=path_prefix)
+            rest = members[offset:]
+            return SetWindow(len(members), rest[: shows(rest)], scanned=len(members) >= offset + scan)
+        ids: list[str] = []
+        read = 0
+        window: list[Member] = []
+        while not window or shows(window) == len(window):  # the page could show more than it has
+            if read == len(ids):
+                more = (
+                    []
+                    if offset + read >= total
+                    else await self.store.ordered_ids(where, FILE_ORDER, offset + read + WINDOW_READ)
+                )
+                if len(more) - offset <= read:
+                    break
+                ids = more[offset:]
+            batch = ids[read : read + WINDOW_READ]
+            read += len(batch)
+            window += await self._members(batch)
+        return SetWindow(total, window[: shows(window)], scanned=False)
+
+    async def _members(self, ids: Sequence[str]) -> list[Member]:
+        """These points as members, in this order (a point deleted since its id was read is left out)."""
+        found = {str(r.id): r.payload or {} for r in await self.store.retrieve(ids, PAYLOAD_FIELDS)}
+        return [Member(i, read_fields(found[i], ORDER_FIELDS), found[i]) for i in ids if i in found]
 
     def hits_of(self, members: Sequence[Member]) -> list[Hit]:
         """These members as hits (their payloads parsed), in the same order."""

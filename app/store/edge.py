@@ -133,10 +133,8 @@ class EdgeStore(StateReads):
         name = f"{self.alias}_{generation}"
         config = _config(model)
         shard = await self._run(f"creating collection {name!r}", qe.EdgeShard.create, str(self.root / name), config)
+        await self._index_missing(name, shard)
         self._shards[name] = shard
-        for field_name, kind in _indexes():
-            op = qe.UpdateOperation.create_field_index(field_name, kind)
-            await self._run(f"creating the payload index {field_name!r} of {name!r}", shard.update, op)
         _write_json(self._model_file(name), model.metadata())
         logger.info("created collection %s for %s", name, model.describe())
         return name
@@ -193,10 +191,18 @@ class EdgeStore(StateReads):
         if name not in self._shards:
             if not (self.root / name).is_dir():
                 raise StorageError(f"Collection {name!r} not found")
-            self._shards[name] = await self._run(
-                f"opening collection {name!r}", qe.EdgeShard.load, str(self.root / name)
-            )
+            shard = await self._run(f"opening collection {name!r}", qe.EdgeShard.load, str(self.root / name))
+            await self._index_missing(name, shard)  # a shard written before an index existed gets it once
+            self._shards[name] = shard
         return self._shards[name]
+
+    async def _index_missing(self, name: str, shard: qe.EdgeShard) -> None:
+        """Create the payload indexes this shard lacks (all of them on a new one)."""
+        present = (await self._run(f"reading collection {name!r}", shard.info)).payload_schema
+        for field_name, kind in _indexes():
+            if field_name not in present:
+                op = qe.UpdateOperation.create_field_index(field_name, kind)
+                await self._run(f"creating the payload index {field_name!r} of {name!r}", shard.update, op)
 
     # --- reads ---------------------------------------------------------------------------------
 
@@ -261,6 +267,19 @@ class EdgeStore(StateReads):
                 )
             if offset is None:
                 return
+
+    async def ordered_ids(self, where: Filter, key: str, limit: int) -> list[str]:
+        """The ids of the first `limit` points matching `where` by the integer `key`, ascending (without it: none).
+
+        The order comes from the key's range index: no payload is read (0.2 ms for 40 of 10,957 points, 1.4 ms
+        for 540, at 109k points; docs/performance.md).
+        """
+        shard = await self._shard()
+        request = qe.ScrollRequest(
+            limit=limit, filter=edge_filter(where), with_payload=False, with_vector=False, order_by=qe.OrderBy(key)
+        )
+        records, _ = await self._run("Qdrant ordered scroll", shard.scroll, request)
+        return [str(r.id) for r in records]
 
     async def retrieve(self, ids: Sequence[str], fields: Sequence[str]) -> list[qm.Record]:
         """The points with these ids (those that exist), with the given payload fields: a lookup, not a scan."""

@@ -62,7 +62,7 @@ KEYWORD_INDEXES = (
     "enclosing_type",
     "flags",
 )
-INTEGER_INDEXES = ("gitlab_project_id",)
+INTEGER_INDEXES = ("gitlab_project_id", payloads.FILE_ORDER)
 STATE_PAGE = 10_000
 # What qdrant-client raises when the server or the embedded engine fails: its API errors (a refused or
 # lost connection comes as `ResponseHandlingException`, an `ApiException`), and the embedded engine's
@@ -171,6 +171,10 @@ class VectorStore(StateReads):
             await self.switch_alias(await self._orphan(model) or await self.create_generation(model))
             return
         refuse_mismatch(self.alias, await self.recorded_model(), model, rebuild_hint)
+        if self.server:  # a collection written before an index existed gets it once
+            with _translated(f"reading collection {current!r}"):
+                present = (await self.client.get_collection(current)).payload_schema
+            await self._create_indexes(current, skip=set(present))
 
     async def _orphan(self, model: IndexModel) -> str | None:
         """A generation left without the alias by an interrupted first start, if it holds this model."""
@@ -248,11 +252,13 @@ class VectorStore(StateReads):
             aliases = await self.client.get_aliases()
         return next((a.collection_name for a in aliases.aliases if a.alias_name == self.alias), None)
 
-    async def _create_indexes(self, name: str) -> None:
+    async def _create_indexes(self, name: str, *, skip: set[str] | None = None) -> None:
         # On a server, filtered search needs them (and strict mode rejects filters without them).
         kinds = [(f, qm.PayloadSchemaType.KEYWORD) for f in KEYWORD_INDEXES]
         kinds += [(f, qm.PayloadSchemaType.INTEGER) for f in INTEGER_INDEXES]
         for field_name, kind in kinds:
+            if skip and field_name in skip:
+                continue
             with _translated(f"creating the payload index {field_name!r} of {name!r}"):
                 await self.client.create_payload_index(name, field_name, kind)
 
@@ -306,6 +312,17 @@ class VectorStore(StateReads):
                 yield record
             if offset is None:
                 return
+
+    async def ordered_ids(self, where: Filter, key: str, limit: int) -> list[str]:
+        """The ids of the first `limit` points matching `where` by the integer `key`, ascending (without it: none).
+
+        On a server the order comes from the key's range index; local mode sorts every point's value.
+        """
+        with _translated("Qdrant ordered scroll"):
+            records, _ = await self.client.scroll(
+                self.alias, scroll_filter=where, limit=limit, with_payload=False, order_by=qm.OrderBy(key=key)
+            )
+        return [str(r.id) for r in records]
 
     async def retrieve(self, ids: Sequence[str], fields: Sequence[str]) -> list[qm.Record]:
         """The points with these ids (those that exist), with the given payload fields: a lookup, not a scan."""

@@ -7,7 +7,7 @@ HTTP method. Expected answers come from `tests/fixtures/java/shop/FIXTURE.md`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,16 +20,20 @@ from qdrant_client import AsyncQdrantClient
 
 from app.auth.access import LOCAL
 from app.core.settings import EmbeddingSettings
-from app.search.service import Filters, Hit, SearchService
+from app.search import service
+from app.search.service import Filters, Hit, Member, SearchService
 from app.store.embeddings import OpenAIEmbedder
 from app.store.indexing import Indexer
-from app.store.vectors import IndexModel, VectorStore
+from app.store.payloads import FILE_ORDER, file_order
+from app.store.vectors import IndexModel, VectorStore, chunk_point
 from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, ChunkerConfig, SourceContext
 from pipeline.scope import Scope
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.standins import Method, around
+from tests.support.engines import EMBEDDED_ENGINES, memory_store
+from tests.support.java import chunk_java
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import API, API_SRC, CORE, CORE_SRC, JOBS, JOBS_SRC, short
 
@@ -209,6 +213,40 @@ async def test_annotated_members_are_the_hits_of_by_annotation_in_the_same_order
     assert [m.id for m in members] == [h.id for h in every]
     assert [m.order for m in members] == [(h.repo_path, h.file_path, h.line_start, h.chunk.part_index) for h in every]
     assert search.hits_of(members[1:3]) == every[1:3]
+
+
+def showing(k: int) -> Callable[[Sequence[Member]], int]:
+    """A page that shows at most `k` members."""
+    return lambda members: min(len(members), k)
+
+
+def by_file_order(chunks: Iterable[Chunk]) -> list[str]:
+    return [
+        c.id for c in sorted(chunks, key=lambda c: file_order(c.repo_path, c.file_path, c.line_start, c.part_index))
+    ]
+
+
+@pytest.mark.parametrize("read", [1, 32])
+async def test_annotation_window_pages_every_member_once_in_file_order(
+    search: SearchService, indexed: Indexed, monkeypatch: pytest.MonkeyPatch, read: int
+) -> None:
+    monkeypatch.setattr(service, "WINDOW_READ", read)  # one payload a call: the window is read in several
+    expected = by_file_order(c for c in indexed.chunks.values() if "Transactional" in c.annotation_names)
+    seen: list[str] = []
+    while True:
+        window = await search.annotation_window(LOCAL, "Transactional", None, len(seen), showing(3))
+        assert (window.total, window.scanned) == (len(expected), False)
+        if not window.members:
+            break
+        assert len(window.members) == min(3, len(expected) - len(seen))
+        seen += [m.id for m in window.members]
+    assert seen == expected
+    page = await search.annotation_window(LOCAL, "Transactional", ACME, 1, showing(2), path_prefix=CORE_SRC)
+    in_core = by_file_order(
+        c for c in indexed.chunks.values()
+        if "Transactional" in c.annotation_names and c.repo_path == ACME and c.file_path.startswith(CORE_SRC)
+    )  # fmt: skip
+    assert (page.total, [m.id for m in page.members]) == (len(in_core), in_core[1:3])
 
 
 async def test_callers_of_a_method(search: SearchService) -> None:
@@ -605,3 +643,36 @@ async def test_the_top_of_a_search_does_not_depend_on_its_limit(search: SearchSe
     small = [h.chunk.id for h in await search.search(LOCAL, question, limit=5)]
     large = [h.chunk.id for h in await search.search(LOCAL, question, limit=60)]
     assert small == large[:5]
+
+
+JOBS_SOURCE: Final = """\
+package demo;
+class Jobs {
+    @Transactional void first() {}
+    @Transactional void second() {}
+    @Transactional void third() {}
+}
+"""
+
+
+@pytest.mark.parametrize("engine", EMBEDDED_ENGINES)
+async def test_a_store_with_members_written_before_file_order_is_scanned_and_sorted(engine: str) -> None:
+    store = memory_store(engine)
+    try:
+        await store.ensure(IndexModel(embedding_model=None, dimension=None))
+        found = [c for c in chunk_java(JOBS_SOURCE, "src/main/java/demo/Jobs.java").chunks if c.annotation_names]
+        points = [chunk_point(c, None, INDEXED_AT.isoformat()) for c in found]
+        del (points[1].payload or {})[FILE_ORDER]  # written before the key existed
+        await store.upsert(points)
+        search = SearchService(store, None)
+
+        scanned = await search.annotation_window(LOCAL, "Transactional", None, 0, showing(5), scan=2)
+        whole = await search.annotation_window(LOCAL, "Transactional", None, 1, showing(5))
+    finally:
+        await store.close()
+    assert (scanned.total, scanned.scanned, [m.id for m in scanned.members]) == (2, True, sorted_ids(found[:2]))
+    assert (whole.total, whole.scanned, [m.id for m in whole.members]) == (3, False, [c.id for c in found[1:]])
+
+
+def sorted_ids(chunks: Sequence[Chunk]) -> list[str]:
+    return [c.id for c in sorted(chunks, key=lambda c: c.line_start)]

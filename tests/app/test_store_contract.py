@@ -20,7 +20,7 @@ from app.store import filters
 from app.store.edge import EdgeStore
 from app.store.engines import Store
 from app.store.lexical import query_vector
-from app.store.payloads import PAYLOAD_FIELDS, StoredChunk, flagged, repo_payload
+from app.store.payloads import FILE_ORDER, PAYLOAD_FIELDS, StoredChunk, file_order, flagged, repo_payload
 from app.store.vectors import IndexModel, chunk_point
 from pipeline.model import Chunk
 from tests.support.engines import EMBEDDED_ENGINES, memory_store
@@ -344,5 +344,41 @@ async def test_edge_reopens_what_it_wrote_and_refuses_a_second_opener(tmp_path: 
     try:
         assert await reopened.count() == len(found)
         assert await reopened.recorded_model() == LEXICAL_ONLY
+    finally:
+        await reopened.close()
+
+
+def _in_file_order(found: list[Chunk]) -> list[str]:
+    return [c.id for c in sorted(found, key=lambda c: file_order(c.repo_path, c.file_path, c.line_start, c.part_index))]
+
+
+async def test_ordered_ids_come_by_file_order_and_leave_out_points_written_before_it(store: Store) -> None:
+    found = await filled(store)
+    other = list(chunk_java(SERVICE.replace("OwnerService", "PetService"), SERVICE_PATH.replace("Owner", "Pet")).chunks)
+    await store.upsert([chunk_point(c, None, "t1") for c in other])
+    methods = filters.all_of(filters.eq("symbol_type", "method"))
+
+    assert await store.ordered_ids(filters.everything(), FILE_ORDER, 100) == _in_file_order(found + other)
+    expected = _in_file_order([c for c in found + other if c.symbol_type == "method"])
+    assert await store.ordered_ids(methods, FILE_ORDER, 3) == expected[:3]
+    older = chunk_point(found[0], None, "t1").payload or {}
+    del older[FILE_ORDER]
+    await store.set_payloads({found[0].id: older})
+    assert await store.ordered_ids(filters.everything(), FILE_ORDER, 100) == _in_file_order(found[1:] + other)
+
+
+async def test_edge_gives_a_shard_the_payload_indexes_it_was_written_without(tmp_path: Path) -> None:
+    import qdrant_edge as qe
+
+    first = EdgeStore(str(tmp_path), "java_code")
+    found = await filled(first)
+    shard = await first._shard()
+    shard.update(qe.UpdateOperation.delete_field_index(FILE_ORDER))  # as a shard written before the key
+    assert FILE_ORDER not in shard.info().payload_schema
+    await first.close()
+    reopened = EdgeStore(str(tmp_path), "java_code")
+    try:
+        assert await reopened.ordered_ids(filters.everything(), FILE_ORDER, 100) == _in_file_order(found)
+        assert FILE_ORDER in (await reopened._shard()).info().payload_schema
     finally:
         await reopened.close()
