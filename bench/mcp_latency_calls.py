@@ -279,6 +279,7 @@ class Sample:
     chars: int
     message: str
     store: dict[str, list[float]]  # op -> [calls, seconds]
+    server_seconds: float = 0.0  # the server's own time (`ServerClock`): the client's JSON and schema checks excluded
 
 
 @dataclass(slots=True)

@@ -134,7 +134,7 @@ def _row(label: str, row: dict[str, Any], extra: str = "") -> str:
     return (
         f"{label:<34}{row['count']:>6}{row['errors']:>5}{row['p50_ms']:>9.1f}{row['p90_ms']:>9.1f}"
         f"{row['p99_ms']:>9.1f}{row['max_ms']:>9.1f}{row['cpu_p50_ms']:>9.1f}{row.get('cpu_p99_ms', 0.0):>9.1f}"
-        f"{(row['cpu_per_wall'] or 0):>7.2f}"
+        f"{(row['cpu_per_wall'] or 0):>7.2f}{row.get('server_p50_ms', 0.0):>9.1f}{row.get('server_p99_ms', 0.0):>9.1f}"
         f"{row['output_chars_p50']:>8.0f}{extra}"
     )
 
@@ -143,7 +143,7 @@ def print_table(title: str, run: dict[str, Any]) -> None:
     print(f"\n{title}")
     print(
         f"{'tool (latency ms)':<34}{'calls':>6}{'err':>5}{'p50':>9}{'p90':>9}{'p99':>9}{'max':>9}"
-        f"{'cpu p50':>9}{'cpu p99':>9}{'cpu/w':>7}{'chars':>8}"
+        f"{'cpu p50':>9}{'cpu p99':>9}{'cpu/w':>7}{'srv p50':>9}{'srv p99':>9}{'chars':>8}"
     )
     for tool, row in run["tools"].items():
         capped = f"  (stopped by budget: {row['skipped_for_budget']} not run)" if row["skipped_for_budget"] else ""

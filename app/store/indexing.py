@@ -198,7 +198,11 @@ class Indexer:
         if self.embedder is not None and embed:
             vectors = await self.embedder.embed([c.text for c in embed])
         given = sources or {}
-        stamps = {r.file_path: source_stamp(given[r.file_path], len(r.chunks)) for r in results if r.file_path in given}
+        stamps = {
+            r.file_path: source_stamp(given[r.file_path], len(r.chunks), r.file_path)
+            for r in results
+            if r.file_path in given
+        }
         source = stamps.get
         points = [
             self.point(chunk, vector, indexed_at, source(chunk.file_path, ""))

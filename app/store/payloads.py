@@ -102,19 +102,58 @@ def flagged(name: str) -> Condition:
 STATE_FIELDS = ("file_path", "content_hash", "payload_hash", "source_hash")
 
 
-def source_stamp(source_hash: str, chunks: int) -> str:
-    """The `source_hash` key of a file's points: its source hash (`app.sync.localfs.source_hash`) and chunk count.
+def source_stamp(source_hash: str, chunks: int, file_path: str) -> str:
+    """The `source_hash` key of a file's points: its source hash (`app.sync.localfs.source_hash`), chunk count and path.
 
     The count tells a file whose points were all written from one from one whose write stopped halfway
-    (an interrupted `javakb index`): only the first is left unparsed by the next run.
+    (an interrupted `javakb index`): only the first is left unparsed by the next run. The path makes a
+    repository's stamps, counted by one facet (`StateReads.stamp_counts`), tell every file's state without
+    reading a payload.
     """
-    return f"{source_hash}/{chunks}"
+    return f"{source_hash}/{chunks}:{file_path}"
 
 
-def stamped_source(stamp: str, points: int) -> str | None:
+def read_stamp(stamp: str) -> tuple[str, int, str] | None:
+    """A stamp's source hash, chunk count and path; None for none ("") and for one written before paths were in it."""
+    head, sep, path = stamp.partition(":")  # a source hash is hex and a count digits: the first ':' ends them
+    source_hash, _, chunks = head.rpartition("/")
+    return (source_hash, int(chunks), path) if sep and path and source_hash and chunks.isdigit() else None
+
+
+def stamped_source(stamp: str, points: int, file_path: str) -> str | None:
     """The source hash in a file's stamp when the file holds the `points` it was written with, else None."""
-    source_hash, _, chunks = stamp.rpartition("/")
-    return source_hash if source_hash and chunks == str(points) else None
+    parts = read_stamp(stamp)
+    return parts[0] if parts is not None and parts[1:] == (points, file_path) else None
+
+
+@dataclass(frozen=True, slots=True)
+class StampedFiles:
+    """A repository's files as its points' stamps tell them: the whole ones' source hashes, and every stamped path."""
+
+    sources: dict[str, str]  # path -> source hash, of files whose points are all from one write of it
+    points: dict[str, int]  # path -> its points (of every stamped path)
+
+
+def stamped_files(counts: Mapping[str, int]) -> StampedFiles | None:
+    """The files of a repository from the number of points per stamp; None if some point has no readable stamp.
+
+    A point with no stamp (written by a sync from GitLab, or before paths were stamped) cannot be placed
+    in a file this way: the caller then reads the whole stored state.
+    """
+    sources: dict[str, str] = {}
+    points: dict[str, int] = {}
+    stamps: dict[str, int] = {}
+    for stamp, count in counts.items():
+        parts = read_stamp(stamp)
+        if parts is None:
+            return None
+        source_hash, chunks, path = parts
+        points[path] = points.get(path, 0) + count
+        stamps[path] = stamps.get(path, 0) + 1
+        if chunks == count:
+            sources[path] = source_hash
+    whole = {path: h for path, h in sources.items() if stamps[path] == 1}  # a file written by two runs is not
+    return StampedFiles(whole, points)
 
 
 """What the store's state scroll reads of each point (`VectorStore.stored_state`)."""

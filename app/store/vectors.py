@@ -61,9 +61,11 @@ KEYWORD_INDEXES = (
     "implements_fq",
     "enclosing_type",
     "flags",
+    "source_hash",
 )
 INTEGER_INDEXES = ("gitlab_project_id", payloads.FILE_ORDER)
 STATE_PAGE = 10_000
+STAMPS_MAX = 200_000  # distinct stamps (files) of one repository one facet counts (`StateReads.stamp_counts`)
 # What qdrant-client raises when the server or the embedded engine fails: its API errors (a refused or
 # lost connection comes as `ResponseHandlingException`, an `ApiException`), and the embedded engine's
 # ValueError/RuntimeError (a missing collection, a closed client).
@@ -131,6 +133,26 @@ class StateReads:
     ) -> AsyncIterator[qm.Record]:
         """Iterate over every point matching a filter, with the given payload fields."""
         raise NotImplementedError
+
+    async def counts_by(
+        self, key: str, limit: int = 100_000, where: Filter | None = None, *, by_facet: bool = False
+    ) -> dict[str, int]:
+        """Number of points per value of a keyword field (`by_facet`: always the engine's exact facet)."""
+        raise NotImplementedError
+
+    async def count(self, where: Filter | None = None) -> int:
+        """Number of points, optionally matching a filter."""
+        raise NotImplementedError
+
+    async def stamp_counts(self, repo_path: str) -> dict[str, int] | None:
+        """Points per stamp (`payloads.source_stamp`) of a repository, by one facet, no payload read.
+
+        None when the facet did not count every point of the repository (more distinct stamps than
+        `STAMPS_MAX`): the caller then reads the whole state.
+        """
+        where = filters.all_of(filters.eq("repo_path", repo_path))
+        counts = await self.counts_by("source_hash", STAMPS_MAX, where, by_facet=True)
+        return counts if sum(counts.values()) == await self.count(where) else None
 
     async def stored_hashes(
         self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None
@@ -373,7 +395,9 @@ class VectorStore(StateReads):
         with _translated("Qdrant payload update by filter"):
             await self.client.set_payload(collection or self.alias, payload=payload, points=where, wait=True)
 
-    async def counts_by(self, key: str, limit: int = 100_000, where: Filter | None = None) -> dict[str, int]:
+    async def counts_by(
+        self, key: str, limit: int = 100_000, where: Filter | None = None, *, by_facet: bool = False
+    ) -> dict[str, int]:
         """Number of points per value of a keyword field (exact facet counts), optionally of matching points."""
         with _translated(f"Qdrant facet on {key}"):
             response = await self.client.facet(self.alias, key, facet_filter=where, limit=limit, exact=True)
@@ -426,7 +450,7 @@ class StoredState:
         """
         points = self.by_file.get(file_path, ())
         stamps = {self.sources[point_id] for point_id in points}
-        return payloads.stamped_source(stamps.pop(), len(points)) if len(stamps) == 1 else None
+        return payloads.stamped_source(stamps.pop(), len(points), file_path) if len(stamps) == 1 else None
 
 
 def chunk_point(chunk: Chunk, dense: Sequence[float] | None, indexed_at: str, source_hash: str = "") -> qm.PointStruct:

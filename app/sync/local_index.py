@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +11,7 @@ from app.auth.access import LOCAL
 from app.core.errors import ConfigError, StorageError
 from app.deps import Deps
 from app.store.indexing import RunCounts
+from app.store.payloads import stamped_files
 from app.store.vectors import StoredState
 from app.sync.localfs import chunk_local_files, iter_sources, source_hashes
 from pipeline.model import ChunkerConfig, FileResult, SourceContext
@@ -71,14 +72,12 @@ async def index_directory(
     target = await deps.store.create_generation(model) if rebuild else None
     if target is None:
         await deps.store.ensure(model)
-    # What is stored is read once (a new generation holds nothing yet), not once per batch: on
-    # embedded Qdrant every filtered read scans the whole collection.
-    known = await deps.store.stored_state(repo_path, None) if target is None else StoredState()
     context = SourceContext(repo_path=repo_path)
     sources = source_hashes(files, context, config)
-    unchanged = {rel for rel, _ in files if rel in sources and known.source_of(rel) == sources[rel]}
+    # What is stored is read once (a new generation holds nothing yet), not once per batch.
+    known, unchanged = await stored_for(deps, repo_path, sources) if target is None else (StoredState(), {})
     counts = RunCounts()
-    counts.add_unchanged(len(unchanged), sum(len(known.by_file[rel]) for rel in unchanged))
+    counts.add_unchanged(len(unchanged), sum(unchanged.values()))
     changed = [item for item in files if item[0] not in unchanged]
     results = steps.chunk(changed, context, config, jobs)
     for done, batch in _batches(results, deps.settings.worker.files_per_batch):
@@ -96,6 +95,29 @@ async def index_directory(
         if previous is not None and previous != target:
             await deps.store.drop_collection(previous)
     return LocalRun(repo_path=repo_path, counts=counts, removed_files=removed, collection=target)
+
+
+async def stored_for(deps: Deps, repo_path: str, sources: Mapping[str, str]) -> tuple[StoredState, dict[str, int]]:
+    """What a run needs of the repository's stored state, and its unchanged files with their number of points.
+
+    One facet of the points' stamps (`payloads.source_stamp`) tells the unchanged files without reading
+    a payload; then only the points of the other stored files (changed or gone) are read. Where some
+    point has no stamp with its path (a store written before paths were stamped, a repository also synced
+    from GitLab) or more than `MAX_LISTED` stored files changed, the whole state is read, as before.
+    """
+    counts = await deps.store.stamp_counts(repo_path)
+    stamped = None if counts is None else stamped_files(counts)
+    if stamped is not None:
+        unchanged = {rel: stamped.points[rel] for rel, h in sources.items() if stamped.sources.get(rel) == h}
+        rest = sorted(set(stamped.points) - set(unchanged))
+        if len(rest) <= MAX_LISTED:
+            return await deps.store.stored_state(repo_path, rest), unchanged
+    known = await deps.store.stored_state(repo_path, None)
+    return known, {rel: len(known.by_file[rel]) for rel, h in sources.items() if known.source_of(rel) == h}
+
+
+MAX_LISTED = 2_000
+"""Stored files a run reads by name (`stored_for`); past it, the whole state in one scroll."""
 
 
 async def _refuse_losing_others(deps: Deps, repo_path: str) -> None:

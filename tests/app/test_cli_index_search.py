@@ -148,8 +148,8 @@ def test_index_then_reindex_embeds_nothing_the_second_time(project: Path, capsys
 def test_a_reindex_reads_the_stored_state_once_not_per_batch(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # On embedded Qdrant each filtered read scans the whole collection: one per batch made an idle
-    # re-run of java.base take 160 s. The run reads the repository's state once and plans from it.
+    # One read per batch made an idle re-run of java.base take 160 s on local mode. The run counts the
+    # points per stamp in one facet and reads the state of only the stored files it must rewrite or remove.
     monkeypatch.setenv("JAVAKB_WORKER__FILES_PER_BATCH", "2")
     index(capsys, project)
     (project / OWNER_SERVICE).unlink()
@@ -168,9 +168,22 @@ def test_a_reindex_reads_the_stored_state_once_not_per_batch(
             return await index_directory(deps, project, REPO)
 
     second = asyncio.run(reindex())  # the CLI runs its own loop too
-    assert reads == [None]  # the whole repository, once, for 9 batches
+    assert reads == [[OWNER_SERVICE]]  # the file gone, once, for 9 batches; no unchanged file's points
     assert (second.counts.embedded, second.counts.deleted, second.removed_files) == (0, 0, 1)
     assert second.counts.reused == PROJECT_CHUNKS - 13
+
+    async def stamped_without_paths() -> None:  # as a store written before stamps carried the path
+        async with open_deps(Settings()) as deps:
+            await deps.store.set_payload_where(filters.all_of(filters.eq("repo_path", REPO)), {"source_hash": "h/1"})
+
+    asyncio.run(stamped_without_paths())
+    reads.clear()
+    third = asyncio.run(reindex())
+    assert reads == [None]  # the whole state: no stamp tells its file
+    assert (third.counts.embedded, third.counts.reused) == (0, PROJECT_CHUNKS - 13)  # re-chunked, not re-embedded
+    reads.clear()
+    asyncio.run(reindex())
+    assert reads == [[]]  # stamped again by the run before: nothing to read
 
 
 def test_index_writes_one_point_per_chunk(project: Path, capsys: pytest.CaptureFixture[str], qdrant_path: Path) -> None:
