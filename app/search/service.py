@@ -15,7 +15,7 @@ import copy
 import dataclasses
 import enum
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -267,6 +267,29 @@ def _hit_text(hit: Hit) -> str:
     return embedding_text(hit.chunk)
 
 
+class StickyFact:
+    """A fact about the store that stays true once it is (a library point seen, every point keyed).
+
+    While false it is checked again at most every `ttl_s`; `SearchService.within` copies share it.
+    """
+
+    def __init__(self, ttl_s: float, clock: Callable[[], float]) -> None:
+        self.ttl_s = ttl_s
+        self.clock = clock
+        self.checked: float | None = None  # when it was last found false; inf once true
+
+    async def holds(self, check: Callable[[], Awaitable[bool]]) -> bool:
+        """Whether it holds, asking `check` only when the last answer is older than `ttl_s` and was false."""
+        if self.checked == float("inf"):
+            return True
+        now = self.clock()
+        if self.checked is not None and now - self.checked < self.ttl_s:
+            return False
+        found = await check()
+        self.checked = float("inf") if found else now
+        return found
+
+
 class SearchService:
     """Search over the store; the embedder is optional (lexical-only mode without it)."""
 
@@ -294,7 +317,8 @@ class SearchService:
         self.generated_code = generated_code
         self.scope = SearchScope.CODE
         self._repos: dict[tuple[object, ...], tuple[float, dict[str, int]]] = {}
-        self._libraries_seen: list[float | None] = [None]  # when a library point was last seen absent; shared
+        self._libraries = StickyFact(repos_ttl_s, clock)  # some point is a library's (shared by `within`)
+        self._keyed = StickyFact(repos_ttl_s, clock)  # every point has its `file_order`
 
     def within(self, scope: SearchScope) -> SearchService:
         """This search over another scope (`SearchScope`): every entry point then reads within it."""
@@ -505,8 +529,7 @@ class SearchService:
         read_scope = await self._read_scope()
         where = build_filter(access, filters, scope=read_scope) or everything()
         total = await self.store.count(where)
-        keyed = build_filter(access, filters, between(FILE_ORDER, 0, FILE_ORDER_MAX), scope=read_scope)
-        if keyed is None or await self.store.count(keyed) < total:
+        if not await self._all_keyed():
             members = await self.annotated(access, annotation, repo, offset + scan, path_prefix=path_prefix)
             rest = members[offset:]
             return SetWindow(len(members), rest[: shows(rest)], scanned=len(members) >= offset + scan)
@@ -745,15 +768,19 @@ class SearchService:
         """
         if self.scope is not SearchScope.CODE:
             return self.scope
-        checked = self._libraries_seen[0]
-        if checked == float("inf"):
-            return self.scope
-        now = self._clock()
-        if checked is not None and now - checked < self._repos_ttl_s:
-            return None
-        present = await self.store.count(where=all_of(flagged(LIBRARY_FLAG))) > 0
-        self._libraries_seen[0] = float("inf") if present else now
-        return self.scope if present else None
+
+        async def present() -> bool:
+            return await self.store.count(where=all_of(flagged(LIBRARY_FLAG))) > 0
+
+        return self.scope if await self._libraries.holds(present) else None
+
+    async def _all_keyed(self) -> bool:
+        """Whether every point has its `file_order` (a store written before it: not until rewritten)."""
+
+        async def keyed() -> bool:
+            return await self.store.count(all_of(none_of=[between(FILE_ORDER, 0, FILE_ORDER_MAX)])) == 0
+
+        return await self._keyed.holds(keyed)
 
     async def _counts(self, access: Access, filters: Filters) -> dict[str, int]:
         """Points per repository within the scope: the org's under the access condition alone, libraries apart.

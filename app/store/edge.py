@@ -287,7 +287,7 @@ class EdgeStore(StateReads):
         records = await self._run(
             f"Qdrant retrieve of {len(ids)} points", shard.retrieve, list(ids), list(fields), False
         )
-        return [qm.Record(id=str(r.id), payload=r.payload) for r in records]
+        return [qm.Record.model_construct(id=str(r.id), payload=r.payload) for r in records]  # the engine's own values
 
     async def counts_by(
         self, key: str, limit: int = 100_000, where: Filter | None = None, *, by_facet: bool = False

@@ -243,3 +243,23 @@ async def test_demote_keeps_a_generated_symbol_the_question_names(store: VectorS
         rank = next(i for i, h in enumerate(included) if h.qualified_name.endswith(named))
         assert included[rank].chunk.generated
         assert demoted[rank].qualified_name == included[rank].qualified_name
+
+
+async def test_a_sticky_fact_is_checked_again_only_after_its_ttl_while_false_and_never_once_true() -> None:
+    from app.search.service import StickyFact
+
+    now = [0.0]
+    answers = [False, False, True]
+    asked: list[float] = []
+
+    async def check() -> bool:
+        asked.append(now[0])
+        return answers[len(asked) - 1]
+
+    fact = StickyFact(10.0, lambda: now[0])
+    seen = []
+    for t in (0.0, 5.0, 10.0, 15.0, 21.0, 100.0):
+        now[0] = t
+        seen.append(await fact.holds(check))
+    assert seen == [False, False, False, False, True, True]
+    assert asked == [0.0, 10.0, 21.0]
