@@ -311,12 +311,8 @@ class KnowledgeTools:
         or find_by_annotation(annotation="GetMapping", path_prefix="mall-admin")
         """
         search, access = await self._search(repo, scope)
-
-        def shows(members: Sequence[Member]) -> int:  # each entry takes at least its place
-            return most_shown((place_floor(m.repo_path, m.file_path) for m in members), max_chars)
-
         found = await search.annotation_window(
-            access, annotation, repo, offset, shows, path_prefix=path_prefix, scan=SET_SCAN
+            access, annotation, repo, offset, _shows(max_chars), path_prefix=path_prefix, scan=SET_SCAN
         )
         capped = f" (the scan stopped at {found.total}: narrow with repo or path_prefix for the rest)"
         header = f"Carrying {echo(annotation)}{capped if found.scanned else ''}:"
@@ -338,12 +334,11 @@ class KnowledgeTools:
         Example: get_callers(name="NotificationService.notifyOwner")
         """
         search, access = await self._search(repo, scope)
-        hits = await search.callers(access, name, repo, path_prefix=path_prefix)
-        return _result(
-            _set(
-                await self._users(access, hits), f"Callers of {echo(name)}:", offset, code, max_chars, excerpt_lines=12
-            )
-        )
+        found = await search.callers_window(access, name, repo, offset, _shows(max_chars), path_prefix=path_prefix)
+        capped = f" (the scan stopped at {found.total}: narrow with repo or path_prefix for the rest)"
+        header = f"Callers of {echo(name)}{capped if found.scanned else ''}:"
+        window = await self._users(access, search.hits_of(found.members))
+        return _result(_set_window(window, found.total, header, offset, code, max_chars, excerpt_lines=12))
 
     async def get_callees(
         self,
@@ -556,6 +551,15 @@ def _set(
         hits, budget=budget, excerpt_lines=excerpt_lines, header=header, offset=offset, code_first=code_first,
         notes=notes,
     )  # fmt: skip
+
+
+def _shows(budget: int) -> Callable[[Sequence[Member]], int]:
+    """How many of some set members a page of `budget` characters shows at most (each entry takes its place)."""
+
+    def shows(members: Sequence[Member]) -> int:
+        return most_shown((place_floor(m.repo_path, m.file_path) for m in members), budget)
+
+    return shows
 
 
 def _set_window(

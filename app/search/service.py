@@ -497,7 +497,10 @@ class SearchService:
         asked for (docs/performance.md), so the payloads come in one read; only the shown ones are parsed.
         """
         filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
-        where = build_filter(access, filters, scope=await self._read_scope()) or everything()
+        return await self._scanned(build_filter(access, filters, scope=await self._read_scope()) or everything(), limit)
+
+    async def _scanned(self, where: Filter, limit: int) -> list[Member]:
+        """The first `limit` points found matching `where`, as members sorted by their order fields."""
         found: list[Member] = []
         async for record in self.store.scroll(where, True, page=min(limit, 1024)):
             payload = record.payload or {}
@@ -518,25 +521,54 @@ class SearchService:
         path_prefix: str | None = None,
         scan: int = 500,
     ) -> SetWindow:
-        """The members of `by_annotation` from `offset` on that a page can show (`shows` tells how many of some do).
+        """The members of `by_annotation` from `offset` on that a page can show (`shows`: how many of some it does)."""
+        filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
+        return await self.window(access, filters, None, offset, shows, scan=scan)
+
+    async def callers_window(
+        self,
+        access: Access,
+        name: str,
+        repo: str | None,
+        offset: int,
+        shows: Callable[[Sequence[Member]], int],
+        *,
+        path_prefix: str | None = None,
+    ) -> SetWindow:
+        """The members of `callers` from `offset` on that a page can show (`callers` for how they are found)."""
+        condition = await self._callers_condition(access, name, repo)
+        if condition is None:
+            return SetWindow(0, [], scanned=False)
+        return await self.window(access, Filters(repo=repo, path_prefix=path_prefix), condition, offset, shows)
+
+    async def window(
+        self,
+        access: Access,
+        filters: Filters,
+        condition: Condition | None,
+        offset: int,
+        shows: Callable[[Sequence[Member]], int],
+        *,
+        scan: int = 500,
+    ) -> SetWindow:
+        """The points matching the filters (and `condition`) from `offset` on that a page can show, and their number.
 
         Paged by `file_order`'s range index: the members' ids come in order without a payload read, and only
-        the window's payloads are read, `WINDOW_READ` at a time, until the page is full. Where some member
+        the window's payloads are read, `WINDOW_READ` at a time, until the page is full. Where some point
         has no `file_order` (written before it existed), the first `offset + scan` found are sorted instead
-        (`annotated`) and the answer says the scan stopped (docs/decisions.md).
+        and the answer says the scan stopped (docs/decisions.md).
         """
-        filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
-        read_scope = await self._read_scope()
-        where = build_filter(access, filters, scope=read_scope) or everything()
+        extra = () if condition is None else (condition,)
+        where = build_filter(access, filters, *extra, scope=await self._read_scope()) or everything()
         total = await self.store.count(where)
         if not await self._all_keyed():
-            members = await self.annotated(access, annotation, repo, offset + scan, path_prefix=path_prefix)
+            members = await self._scanned(where, offset + scan)
             rest = members[offset:]
             return SetWindow(len(members), rest[: shows(rest)], scanned=len(members) >= offset + scan)
         ids: list[str] = []
         read = 0
-        window: list[Member] = []
-        while not window or shows(window) == len(window):  # the page could show more than it has
+        found: list[Member] = []
+        while not found or shows(found) == len(found):  # the page could show more than it has
             if read == len(ids):
                 more = (
                     []
@@ -548,8 +580,8 @@ class SearchService:
                 ids = more[offset:]
             batch = ids[read : read + WINDOW_READ]
             read += len(batch)
-            window += await self._members(batch)
-        return SetWindow(total, window[: shows(window)], scanned=False)
+            found += await self._members(batch)
+        return SetWindow(total, found[: shows(found)], scanned=False)
 
     async def _members(self, ids: Sequence[str]) -> list[Member]:
         """These points as members, in this order (a point deleted since its id was read is left out)."""
@@ -569,15 +601,20 @@ class SearchService:
         under a supertype whose declaration it overrides (`Iface.m` for `Impl.m`), counts too.
         `path_prefix` narrows the callers, not the method: its declaring types are looked up in all of `repo`.
         """
+        condition = await self._callers_condition(access, name, repo)
+        if condition is None:
+            return []
+        return await self._lookup(access, Filters(repo=repo, path_prefix=path_prefix), condition)
+
+    async def _callers_condition(self, access: Access, name: str, repo: str | None) -> Condition | None:
+        """What a caller of the named method matches (None: nothing can): its call keys, hierarchy included."""
         keys_fq, keys = await self._call_keys(access, name, repo)
         conditions: list[Condition] = []
         if keys_fq:
             conditions.append(any_of("calls_fq", keys_fq))
         if keys:
             conditions.append(any_of("calls", keys))
-        if not conditions:
-            return []
-        return await self._lookup(access, Filters(repo=repo, path_prefix=path_prefix), either(*conditions))
+        return either(*conditions) if conditions else None
 
     async def callees(
         self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
