@@ -157,6 +157,40 @@ async def test_embedding_endpoint_down_or_of_another_dimension(
     assert found.verdict is Verdict.FAIL and "answers 64 dimensions; the collection holds 32" in found.detail
 
 
+async def test_an_embedding_model_the_endpoint_does_not_serve(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    with FakeEmbeddingServer(dim=64, model="served-model") as served:
+        settings = settings_for(pg_dsn, gitlab, served, tmp_path)
+        found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.FAIL and "does not serve model 'fake-embed' (HTTP 404)" in found.detail
+    assert "JAVAKB_EMBEDDING__MODEL" in found.fix
+
+
+async def test_an_embedding_key_the_endpoint_refuses(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    with FakeEmbeddingServer(dim=64, api_key="sk-the-right-key-0123456789") as guarded:
+        settings = settings_for(
+            pg_dsn, gitlab, guarded, tmp_path, embedding__api_key=SecretStr("sk-a-wrong-key-0123456789")
+        )
+        found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.FAIL and "refused the API key (HTTP 401)" in found.detail
+    assert "JAVAKB_EMBEDDING__API_KEY" in found.fix and "sk-a-wrong-key" not in report([found])[0]
+
+
+async def test_configured_dimensions_are_checked_with_a_real_request(
+    pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path
+) -> None:
+    with FakeEmbeddingServer(dim=64, honours_dimensions=False) as fixed:
+        settings = settings_for(pg_dsn, gitlab, fixed, tmp_path / "q", embedding__dimensions=32)
+        found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+        assert fixed.calls == 1  # asked, although the size is configured
+    assert found.verdict is Verdict.FAIL and "returned a vector of 64 dimensions, expected 32" in found.detail
+    assert "JAVAKB_EMBEDDING__DIMENSIONS" in found.fix
+
+    with FakeEmbeddingServer(dim=64) as shortening:  # a model that can answer 32 floats
+        settings = settings_for(pg_dsn, gitlab, shortening, tmp_path / "q", embedding__dimensions=32)
+        found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.OK and found.detail == "fake-embed: 32 dimensions"
+
+
 async def test_qdrant_holding_another_model(
     pg_dsn: str, gitlab: FakeGitLab, embedder: FakeEmbeddingServer, tmp_path: Path
 ) -> None:
