@@ -202,6 +202,23 @@ async def test_unknown_ids_paths_and_groups_are_reported_not_dropped(env: SyncEn
         assert by_project(by_path) == {known.id: ("requested", "done")}
 
 
+async def test_a_project_the_token_may_not_read_is_reported_forbidden_and_the_others_still_sync(
+    env: SyncEnv,
+) -> None:
+    hidden, known = (env.gitlab.create_project(f"acme/{name}") for name in ("hidden", "known"))
+    known.commit({SRC + "A.java": service("A")}, "init")
+    db = env.deps.require_db()
+    backfill_id = await db.create_backfill([hidden.id, known.id], False, {})
+    env.gitlab.fail_next(1, status=403, path_contains=f"/api/v4/projects/{hidden.id}")  # no access to this one
+    await backfill({"deps": _with_settings(env), "job_try": 1}, None, False, backfill_id)
+    with admin(env) as client:
+        report = client.get(f"/admin/backfills/{backfill_id}", params={"state": "failed"}, headers=AUTH).json()
+    [refused] = report["results"]
+    assert (refused["project_id"], refused["outcome"], refused["state"]) == (hidden.id, "forbidden", "failed")
+    assert "403" in refused["detail"]
+    assert report["counts"] == {"forbidden": 1, "waiting": 1}  # the readable one goes on to its sync
+
+
 async def test_the_dispatcher_keeps_at_most_its_slots_in_flight(env: SyncEnv) -> None:
     for i in range(6):
         env.gitlab.create_project(f"acme/p{i}").commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
