@@ -17,7 +17,7 @@ import httpx
 
 from app.core.errors import ConfigError, ServiceError
 from app.core.settings import Settings
-from app.core.states import BackfillProgress, BackfillStatus
+from app.core.states import BackfillProgress, BackfillStatus, ProjectStatus
 
 BAR_WIDTH = 30
 FINISHED = frozenset({BackfillStatus.DONE.value, BackfillStatus.FAILED.value})
@@ -130,6 +130,32 @@ def watch(
         screen.show(render(report, tty=screen.tty))
         if not follow or report["status"] in FINISHED:
             return report
+        sleep(every_s)
+
+
+def render_projects(counts: Mapping[str, int], running: int, *, tty: bool) -> list[str]:
+    """The lines of `javakb admin status`: projects by state and the syncs running; a bar of the up-to-date ones."""
+    shown = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no projects yet"
+    if not tty:
+        return [f"projects: {shown}; {running} syncs running"]
+    total, current = sum(counts.values()), counts.get(ProjectStatus.OK, 0)
+    return [f"projects  {bar(current, total)} {current}/{total} up to date", f"  {shown}", f"  {running} syncs running"]
+
+
+def watch_status(
+    http: httpx.Client,
+    screen: Screen,
+    *,
+    follow: bool,
+    every_s: float = 2.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Show the projects' states once, or with `follow` until interrupted (Ctrl-C)."""
+    while True:
+        running = call(http, "GET", "/admin/jobs", params={"status": "running", "per_page": 1000})
+        screen.show(render_projects(project_summary(http), len(running), tty=screen.tty))
+        if not follow:
+            return
         sleep(every_s)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import secrets
 import sys
@@ -394,23 +395,23 @@ def run_admin_reindex(args: argparse.Namespace, settings: Settings, out: TextIO 
         return _follow(ac, client, accepted["backfill_id"], out, follow=args.watch)
 
 
-def run_admin_status(args: argparse.Namespace, settings: Settings, out: TextIO | None = None, http: Any = None) -> int:
-    """Projects by state and the syncs running, or one backfill's progress (refreshed with --watch)."""
+def run_admin_status(
+    args: argparse.Namespace,
+    settings: Settings,
+    out: TextIO | None = None,
+    http: Any = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
+    """Projects by state and the syncs running, or one backfill's progress (refreshed with --watch, until Ctrl-C)."""
     from app import admin_client as ac
 
     out = out or sys.stdout
     with http or ac.admin_client(settings) as client:
         if args.backfill is not None:
             return _follow(ac, client, args.backfill, out, follow=args.watch)
-        screen = ac.Screen(out, out.isatty())
-        while True:
-            counts = ac.project_summary(client)
-            running = ac.call(client, "GET", "/admin/jobs", params={"status": "running", "per_page": 1000})
-            shown = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no projects yet"
-            screen.show([f"projects: {shown}; {len(running)} syncs running"])
-            if not args.watch:
-                return 0
-            time.sleep(2.0)
+        with contextlib.suppress(KeyboardInterrupt):  # how a --watch ends
+            ac.watch_status(client, ac.Screen(out, out.isatty()), follow=args.watch, sleep=sleep)
+        return 0
 
 
 def _follow(ac: Any, client: Any, backfill_id: int, out: TextIO, *, follow: bool) -> int:

@@ -121,6 +121,34 @@ def test_the_cli_status_counts_projects_by_state(client: TestClient, projects: l
     assert out.getvalue() == "projects: 5 pending; 0 syncs running\n"
 
 
+def test_the_cli_status_watch_redraws_bars_on_a_terminal_until_interrupted(
+    client: TestClient, projects: list[int], clean_db: str
+) -> None:
+    client.headers.update(AUTH)
+    out = Terminal()
+    naps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        naps.append(seconds)
+        if len(naps) == 2:
+            raise KeyboardInterrupt  # Ctrl-C: how a watch ends
+        fetch(clean_db, "UPDATE projects SET status = 'ok', done_gen = requested_gen WHERE id IN (10, 20) RETURNING id")
+
+    args = argparse.Namespace(backfill=None, watch=True)
+    assert run_admin_status(args, make_settings("", ""), out, http=_unclosed(client), sleep=sleep) == 0
+    assert naps == [2.0, 2.0]
+    assert out.getvalue() == (
+        f"projects  {bar(0, 5)} 0/5 up to date\n  5 pending\n  0 syncs running\n"
+        f"\x1b[3F\x1b[J"  # redrawn in place once the state changed; the third round showed nothing new
+        f"projects  {bar(2, 5)} 2/5 up to date\n  2 ok, 3 pending\n  0 syncs running\n"
+    )
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 class _unclosed:
     def __init__(self, client: TestClient) -> None:
         self.client = client
