@@ -65,6 +65,11 @@ def test_jobs_filter_by_status(client: TestClient, projects: list[int]) -> None:
     assert [j["project_id"] for j in failed] == [30]
     done = client.get("/admin/jobs", params={"status": "done", "per_page": 2}, headers=AUTH)
     assert [j["status"] for j in done.json()] == ["DONE", "DONE"] and 'rel="next"' in done.headers["link"]
+    pages = [done.json()]
+    while "link" in done.headers:  # the Link keeps the filter: every DONE run once, in id order, nothing else
+        done = client.get(done.headers["link"].split(">")[0].lstrip("<"), headers=AUTH)
+        pages.append(done.json())
+    assert [len(p) for p in pages] == [2, 2, 0] and [j["project_id"] for p in pages for j in p] == [10, 20, 40, 50]
     assert client.get("/admin/jobs", params={"status": "nope"}, headers=AUTH).status_code == 400
 
 
