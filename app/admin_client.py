@@ -74,27 +74,34 @@ def bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
     return "[" + "#" * filled + "." * (width - filled) + "]"
 
 
+def pace(report: Mapping[str, Any]) -> str:
+    """Throughput, with the ETA while the backfill runs (a queued one is still listing its projects)."""
+    if report["status"] == BackfillStatus.QUEUED.value:
+        return "listing the projects"
+    rate = f"{report.get('files_per_s', 0):.1f} files/s"
+    if report["status"] in FINISHED:
+        return rate
+    eta = report.get("eta_s")
+    return f"{rate}, ETA {'?' if eta is None else f'{eta:.0f}s'}"
+
+
 def render(report: Mapping[str, Any], *, tty: bool) -> list[str]:
     """The lines that show a backfill report: bars and rates on a terminal, one plain line otherwise."""
     progress: Mapping[str, int] = report.get("progress") or {}
     total = sum(progress.values())
     settled = sum(progress.get(p, 0) for p in SETTLED)
-    eta = report.get("eta_s")
-    pace = f"{report.get('files_per_s', 0):.1f} files/s, ETA {'?' if eta is None else f'{eta:.0f}s'}"
     counts = ", ".join(f"{progress.get(p, 0)} {p}" for p in BackfillProgress)
     head = f"backfill {report['id']} {report['status']}"
+    error = f"error: {report['error']}" if report.get("error") else None
     if not tty:
-        return [
-            f"{head}: {settled}/{total} projects ({counts}); {report['files']} files, {report['chunks']} chunks; {pace}"
-        ]
+        line = f"{head}: {settled}/{total} projects ({counts}); {report['files']} files, {report['chunks']} chunks"
+        return [f"{line}; {pace(report)}" + (f"; {error}" if error else "")]
     lines = [
         f"{head}  {bar(settled, total)} {settled}/{total} projects",
         f"  {counts}",
-        f"  {report['files']} files, {report['chunks']} chunks, {pace}",
+        f"  {report['files']} files, {report['chunks']} chunks, {pace(report)}",
     ]
-    if report.get("error"):
-        lines.append(f"  error: {report['error']}")
-    return lines
+    return [*lines, f"  {error}"] if error else lines
 
 
 @dataclass

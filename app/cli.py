@@ -384,7 +384,7 @@ async def _install_hook(settings: Settings, base_url: str) -> str:
 
 
 def run_admin_reindex(args: argparse.Namespace, settings: Settings, out: TextIO | None = None, http: Any = None) -> int:
-    """`POST /admin/reindex`, then the backfill's progress (followed with --watch); exit 1 if it failed."""
+    """`POST /admin/reindex`, then the backfill's progress (followed with --watch); exit 1 if it or a project failed."""
     from app import admin_client as ac
 
     out = out or sys.stdout
@@ -420,7 +420,7 @@ def _follow(ac: Any, client: Any, backfill_id: int, out: TextIO, *, follow: bool
     if report["status"] in ac.FINISHED and report["progress"].get("failed"):
         failed = ac.call(client, "GET", f"/admin/backfills/{backfill_id}", params={"state": "failed"})
         print("\n".join(ac.failures(failed)), file=out)
-    return 1 if report["status"] == "failed" else 0
+    return 1 if report["status"] == "failed" or report["progress"].get("failed") else 0
 
 
 def _needs_server(settings: Settings, command: str) -> bool:

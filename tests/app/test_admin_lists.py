@@ -91,6 +91,10 @@ def test_render_shows_bars_on_a_terminal_and_one_line_otherwise() -> None:
     [line] = render(report(done=3, queued=1), tty=False)
     assert line.startswith("backfill 7 running: 3/4 projects (1 queued, 0 running, 3 done")
     assert bar(1, 2, width=4) == "[##..]" and bar(0, 0, width=2) == "[##]"
+    [queued] = render(report() | {"status": "queued"}, tty=False)
+    assert queued.endswith("0 chunks; listing the projects")  # not "ETA 0s" before a project is known
+    done = render(report(done=4) | {"status": "failed", "error": "listing failed"}, tty=True)
+    assert done[2].endswith("12.5 files/s") and done[3] == "  error: listing failed"
 
 
 def test_watch_redraws_in_place_on_a_terminal_until_the_backfill_ends() -> None:

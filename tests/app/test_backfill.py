@@ -8,6 +8,8 @@ indexed; `force` re-embeds unchanged chunks.
 
 from __future__ import annotations
 
+import argparse
+import io
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +21,8 @@ import pytest
 import pytest_asyncio
 from starlette.testclient import TestClient
 
+from app.admin_client import render
+from app.cli import run_admin_status
 from app.core.settings import BackfillSettings, Settings
 from app.sync.backfill import slots
 from app.sync.sweep import THROTTLE
@@ -26,6 +30,7 @@ from app.web import create_app
 from app.worker import backfill, backfill_step, reconcile
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, sync_env
+from tests.app.test_admin_lists import _unclosed
 from tests.app.test_sweep import Clock
 from tests.support.sources import plain_java as service
 from tests.support.tokens import admin_token
@@ -194,10 +199,21 @@ async def test_unknown_ids_paths_and_groups_are_reported_not_dropped(env: SyncEn
         listed = await run(env, client, {"projects": [987654, known.id]})
         assert by_project(listed) == {known.id: ("requested", "done"), 987654: ("not_found", "failed")}
         assert listed["progress"] == {"done": 1, "failed": 1}
+        status = io.StringIO()
+        args = argparse.Namespace(backfill=listed["id"], watch=False)
+        client.headers.update(AUTH)
+        assert run_admin_status(args, env.settings, status, http=_unclosed(client)) == 1  # a project failed
+        assert status.getvalue().splitlines()[1:] == [
+            "  failed: 987654 (not_found): GitLab has no such project, or the token cannot see it"
+        ]
+        by_id = await run(env, client, {"project": 987654})  # an id has a row: reported as a listed id is
+        assert by_id["status"] == "done" and by_project(by_id) == {987654: ("not_found", "failed")}
         group = await run(env, client, {"group": "no/such/group"})
         assert group["status"] == "failed" and "no group 'no/such/group'" in group["error"]
         path = await run(env, client, {"project": "acme/nothing"})
         assert path["status"] == "failed" and "no project 'acme/nothing'" in path["error"]
+        [line] = render(path, tty=False)  # what `javakb admin reindex` prints of it, without a terminal
+        assert line.endswith(f"; 0.0 files/s; error: {path['error']}")
         by_path = await run(env, client, {"project": "acme/known"})
         assert by_project(by_path) == {known.id: ("requested", "done")}
 
