@@ -97,7 +97,7 @@ def render(report: Mapping[str, Any], *, tty: bool) -> list[str]:
         line = f"{head}: {settled}/{total} projects ({counts}); {report['files']} files, {report['chunks']} chunks"
         return [f"{line}; {pace(report)}" + (f"; {error}" if error else "")]
     lines = [
-        f"{head}  {bar(settled, total)} {settled}/{total} projects",
+        f"{head}  {bar(settled, total if total or report['status'] in FINISHED else 1)} {settled}/{total} projects",
         f"  {counts}",
         f"  {report['files']} files, {report['chunks']} chunks, {pace(report)}",
     ]

@@ -93,6 +93,7 @@ def test_render_shows_bars_on_a_terminal_and_one_line_otherwise() -> None:
     assert bar(1, 2, width=4) == "[##..]" and bar(0, 0, width=2) == "[##]"
     [queued] = render(report() | {"status": "queued"}, tty=False)
     assert queued.endswith("0 chunks; listing the projects")  # not "ETA 0s" before a project is known
+    assert render(report() | {"status": "queued"}, tty=True)[0].endswith(f"{bar(0, 1)} 0/0 projects")  # not full
     done = render(report(done=4) | {"status": "failed", "error": "listing failed"}, tty=True)
     assert done[2].endswith("12.5 files/s") and done[3] == "  error: listing failed"
 
