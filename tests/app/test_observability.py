@@ -161,11 +161,16 @@ def test_the_web_apps_metrics_parse_and_show_deliveries_queue_and_lag(clean_db: 
         assert client.get("/metrics", headers={"Authorization": "Bearer wrong"}).status_code == 401
         before = scrape(client.get("/metrics", headers={"Authorization": f"Bearer {METRICS}"}).text)
         post(client, system_hook_push(), key="m-1")
+        assert post(client, system_hook_push(), key="m-2", token="a-rotated-secret").status_code == 401
+        assert client.post("/hooks/gitlab", content=b"{", headers={"X-Gitlab-Token": SECRET}).status_code == 400
         web = client.get("/metrics", headers={"Authorization": f"Bearer {METRICS}"})
     assert web.status_code == 200 and web.headers["content-type"].startswith("text/plain")
     samples = scrape(web.text)
     key = "javakb_deliveries_total{event=push,outcome=enqueued}"
     assert samples[key] == before.get(key, 0) + 1
+    for outcome in ("unauthorized", "malformed"):  # refusals are deliveries too: a rotated secret shows here
+        key = f"javakb_deliveries_total{{event=unread,outcome={outcome}}}"
+        assert samples[key] == before.get(key, 0) + 1
     assert samples["javakb_queue_depth{}"] == 1  # nobody works the queue here
     assert samples["javakb_queue_oldest_age_seconds{}"] >= 0
     assert samples["javakb_projects{state=pending}"] == 1
