@@ -157,10 +157,14 @@ def watch_status(
     every_s: float = 2.0,
     sleep: Callable[[float], None] = time.sleep,
 ) -> None:
-    """Show the projects' states once, or with `follow` until interrupted (Ctrl-C)."""
+    """Show the projects' states and each running backfill's progress once, or with `follow` until Ctrl-C."""
     while True:
         running = call(http, "GET", "/admin/jobs", params={"status": "running", "per_page": 1000})
-        screen.show(render_projects(project_summary(http), len(running), tty=screen.tty))
+        lines = render_projects(project_summary(http), len(running), tty=screen.tty)
+        for backfill in call(http, "GET", "/admin/backfills", params={"status": "running", "per_page": 1000}):
+            report = call(http, "GET", f"/admin/backfills/{backfill['id']}", params={"per_page": 1})
+            lines += render(report, tty=screen.tty)
+        screen.show(lines)
         if not follow:
             return
         sleep(every_s)

@@ -73,7 +73,40 @@ def test_jobs_filter_by_status(client: TestClient, projects: list[int]) -> None:
     assert client.get("/admin/jobs", params={"status": "nope"}, headers=AUTH).status_code == 400
 
 
-@pytest.mark.parametrize("path", ["/admin/projects", "/admin/projects/1", "/admin/jobs"])
+def test_backfills_are_listed_by_status_and_admin_status_shows_the_running_ones(
+    client: TestClient, projects: list[int], clean_db: str
+) -> None:
+    fetch(
+        clean_db,
+        """
+        INSERT INTO backfills (status, full_sync, target, started_at) VALUES
+            ('done', false, '{"all": true}', now()), ('running', false, '{"discovered": 5}', now()),
+            ('running', true, '{"group": "acme"}', now())
+        RETURNING id
+        """,
+    )
+    listed = client.get("/admin/backfills", params={"per_page": 2}, headers=AUTH)
+    assert [(b["status"], b["target"]) for b in listed.json()] == [
+        ("done", {"all": True}),
+        ("running", {"discovered": 5}),
+    ]
+    assert 'rel="next"' in listed.headers["link"]
+    running = client.get("/admin/backfills", params={"status": "running"}, headers=AUTH).json()
+    assert [(b["target"], b["full"]) for b in running] == [({"discovered": 5}, False), ({"group": "acme"}, True)]
+    assert client.get("/admin/backfills", params={"status": "nope"}, headers=AUTH).status_code == 400
+
+    client.headers.update(AUTH)
+    out = io.StringIO()
+    assert (
+        run_admin_status(argparse.Namespace(backfill=None, watch=False), make_settings("", ""), out, _unclosed(client))
+        == 0
+    )
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "projects: 5 pending; 0 syncs running"
+    assert [line.split(":")[0] for line in lines[1:]] == [f"backfill {b['id']} running" for b in running]
+
+
+@pytest.mark.parametrize("path", ["/admin/projects", "/admin/projects/1", "/admin/jobs", "/admin/backfills"])
 def test_the_lists_need_the_admin_token(client: TestClient, path: str) -> None:
     assert client.get(path).status_code == 401
 

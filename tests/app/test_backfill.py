@@ -192,6 +192,37 @@ async def test_after_an_all_backfill_of_200_projects_a_lost_push_is_healed_by_th
         assert (last["trigger"], last["to_sha"]) == ("reconcile", lost.head())  # healed by the sweep, no delivery
 
 
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+async def test_a_first_sweep_of_200_new_projects_leaves_them_to_a_backfill_and_a_push_goes_first(
+    env: SyncEnv,
+) -> None:
+    org = populate(env.gitlab, 210)
+    indexable = org.indexable(org.projects)
+    new = {p.id for p in org.projects} - org.archived - org.forks - org.personal  # the listing's scope: empty ones too
+    env.deps = _with_settings(env)
+    db, queue = env.deps.require_db(), env.deps.require_queue()
+    await reconcile({"deps": env.deps})  # day one: the first sweep finds every project new
+    [backfill_id] = await db.running_backfills()
+    assert await db.backfill_outcomes(backfill_id) == {"waiting": len(new)}
+    assert await queue.zcard(env.settings.redis.queue) == 1  # the dispatcher's first step, not 150 first syncs
+    await reconcile({"deps": env.deps})  # a second sweep leaves them to that backfill
+    assert list(await db.running_backfills()) == [backfill_id]
+
+    live = max((p for p in org.projects if p.id in indexable), key=lambda p: p.id)  # the backfill's last one
+    await env.push(live, {SRC + "Live.java": service("Live")})
+    await env.work(rounds=50)
+    with admin(env) as client:
+        report = client.get(f"/admin/backfills/{backfill_id}", headers=AUTH).json()
+    assert report["status"] == "done" and report["progress"] == {"done": len(new)}
+    assert report["target"] == {"discovered": len(new)}
+    runs = await env.deps.require_db().runs_page(None, 0, 1000)
+    [pushed] = [r for r in runs if r["project_id"] == live.id and r["trigger"] == "push"]
+    before = [r for r in runs if r["id"] != pushed["id"] and r["finished_at"] < pushed["finished_at"]]
+    assert len(before) <= 2 * slots(env.settings)  # the push waited behind a few syncs, not behind 150
+    await env.audit(live)
+
+
 async def test_unknown_ids_paths_and_groups_are_reported_not_dropped(env: SyncEnv) -> None:
     known = env.gitlab.create_project("acme/known")
     known.commit({SRC + "A.java": service("A")}, "init")
