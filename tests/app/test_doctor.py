@@ -221,6 +221,14 @@ async def test_qdrant_server_unreachable(pg_dsn: str, gitlab: FakeGitLab, tmp_pa
     assert found.verdict is Verdict.FAIL and "JAVAKB_QDRANT__URL" in found.fix
 
 
+async def test_an_embedded_qdrant_that_cannot_be_opened(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    (tmp_path / "not-a-folder").write_text("a file where the store's folder should be")
+    settings = settings_for(pg_dsn, gitlab, None, tmp_path / "not-a-folder")
+    found = only(await examine(settings, [doctor.check_qdrant]), "qdrant")
+    assert found.verdict is Verdict.FAIL and found.detail.startswith(f"cannot open embedded at {tmp_path}/not-a-folder")
+    assert "JAVAKB_QDRANT__PATH" in found.fix
+
+
 async def test_gitlab_token_refused_or_missing(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
     wrong = settings_for(pg_dsn, gitlab, None, tmp_path, gitlab__token=SecretStr("glpat-wrong-token-123456"))
     found = only(await examine(wrong, [doctor.check_gitlab]), "gitlab")
