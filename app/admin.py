@@ -19,9 +19,17 @@ from starlette.responses import JSONResponse
 from app.auth.challenge import unauthorized
 from app.auth.identity import bearer_token, match_token
 from app.core.events import MAX_ID
-from app.core.states import BackfillProgress, RunStatus
+from app.core.states import BackfillProgress, BackfillStatus, RunStatus
 from app.deps import Deps
-from app.schemas import BackfillReport, BackfillResult, JobState, PageParams, ProjectState, validation_message
+from app.schemas import (
+    BackfillReport,
+    BackfillResult,
+    BackfillSummary,
+    JobState,
+    PageParams,
+    ProjectState,
+    validation_message,
+)
 from app.sync.backfill import rate
 
 
@@ -102,6 +110,29 @@ async def admin_jobs(request: Request) -> JSONResponse:
     rows = await deps.require_db().runs_page(status, page.after, page.per_page)
     fields = JobState.model_fields
     body = [JobState.model_validate({k: r[k] for k in fields}).model_dump(mode="json") for r in rows]
+    return paged(request, body, page, [int(r["id"]) for r in rows])
+
+
+async def admin_backfills(request: Request) -> JSONResponse:
+    """Every backfill, oldest first, `?status=queued|running|done|failed` to keep one kind."""
+    if not admin_ok(request):
+        return unauthorized()
+    page = page_of(request)
+    if isinstance(page, JSONResponse):
+        return page
+    wanted = request.query_params.get("status")
+    status = next((s for s in BackfillStatus if s.value == wanted), None)
+    if wanted is not None and status is None:
+        return bad_request(f"status: one of {', '.join(BackfillStatus)}")
+    deps: Deps = request.state.deps
+    rows = await deps.require_db().backfills_page(status, page.after, page.per_page)
+    shown = {"full": "full_sync", "force": "force_embed"}
+    body = [
+        BackfillSummary.model_validate({k: r[shown.get(k, k)] for k in BackfillSummary.model_fields}).model_dump(
+            mode="json"
+        )
+        for r in rows
+    ]
     return paged(request, body, page, [int(r["id"]) for r in rows])
 
 

@@ -17,7 +17,7 @@ import httpx
 
 from app.core.errors import ConfigError, ServiceError
 from app.core.settings import Settings
-from app.core.states import BackfillProgress, BackfillStatus
+from app.core.states import BackfillProgress, BackfillStatus, ProjectStatus
 
 BAR_WIDTH = 30
 FINISHED = frozenset({BackfillStatus.DONE.value, BackfillStatus.FAILED.value})
@@ -74,27 +74,34 @@ def bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
     return "[" + "#" * filled + "." * (width - filled) + "]"
 
 
+def pace(report: Mapping[str, Any]) -> str:
+    """Throughput, with the ETA while the backfill runs (a queued one is still listing its projects)."""
+    if report["status"] == BackfillStatus.QUEUED.value:
+        return "listing the projects"
+    rate = f"{report.get('files_per_s', 0):.1f} files/s"
+    if report["status"] in FINISHED:
+        return rate
+    eta = report.get("eta_s")
+    return f"{rate}, ETA {'?' if eta is None else f'{eta:.0f}s'}"
+
+
 def render(report: Mapping[str, Any], *, tty: bool) -> list[str]:
     """The lines that show a backfill report: bars and rates on a terminal, one plain line otherwise."""
     progress: Mapping[str, int] = report.get("progress") or {}
     total = sum(progress.values())
     settled = sum(progress.get(p, 0) for p in SETTLED)
-    eta = report.get("eta_s")
-    pace = f"{report.get('files_per_s', 0):.1f} files/s, ETA {'?' if eta is None else f'{eta:.0f}s'}"
     counts = ", ".join(f"{progress.get(p, 0)} {p}" for p in BackfillProgress)
     head = f"backfill {report['id']} {report['status']}"
+    error = f"error: {report['error']}" if report.get("error") else None
     if not tty:
-        return [
-            f"{head}: {settled}/{total} projects ({counts}); {report['files']} files, {report['chunks']} chunks; {pace}"
-        ]
+        line = f"{head}: {settled}/{total} projects ({counts}); {report['files']} files, {report['chunks']} chunks"
+        return [f"{line}; {pace(report)}" + (f"; {error}" if error else "")]
     lines = [
-        f"{head}  {bar(settled, total)} {settled}/{total} projects",
+        f"{head}  {bar(settled, total if total or report['status'] in FINISHED else 1)} {settled}/{total} projects",
         f"  {counts}",
-        f"  {report['files']} files, {report['chunks']} chunks, {pace}",
+        f"  {report['files']} files, {report['chunks']} chunks, {pace(report)}",
     ]
-    if report.get("error"):
-        lines.append(f"  error: {report['error']}")
-    return lines
+    return [*lines, f"  {error}"] if error else lines
 
 
 @dataclass
@@ -130,6 +137,36 @@ def watch(
         screen.show(render(report, tty=screen.tty))
         if not follow or report["status"] in FINISHED:
             return report
+        sleep(every_s)
+
+
+def render_projects(counts: Mapping[str, int], running: int, *, tty: bool) -> list[str]:
+    """The lines of `javakb admin status`: projects by state and the syncs running; a bar of the up-to-date ones."""
+    shown = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no projects yet"
+    if not tty:
+        return [f"projects: {shown}; {running} syncs running"]
+    total, current = sum(counts.values()), counts.get(ProjectStatus.OK, 0)
+    return [f"projects  {bar(current, total)} {current}/{total} up to date", f"  {shown}", f"  {running} syncs running"]
+
+
+def watch_status(
+    http: httpx.Client,
+    screen: Screen,
+    *,
+    follow: bool,
+    every_s: float = 2.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Show the projects' states and each running backfill's progress once, or with `follow` until Ctrl-C."""
+    while True:
+        running = call(http, "GET", "/admin/jobs", params={"status": "running", "per_page": 1000})
+        lines = render_projects(project_summary(http), len(running), tty=screen.tty)
+        for backfill in call(http, "GET", "/admin/backfills", params={"status": "running", "per_page": 1000}):
+            report = call(http, "GET", f"/admin/backfills/{backfill['id']}", params={"per_page": 1})
+            lines += render(report, tty=screen.tty)
+        screen.show(lines)
+        if not follow:
+            return
         sleep(every_s)
 
 

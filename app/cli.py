@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import secrets
 import sys
@@ -383,7 +384,7 @@ async def _install_hook(settings: Settings, base_url: str) -> str:
 
 
 def run_admin_reindex(args: argparse.Namespace, settings: Settings, out: TextIO | None = None, http: Any = None) -> int:
-    """`POST /admin/reindex`, then the backfill's progress (followed with --watch); exit 1 if it failed."""
+    """`POST /admin/reindex`, then the backfill's progress (followed with --watch); exit 1 if it or a project failed."""
     from app import admin_client as ac
 
     out = out or sys.stdout
@@ -394,23 +395,23 @@ def run_admin_reindex(args: argparse.Namespace, settings: Settings, out: TextIO 
         return _follow(ac, client, accepted["backfill_id"], out, follow=args.watch)
 
 
-def run_admin_status(args: argparse.Namespace, settings: Settings, out: TextIO | None = None, http: Any = None) -> int:
-    """Projects by state and the syncs running, or one backfill's progress (refreshed with --watch)."""
+def run_admin_status(
+    args: argparse.Namespace,
+    settings: Settings,
+    out: TextIO | None = None,
+    http: Any = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
+    """Projects by state and the syncs running, or one backfill's progress (refreshed with --watch, until Ctrl-C)."""
     from app import admin_client as ac
 
     out = out or sys.stdout
     with http or ac.admin_client(settings) as client:
         if args.backfill is not None:
             return _follow(ac, client, args.backfill, out, follow=args.watch)
-        screen = ac.Screen(out, out.isatty())
-        while True:
-            counts = ac.project_summary(client)
-            running = ac.call(client, "GET", "/admin/jobs", params={"status": "running", "per_page": 1000})
-            shown = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no projects yet"
-            screen.show([f"projects: {shown}; {len(running)} syncs running"])
-            if not args.watch:
-                return 0
-            time.sleep(2.0)
+        with contextlib.suppress(KeyboardInterrupt):  # how a --watch ends
+            ac.watch_status(client, ac.Screen(out, out.isatty()), follow=args.watch, sleep=sleep)
+        return 0
 
 
 def _follow(ac: Any, client: Any, backfill_id: int, out: TextIO, *, follow: bool) -> int:
@@ -419,7 +420,7 @@ def _follow(ac: Any, client: Any, backfill_id: int, out: TextIO, *, follow: bool
     if report["status"] in ac.FINISHED and report["progress"].get("failed"):
         failed = ac.call(client, "GET", f"/admin/backfills/{backfill_id}", params={"state": "failed"})
         print("\n".join(ac.failures(failed)), file=out)
-    return 1 if report["status"] == "failed" else 0
+    return 1 if report["status"] == "failed" or report["progress"].get("failed") else 0
 
 
 def _needs_server(settings: Settings, command: str) -> bool:

@@ -18,7 +18,13 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
-from app.core.errors import ServiceError
+from app.core.errors import (
+    EmbeddingAuthError,
+    EmbeddingDimensionError,
+    EmbeddingError,
+    EmbeddingModelError,
+    ServiceError,
+)
 from app.core.logs import escape
 from app.core.settings import Settings, named_secrets, weak_secret
 from app.db.migrate import pending_migrations
@@ -29,6 +35,7 @@ from app.store.vectors import IndexModel
 from app.system_hook import RECEIVER_PATH, hooks_at, receiver_url
 
 READ_SCOPES = frozenset({"api", "read_api"})
+PROBE = "doctor"  # the one text embedded to check the endpoint
 
 
 class Verdict(StrEnum):
@@ -196,30 +203,28 @@ def _qdrant_fix(settings: Settings) -> str:
     return "stop the process that holds the folder (`javakb serve`?) or set JAVAKB_QDRANT__PATH"
 
 
+EMBEDDING_FIXES: tuple[tuple[type[EmbeddingError], str], ...] = (
+    (EmbeddingAuthError, "set JAVAKB_EMBEDDING__API_KEY to a key the endpoint accepts"),
+    (EmbeddingModelError, "set JAVAKB_EMBEDDING__MODEL to a model the endpoint serves (base_url ends with /v1)"),
+    (EmbeddingDimensionError, "fix JAVAKB_EMBEDDING__DIMENSIONS, or use a model that supports that size"),
+)
+
+
 async def check_embeddings(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:
-    """The endpoint answers an embedding request with the configured model, and its dimension fits."""
+    """The endpoint answers one embedding request with the configured model, and its dimension fits.
+
+    One request is always sent, also when `JAVAKB_EMBEDDING__DIMENSIONS` is set (the embedder would
+    then answer its size without asking): reachable, model served and size are what is checked.
+    """
     embedder = build_embedder(settings.embedding, client)
     if embedder is None:
         return [ok("embeddings", "not configured: lexical-only search (set JAVAKB_EMBEDDING__BASE_URL for hybrid)")]
     try:
-        dimension = await embedder.dimension()
+        [vector] = await embedder.embed([PROBE])
     except ServiceError as exc:
-        return [
-            fail(
-                "embeddings",
-                f"{settings.embedding.base_url}: {_short(exc)}",
-                "check JAVAKB_EMBEDDING__BASE_URL, __MODEL and __API_KEY",
-            )
-        ]
-    wanted = settings.embedding.dimensions
-    if wanted is not None and dimension != wanted:
-        return [
-            fail(
-                "embeddings",
-                f"{settings.embedding.model} answers {dimension} dimensions, {wanted} configured",
-                "fix JAVAKB_EMBEDDING__DIMENSIONS or use a model that supports it",
-            )
-        ]
+        fix = next((f for kind, f in EMBEDDING_FIXES if isinstance(exc, kind)), None)
+        return [fail("embeddings", _short(exc, 240), fix or "check that JAVAKB_EMBEDDING__BASE_URL is up and right")]
+    dimension = len(vector)
     with contextlib.suppress(ServiceError, RuntimeError, OSError, ValueError):  # check_qdrant reports those
         recorded = await recorded_model(settings)
         if recorded not in (None, NO_COLLECTION) and recorded.dimension not in (None, dimension):

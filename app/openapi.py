@@ -17,6 +17,8 @@ from app.schemas import (
     INDEX_STATUS_PATH,
     BackfillProgressValue,
     BackfillReport,
+    BackfillStatusValue,
+    BackfillSummary,
     ContextAnswer,
     ContextParams,
     ErrorAnswer,
@@ -45,6 +47,7 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (HookEnvelope, "validation"),
     (ReindexAccepted, "serialization"),
     (BackfillReport, "serialization"),
+    (BackfillSummary, "serialization"),
     (ProjectState, "serialization"),
     (JobState, "serialization"),
     (RebuildAccepted, "serialization"),
@@ -163,6 +166,14 @@ def _paths() -> dict[str, Any]:
             "responses": {"202": _json(ReindexAccepted, "Backfill queued"), "400": _error("Invalid body"),
                           "401": _error("Not authenticated"), "409": _error("GitLab not configured"),
                           "413": _error("Body too large"), "503": _error("Queue unavailable")},
+        }},
+        "/admin/backfills": {"get": {
+            "summary": "Every backfill (the admin's and the sweep's), oldest first, paginated; ?status= keeps one kind",
+            "security": admin,
+            "parameters": [*pages, {"name": "status", "in": "query", "required": False, "schema": {
+                "type": "string", "enum": list(get_args(BackfillStatusValue))}}],
+            "responses": {"200": _list(BackfillSummary, "Backfills"), "400": _error("Bad parameters"),
+                          "401": _error("Not authenticated")},
         }},
         "/admin/backfills/{backfill_id}": {"get": {
             "summary": "A backfill's progress, throughput, ETA and a page of its projects", "security": admin,

@@ -126,6 +126,20 @@ class BackfillResult(BaseModel):
     chunks: int = Field(default=0, description="Chunks embedded or kept by those syncs")
 
 
+class BackfillSummary(BaseModel):
+    """One backfill in `GET /admin/backfills`: what was asked for and where it is (its progress: `/{id}`)."""
+
+    id: int
+    status: BackfillStatusValue
+    target: dict[str, JsonValue] = Field(description='{"project"}, {"group"}, {"all"}, or the sweep\'s {"discovered"}')
+    full: bool
+    force: bool = False
+    error: str | None = None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
 class BackfillReport(BaseModel):
     """`GET /admin/backfills/{id}`: a backfill's state and progress, with one page of its projects.
 

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from app.admin import admin_backfill, admin_jobs, admin_ok, admin_project, admin_projects
+from app.admin import admin_backfill, admin_backfills, admin_jobs, admin_ok, admin_project, admin_projects
 from app.admin_rebuild import rebuild_routes
 from app.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
 from app.auth.challenge import unauthorized
@@ -123,6 +123,7 @@ def create_app(
         Route("/admin/projects", admin_projects, methods=["GET"]),
         Route("/admin/projects/{project_id:int}", admin_project, methods=["GET"]),
         Route("/admin/jobs", admin_jobs, methods=["GET"]),
+        Route("/admin/backfills", admin_backfills, methods=["GET"]),
         Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
         *rebuild_routes(admin_ok, unauthorized),
         Mount("/", app=UnavailableAs503(mcp_app)),

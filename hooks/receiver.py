@@ -26,11 +26,12 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from app.core import metrics
 from app.core.context import bound
 from app.core.errors import PayloadError, SignatureError, StorageError
 from app.core.events import Event
 from app.core.settings import GitLabSettings
-from app.core.states import ACCEPTED
+from app.core.states import ACCEPTED, DeliveryRefusal
 from app.sync.deliveries import DeliveryRecorder
 from hooks.auth import SignedHeaders, check_token, signed_headers, signing_key, verify
 from hooks.events import parse_event
@@ -104,19 +105,20 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
         receiver: DeliveryRecorder = request.state.receiver
         settings = receiver.deps.settings.gitlab
         started = time.perf_counter()
+        event: Event | None = None
         try:
             event, key = await accept_delivery(request, settings, clock())
             status, detail = await receiver.handle_or_defer(event, key)
         except BodyTooLargeError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=413)
+            return refuse(event, DeliveryRefusal.TOO_LARGE, str(exc), 413)
         except SignatureError as exc:
             logger.warning("refused delivery: %s", exc)
-            return JSONResponse({"error": "unauthorized"}, status_code=401)
+            return refuse(event, DeliveryRefusal.UNAUTHORIZED, "unauthorized", 401)
         except PayloadError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            return refuse(event, DeliveryRefusal.MALFORMED, str(exc), 400)
         except StorageError as exc:
             logger.error("delivery lost: %s", exc)
-            return JSONResponse({"error": "delivery not recorded, try again"}, status_code=503)
+            return refuse(event, DeliveryRefusal.LOST, "delivery not recorded, try again", 503)
         with bound(delivery_id=key, project_id=getattr(event, "project_id", None)):
             ms = (time.perf_counter() - started) * 1e3
             logger.info("delivery %s %s -> %s (%.1f ms)", key, event.event, status, ms)
@@ -124,6 +126,12 @@ def make_endpoint(clock: Clock = time.time) -> Callable[[Request], object]:
         return JSONResponse({"status": status, "detail": detail}, status_code=202 if accepted else 200)
 
     return gitlab_hook
+
+
+def refuse(event: Event | None, why: DeliveryRefusal, error: str, status: int) -> JSONResponse:
+    """The refusal's answer, counted in `javakb_deliveries` (event `unread` when it was refused before parsing)."""
+    metrics.DELIVERIES.labels(event=metrics.event_label(event.event if event else None), outcome=why).inc()
+    return JSONResponse({"error": error}, status_code=status)
 
 
 async def accept_delivery(request: Request, settings: GitLabSettings, now: float) -> tuple[Event, str]:

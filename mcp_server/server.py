@@ -119,7 +119,16 @@ def create_server(
     """The FastMCP server with every tool registered (in a stable order), each with its output schema."""
     mcp = FastMCP("java-kb", instructions=INSTRUCTIONS, auth=auth, mask_error_details=True)
     tools = KnowledgeTools(get_deps, authenticated=auth is not None, unauthenticated=unauthenticated)
-    registered = (
+    status = StatusTools(get_deps, tools.access)
+    libraries = LibraryTools(get_deps, tools.access)
+    names: list[str] = []
+
+    def add(tool: Callable[..., Any], answer: type[Any], **annotations: bool) -> None:
+        hints = annotations or {"readOnlyHint": True}
+        mcp.tool(tool, annotations=hints, description=_describe(tool), output_schema=output_schema(answer))
+        names.append(tool.__name__)
+
+    for tool in (
         tools.semantic_search,
         tools.get_symbol,
         tools.list_repos,
@@ -131,39 +140,14 @@ def create_server(
         tools.find_injections,
         tools.find_implementations,
         tools.get_file_outline,
-    )
-    for tool in registered:
-        schema = output_schema(_ANSWERS.get(tool.__name__, HitsAnswer))
-        mcp.tool(tool, annotations={"readOnlyHint": True}, description=_describe(tool), output_schema=schema)
-    timed = frozenset({*(tool.__name__ for tool in registered), tools.auto_context.__name__})
-    mcp.add_middleware(ToolTiming(timed))
+    ):
+        add(tool, _ANSWERS.get(tool.__name__, HitsAnswer))
+    add(status.index_status, IndexStatusAnswer)
+    add(status.refresh_repo, RefreshAnswer, readOnlyHint=False, idempotentHint=True, destructiveHint=False)
+    add(tools.auto_context, ContextAnswer)
+    add(libraries.find_library_usages, LibraryUsagesAnswer)
+    mcp.add_middleware(ToolTiming(frozenset(names)))  # every registered tool by name; anything else is `unknown`
     mcp.add_middleware(TextArguments())
-    status = StatusTools(get_deps, tools.access)
-    mcp.tool(
-        status.index_status,
-        annotations={"readOnlyHint": True},
-        description=_describe(status.index_status),
-        output_schema=output_schema(IndexStatusAnswer),
-    )
-    mcp.tool(
-        status.refresh_repo,
-        annotations={"readOnlyHint": False, "idempotentHint": True, "destructiveHint": False},
-        description=_describe(status.refresh_repo),
-        output_schema=output_schema(RefreshAnswer),
-    )
-    mcp.tool(
-        tools.auto_context,
-        annotations={"readOnlyHint": True},
-        description=_describe(tools.auto_context),
-        output_schema=output_schema(ContextAnswer),
-    )
-    libraries = LibraryTools(get_deps, tools.access)
-    mcp.tool(
-        libraries.find_library_usages,
-        annotations={"readOnlyHint": True},
-        description=_describe(libraries.find_library_usages),
-        output_schema=output_schema(LibraryUsagesAnswer),
-    )
     return mcp
 
 

@@ -80,6 +80,8 @@ class FakeEmbeddingServer:
         model: When set, any other model is answered with 404 `model_not_found`.
         max_inputs: More inputs in one request are refused with 400, as OpenAI does past 2048.
         max_input_chars: When set, a longer input is refused with 400 and OpenAI's context-length message.
+        honours_dimensions: Whether a request's `dimensions` sets the vector size (False: a model that
+            cannot shorten its vectors and answers `dim` floats anyway, as servers that ignore it do).
         nodelay: Set TCP_NODELAY on each connection, as real servers do. The handler writes headers and
             body in two send() calls: with Nagle on, the body waits for the client's delayed ACK (about
             40 ms per request on loopback), which only matters to benchmarks.
@@ -93,6 +95,7 @@ class FakeEmbeddingServer:
         model: str | None = None,
         max_inputs: int = 2048,
         max_input_chars: int | None = None,
+        honours_dimensions: bool = True,
         nodelay: bool = False,
     ) -> None:
         self.dim = dim
@@ -100,6 +103,7 @@ class FakeEmbeddingServer:
         self.model = model
         self.max_inputs = max_inputs
         self.max_input_chars = max_input_chars
+        self.honours_dimensions = honours_dimensions
         self.nodelay = nodelay
         self.requests: list[RecordedRequest] = []
         self._failures: deque[_Failure] = deque()
@@ -182,7 +186,7 @@ class FakeEmbeddingServer:
             limit = self.max_input_chars
             message = f"This model's maximum context length is {limit} tokens, however you requested {longest} tokens"
             return 400, {}, _error(message, None)
-        dim = int(request.body.get("dimensions") or self.dim)
+        dim = int(request.body.get("dimensions") or self.dim) if self.honours_dimensions else self.dim
         data = [{"object": "embedding", "index": i, "embedding": fake_vector(t, dim)} for i, t in enumerate(texts)]
         usage = sum(len(fake_tokens(t)) for t in texts)
         return (

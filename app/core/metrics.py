@@ -41,7 +41,10 @@ LAG_BUCKETS_S = (1.0, 5.0, 30.0, 60.0, 300.0, 900.0, 3600.0, 21600.0, 86400.0)
 LAG_TOP = 10
 
 DELIVERIES = Counter(
-    "javakb_deliveries", "Webhook deliveries by event and outcome", ["event", "outcome"], registry=REGISTRY
+    "javakb_deliveries",
+    "Webhook deliveries by event and outcome (refusals too: unauthorized, malformed, ...)",
+    ["event", "outcome"],
+    registry=REGISTRY,
 )
 QUEUE_DEPTH = Gauge("javakb_queue_depth", "Jobs in the arq queue, deferred retries included", registry=REGISTRY)
 QUEUE_AGE = Gauge(
@@ -121,8 +124,14 @@ def gitlab_endpoint(path: str) -> str:
     return "/" + "/".join(out)
 
 
-def event_label(name: str) -> str:
+UNREAD = "unread"
+"""The `event` of a refused delivery whose body was not read or not parsed (refused before its event was known)."""
+
+
+def event_label(name: str | None) -> str:
     """A delivery's event as a label: one of ours, else `other` (an ignored event keeps any name GitLab sent)."""
+    if name is None:
+        return UNREAD
     return name if name in _EVENTS else "other"
 
 

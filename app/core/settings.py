@@ -503,6 +503,8 @@ def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
         "JAVAKB_EMBEDDING__API_KEY": settings.embedding.api_key,
         "JAVAKB_NEXT_EMBEDDING__API_KEY": settings.next_embedding.api_key if settings.next_embedding else None,
         "JAVAKB_QDRANT__API_KEY": settings.qdrant.api_key,
+        "JAVAKB_OAUTH__CLIENT_SECRET": settings.oauth.client_secret,
+        "JAVAKB_OAUTH__JWT_SIGNING_KEY": settings.oauth.jwt_signing_key,  # signs MCP clients' tokens: never guessable
     }
 
 

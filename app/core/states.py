@@ -111,6 +111,15 @@ class DeliveryOutcome(enum.StrEnum):
     IGNORED = "ignored"
 
 
+class DeliveryRefusal(enum.StrEnum):
+    """Why the receiver refused a delivery: the `outcome` of `javakb_deliveries` for its 4xx/5xx answers."""
+
+    UNAUTHORIZED = "unauthorized"  # 401: wrong or missing token or signature (a rotated secret shows here)
+    MALFORMED = "malformed"  # 400
+    TOO_LARGE = "too_large"  # 413
+    LOST = "lost"  # 503: neither PostgreSQL nor Redis could take it
+
+
 class RequestSource(enum.StrEnum):
     """`index_requests.source`: who asked for an on-demand sync."""
 

@@ -171,13 +171,36 @@ class BackfillQueries(Pool):
             backfill_id, project_id, gen,
         )  # fmt: skip
 
+    async def waiting_in_backfills(self, project_ids: Sequence[int]) -> set[int]:
+        """Which of these projects wait for a slot in an open backfill (the sweep leaves them to it)."""
+        rows = await self._fetch(
+            f"""
+            SELECT DISTINCT bp.project_id FROM backfill_projects bp JOIN backfills b ON b.id = bp.backfill_id
+            WHERE b.status IN ('queued', 'running') AND bp.outcome = '{Out.WAITING}'
+                AND bp.project_id = ANY($1::bigint[])
+            """,
+            list(project_ids),
+        )
+        return {int(r["project_id"]) for r in rows}
+
+    async def backfills_page(self, status: BackfillStatus | None, after: int, limit: int) -> list[dict[str, Any]]:
+        """Backfills with an id above `after`, oldest first, of one status if given (`GET /admin/backfills`)."""
+        rows = await self._fetch(
+            """
+            SELECT id, status, target, full_sync, force_embed, error, created_at, started_at, finished_at
+            FROM backfills WHERE id > $1 AND ($2::text IS NULL OR status = $2) ORDER BY id LIMIT $3
+            """,
+            after, status, limit,
+        )  # fmt: skip
+        return [dict(r) | {"target": _target(r["target"])} for r in rows]
+
     async def backfill(self, backfill_id: int) -> dict[str, Any] | None:
         """A backfill's row; None when unknown."""
         row = await self._fetchrow("SELECT * FROM backfills WHERE id = $1", backfill_id)
         if row is None:
             return None
         found = dict(row)
-        found["target"] = json.loads(found["target"]) if isinstance(found["target"], str) else found["target"]
+        found["target"] = _target(found["target"])
         return found
 
     async def backfill_totals(self, backfill_id: int) -> Totals:
@@ -215,3 +238,8 @@ class BackfillQueries(Pool):
             backfill_id, after, state, limit,
         )  # fmt: skip
         return [dict(r) for r in rows]
+
+
+def _target(stored: Any) -> Any:
+    """A backfill's `target` column as JSON (asyncpg answers jsonb as text)."""
+    return json.loads(stored) if isinstance(stored, str) else stored

@@ -49,6 +49,8 @@ async def resolve(deps: Deps, target: Mapping[str, Any], project_ids: Sequence[i
     if project_ids is not None:
         return [await _named(deps, gitlab, project_id) for project_id in project_ids]
     if "project" in target:
+        if isinstance(target["project"], int):  # an id has a row to record its failure under, as a listed one
+            return [await _named(deps, gitlab, target["project"])]
         try:
             info = await gitlab.project_at(target["project"])
         except GitLabNotFoundError as exc:

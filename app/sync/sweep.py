@@ -39,11 +39,13 @@ from datetime import datetime, timedelta
 
 from app.core.errors import GitLabNotFoundError
 from app.core.settings import ScopeSettings
-from app.core.states import SyncTrigger
+from app.core.states import BackfillOutcome, BackfillStatus, SyncTrigger
 from app.db import HeadSeen, SweepMarks
+from app.db.backfills import Resolved
 from app.deps import Deps
 from app.gitlab.client import Activity, ProjectInfo
-from app.sync.queue import PURGE, enqueue_once, enqueue_sync, purge_job_id, push_syncs
+from app.sync.backfill import slots
+from app.sync.queue import PURGE, enqueue_once, enqueue_step, enqueue_sync, purge_job_id, push_syncs
 from app.sync.scope import OutOfScope, decide
 
 logger = logging.getLogger(__name__)
@@ -51,6 +53,7 @@ logger = logging.getLogger(__name__)
 THROTTLE = timedelta(hours=1)  # gitlabhq `Event::RESET_PROJECT_ACTIVITY_INTERVAL`
 SLACK = timedelta(minutes=5)
 NAME = "reconcile"
+DISCOVERED = "discovered"
 VANISHED_SHARE = 0.1
 VANISHED_MIN = 10
 
@@ -98,7 +101,7 @@ def plan_sweep(listed: Sequence[Activity], known: Mapping[int, HeadSeen], scope:
         outside = isinstance(decide(project, scope), OutOfScope)
         if row is None or row.out_of_scope:
             if not outside:
-                reason = "discovered" if row is None else "back in scope"
+                reason = DISCOVERED if row is None else "back in scope"
                 sync.append(Drift(project=project, reason=reason, full=row is not None))
         elif outside:
             sync.append(Drift(project=project, reason="left scope", full=True))  # the sync purges it
@@ -141,7 +144,7 @@ async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
     )
     await db.record_heads([(a.project.id, head) for a, head in zip(plan.check, heads, strict=True)], marks.now)
     moved, _ = compare_heads(plan.check, heads, known)
-    drifts = [*plan.sync, *moved]
+    drifts = await leave_to_backfill(deps, [*plan.sync, *moved])
     await request_drifts(deps, drifts)
     if cutoff is None:
         await confirm_unlisted(deps, [a.project.id for a in listed])
@@ -151,6 +154,37 @@ async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
         len(listed), "all" if cutoff is None else f"active after {cutoff.isoformat()}", len(plan.check), len(drifts),
     )  # fmt: skip
     return drifts
+
+
+async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> list[Drift]:
+    """The drifts to sync now; many new projects at once go to a backfill, so pushes never queue behind them.
+
+    A first listing of 5,000 projects would otherwise enqueue 5,000 first syncs ahead of every push
+    (the "flood" of docs/performance.md). More discoveries than a backfill's slots become one backfill
+    (target `{"discovered": n}`), whose dispatcher keeps `slots` syncs in flight; a project already
+    waiting in an open backfill (the admin's, or an earlier sweep's) is left to it, not discovered again.
+    """
+    new = [d for d in drifts if d.reason == DISCOVERED]
+    if not new:
+        return list(drifts)
+    db = deps.require_db()
+    waiting = await db.waiting_in_backfills([d.project.id for d in new])
+    fresh = [d for d in new if d.project.id not in waiting]
+    rest = [d for d in drifts if d.reason != DISCOVERED]
+    if len(fresh) <= slots(deps.settings):
+        return [*rest, *fresh]
+    backfill_id = await db.create_backfill(None, False, {DISCOVERED: len(fresh)})
+    await db.set_backfill_status(backfill_id, BackfillStatus.RUNNING)
+    found = [
+        Resolved(project_id=d.project.id, repo_path=d.project.path_with_namespace, outcome=BackfillOutcome.WAITING,
+                 detail="discovered by the sweep")
+        for d in fresh
+    ]  # fmt: skip
+    await db.add_backfill_projects(backfill_id, found)
+    await enqueue_step(deps.require_queue(), backfill_id, 1)
+    logger.info("sweep: %d new projects left to backfill %d (%d syncs at a time)", len(fresh), backfill_id,
+                slots(deps.settings))  # fmt: skip
+    return rest
 
 
 async def request_drifts(deps: Deps, drifts: Sequence[Drift]) -> None:

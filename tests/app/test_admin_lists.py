@@ -65,10 +65,48 @@ def test_jobs_filter_by_status(client: TestClient, projects: list[int]) -> None:
     assert [j["project_id"] for j in failed] == [30]
     done = client.get("/admin/jobs", params={"status": "done", "per_page": 2}, headers=AUTH)
     assert [j["status"] for j in done.json()] == ["DONE", "DONE"] and 'rel="next"' in done.headers["link"]
+    pages = [done.json()]
+    while "link" in done.headers:  # the Link keeps the filter: every DONE run once, in id order, nothing else
+        done = client.get(done.headers["link"].split(">")[0].lstrip("<"), headers=AUTH)
+        pages.append(done.json())
+    assert [len(p) for p in pages] == [2, 2, 0] and [j["project_id"] for p in pages for j in p] == [10, 20, 40, 50]
     assert client.get("/admin/jobs", params={"status": "nope"}, headers=AUTH).status_code == 400
 
 
-@pytest.mark.parametrize("path", ["/admin/projects", "/admin/projects/1", "/admin/jobs"])
+def test_backfills_are_listed_by_status_and_admin_status_shows_the_running_ones(
+    client: TestClient, projects: list[int], clean_db: str
+) -> None:
+    fetch(
+        clean_db,
+        """
+        INSERT INTO backfills (status, full_sync, target, started_at) VALUES
+            ('done', false, '{"all": true}', now()), ('running', false, '{"discovered": 5}', now()),
+            ('running', true, '{"group": "acme"}', now())
+        RETURNING id
+        """,
+    )
+    listed = client.get("/admin/backfills", params={"per_page": 2}, headers=AUTH)
+    assert [(b["status"], b["target"]) for b in listed.json()] == [
+        ("done", {"all": True}),
+        ("running", {"discovered": 5}),
+    ]
+    assert 'rel="next"' in listed.headers["link"]
+    running = client.get("/admin/backfills", params={"status": "running"}, headers=AUTH).json()
+    assert [(b["target"], b["full"]) for b in running] == [({"discovered": 5}, False), ({"group": "acme"}, True)]
+    assert client.get("/admin/backfills", params={"status": "nope"}, headers=AUTH).status_code == 400
+
+    client.headers.update(AUTH)
+    out = io.StringIO()
+    assert (
+        run_admin_status(argparse.Namespace(backfill=None, watch=False), make_settings("", ""), out, _unclosed(client))
+        == 0
+    )
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "projects: 5 pending; 0 syncs running"
+    assert [line.split(":")[0] for line in lines[1:]] == [f"backfill {b['id']} running" for b in running]
+
+
+@pytest.mark.parametrize("path", ["/admin/projects", "/admin/projects/1", "/admin/jobs", "/admin/backfills"])
 def test_the_lists_need_the_admin_token(client: TestClient, path: str) -> None:
     assert client.get(path).status_code == 401
 
@@ -86,6 +124,11 @@ def test_render_shows_bars_on_a_terminal_and_one_line_otherwise() -> None:
     [line] = render(report(done=3, queued=1), tty=False)
     assert line.startswith("backfill 7 running: 3/4 projects (1 queued, 0 running, 3 done")
     assert bar(1, 2, width=4) == "[##..]" and bar(0, 0, width=2) == "[##]"
+    [queued] = render(report() | {"status": "queued"}, tty=False)
+    assert queued.endswith("0 chunks; listing the projects")  # not "ETA 0s" before a project is known
+    assert render(report() | {"status": "queued"}, tty=True)[0].endswith(f"{bar(0, 1)} 0/0 projects")  # not full
+    done = render(report(done=4) | {"status": "failed", "error": "listing failed"}, tty=True)
+    assert done[2].endswith("12.5 files/s") and done[3] == "  error: listing failed"
 
 
 def test_watch_redraws_in_place_on_a_terminal_until_the_backfill_ends() -> None:
@@ -119,6 +162,34 @@ def test_the_cli_status_counts_projects_by_state(client: TestClient, projects: l
     args = argparse.Namespace(backfill=None, watch=False)
     assert run_admin_status(args, make_settings("", ""), out, http=_unclosed(client)) == 0
     assert out.getvalue() == "projects: 5 pending; 0 syncs running\n"
+
+
+def test_the_cli_status_watch_redraws_bars_on_a_terminal_until_interrupted(
+    client: TestClient, projects: list[int], clean_db: str
+) -> None:
+    client.headers.update(AUTH)
+    out = Terminal()
+    naps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        naps.append(seconds)
+        if len(naps) == 2:
+            raise KeyboardInterrupt  # Ctrl-C: how a watch ends
+        fetch(clean_db, "UPDATE projects SET status = 'ok', done_gen = requested_gen WHERE id IN (10, 20) RETURNING id")
+
+    args = argparse.Namespace(backfill=None, watch=True)
+    assert run_admin_status(args, make_settings("", ""), out, http=_unclosed(client), sleep=sleep) == 0
+    assert naps == [2.0, 2.0]
+    assert out.getvalue() == (
+        f"projects  {bar(0, 5)} 0/5 up to date\n  5 pending\n  0 syncs running\n"
+        f"\x1b[3F\x1b[J"  # redrawn in place once the state changed; the third round showed nothing new
+        f"projects  {bar(2, 5)} 2/5 up to date\n  2 ok, 3 pending\n  0 syncs running\n"
+    )
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
 
 
 class _unclosed:

@@ -8,6 +8,8 @@ indexed; `force` re-embeds unchanged chunks.
 
 from __future__ import annotations
 
+import argparse
+import io
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +21,8 @@ import pytest
 import pytest_asyncio
 from starlette.testclient import TestClient
 
+from app.admin_client import render
+from app.cli import run_admin_status
 from app.core.settings import BackfillSettings, Settings
 from app.sync.backfill import slots
 from app.sync.sweep import THROTTLE
@@ -26,6 +30,7 @@ from app.web import create_app
 from app.worker import backfill, backfill_step, reconcile
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, sync_env
+from tests.app.test_admin_lists import _unclosed
 from tests.app.test_sweep import Clock
 from tests.support.sources import plain_java as service
 from tests.support.tokens import admin_token
@@ -187,6 +192,37 @@ async def test_after_an_all_backfill_of_200_projects_a_lost_push_is_healed_by_th
         assert (last["trigger"], last["to_sha"]) == ("reconcile", lost.head())  # healed by the sweep, no delivery
 
 
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+async def test_a_first_sweep_of_200_new_projects_leaves_them_to_a_backfill_and_a_push_goes_first(
+    env: SyncEnv,
+) -> None:
+    org = populate(env.gitlab, 210)
+    indexable = org.indexable(org.projects)
+    new = {p.id for p in org.projects} - org.archived - org.forks - org.personal  # the listing's scope: empty ones too
+    env.deps = _with_settings(env)
+    db, queue = env.deps.require_db(), env.deps.require_queue()
+    await reconcile({"deps": env.deps})  # day one: the first sweep finds every project new
+    [backfill_id] = await db.running_backfills()
+    assert await db.backfill_outcomes(backfill_id) == {"waiting": len(new)}
+    assert await queue.zcard(env.settings.redis.queue) == 1  # the dispatcher's first step, not 150 first syncs
+    await reconcile({"deps": env.deps})  # a second sweep leaves them to that backfill
+    assert list(await db.running_backfills()) == [backfill_id]
+
+    live = max((p for p in org.projects if p.id in indexable), key=lambda p: p.id)  # the backfill's last one
+    await env.push(live, {SRC + "Live.java": service("Live")})
+    await env.work(rounds=50)
+    with admin(env) as client:
+        report = client.get(f"/admin/backfills/{backfill_id}", headers=AUTH).json()
+    assert report["status"] == "done" and report["progress"] == {"done": len(new)}
+    assert report["target"] == {"discovered": len(new)}
+    runs = await env.deps.require_db().runs_page(None, 0, 1000)
+    [pushed] = [r for r in runs if r["project_id"] == live.id and r["trigger"] == "push"]
+    before = [r for r in runs if r["id"] != pushed["id"] and r["finished_at"] < pushed["finished_at"]]
+    assert len(before) <= 2 * slots(env.settings)  # the push waited behind a few syncs, not behind 150
+    await env.audit(live)
+
+
 async def test_unknown_ids_paths_and_groups_are_reported_not_dropped(env: SyncEnv) -> None:
     known = env.gitlab.create_project("acme/known")
     known.commit({SRC + "A.java": service("A")}, "init")
@@ -194,12 +230,40 @@ async def test_unknown_ids_paths_and_groups_are_reported_not_dropped(env: SyncEn
         listed = await run(env, client, {"projects": [987654, known.id]})
         assert by_project(listed) == {known.id: ("requested", "done"), 987654: ("not_found", "failed")}
         assert listed["progress"] == {"done": 1, "failed": 1}
+        status = io.StringIO()
+        args = argparse.Namespace(backfill=listed["id"], watch=False)
+        client.headers.update(AUTH)
+        assert run_admin_status(args, env.settings, status, http=_unclosed(client)) == 1  # a project failed
+        assert status.getvalue().splitlines()[1:] == [
+            "  failed: 987654 (not_found): GitLab has no such project, or the token cannot see it"
+        ]
+        by_id = await run(env, client, {"project": 987654})  # an id has a row: reported as a listed id is
+        assert by_id["status"] == "done" and by_project(by_id) == {987654: ("not_found", "failed")}
         group = await run(env, client, {"group": "no/such/group"})
         assert group["status"] == "failed" and "no group 'no/such/group'" in group["error"]
         path = await run(env, client, {"project": "acme/nothing"})
         assert path["status"] == "failed" and "no project 'acme/nothing'" in path["error"]
+        [line] = render(path, tty=False)  # what `javakb admin reindex` prints of it, without a terminal
+        assert line.endswith(f"; 0.0 files/s; error: {path['error']}")
         by_path = await run(env, client, {"project": "acme/known"})
         assert by_project(by_path) == {known.id: ("requested", "done")}
+
+
+async def test_a_project_the_token_may_not_read_is_reported_forbidden_and_the_others_still_sync(
+    env: SyncEnv,
+) -> None:
+    hidden, known = (env.gitlab.create_project(f"acme/{name}") for name in ("hidden", "known"))
+    known.commit({SRC + "A.java": service("A")}, "init")
+    db = env.deps.require_db()
+    backfill_id = await db.create_backfill([hidden.id, known.id], False, {})
+    env.gitlab.fail_next(1, status=403, path_contains=f"/api/v4/projects/{hidden.id}")  # no access to this one
+    await backfill({"deps": _with_settings(env), "job_try": 1}, None, False, backfill_id)
+    with admin(env) as client:
+        report = client.get(f"/admin/backfills/{backfill_id}", params={"state": "failed"}, headers=AUTH).json()
+    [refused] = report["results"]
+    assert (refused["project_id"], refused["outcome"], refused["state"]) == (hidden.id, "forbidden", "failed")
+    assert "403" in refused["detail"]
+    assert report["counts"] == {"forbidden": 1, "waiting": 1}  # the readable one goes on to its sync
 
 
 async def test_the_dispatcher_keeps_at_most_its_slots_in_flight(env: SyncEnv) -> None:

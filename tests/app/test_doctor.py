@@ -157,6 +157,40 @@ async def test_embedding_endpoint_down_or_of_another_dimension(
     assert found.verdict is Verdict.FAIL and "answers 64 dimensions; the collection holds 32" in found.detail
 
 
+async def test_an_embedding_model_the_endpoint_does_not_serve(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    with FakeEmbeddingServer(dim=64, model="served-model") as served:
+        settings = settings_for(pg_dsn, gitlab, served, tmp_path)
+        found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.FAIL and "does not serve model 'fake-embed' (HTTP 404)" in found.detail
+    assert "JAVAKB_EMBEDDING__MODEL" in found.fix
+
+
+async def test_an_embedding_key_the_endpoint_refuses(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    with FakeEmbeddingServer(dim=64, api_key="sk-the-right-key-0123456789") as guarded:
+        settings = settings_for(
+            pg_dsn, gitlab, guarded, tmp_path, embedding__api_key=SecretStr("sk-a-wrong-key-0123456789")
+        )
+        found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.FAIL and "refused the API key (HTTP 401)" in found.detail
+    assert "JAVAKB_EMBEDDING__API_KEY" in found.fix and "sk-a-wrong-key" not in report([found])[0]
+
+
+async def test_configured_dimensions_are_checked_with_a_real_request(
+    pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path
+) -> None:
+    with FakeEmbeddingServer(dim=64, honours_dimensions=False) as fixed:
+        settings = settings_for(pg_dsn, gitlab, fixed, tmp_path / "q", embedding__dimensions=32)
+        found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+        assert fixed.calls == 1  # asked, although the size is configured
+    assert found.verdict is Verdict.FAIL and "returned a vector of 64 dimensions, expected 32" in found.detail
+    assert "JAVAKB_EMBEDDING__DIMENSIONS" in found.fix
+
+    with FakeEmbeddingServer(dim=64) as shortening:  # a model that can answer 32 floats
+        settings = settings_for(pg_dsn, gitlab, shortening, tmp_path / "q", embedding__dimensions=32)
+        found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.OK and found.detail == "fake-embed: 32 dimensions"
+
+
 async def test_qdrant_holding_another_model(
     pg_dsn: str, gitlab: FakeGitLab, embedder: FakeEmbeddingServer, tmp_path: Path
 ) -> None:
@@ -185,6 +219,14 @@ async def test_qdrant_server_unreachable(pg_dsn: str, gitlab: FakeGitLab, tmp_pa
     settings = settings_for(pg_dsn, gitlab, None, tmp_path, qdrant__url=f"http://127.0.0.1:{free_port()}")
     found = only(await examine(settings, [doctor.check_qdrant]), "qdrant")
     assert found.verdict is Verdict.FAIL and "JAVAKB_QDRANT__URL" in found.fix
+
+
+async def test_an_embedded_qdrant_that_cannot_be_opened(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    (tmp_path / "not-a-folder").write_text("a file where the store's folder should be")
+    settings = settings_for(pg_dsn, gitlab, None, tmp_path / "not-a-folder")
+    found = only(await examine(settings, [doctor.check_qdrant]), "qdrant")
+    assert found.verdict is Verdict.FAIL and found.detail.startswith(f"cannot open embedded at {tmp_path}/not-a-folder")
+    assert "JAVAKB_QDRANT__PATH" in found.fix
 
 
 async def test_gitlab_token_refused_or_missing(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:

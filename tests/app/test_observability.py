@@ -10,7 +10,7 @@ import logging.config
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from app.core import metrics
 from app.core.context import bound
 from app.core.logs import REDACTED, log_config
-from app.core.metrics import gitlab_endpoint
+from app.core.metrics import LAG_TOP, gitlab_endpoint
 from app.core.settings import EmbeddingSettings, Settings, secret_values
 from app.scrape import guarded
 from app.web import create_app
@@ -30,9 +30,10 @@ from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.payloads import system_hook_push
 from testkit.sync_env import sync_env
 from tests.app.test_sync_scenarios import SRC
-from tests.hooks.test_receiver import SECRET, make_settings, post
+from tests.hooks.test_receiver import SECRET, fetch, make_settings, post
+from tests.mcp_server.test_http import STREAMABLE, Session2025
 from tests.support.sources import repo_service_java as service
-from tests.support.tokens import admin_token
+from tests.support.tokens import admin_token, service_token
 
 METRICS = "metrics-token-for-tests-0123"
 EMBED_KEY = "sk-embedding-key-for-tests-0123"
@@ -160,11 +161,16 @@ def test_the_web_apps_metrics_parse_and_show_deliveries_queue_and_lag(clean_db: 
         assert client.get("/metrics", headers={"Authorization": "Bearer wrong"}).status_code == 401
         before = scrape(client.get("/metrics", headers={"Authorization": f"Bearer {METRICS}"}).text)
         post(client, system_hook_push(), key="m-1")
+        assert post(client, system_hook_push(), key="m-2", token="a-rotated-secret").status_code == 401
+        assert client.post("/hooks/gitlab", content=b"{", headers={"X-Gitlab-Token": SECRET}).status_code == 400
         web = client.get("/metrics", headers={"Authorization": f"Bearer {METRICS}"})
     assert web.status_code == 200 and web.headers["content-type"].startswith("text/plain")
     samples = scrape(web.text)
     key = "javakb_deliveries_total{event=push,outcome=enqueued}"
     assert samples[key] == before.get(key, 0) + 1
+    for outcome in ("unauthorized", "malformed"):  # refusals are deliveries too: a rotated secret shows here
+        key = f"javakb_deliveries_total{{event=unread,outcome={outcome}}}"
+        assert samples[key] == before.get(key, 0) + 1
     assert samples["javakb_queue_depth{}"] == 1  # nobody works the queue here
     assert samples["javakb_queue_oldest_age_seconds{}"] >= 0
     assert samples["javakb_projects{state=pending}"] == 1
@@ -173,6 +179,64 @@ def test_the_web_apps_metrics_parse_and_show_deliveries_queue_and_lag(clean_db: 
     assert lagging == [
         f"javakb_project_index_lag_seconds{{project={system_hook_push()['project']['path_with_namespace']}}}"
     ]
+
+
+ISSUE_FAMILIES = {  # every family issue 14 names, as prometheus-client's parser names them
+    "javakb_deliveries": "counter",  # by event and outcome
+    "javakb_queue_depth": "gauge",
+    "javakb_queue_oldest_age_seconds": "gauge",
+    "javakb_sync_runs": "counter",  # by mode and outcome
+    "javakb_sync_duration_seconds": "histogram",  # by mode
+    "javakb_files_processed": "counter",
+    "javakb_chunks_processed": "counter",
+    "javakb_embedding_requests": "counter",
+    "javakb_embedding_inputs": "counter",
+    "javakb_embedding_tokens": "counter",
+    "javakb_embedding_errors": "counter",
+    "javakb_embedding_request_seconds": "histogram",
+    "javakb_gitlab_requests": "counter",  # by endpoint template and status
+    "javakb_rate_limit_waits": "counter",
+    "javakb_rate_limit_wait_seconds": "counter",
+    "javakb_tool_duration_seconds": "histogram",  # search and tool latency by tool
+    "javakb_projects_lagging": "gauge",  # index lag, bounded: buckets ...
+    "javakb_index_lag_max_seconds": "gauge",
+    "javakb_project_index_lag_seconds": "gauge",  # ... and the LAG_TOP projects furthest behind
+}
+SEARCHER = "service-token-for-metrics-0123"
+
+
+def test_every_family_the_issue_names_parses_and_tools_and_lag_are_bounded(clean_db: str, clean_redis: str) -> None:
+    lagging = LAG_TOP + 5
+    values = ", ".join(f"({i}, 'acme/lag{i}', 1, now() - interval '{i} minutes')" for i in range(1, lagging + 1))
+    fetch(clean_db, f"INSERT INTO projects (id, repo_path, requested_gen, behind_since) VALUES {values} RETURNING id")
+    settings = make_settings(clean_db, clean_redis).model_copy(
+        update={
+            "metrics_tokens": [admin_token(METRICS, "prometheus")],
+            "service_tokens": [service_token(SEARCHER, name="agent")],
+        }
+    )
+    with TestClient(create_app(settings)) as client:
+        before = scrape(client.get("/metrics", headers={"Authorization": f"Bearer {METRICS}"}).text)
+        assert client.get("/api/v1/search", params={"q": "owner"}, headers={"Authorization": f"Bearer {SEARCHER}"})
+        session = Session2025(cast("httpx.Client", client))  # TestClient speaks httpx's API (starlette's own copy)
+        session.headers = STREAMABLE | {"Authorization": f"Bearer {SEARCHER}"}
+        session.start()
+        session.request("tools/call", {"name": "index_status", "arguments": {}})
+        session.request("tools/call", {"name": "get_symbol", "arguments": {"name": "Nothing.here"}})
+        text = client.get("/metrics", headers={"Authorization": f"Bearer {METRICS}"}).text
+    families = {f.name: f.type for f in text_string_to_metric_families(text)}
+    assert {name: families.get(name) for name in ISSUE_FAMILIES} == ISSUE_FAMILIES
+    samples = scrape(text)
+    for tool, outcome in (("rest_search", "ok"), ("index_status", "ok"), ("get_symbol", "error")):
+        key = f"javakb_tool_duration_seconds_count{{outcome={outcome},tool={tool}}}"
+        assert samples.get(key) == before.get(key, 0) + 1, key  # index_status was `unknown` before the audit
+    per_project = sorted(k for k in samples if k.startswith("javakb_project_index_lag_seconds{"))
+    assert len(per_project) == LAG_TOP  # not one series per project: the furthest behind only
+    assert per_project == sorted(
+        f"javakb_project_index_lag_seconds{{project=acme/lag{i}}}" for i in range(lagging, lagging - LAG_TOP, -1)
+    )
+    assert samples["javakb_projects_lagging{ge=0}"] == lagging and samples["javakb_projects_lagging{ge=300}"] == 11
+    assert samples["javakb_index_lag_max_seconds{}"] >= lagging * 60
 
 
 def test_without_a_metrics_token_there_is_no_metrics_endpoint(clean_db: str, clean_redis: str) -> None:

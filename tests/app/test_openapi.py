@@ -22,13 +22,14 @@ def test_the_description_is_served_without_credentials(clean_db: str, clean_redi
 def test_every_route_is_described_and_the_document_loads() -> None:
     document = openapi_document("1")
     assert set(document["paths"]) == {
-        "/hooks/gitlab", "/api/v1/search", "/admin/reindex", "/admin/backfills/{backfill_id}", "/admin/projects",
+        "/hooks/gitlab", "/api/v1/search", "/admin/reindex", "/admin/backfills", "/admin/backfills/{backfill_id}",
+        "/admin/projects",
         "/admin/projects/{project_id}", "/admin/jobs",
         "/admin/rebuild", "/admin/rebuilds/{rebuild_id}",
         "/api/v1/index-jobs", "/api/v1/index-jobs/{job_id}", "/api/v1/index-status", "/api/v1/context",
     }  # fmt: skip
     operations = list(schemathesis.openapi.from_dict(document).get_all_operations())
-    assert len(operations) == 13
+    assert len(operations) == 14
 
 
 def test_schemas_are_the_validating_models_own() -> None:

@@ -41,6 +41,8 @@ def test_strong_secrets_start() -> None:
         ("gitlab", "signing_token", "whsec_" + base64.b64encode(b"k").decode(), "JAVAKB_GITLAB__SIGNING_TOKEN"),
         ("embedding", "api_key", "sk-test", "JAVAKB_EMBEDDING__API_KEY"),
         ("qdrant", "api_key", "password1234567890", "JAVAKB_QDRANT__API_KEY"),
+        ("oauth", "client_secret", "changeme", "JAVAKB_OAUTH__CLIENT_SECRET"),
+        ("oauth", "jwt_signing_key", "secret-key-for-jwt-000", "JAVAKB_OAUTH__JWT_SIGNING_KEY"),
     ],
 )
 def test_a_weak_secret_refuses_to_start_naming_it_but_not_its_value(
