@@ -30,7 +30,7 @@ from typing import Any
 from qdrant_client import AsyncQdrantClient
 
 from app.auth.access import LOCAL
-from app.search.hierarchy import in_order, supertypes
+from app.search.hierarchy import Declaration, in_order, supertypes
 from app.search.service import SearchService
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
@@ -87,7 +87,7 @@ def split_bodiless(files: Sequence[tuple[str, bytes]], results: Sequence[FileRes
 def hierarchy_calls(chunks: Sequence[Chunk]) -> dict[str, int]:
     """Call sites (`calls_fq`) on an indexed type that does not declare the method, and how many resolve upward."""
     types = {c.qualified_name: c for c in chunks if c.symbol_type in TYPE_SYMBOLS}
-    parents = {fq: supertypes(c) for fq, c in types.items()}
+    parents = {fq: supertypes(Declaration.of(c)) for fq, c in types.items()}
     declared = {c.qualified_name for c in chunks if c.symbol_type not in TYPE_SYMBOLS}
     on_indexed = resolved = 0
     for chunk in chunks:

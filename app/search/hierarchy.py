@@ -11,11 +11,12 @@ scroll of the store, the caller's access and repository filter already inside it
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.store.filters import Condition, any_of, either
-from pipeline.model import TYPE_SYMBOLS, Chunk
+from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 
 MAX_DEPTH = 8
 """Hierarchy levels followed each way: deeper chains are rare in application code (each level costs a store call)."""
@@ -23,7 +24,30 @@ MAX_DEPTH = 8
 SUPERTYPE_KEYS = ("extends", "implements")
 """The type chunk fields that name supertypes; each has a `_fq` twin."""
 
-Lookup = Callable[[Condition], Awaitable[Sequence[Chunk]]]
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """The fields of a chunk the walk reads, and nothing else (a lookup reads these, not whole payloads)."""
+
+    qualified_name: str
+    name: str
+    symbol_type: SymbolType
+    enclosing_type: str | None
+    extends: tuple[str, ...]
+    implements: tuple[str, ...]
+    extends_fq: tuple[str, ...]
+    implements_fq: tuple[str, ...]
+
+    @classmethod
+    def of(cls, chunk: Chunk) -> Declaration:
+        """These fields of a whole chunk."""
+        return cls(*(getattr(chunk, name) for name in DECLARATION_FIELDS))
+
+
+DECLARATION_FIELDS = tuple(f.name for f in dataclasses.fields(Declaration))
+"""The payload fields a hierarchy lookup reads (`Declaration`'s, in its order)."""
+
+Lookup = Callable[[Condition], Awaitable[Sequence[Declaration]]]
 """Chunks matching a condition (within the caller's access and repository scope)."""
 
 
@@ -32,18 +56,18 @@ def simple_name(fq: str) -> str:
     return fq.rsplit(".", 1)[-1]
 
 
-def supertypes(chunk: Chunk) -> tuple[str, ...]:
+def supertypes(chunk: Declaration) -> tuple[str, ...]:
     """The fully qualified supertypes a type chunk names (those its file could resolve)."""
     return (*chunk.extends_fq, *chunk.implements_fq)
 
 
-def unresolved_supertypes(chunk: Chunk) -> tuple[str, ...]:
+def unresolved_supertypes(chunk: Declaration) -> tuple[str, ...]:
     """Simple names of supertypes its file could not resolve (a wildcard import): matched by simple name."""
     resolved = {simple_name(fq) for fq in supertypes(chunk)}
     return tuple(s for s in (*chunk.extends, *chunk.implements) if simple_name(s) not in resolved)
 
 
-def parents_among(chunk: Chunk, candidates: Iterable[str]) -> set[str]:
+def parents_among(chunk: Declaration, candidates: Iterable[str]) -> set[str]:
     """The `candidates` (fully qualified type names) that the type chunk names as direct supertypes."""
     wanted = set(candidates)
     found = set(supertypes(chunk)) & wanted
@@ -105,7 +129,7 @@ class Hierarchy:
 
     lookup: Lookup
 
-    async def types(self, condition: Condition) -> list[Chunk]:
+    async def types(self, condition: Condition) -> list[Declaration]:
         """The type chunks (skeletons) matching a condition."""
         return [c for c in await self.lookup(condition) if c.symbol_type in TYPE_SYMBOLS]
 

@@ -25,7 +25,7 @@ from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.core.settings import GeneratedCode
 from app.search.crossencoder import CrossEncoder
-from app.search.hierarchy import Hierarchy, in_order, simple_name
+from app.search.hierarchy import DECLARATION_FIELDS, Declaration, Hierarchy, in_order, simple_name
 from app.search.question import SCAFFOLDING, QueryTerms, Relation, expand_query, query_terms
 from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
 from app.search.synonyms import synonyms
@@ -882,8 +882,14 @@ class SearchService:
         return keys_fq, keys
 
     def _hierarchy(self, access: Access, repo: str | None) -> Hierarchy:
-        async def lookup(condition: Condition) -> list[Chunk]:
-            return [h.chunk for h in await self._lookup(access, Filters(repo=repo), condition)]
+        async def lookup(condition: Condition) -> list[Declaration]:
+            # Only the walk's fields are converted: types' payloads are the largest (a callers lookup of `size`
+            # read 2,900 of them whole at 109k chunks).
+            where = build_filter(access, Filters(repo=repo), condition, scope=await self._read_scope())
+            found: list[Declaration] = []
+            async for record in self.store.scroll(where or everything(), DECLARATION_FIELDS):
+                found.append(Declaration(*read_fields(record.payload or {}, DECLARATION_FIELDS)))
+            return found
 
         return Hierarchy(lookup)
 

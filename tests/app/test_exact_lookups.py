@@ -15,13 +15,13 @@ import pytest
 import pytest_asyncio
 
 from app.auth.access import LOCAL, Access
-from app.search.hierarchy import Hierarchy
+from app.search.hierarchy import Declaration, Hierarchy
 from app.search.service import Filters, Hit, SearchService
 from app.store.filters import Condition
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel
 from pipeline.chunking import chunk_source
-from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
+from pipeline.model import ChunkerConfig, SourceContext, SymbolType
 from tests.support.engines import EMBEDDED_ENGINES, memory_store
 
 APP: Final = "acme/app"
@@ -511,10 +511,10 @@ async def test_dgs_component_is_a_bean(search: SearchService) -> None:
 async def test_the_hierarchy_walk_costs_one_store_call_per_level_not_per_type(search: SearchService) -> None:
     calls = 0
 
-    async def lookup(condition: Condition) -> list[Chunk]:
+    async def lookup(condition: Condition) -> list[Declaration]:
         nonlocal calls
         calls += 1
-        return [h.chunk for h in await search._lookup(LOCAL, Filters(), condition)]
+        return [Declaration.of(h.chunk) for h in await search._lookup(LOCAL, Filters(), condition)]
 
     parents, children = await Hierarchy(lookup).walk({"demo.model.Child"})
     assert parents == {"demo.model.Child": ("demo.model.Base",), "demo.model.Base": ()}
