@@ -249,6 +249,21 @@ async def test_annotation_window_pages_every_member_once_in_file_order(
     assert (page.total, [m.id for m in page.members]) == (len(in_core), in_core[1:3])
 
 
+async def test_callers_window_pages_the_callers_once_each_in_file_order(search: SearchService) -> None:
+    every = await search.callers(LOCAL, "OwnerService.find")
+    assert len(every) > 2
+    seen: list[str] = []
+    while True:
+        window = await search.callers_window(LOCAL, "OwnerService.find", None, len(seen), showing(2))
+        assert (window.total, window.scanned) == (len(every), False)
+        if not window.members:
+            break
+        seen += [m.id for m in window.members]
+    assert seen == by_file_order(h.chunk for h in every)
+    nothing = await search.callers_window(LOCAL, "NoSuchType.noSuchMethod", None, 0, showing(2))
+    assert (nothing.total, nothing.members) == (0, [])
+
+
 async def test_callers_of_a_method(search: SearchService) -> None:
     hits = await search.callers(LOCAL, "NotificationService.notifyOwner", ACME)
 
