@@ -67,13 +67,28 @@ def unresolved_supertypes(chunk: Declaration) -> tuple[str, ...]:
     return tuple(s for s in (*chunk.extends, *chunk.implements) if simple_name(s) not in resolved)
 
 
-def parents_among(chunk: Declaration, candidates: Iterable[str]) -> set[str]:
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Fully qualified type names, also by simple name (a level of the walk asks every type chunk about them)."""
+
+    fqs: frozenset[str]
+    by_simple: Mapping[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, fqs: Iterable[str]) -> Candidates:
+        """These names, indexed once."""
+        wanted = frozenset(fqs)
+        by_simple: dict[str, set[str]] = {}
+        for fq in wanted:
+            by_simple.setdefault(simple_name(fq), set()).add(fq)
+        return cls(wanted, {name: frozenset(group) for name, group in by_simple.items()})
+
+
+def parents_among(chunk: Declaration, candidates: Candidates) -> set[str]:
     """The `candidates` (fully qualified type names) that the type chunk names as direct supertypes."""
-    wanted = set(candidates)
-    found = set(supertypes(chunk)) & wanted
-    loose = {simple_name(s) for s in unresolved_supertypes(chunk)}
-    if loose:
-        found.update(fq for fq in wanted if simple_name(fq) in loose)
+    found = set(supertypes(chunk)) & candidates.fqs
+    for loose in {simple_name(s) for s in unresolved_supertypes(chunk)}:
+        found.update(candidates.by_simple.get(loose, ()))
     return found
 
 
@@ -160,13 +175,13 @@ class Hierarchy:
                 conditions.append(subtype_condition(downward))
             if not conditions:
                 break
-            asked_up, asked_down = set(upward), set(downward)
+            asked_up, asked_down = set(upward), Candidates.of(downward)
             following: set[str] = set()
             for chunk in await self.types(either(*conditions)):
                 fq = chunk.qualified_name
                 if fq in asked_up:
                     parents[fq] = supertypes(chunk)
-                for parent in parents_among(chunk, asked_down) if asked_down else ():
+                for parent in parents_among(chunk, asked_down) if asked_down.fqs else ():
                     children.setdefault(parent, set()).add(fq)
                     if fq not in seen:
                         seen.add(fq)
