@@ -7,9 +7,9 @@ so the bodies stay what they were (a list of projects, a report) (docs/decisions
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from pydantic import ValidationError
@@ -32,6 +32,8 @@ from app.schemas import (
 )
 from app.sync.backfill import rate
 
+E = TypeVar("E")
+
 
 def admin_ok(request: Request) -> bool:
     """Whether the request carries one of the admin tokens (stored as sha256 digests)."""
@@ -53,6 +55,26 @@ def page_of(request: Request) -> PageParams | JSONResponse:
         return bad_request(validation_message(exc))
 
 
+def admin_page(request: Request) -> PageParams | JSONResponse:
+    """An admin list's page: the 401 without an admin token, the 400 of a bad page, else the page asked for."""
+    return page_of(request) if admin_ok(request) else unauthorized()
+
+
+def choice(
+    request: Request, name: str, choices: Iterable[E], shown: Callable[[E], str] = str
+) -> E | JSONResponse | None:
+    """The query parameter `name` as one of `choices` (spelled as `shown` spells it, any case); None when absent.
+
+    Anything else is the 400 that names the choices.
+    """
+    wanted = request.query_params.get(name)
+    if wanted is None:
+        return None
+    options = list(choices)
+    found = next((c for c in options if shown(c).lower() == wanted.lower()), None)
+    return found if found is not None else bad_request(f"{name}: one of {', '.join(shown(c) for c in options)}")
+
+
 def paged(request: Request, body: Any, page: PageParams, ids: Sequence[int]) -> JSONResponse:
     """The answer, with `Link: rel="next"` when the page is full (the next one may be empty)."""
     headers = {}
@@ -72,9 +94,7 @@ def project_state(row: Any) -> ProjectState:
 
 async def admin_projects(request: Request) -> JSONResponse:
     """Every project's sync state, by id, one page at a time."""
-    if not admin_ok(request):
-        return unauthorized()
-    page = page_of(request)
+    page = admin_page(request)
     if isinstance(page, JSONResponse):
         return page
     deps: Deps = request.state.deps
@@ -97,15 +117,12 @@ async def admin_project(request: Request) -> JSONResponse:
 
 async def admin_jobs(request: Request) -> JSONResponse:
     """Sync runs of every project, oldest first, `?status=running|done|failed|pending` to keep one kind."""
-    if not admin_ok(request):
-        return unauthorized()
-    page = page_of(request)
+    page = admin_page(request)
     if isinstance(page, JSONResponse):
         return page
-    wanted = request.query_params.get("status")
-    status = next((s for s in RunStatus if wanted is not None and s.value == wanted.upper()), None)
-    if wanted is not None and status is None:
-        return bad_request(f"status: one of {', '.join(s.value.lower() for s in RunStatus)}")
+    status = choice(request, "status", RunStatus, lambda s: s.value.lower())
+    if isinstance(status, JSONResponse):
+        return status
     deps: Deps = request.state.deps
     rows = await deps.require_db().runs_page(status, page.after, page.per_page)
     fields = JobState.model_fields
@@ -115,15 +132,12 @@ async def admin_jobs(request: Request) -> JSONResponse:
 
 async def admin_backfills(request: Request) -> JSONResponse:
     """Every backfill, oldest first, `?status=queued|running|done|failed` to keep one kind."""
-    if not admin_ok(request):
-        return unauthorized()
-    page = page_of(request)
+    page = admin_page(request)
     if isinstance(page, JSONResponse):
         return page
-    wanted = request.query_params.get("status")
-    status = next((s for s in BackfillStatus if s.value == wanted), None)
-    if wanted is not None and status is None:
-        return bad_request(f"status: one of {', '.join(BackfillStatus)}")
+    status = choice(request, "status", BackfillStatus)
+    if isinstance(status, JSONResponse):
+        return status
     deps: Deps = request.state.deps
     rows = await deps.require_db().backfills_page(status, page.after, page.per_page)
     shown = {"full": "full_sync", "force": "force_embed"}
@@ -138,15 +152,12 @@ async def admin_backfills(request: Request) -> JSONResponse:
 
 async def admin_backfill(request: Request) -> JSONResponse:
     """One backfill's progress (projects by state, files, chunks, throughput, ETA) and a page of its projects."""
-    if not admin_ok(request):
-        return unauthorized()
-    page = page_of(request)
+    page = admin_page(request)
     if isinstance(page, JSONResponse):
         return page
-    wanted = request.query_params.get("state")
-    state = next((s for s in BackfillProgress if s.value == wanted), None)
-    if wanted is not None and state is None:
-        return bad_request(f"state: one of {', '.join(BackfillProgress)}")
+    state = choice(request, "state", BackfillProgress)
+    if isinstance(state, JSONResponse):
+        return state
     backfill_id: int = request.path_params["backfill_id"]
     deps: Deps = request.state.deps
     db = deps.require_db()
