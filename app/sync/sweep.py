@@ -173,7 +173,8 @@ async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> list[Drift]:
     rest = [d for d in drifts if d.reason != DISCOVERED]
     if len(fresh) <= slots(deps.settings):
         return [*rest, *fresh]
-    backfill_id = await db.create_backfill(None, False, {DISCOVERED: len(fresh)})
+    opened = await db.create_backfill(None, False, {DISCOVERED: len(fresh)})
+    backfill_id = opened.id
     await db.set_backfill_status(backfill_id, BackfillStatus.RUNNING)
     found = [
         Resolved(project_id=d.project.id, repo_path=d.project.path_with_namespace, outcome=BackfillOutcome.WAITING,
@@ -181,7 +182,7 @@ async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> list[Drift]:
         for d in fresh
     ]  # fmt: skip
     await db.add_backfill_projects(backfill_id, found)
-    await enqueue_step(deps.require_queue(), backfill_id, 1)
+    await enqueue_step(deps.require_queue(), backfill_id, opened.job_token, 1)
     logger.info("sweep: %d new projects left to backfill %d (%d syncs at a time)", len(fresh), backfill_id,
                 slots(deps.settings))  # fmt: skip
     return rest

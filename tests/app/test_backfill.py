@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from arq.constants import result_key_prefix
 from starlette.testclient import TestClient
 
 from app.admin_client import render
@@ -32,6 +33,7 @@ from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, sync_env
 from tests.app.test_admin_lists import _unclosed
 from tests.app.test_sweep import Clock
+from tests.conftest import truncate
 from tests.support.sources import plain_java as service
 from tests.support.tokens import admin_token
 
@@ -255,7 +257,7 @@ async def test_a_project_the_token_may_not_read_is_reported_forbidden_and_the_ot
     hidden, known = (env.gitlab.create_project(f"acme/{name}") for name in ("hidden", "known"))
     known.commit({SRC + "A.java": service("A")}, "init")
     db = env.deps.require_db()
-    backfill_id = await db.create_backfill([hidden.id, known.id], False, {})
+    backfill_id = (await db.create_backfill([hidden.id, known.id], False, {})).id
     env.gitlab.fail_next(1, status=403, path_contains=f"/api/v4/projects/{hidden.id}")  # no access to this one
     await backfill({"deps": _with_settings(env), "job_try": 1}, None, False, backfill_id)
     with admin(env) as client:
@@ -270,7 +272,7 @@ async def test_the_dispatcher_keeps_at_most_its_slots_in_flight(env: SyncEnv) ->
     for i in range(6):
         env.gitlab.create_project(f"acme/p{i}").commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
     db = env.deps.require_db()
-    backfill_id = await db.create_backfill(None, False, {"group": "acme", "include_subgroups": True})
+    backfill_id = (await db.create_backfill(None, False, {"group": "acme", "include_subgroups": True})).id
     ctx = {"deps": _with_settings(env), "job_try": 1}
     await backfill(ctx, None, False, backfill_id)
     assert await db.backfill_outcomes(backfill_id) == {"waiting": 6}
@@ -320,3 +322,20 @@ async def test_force_embeds_unchanged_chunks_again(env: SyncEnv) -> None:
     ]
     assert forced["chunks"] == 4
     await env.audit(project)
+
+
+async def test_a_backfill_after_postgresql_is_recreated_under_the_kept_redis_runs_to_its_end(
+    env: SyncEnv, clean_db: str
+) -> None:
+    """A recreated (or restored) PostgreSQL hands the same backfill ids out again; Redis still holds the old jobs."""
+    for i in range(3):
+        env.gitlab.create_project(f"acme/p{i}").commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
+    queue = env.deps.require_queue()
+    with admin(env) as client:
+        first = await run(env, client, {"all": True})
+        assert first["status"] == "done"
+        assert await queue.keys(result_key_prefix + "backfill:*")  # arq keeps the steps' results an hour
+        await truncate(clean_db)  # every table emptied, every id sequence restarted; Redis kept
+        second = await run(env, client, {"all": True})
+    assert second["id"] == first["id"]  # the same row id again
+    assert second["status"] == "done" and second["progress"] == {"done": 3}, second

@@ -28,6 +28,7 @@ from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.app.test_sync_scenarios import SRC
+from tests.conftest import truncate
 from tests.support.sources import repo_service_java as service
 from tests.support.tokens import admin_token
 
@@ -69,7 +70,7 @@ async def test_a_rebuild_under_live_pushes_switches_to_a_complete_new_generation
     projects = await indexed_projects(env, 6)
     old = await env.deps.store.target()
     db = env.deps.require_db()
-    rebuild_id = await db.create_rebuild()
+    rebuild_id = (await db.create_rebuild()).id
     await rebuild.start(env.deps, rebuild_id)  # the new generation exists; pushes now go to both
     row = await db.rebuild(rebuild_id)
     assert row is not None and row.status == RebuildStatus.BUILDING and row.collection != old
@@ -106,7 +107,7 @@ async def test_a_rebuild_under_live_pushes_switches_to_a_complete_new_generation
 async def test_a_destroyed_project_leaves_both_generations(env: SyncEnv) -> None:
     projects = await indexed_projects(env, 2)
     db = env.deps.require_db()
-    rebuild_id = await db.create_rebuild()
+    rebuild_id = (await db.create_rebuild()).id
     await rebuild.start(env.deps, rebuild_id)
     await rebuild.rebuild_project(env.deps, rebuild_id, projects[0].id)
     env.gitlab.delete_project(projects[0].id)
@@ -137,8 +138,9 @@ def test_the_admin_api_starts_one_rebuild_at_a_time_and_reports_it(env: SyncEnv)
 async def test_a_queued_rebuild_runs_to_its_switch_through_the_worker(env: SyncEnv) -> None:
     projects = await indexed_projects(env, 3)
     db = env.deps.require_db()
-    rebuild_id = await db.create_rebuild()
-    await enqueue_once(env.deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id), rebuild_id)
+    opened = await db.create_rebuild()
+    rebuild_id = opened.id
+    await enqueue_once(env.deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id, opened.job_token), rebuild_id)
     await env.work()
     row = await db.rebuild(rebuild_id)
     assert row is not None and row.status == RebuildStatus.DONE
@@ -146,6 +148,22 @@ async def test_a_queued_rebuild_runs_to_its_switch_through_the_worker(env: SyncE
     assert progress.files == 6 and progress.chunks > 0
     for project in projects:
         await env.audit(project)
+
+
+async def test_a_rebuild_after_postgresql_is_recreated_under_the_kept_redis_runs_to_its_switch(
+    env: SyncEnv, clean_db: str
+) -> None:
+    """The rebuild ids repeat after PostgreSQL is recreated; the job ids (and so arq's kept results) do not."""
+    await indexed_projects(env, 1)
+    db = env.deps.require_db()
+    first = await rebuild.request(env.deps)
+    await env.work()
+    await truncate(clean_db)  # Redis keeps the first rebuild's results (its start's, an hour)
+    second = await rebuild.request(env.deps)
+    await env.work()
+    assert second == first
+    row = await db.rebuild(second)
+    assert row is not None and row.status == RebuildStatus.DONE, row
 
 
 async def test_the_cli_starts_a_rebuild_and_follows_it_to_the_switch(env: SyncEnv) -> None:
@@ -170,7 +188,7 @@ async def test_a_project_that_cannot_be_rebuilt_fails_the_rebuild_and_the_old_ge
     projects = await indexed_projects(env, 2)
     old = await env.deps.store.target()
     db = env.deps.require_db()
-    rebuild_id = await db.create_rebuild()
+    rebuild_id = (await db.create_rebuild()).id
     await rebuild.start(env.deps, rebuild_id)
     env.gitlab.fail_next(10, status=404, path_contains="/repository/blobs/")  # the project exists, its blobs do not
     await env.work()
@@ -184,4 +202,4 @@ async def test_a_project_that_cannot_be_rebuilt_fails_the_rebuild_and_the_old_ge
     for project in projects:
         await env.audit(project)
     assert await db.active_rebuild() is None
-    assert await db.create_rebuild() == rebuild_id + 1  # a new one may start
+    assert (await db.create_rebuild()).id == rebuild_id + 1  # a new one may start
