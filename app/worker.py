@@ -346,11 +346,11 @@ async def reconcile(ctx: dict[str, Any]) -> str:
     if deps.gitlab is None:
         return f"{len(behind)} projects behind; {NO_GITLAB}"
     try:
-        drifts = await sweep(deps, timedelta(seconds=deps.settings.worker.full_sweep_every_s))
+        handover = await sweep(deps, timedelta(seconds=deps.settings.worker.full_sweep_every_s))
     except SWEEP_ERRORS as exc:
         logger.warning("sweep failed, trying again next time: %s: %s", type(exc).__name__, exc)
         return f"{len(behind)} projects behind; sweep failed: {type(exc).__name__}"
-    return f"{len(behind)} projects behind, {len(drifts)} drifted from GitLab"
+    return f"{len(behind)} projects behind; from GitLab: {handover.describe()}"
 
 
 def functions(settings: Settings) -> list[Function]:
