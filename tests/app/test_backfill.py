@@ -9,10 +9,10 @@ indexed; `force` re-embeds unchanged chunks.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -29,59 +29,16 @@ from app.sync.backfill import slots
 from app.sync.sweep import THROTTLE
 from app.web import create_app
 from app.worker import backfill, backfill_step, reconcile
-from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, sync_env
 from tests.app.test_admin_lists import _unclosed
 from tests.app.test_sweep import Clock
 from tests.conftest import truncate
+from tests.support.org import SRC, populate
 from tests.support.sources import plain_java as service
 from tests.support.tokens import admin_token
 
 ADMIN = "admin-token-for-backfills-0123"
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
-SRC = "src/main/java/com/acme/"
-NAMESPACES = ("acme", "acme/platform", "acme/platform/core", "tools", "alice")
-
-
-@dataclass
-class Org:
-    """The fake organization and what each project is."""
-
-    projects: list[FakeProject]
-    archived: set[int]
-    empty: set[int]
-    forks: set[int]
-    personal: set[int]
-
-    def in_group(self, prefix: str) -> list[FakeProject]:
-        return [p for p in self.projects if p.namespace == prefix or p.namespace.startswith(prefix + "/")]
-
-    def indexable(self, projects: list[FakeProject]) -> set[int]:
-        skipped = self.archived | self.empty | self.forks | self.personal
-        return {p.id for p in projects} - skipped
-
-
-def populate(gitlab: FakeGitLab, count: int) -> Org:
-    """`count` projects over nested groups and a personal namespace; every 7th archived, 11th empty, 13th a fork."""
-    org = Org(projects=[], archived=set(), empty=set(), forks=set(), personal=set())
-    for i in range(count):
-        namespace = NAMESPACES[i % len(NAMESPACES)]
-        project = gitlab.create_project(f"{namespace}/p{i}")
-        org.projects.append(project)
-        if i % 11 == 5:
-            org.empty.add(project.id)
-        else:
-            project.commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
-        if i % 7 == 3:
-            gitlab.set_project_attributes(project.id, archived=True)
-            org.archived.add(project.id)
-        if i % 13 == 4 and org.projects[0].id != project.id:
-            gitlab.set_project_attributes(project.id, forked_from_id=org.projects[0].id)
-            org.forks.add(project.id)
-        if namespace == "alice":
-            org.personal.add(project.id)
-    gitlab.set_namespace_kind("alice", "user")
-    return org
 
 
 @pytest_asyncio.fixture
@@ -223,6 +180,53 @@ async def test_a_first_sweep_of_200_new_projects_leaves_them_to_a_backfill_and_a
     before = [r for r in runs if r["id"] != pushed["id"] and r["finished_at"] < pushed["finished_at"]]
     assert len(before) <= 2 * slots(env.settings)  # the push waited behind a few syncs, not behind 150
     await env.audit(live)
+
+
+async def finished_runs(env: SyncEnv) -> set[int]:
+    """The ids of the sync runs that have finished so far."""
+    return {r["id"] for r in await env.deps.require_db().runs_page(None, 0, 10_000) if r["finished_at"] is not None}
+
+
+async def when_done(env: SyncEnv, backfill_id: int, worker: asyncio.Task[None], count: int) -> None:
+    """Wait (while `worker` runs the queue) until `count` of the backfill's projects are done."""
+    db = env.deps.require_db()
+    while (await db.backfill_totals(backfill_id)).projects.get("done", 0) < count:
+        assert not worker.done(), "the backfill ended before it was under way"
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+async def test_a_push_during_an_all_backfill_of_200_projects_waits_behind_a_few_syncs_not_the_backfill(
+    env: SyncEnv,
+) -> None:
+    org = populate(env.gitlab, 210)
+    indexable = org.indexable(org.projects)
+    live = max((p for p in org.projects if p.id in indexable), key=lambda p: p.id)  # the backfill's last one
+    with admin(env) as client:
+        accepted = client.post("/admin/reindex", json={"all": True}, headers=AUTH)
+        assert accepted.status_code == 202, accepted.text
+        backfill_id = accepted.json()["backfill_id"]
+        env.deps = _with_settings(env)
+        worker = asyncio.create_task(env.work(rounds=50))
+        await when_done(env, backfill_id, worker, 20)  # under way: 20 of its ~150 projects done
+        settled = await finished_runs(env)
+        sha = await env.push(live, {SRC + "Live.java": service("Live")})
+        await worker
+        report = client.get(f"/admin/backfills/{backfill_id}", params={"per_page": 1000}, headers=AUTH).json()
+    assert report["status"] == "done"
+    assert {i for i, (_, s) in by_project(report).items() if s == "done"} == indexable
+    runs = await env.deps.require_db().runs_page(None, 0, 10_000)
+    [pushed] = [r for r in runs if r["project_id"] == live.id and r["trigger"] == "push"]
+    assert pushed["to_sha"] == sha
+    later = [r for r in runs if r["id"] not in settled and r["id"] != pushed["id"]]
+    waited = [r for r in later if r["finished_at"] < pushed["finished_at"]]
+    # The other backfill (the start-up sweep's discoveries) also keeps its slots busy: two backfills' worth.
+    assert len(waited) <= 2 * slots(env.settings), [(r["project_id"], r["trigger"]) for r in waited]
+    assert len(later) - len(waited) > 50  # most of the backfill was still to come when the push was indexed
+    await env.audit(live)
+    row = await env.deps.require_db().project(live.id)
+    assert row is not None and row.indexed_sha == sha
 
 
 async def test_unknown_ids_paths_and_groups_are_reported_not_dropped(env: SyncEnv) -> None:
