@@ -231,10 +231,11 @@ async def admin_reindex(request: Request) -> JSONResponse:
     if not deps.settings.gitlab.url:
         return JSONResponse({"error": GITLAB_UNSET}, status_code=409)
     db = deps.require_db()
-    backfill_id = await db.create_backfill(asked.project_ids, asked.full, asked.target, asked.force)
+    opened = await db.create_backfill(asked.project_ids, asked.full, asked.target, asked.force)
+    backfill_id = opened.id
     try:
         args = (asked.project_ids, asked.full, backfill_id)
-        await enqueue_once(deps.require_queue(), BACKFILL, backfill_job_id(backfill_id), *args)
+        await enqueue_once(deps.require_queue(), BACKFILL, backfill_job_id(backfill_id, opened.job_token), *args)
     except (RedisError, OSError) as exc:
         await db.set_backfill_status(backfill_id, BackfillStatus.FAILED, f"the queue is unavailable: {exc}")
         return JSONResponse({"error": "the queue is unavailable, try again"}, status_code=503)

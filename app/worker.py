@@ -236,7 +236,7 @@ async def backfill(
     deps = deps_of(ctx)
     db = deps.require_db()
     if backfill_id is None:  # enqueued by hand, not through POST /admin/reindex
-        backfill_id = await db.create_backfill(project_ids, full, {"all": True} if project_ids is None else {})
+        backfill_id = (await db.create_backfill(project_ids, full, {"all": True} if project_ids is None else {})).id
     row = await db.backfill(backfill_id)
     if row is None:
         return f"backfill {backfill_id} is unknown"
@@ -250,7 +250,7 @@ async def backfill(
         await db.set_backfill_status(backfill_id, BackfillStatus.FAILED, f"{type(exc).__name__}: {exc}")
         return f"backfill {backfill_id} failed: {exc}"
     await db.add_backfill_projects(backfill_id, found)
-    await enqueue_step(deps.require_queue(), backfill_id, 1)
+    await enqueue_step(deps.require_queue(), backfill_id, row["job_token"], 1)
     outcomes = Counter(f.outcome for f in found)
     return f"backfill {backfill_id}: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
 
@@ -269,7 +269,7 @@ async def backfill_step(ctx: dict[str, Any], backfill_id: int, step: int) -> str
         if done.finished:
             await db.set_backfill_status(backfill_id, BackfillStatus.DONE)
             return f"backfill {backfill_id} done"
-        await enqueue_step(deps.require_queue(), backfill_id, step + 1, deps.settings.backfill.poll_s)
+        await enqueue_step(deps.require_queue(), backfill_id, row["job_token"], step + 1, deps.settings.backfill.poll_s)
     except TRANSIENT_ERRORS as exc:
         logger.warning("backfill %s step %s will retry: %s: %s", backfill_id, step, type(exc).__name__, exc)
         raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
@@ -283,7 +283,8 @@ async def _restart_backfills(deps: Deps) -> int:
     refuses it, so this never forks a chain.
     """
     running = await deps.require_db().running_backfills()
-    return sum([await enqueue_step(deps.require_queue(), i, step + 1) for i, step in running.items()])
+    queue = deps.require_queue()
+    return sum([await enqueue_step(queue, i, token, step + 1) for i, (token, step) in running.items()])
 
 
 async def start_rebuild(ctx: dict[str, Any], rebuild_id: int) -> str:
@@ -345,11 +346,11 @@ async def reconcile(ctx: dict[str, Any]) -> str:
     if deps.gitlab is None:
         return f"{len(behind)} projects behind; {NO_GITLAB}"
     try:
-        drifts = await sweep(deps, timedelta(seconds=deps.settings.worker.full_sweep_every_s))
+        handover = await sweep(deps, timedelta(seconds=deps.settings.worker.full_sweep_every_s))
     except SWEEP_ERRORS as exc:
         logger.warning("sweep failed, trying again next time: %s: %s", type(exc).__name__, exc)
         return f"{len(behind)} projects behind; sweep failed: {type(exc).__name__}"
-    return f"{len(behind)} projects behind, {len(drifts)} drifted from GitLab"
+    return f"{len(behind)} projects behind; from GitLab: {handover.describe()}"
 
 
 def functions(settings: Settings) -> list[Function]:

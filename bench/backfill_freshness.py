@@ -67,9 +67,9 @@ async def start_backfill(stack: Stack, projects: list[FakeProject], flood: bool)
             gen = await db.request_sync(p.id, p.path_with_namespace, None, None, full=True)
             await enqueue_sync(queue, p.id, gen, SyncTrigger.BACKFILL)
         return 0
-    backfill_id = await db.create_backfill(None, False, {"group": "acme", "include_subgroups": True})
-    await enqueue_once(queue, BACKFILL, backfill_job_id(backfill_id), None, False, backfill_id)
-    return backfill_id
+    opened = await db.create_backfill(None, False, {"group": "acme", "include_subgroups": True})
+    await enqueue_once(queue, BACKFILL, backfill_job_id(opened.id, opened.job_token), None, False, opened.id)
+    return opened.id
 
 
 async def run(args: argparse.Namespace, dsn: str, tmp: Path) -> dict[str, Any]:

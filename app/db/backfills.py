@@ -15,6 +15,7 @@ from typing import Any
 
 from app.core.states import BackfillOutcome, BackfillProgress, BackfillStatus, ProjectStatus
 from app.db.pool import Pool
+from app.db.rows import Opened
 
 Out = BackfillOutcome
 P = BackfillProgress
@@ -93,13 +94,17 @@ class BackfillQueries(Pool):
         full: bool,
         target: Mapping[str, Any] | None = None,
         force: bool = False,
-    ) -> int:
-        """Open a backfill (status `queued`); its id."""
-        backfill_id = await self._fetchval(
-            "INSERT INTO backfills (project_ids, full_sync, target, force_embed) VALUES ($1, $2, $3, $4) RETURNING id",
+    ) -> Opened:
+        """Open a backfill (status `queued`): its id and job token."""
+        row = await self._fetchrow(
+            """
+            INSERT INTO backfills (project_ids, full_sync, target, force_embed) VALUES ($1, $2, $3, $4)
+            RETURNING id, job_token
+            """,
             project_ids, full, json.dumps(dict(target or {})), force,
         )  # fmt: skip
-        return int(backfill_id)
+        assert row is not None  # an INSERT … RETURNING answers its row
+        return Opened(id=int(row["id"]), job_token=str(row["job_token"]))
 
     async def set_backfill_status(self, backfill_id: int, status: BackfillStatus, error: str | None = None) -> None:
         """Move a backfill to `running`, `done` or `failed` (the last two close it)."""
@@ -136,10 +141,12 @@ class BackfillQueries(Pool):
         )
         return result.endswith(" 1")
 
-    async def running_backfills(self) -> dict[int, int]:
-        """Running backfills: id → the last dispatcher step that ran (the sweep restarts a lost chain)."""
-        rows = await self._fetch("SELECT id, step FROM backfills WHERE status = 'running' AND started_at IS NOT NULL")
-        return {int(r["id"]): int(r["step"]) for r in rows}
+    async def running_backfills(self) -> dict[int, tuple[str, int]]:
+        """Running backfills: id → (job token, the last dispatcher step that ran): the sweep restarts a lost chain."""
+        rows = await self._fetch(
+            "SELECT id, job_token, step FROM backfills WHERE status = 'running' AND started_at IS NOT NULL"
+        )
+        return {int(r["id"]): (str(r["job_token"]), int(r["step"])) for r in rows}
 
     async def backfill_in_flight(self, backfill_id: int) -> int:
         """Requested projects of the backfill not settled yet (queued or running syncs)."""

@@ -9,6 +9,7 @@ from typing import Any
 from app.core.errors import ConflictError
 from app.core.states import ACTIVE_REBUILD, RebuildProjectStatus, RebuildStatus
 from app.db.pool import Pool, translated
+from app.db.rows import Opened
 
 _ACTIVE = tuple(sorted(ACTIVE_REBUILD))
 
@@ -27,6 +28,7 @@ class RebuildRow:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    job_token: str  # carried by its job ids (`app.sync.queue.rebuild_job_id`)
 
     @property
     def building(self) -> bool:
@@ -47,8 +49,8 @@ class RebuildProgress:
 class RebuildQueries(Pool):
     """Open, advance and report model rebuilds."""
 
-    async def create_rebuild(self) -> int:
-        """Open a rebuild (status `queued`); its id.
+    async def create_rebuild(self) -> Opened:
+        """Open a rebuild (status `queued`): its id and job token.
 
         Raises:
             ConflictError: another rebuild is not finished.
@@ -56,7 +58,9 @@ class RebuildQueries(Pool):
         busy = await self._fetchval("SELECT id FROM rebuilds WHERE status = ANY($1::text[])", list(_ACTIVE))
         if busy is not None:
             raise ConflictError(f"rebuild {busy} is not finished yet")
-        return int(await self._fetchval("INSERT INTO rebuilds DEFAULT VALUES RETURNING id"))
+        row = await self._fetchrow("INSERT INTO rebuilds DEFAULT VALUES RETURNING id, job_token")
+        assert row is not None  # an INSERT … RETURNING answers its row
+        return Opened(id=int(row["id"]), job_token=str(row["job_token"]))
 
     async def rebuild(self, rebuild_id: int, *, conn: Any = None) -> RebuildRow | None:
         """One rebuild, or None (`conn`: the generations lock's connection, inside it)."""

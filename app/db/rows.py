@@ -55,6 +55,14 @@ def shown_state(status: str, *, behind: bool) -> str:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Opened:
+    """A backfill or rebuild just opened: its id and the token its job ids carry (`app.sync.queue`)."""
+
+    id: int
+    job_token: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HeadSeen:
     """A project as the reconcile sweep compares it with GitLab's listing."""
 

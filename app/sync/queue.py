@@ -69,37 +69,41 @@ def refresh_limit_key(project_id: int) -> str:
     return f"javakb:refresh-limit:{project_id}"
 
 
-def backfill_job_id(backfill_id: int) -> str:
-    """The id of the job that runs admin backfill `backfill_id`."""
-    return f"backfill:{backfill_id}"
+def backfill_job_id(backfill_id: int, token: str) -> str:
+    """The id of the job that runs admin backfill `backfill_id` (`token`: its row's `job_token`).
+
+    Every id of a backfill's or rebuild's jobs carries its row's random token: PostgreSQL recreated or
+    restored while Redis is kept hands the same row ids out again, and arq would refuse them (it keeps
+    these jobs' results an hour). Within one backfill or rebuild the ids stay fixed.
+    """
+    return f"backfill:{backfill_id}:{token}"
 
 
-def backfill_step_job_id(backfill_id: int, step: int) -> str:
+def backfill_step_job_id(backfill_id: int, token: str, step: int) -> str:
     """The id of dispatcher step `step` of backfill `backfill_id` (a retried step enqueues its successor once)."""
-    return f"backfill:{backfill_id}:step:{step}"
+    return f"{backfill_job_id(backfill_id, token)}:step:{step}"
 
 
-async def enqueue_step(queue: ArqRedis, backfill_id: int, step: int, defer_s: float = 0.0) -> bool:
+async def enqueue_step(queue: ArqRedis, backfill_id: int, token: str, step: int, defer_s: float = 0.0) -> bool:
     """Enqueue a backfill's dispatcher step, after `defer_s` seconds; False when that step is already known."""
-    job = await queue.enqueue_job(
-        BACKFILL_STEP, backfill_id, step, _job_id=backfill_step_job_id(backfill_id, step), _defer_by=defer_s or None
-    )
+    job_id = backfill_step_job_id(backfill_id, token, step)
+    job = await queue.enqueue_job(BACKFILL_STEP, backfill_id, step, _job_id=job_id, _defer_by=defer_s or None)
     return job is not None
 
 
-def rebuild_job_id(rebuild_id: int) -> str:
-    """The id of the job that starts model rebuild `rebuild_id`."""
-    return f"rebuild:{rebuild_id}"
+def rebuild_job_id(rebuild_id: int, token: str) -> str:
+    """The id of the job that starts model rebuild `rebuild_id` (`token`: its row's, as in `backfill_job_id`)."""
+    return f"rebuild:{rebuild_id}:{token}"
 
 
-def rebuild_project_job_id(rebuild_id: int, project_id: int) -> str:
+def rebuild_project_job_id(rebuild_id: int, token: str, project_id: int) -> str:
     """The id of the job that fills the new generation of rebuild `rebuild_id` with one project."""
-    return f"rebuild:{rebuild_id}:{project_id}"
+    return f"{rebuild_job_id(rebuild_id, token)}:{project_id}"
 
 
-def rebuild_finish_job_id(rebuild_id: int) -> str:
+def rebuild_finish_job_id(rebuild_id: int, token: str) -> str:
     """The id of the job that switches the alias to rebuild `rebuild_id`'s generation once it is full."""
-    return f"rebuild:{rebuild_id}:finish"
+    return f"{rebuild_job_id(rebuild_id, token)}:finish"
 
 
 def libraries_job_id(nonce: str | None = None) -> str:

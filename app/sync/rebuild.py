@@ -60,9 +60,10 @@ async def request(deps: Deps) -> int:
     if not deps.settings.gitlab.url:
         raise ConfigError(GITLAB_UNSET)
     db = deps.require_db()
-    rebuild_id = await db.create_rebuild()
+    opened = await db.create_rebuild()
+    rebuild_id = opened.id
     try:
-        await enqueue_once(deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id), rebuild_id)
+        await enqueue_once(deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id, opened.job_token), rebuild_id)
     except (RedisError, OSError) as exc:
         await db.set_rebuild_status(rebuild_id, RebuildStatus.FAILED, error=f"the queue is unavailable: {exc}")
         raise StorageError(f"the queue is unavailable: {exc}") from exc
@@ -85,12 +86,12 @@ async def start(deps: Deps, rebuild_id: int) -> str:
         await enqueue_once(
             deps.require_queue(),
             REBUILD_PROJECT,
-            rebuild_project_job_id(rebuild_id, project_id),
+            rebuild_project_job_id(rebuild_id, row.job_token, project_id),
             rebuild_id,
             project_id,
         )
     if not pending:
-        await _queue_finish(deps, rebuild_id)
+        await _queue_finish(deps, row)
     return f"rebuild {rebuild_id}: {collection} for {len(pending)} projects"
 
 
@@ -116,7 +117,7 @@ async def rebuild_project(deps: Deps, rebuild_id: int, project_id: int) -> str:
         await fail(deps, rebuild_id, error)
         return f"rebuild {rebuild_id} failed: {error}"
     if not await db.rebuild_pending(rebuild_id):
-        await _queue_finish(deps, rebuild_id)
+        await _queue_finish(deps, row)
     return f"rebuild {rebuild_id}, project {project_id}: {status}, {files} files, {chunks} chunks"
 
 
@@ -163,8 +164,9 @@ def _context(project: ProjectRow) -> SourceContext:
     )
 
 
-async def _queue_finish(deps: Deps, rebuild_id: int) -> None:
-    await enqueue_once(deps.require_queue(), REBUILD_FINISH, rebuild_finish_job_id(rebuild_id), rebuild_id)
+async def _queue_finish(deps: Deps, rebuild: RebuildRow) -> None:
+    job_id = rebuild_finish_job_id(rebuild.id, rebuild.job_token)
+    await enqueue_once(deps.require_queue(), REBUILD_FINISH, job_id, rebuild.id)
 
 
 async def finish(deps: Deps, rebuild_id: int) -> str:

@@ -75,6 +75,22 @@ class SweepPlan:
     check: tuple[Activity, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Handover:
+    """What a sweep did with what it found: drifts synced now, and new projects left to a backfill."""
+
+    drifts: list[Drift]
+    new: int = 0  # new projects handed to backfill `backfill_id` instead
+    backfill_id: int | None = None
+
+    def describe(self) -> str:
+        """`3 drifted`, or `0 drifted, 150 new projects handed to backfill 4` (the sweep's log, the job's result)."""
+        said = f"{len(self.drifts)} drifted"
+        if self.backfill_id is None:
+            return said
+        return f"{said}, {self.new} new projects handed to backfill {self.backfill_id}"
+
+
 def listing_cutoff(marks: SweepMarks, full_every: timedelta) -> datetime | None:
     """`last_activity_after` for this sweep's listing; None lists every project."""
     if marks.listed_at is None or marks.full_at is None or marks.now - marks.full_at >= full_every:
@@ -130,7 +146,7 @@ def compare_heads(
     return moved, same
 
 
-async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
+async def sweep(deps: Deps, full_every: timedelta) -> Handover:
     """List GitLab's projects, ask for the heads that may have moved, and request a sync of each drift."""
     db, gitlab = deps.require_db(), deps.require_gitlab()
     marks = await db.sweep_start(NAME)
@@ -144,19 +160,20 @@ async def sweep(deps: Deps, full_every: timedelta) -> list[Drift]:
     )
     await db.record_heads([(a.project.id, head) for a, head in zip(plan.check, heads, strict=True)], marks.now)
     moved, _ = compare_heads(plan.check, heads, known)
-    drifts = await leave_to_backfill(deps, [*plan.sync, *moved])
-    await request_drifts(deps, drifts)
+    handover = await leave_to_backfill(deps, [*plan.sync, *moved])
+    await request_drifts(deps, handover.drifts)
     if cutoff is None:
         await confirm_unlisted(deps, [a.project.id for a in listed])
     await db.sweep_done(NAME, marks.now, full=cutoff is None)
     logger.info(
-        "sweep: %d listed (%s), %d heads asked, %d drifted",
-        len(listed), "all" if cutoff is None else f"active after {cutoff.isoformat()}", len(plan.check), len(drifts),
+        "sweep: %d listed (%s), %d heads asked, %s",
+        len(listed), "all" if cutoff is None else f"active after {cutoff.isoformat()}", len(plan.check),
+        handover.describe(),
     )  # fmt: skip
-    return drifts
+    return handover
 
 
-async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> list[Drift]:
+async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> Handover:
     """The drifts to sync now; many new projects at once go to a backfill, so pushes never queue behind them.
 
     A first listing of 5,000 projects would otherwise enqueue 5,000 first syncs ahead of every push
@@ -166,14 +183,15 @@ async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> list[Drift]:
     """
     new = [d for d in drifts if d.reason == DISCOVERED]
     if not new:
-        return list(drifts)
+        return Handover(drifts=list(drifts))
     db = deps.require_db()
     waiting = await db.waiting_in_backfills([d.project.id for d in new])
     fresh = [d for d in new if d.project.id not in waiting]
     rest = [d for d in drifts if d.reason != DISCOVERED]
     if len(fresh) <= slots(deps.settings):
-        return [*rest, *fresh]
-    backfill_id = await db.create_backfill(None, False, {DISCOVERED: len(fresh)})
+        return Handover(drifts=[*rest, *fresh])
+    opened = await db.create_backfill(None, False, {DISCOVERED: len(fresh)})
+    backfill_id = opened.id
     await db.set_backfill_status(backfill_id, BackfillStatus.RUNNING)
     found = [
         Resolved(project_id=d.project.id, repo_path=d.project.path_with_namespace, outcome=BackfillOutcome.WAITING,
@@ -181,10 +199,10 @@ async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> list[Drift]:
         for d in fresh
     ]  # fmt: skip
     await db.add_backfill_projects(backfill_id, found)
-    await enqueue_step(deps.require_queue(), backfill_id, 1)
+    await enqueue_step(deps.require_queue(), backfill_id, opened.job_token, 1)
     logger.info("sweep: %d new projects left to backfill %d (%d syncs at a time)", len(fresh), backfill_id,
                 slots(deps.settings))  # fmt: skip
-    return rest
+    return Handover(drifts=rest, new=len(fresh), backfill_id=backfill_id)
 
 
 async def request_drifts(deps: Deps, drifts: Sequence[Drift]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,7 +72,8 @@ def test_an_accepted_reindex_answers_its_backfill_id(client: TestClient, clean_d
     assert response.status_code == 202
     backfill_id = response.json()["backfill_id"]
     assert response.json() == {"backfill_id": backfill_id, "status": "queued"}
-    assert queued_jobs(clean_redis) == {f"backfill:{backfill_id}"}
+    [job_id] = queued_jobs(clean_redis)
+    assert re.fullmatch(rf"backfill:{backfill_id}:[0-9a-f]{{12}}", job_id)  # the row's id and its job token
     report = client.get(f"/admin/backfills/{backfill_id}", headers=AUTH).json()
     assert (report["status"], report["projects"], report["full"], report["results"]) == ("queued", [5, 3], True, [])
 

@@ -9,16 +9,17 @@ indexed; `force` re-embeds unchanged chunks.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+from arq.constants import result_key_prefix
 from starlette.testclient import TestClient
 
 from app.admin_client import render
@@ -28,58 +29,16 @@ from app.sync.backfill import slots
 from app.sync.sweep import THROTTLE
 from app.web import create_app
 from app.worker import backfill, backfill_step, reconcile
-from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, sync_env
 from tests.app.test_admin_lists import _unclosed
 from tests.app.test_sweep import Clock
+from tests.conftest import truncate
+from tests.support.org import SRC, populate
 from tests.support.sources import plain_java as service
 from tests.support.tokens import admin_token
 
 ADMIN = "admin-token-for-backfills-0123"
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
-SRC = "src/main/java/com/acme/"
-NAMESPACES = ("acme", "acme/platform", "acme/platform/core", "tools", "alice")
-
-
-@dataclass
-class Org:
-    """The fake organization and what each project is."""
-
-    projects: list[FakeProject]
-    archived: set[int]
-    empty: set[int]
-    forks: set[int]
-    personal: set[int]
-
-    def in_group(self, prefix: str) -> list[FakeProject]:
-        return [p for p in self.projects if p.namespace == prefix or p.namespace.startswith(prefix + "/")]
-
-    def indexable(self, projects: list[FakeProject]) -> set[int]:
-        skipped = self.archived | self.empty | self.forks | self.personal
-        return {p.id for p in projects} - skipped
-
-
-def populate(gitlab: FakeGitLab, count: int) -> Org:
-    """`count` projects over nested groups and a personal namespace; every 7th archived, 11th empty, 13th a fork."""
-    org = Org(projects=[], archived=set(), empty=set(), forks=set(), personal=set())
-    for i in range(count):
-        namespace = NAMESPACES[i % len(NAMESPACES)]
-        project = gitlab.create_project(f"{namespace}/p{i}")
-        org.projects.append(project)
-        if i % 11 == 5:
-            org.empty.add(project.id)
-        else:
-            project.commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
-        if i % 7 == 3:
-            gitlab.set_project_attributes(project.id, archived=True)
-            org.archived.add(project.id)
-        if i % 13 == 4 and org.projects[0].id != project.id:
-            gitlab.set_project_attributes(project.id, forked_from_id=org.projects[0].id)
-            org.forks.add(project.id)
-        if namespace == "alice":
-            org.personal.add(project.id)
-    gitlab.set_namespace_kind("alice", "user")
-    return org
 
 
 @pytest_asyncio.fixture
@@ -223,6 +182,53 @@ async def test_a_first_sweep_of_200_new_projects_leaves_them_to_a_backfill_and_a
     await env.audit(live)
 
 
+async def finished_runs(env: SyncEnv) -> set[int]:
+    """The ids of the sync runs that have finished so far."""
+    return {r["id"] for r in await env.deps.require_db().runs_page(None, 0, 10_000) if r["finished_at"] is not None}
+
+
+async def when_done(env: SyncEnv, backfill_id: int, worker: asyncio.Task[None], count: int) -> None:
+    """Wait (while `worker` runs the queue) until `count` of the backfill's projects are done."""
+    db = env.deps.require_db()
+    while (await db.backfill_totals(backfill_id)).projects.get("done", 0) < count:
+        assert not worker.done(), "the backfill ended before it was under way"
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+async def test_a_push_during_an_all_backfill_of_200_projects_waits_behind_a_few_syncs_not_the_backfill(
+    env: SyncEnv,
+) -> None:
+    org = populate(env.gitlab, 210)
+    indexable = org.indexable(org.projects)
+    live = max((p for p in org.projects if p.id in indexable), key=lambda p: p.id)  # the backfill's last one
+    with admin(env) as client:
+        accepted = client.post("/admin/reindex", json={"all": True}, headers=AUTH)
+        assert accepted.status_code == 202, accepted.text
+        backfill_id = accepted.json()["backfill_id"]
+        env.deps = _with_settings(env)
+        worker = asyncio.create_task(env.work(rounds=50))
+        await when_done(env, backfill_id, worker, 20)  # under way: 20 of its ~150 projects done
+        settled = await finished_runs(env)
+        sha = await env.push(live, {SRC + "Live.java": service("Live")})
+        await worker
+        report = client.get(f"/admin/backfills/{backfill_id}", params={"per_page": 1000}, headers=AUTH).json()
+    assert report["status"] == "done"
+    assert {i for i, (_, s) in by_project(report).items() if s == "done"} == indexable
+    runs = await env.deps.require_db().runs_page(None, 0, 10_000)
+    [pushed] = [r for r in runs if r["project_id"] == live.id and r["trigger"] == "push"]
+    assert pushed["to_sha"] == sha
+    later = [r for r in runs if r["id"] not in settled and r["id"] != pushed["id"]]
+    waited = [r for r in later if r["finished_at"] < pushed["finished_at"]]
+    # The other backfill (the start-up sweep's discoveries) also keeps its slots busy: two backfills' worth.
+    assert len(waited) <= 2 * slots(env.settings), [(r["project_id"], r["trigger"]) for r in waited]
+    assert len(later) - len(waited) > 50  # most of the backfill was still to come when the push was indexed
+    await env.audit(live)
+    row = await env.deps.require_db().project(live.id)
+    assert row is not None and row.indexed_sha == sha
+
+
 async def test_unknown_ids_paths_and_groups_are_reported_not_dropped(env: SyncEnv) -> None:
     known = env.gitlab.create_project("acme/known")
     known.commit({SRC + "A.java": service("A")}, "init")
@@ -255,7 +261,7 @@ async def test_a_project_the_token_may_not_read_is_reported_forbidden_and_the_ot
     hidden, known = (env.gitlab.create_project(f"acme/{name}") for name in ("hidden", "known"))
     known.commit({SRC + "A.java": service("A")}, "init")
     db = env.deps.require_db()
-    backfill_id = await db.create_backfill([hidden.id, known.id], False, {})
+    backfill_id = (await db.create_backfill([hidden.id, known.id], False, {})).id
     env.gitlab.fail_next(1, status=403, path_contains=f"/api/v4/projects/{hidden.id}")  # no access to this one
     await backfill({"deps": _with_settings(env), "job_try": 1}, None, False, backfill_id)
     with admin(env) as client:
@@ -270,7 +276,7 @@ async def test_the_dispatcher_keeps_at_most_its_slots_in_flight(env: SyncEnv) ->
     for i in range(6):
         env.gitlab.create_project(f"acme/p{i}").commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
     db = env.deps.require_db()
-    backfill_id = await db.create_backfill(None, False, {"group": "acme", "include_subgroups": True})
+    backfill_id = (await db.create_backfill(None, False, {"group": "acme", "include_subgroups": True})).id
     ctx = {"deps": _with_settings(env), "job_try": 1}
     await backfill(ctx, None, False, backfill_id)
     assert await db.backfill_outcomes(backfill_id) == {"waiting": 6}
@@ -320,3 +326,20 @@ async def test_force_embeds_unchanged_chunks_again(env: SyncEnv) -> None:
     ]
     assert forced["chunks"] == 4
     await env.audit(project)
+
+
+async def test_a_backfill_after_postgresql_is_recreated_under_the_kept_redis_runs_to_its_end(
+    env: SyncEnv, clean_db: str
+) -> None:
+    """A recreated (or restored) PostgreSQL hands the same backfill ids out again; Redis still holds the old jobs."""
+    for i in range(3):
+        env.gitlab.create_project(f"acme/p{i}").commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
+    queue = env.deps.require_queue()
+    with admin(env) as client:
+        first = await run(env, client, {"all": True})
+        assert first["status"] == "done"
+        assert await queue.keys(result_key_prefix + "backfill:*")  # arq keeps the steps' results an hour
+        await truncate(clean_db)  # every table emptied, every id sequence restarted; Redis kept
+        second = await run(env, client, {"all": True})
+    assert second["id"] == first["id"]  # the same row id again
+    assert second["status"] == "done" and second["progress"] == {"done": 3}, second

@@ -160,8 +160,8 @@ async def test_a_sweep_costs_postgresql_the_same_statements_for_one_drift_or_fiv
                 return counting
 
             db = around(env.deps.require_db(), _fetch=count, _fetchrow=count, _fetchval=count, _execute=count)
-            drifts = await sweep(dataclasses.replace(env.deps, db=db), timedelta(hours=1))
-            assert len(drifts) == drifted
+            handover = await sweep(dataclasses.replace(env.deps, db=db), timedelta(hours=1))
+            assert len(handover.drifts) == drifted
             await env.work()
             for project in projects:
                 await env.audit(project)

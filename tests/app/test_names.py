@@ -100,10 +100,11 @@ def test_job_ids_keep_their_shapes() -> None:
     assert queue.move_job_id(7, "k") == "move:7:k"
     assert queue.refresh_job_id(7, "k") == "refresh:7:k"
     assert queue.replay_job_id("k") == "replay:k"
-    assert queue.backfill_job_id(5) == "backfill:5"
-    assert queue.rebuild_job_id(5) == "rebuild:5"
-    assert queue.rebuild_project_job_id(5, 7) == "rebuild:5:7"
-    assert queue.rebuild_finish_job_id(5) == "rebuild:5:finish"
+    assert queue.backfill_job_id(5, "t") == "backfill:5:t"
+    assert queue.backfill_step_job_id(5, "t", 2) == "backfill:5:t:step:2"
+    assert queue.rebuild_job_id(5, "t") == "rebuild:5:t"
+    assert queue.rebuild_project_job_id(5, "t", 7) == "rebuild:5:t:7"
+    assert queue.rebuild_finish_job_id(5, "t") == "rebuild:5:t:finish"
 
 
 JOB_PREFIXES = ("sync:", "purge:", "move:", "refresh:", "replay:", "backfill:", "rebuild:")

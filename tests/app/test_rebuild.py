@@ -1,4 +1,5 @@
-"""A model rebuild in service mode (issue 14): a new generation from every project under live pushes, then the switch.
+"""A model rebuild in service mode (issue 14): a new generation from every project under live pushes, then the switch;
+on a few projects and on the 210-project org of `tests/support/org.py`.
 
 Two fake embedding servers stand for two models of different sizes: the old generation holds 16-float
 vectors, the new one must hold 24-float vectors of the next model for every chunk (nothing copied).
@@ -6,16 +7,19 @@ vectors, the new one must hold 24-float vectors of the next model for every chun
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import io
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 import pytest_asyncio
 from qdrant_client import models as qm
 from starlette.testclient import TestClient
 
 from app.auth.access import LOCAL as EVERYTHING
-from app.core.settings import EmbeddingSettings
+from app.core.settings import BackfillSettings, EmbeddingSettings
 from app.core.states import RebuildProjectStatus, RebuildStatus
 from app.rebuild_cli import follow as follow_rebuild
 from app.rebuild_cli import progress_line
@@ -28,6 +32,8 @@ from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.app.test_sync_scenarios import SRC
+from tests.conftest import truncate
+from tests.support.org import populate
 from tests.support.sources import repo_service_java as service
 from tests.support.tokens import admin_token
 
@@ -69,7 +75,7 @@ async def test_a_rebuild_under_live_pushes_switches_to_a_complete_new_generation
     projects = await indexed_projects(env, 6)
     old = await env.deps.store.target()
     db = env.deps.require_db()
-    rebuild_id = await db.create_rebuild()
+    rebuild_id = (await db.create_rebuild()).id
     await rebuild.start(env.deps, rebuild_id)  # the new generation exists; pushes now go to both
     row = await db.rebuild(rebuild_id)
     assert row is not None and row.status == RebuildStatus.BUILDING and row.collection != old
@@ -103,10 +109,55 @@ async def test_a_rebuild_under_live_pushes_switches_to_a_complete_new_generation
     assert progress.projects == {RebuildProjectStatus.DONE: 6}
 
 
+async def when_rebuilt(env: SyncEnv, rebuild_id: int, worker: asyncio.Task[None], count: int) -> None:
+    """Wait (while `worker` runs the queue) until `count` of the rebuild's projects are rebuilt."""
+    db = env.deps.require_db()
+    while (await db.rebuild_progress(rebuild_id)).projects.get(RebuildProjectStatus.DONE, 0) < count:
+        assert not worker.done(), "the rebuild ended before it was under way"
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+async def test_a_rebuild_of_a_200_project_org_under_pushes_switches_to_a_complete_generation(env: SyncEnv) -> None:
+    env.settings = env.settings.model_copy(update={"backfill": BackfillSettings(concurrency=3, poll_s=0.05)})
+    env.deps = dataclasses.replace(env.deps, settings=env.settings)
+    org = populate(env.gitlab, 210)
+    indexable = sorted(org.indexable(org.projects))
+    await env.work(rounds=50)  # the start-up sweep finds them all new and leaves them to a backfill
+    old = await env.deps.store.target()
+    rebuild_id = await rebuild.request(env.deps)  # what POST /admin/rebuild does
+    worker = asyncio.create_task(env.work(rounds=50))
+    await when_rebuilt(env, rebuild_id, worker, 30)
+    by_id = {p.id: p for p in org.projects}
+    pushed = [by_id[indexable[0]], by_id[indexable[len(indexable) // 2]], by_id[indexable[-1]]]
+    db = env.deps.require_db()
+    assert not await db.rebuild_pending(rebuild_id, pushed[0].id)  # pushed after its rebuild: both generations
+    assert await db.rebuild_pending(rebuild_id, pushed[-1].id)  # pushed before its rebuild
+    for i, project in enumerate(pushed):
+        await env.push(project, {SRC + f"Live{i}.java": service(f"Live{i}")})
+    assert await env.deps.store.target() == old  # the old generation serves while the new one fills
+    await worker
+
+    row = await db.rebuild(rebuild_id)
+    assert row is not None and row.status == RebuildStatus.DONE, row
+    assert await env.deps.store.target() == row.collection != old
+    assert await env.deps.store.generations() == [row.collection]
+    assert await dense_sizes(env) == {NEW_DIM}
+    progress = await db.rebuild_progress(rebuild_id)
+    assert progress.projects.get(RebuildProjectStatus.DONE) == len(indexable) and not progress.failed, progress
+    assert set(progress.projects) <= {RebuildProjectStatus.DONE, RebuildProjectStatus.SKIPPED}
+    for project_id in indexable:
+        await env.audit(by_id[project_id])  # no missing, stale or duplicate chunk in the new generation
+    for project in pushed:
+        indexed = await db.project(project.id)
+        assert indexed is not None and indexed.indexed_sha == project.head()
+
+
 async def test_a_destroyed_project_leaves_both_generations(env: SyncEnv) -> None:
     projects = await indexed_projects(env, 2)
     db = env.deps.require_db()
-    rebuild_id = await db.create_rebuild()
+    rebuild_id = (await db.create_rebuild()).id
     await rebuild.start(env.deps, rebuild_id)
     await rebuild.rebuild_project(env.deps, rebuild_id, projects[0].id)
     env.gitlab.delete_project(projects[0].id)
@@ -137,8 +188,9 @@ def test_the_admin_api_starts_one_rebuild_at_a_time_and_reports_it(env: SyncEnv)
 async def test_a_queued_rebuild_runs_to_its_switch_through_the_worker(env: SyncEnv) -> None:
     projects = await indexed_projects(env, 3)
     db = env.deps.require_db()
-    rebuild_id = await db.create_rebuild()
-    await enqueue_once(env.deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id), rebuild_id)
+    opened = await db.create_rebuild()
+    rebuild_id = opened.id
+    await enqueue_once(env.deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id, opened.job_token), rebuild_id)
     await env.work()
     row = await db.rebuild(rebuild_id)
     assert row is not None and row.status == RebuildStatus.DONE
@@ -146,6 +198,22 @@ async def test_a_queued_rebuild_runs_to_its_switch_through_the_worker(env: SyncE
     assert progress.files == 6 and progress.chunks > 0
     for project in projects:
         await env.audit(project)
+
+
+async def test_a_rebuild_after_postgresql_is_recreated_under_the_kept_redis_runs_to_its_switch(
+    env: SyncEnv, clean_db: str
+) -> None:
+    """The rebuild ids repeat after PostgreSQL is recreated; the job ids (and so arq's kept results) do not."""
+    await indexed_projects(env, 1)
+    db = env.deps.require_db()
+    first = await rebuild.request(env.deps)
+    await env.work()
+    await truncate(clean_db)  # Redis keeps the first rebuild's results (its start's, an hour)
+    second = await rebuild.request(env.deps)
+    await env.work()
+    assert second == first
+    row = await db.rebuild(second)
+    assert row is not None and row.status == RebuildStatus.DONE, row
 
 
 async def test_the_cli_starts_a_rebuild_and_follows_it_to_the_switch(env: SyncEnv) -> None:
@@ -170,7 +238,7 @@ async def test_a_project_that_cannot_be_rebuilt_fails_the_rebuild_and_the_old_ge
     projects = await indexed_projects(env, 2)
     old = await env.deps.store.target()
     db = env.deps.require_db()
-    rebuild_id = await db.create_rebuild()
+    rebuild_id = (await db.create_rebuild()).id
     await rebuild.start(env.deps, rebuild_id)
     env.gitlab.fail_next(10, status=404, path_contains="/repository/blobs/")  # the project exists, its blobs do not
     await env.work()
@@ -184,4 +252,4 @@ async def test_a_project_that_cannot_be_rebuilt_fails_the_rebuild_and_the_old_ge
     for project in projects:
         await env.audit(project)
     assert await db.active_rebuild() is None
-    assert await db.create_rebuild() == rebuild_id + 1  # a new one may start
+    assert (await db.create_rebuild()).id == rebuild_id + 1  # a new one may start

@@ -8,6 +8,7 @@ it is over an hour old, so tests put a project's past activity hours back instea
 from __future__ import annotations
 
 import dataclasses
+import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -248,6 +249,20 @@ async def test_a_delivery_naming_a_new_path_leaves_the_move_to_the_sync(env: Syn
     await env.deliver(push_payload(project, project.head()))
     row = await env.deps.require_db().project(project.id)
     assert row is not None and row.repo_path == "acme/shop"  # still where its points are
+
+
+async def test_the_sweep_says_it_handed_its_new_projects_to_a_backfill(
+    env: SyncEnv, caplog: pytest.LogCaptureFixture
+) -> None:
+    for i in range(5):  # more than a backfill's slots (3 with 4 worker jobs): they go to a backfill
+        env.gitlab.create_project(f"acme/p{i}").commit({SRC + "A.java": service("A")}, "init")
+    with caplog.at_level(logging.INFO, logger="app.sync.sweep"):
+        handover = await sweep(env.deps, timedelta(0))
+    [backfill_id] = await env.deps.require_db().running_backfills()
+    assert (handover.drifts, handover.new, handover.backfill_id) == ([], 5, backfill_id)
+    [line] = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sweep: 5 listed")]
+    assert line == f"sweep: 5 listed (all), 0 heads asked, 0 drifted, 5 new projects handed to backfill {backfill_id}"
+    assert await reconcile({"deps": env.deps}) == "0 projects behind; from GitLab: 0 drifted"  # left to it
 
 
 async def test_a_project_destroyed_while_its_hook_was_lost_is_purged_by_a_full_sweep(env: SyncEnv) -> None:
