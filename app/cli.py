@@ -32,6 +32,7 @@ from app.core.settings import (
 
 if TYPE_CHECKING:
     from app.search.service import Filters, Hit
+    from app.store.engines import Store
     from app.sync.local_index import LocalRun, Progress
 
 Command = Callable[[argparse.Namespace, Settings], int]
@@ -73,7 +74,12 @@ def _parser() -> argparse.ArgumentParser:
         "--drop-other-repos", action="store_true", help="with --rebuild: allow other repositories to be left out"
     )
     index.add_argument("--jobs", type=int, default=1, help="parse with this many processes (default 1)")
+    index.add_argument(
+        "--no-optimize", dest="optimize", action="store_false", help="leave the dense vectors without their index"
+    )
     index.set_defaults(command=run_index)
+    optimize = sub.add_parser("optimize", help="build the embedded store's vector index (HNSW) while serve is stopped")
+    optimize.set_defaults(command=run_optimize)
 
     search = sub.add_parser("search", help="hybrid search over the index, with citations")
     search.add_argument("query")
@@ -244,9 +250,36 @@ async def _index(
         counts = RunCounts(**remote["counts"])
         return LocalRun(repo_path=repo, counts=counts, removed_files=remote["removed_files"], collection=None)
     async with open_deps(settings) as deps:
-        return await index_directory(
+        run = await index_directory(
             deps, path, repo, rebuild=args.rebuild, drop_others=args.drop_other_repos, jobs=args.jobs, progress=progress
         )
+        if args.optimize and settings.embedding.enabled:
+            await _optimize(deps.store, "javakb index")
+        return run
+
+
+async def _optimize(store: Store, command: str) -> bool:
+    """Build the store's vector index where it lacks one, saying so first: it holds this process for minutes at 100k."""
+    print(
+        f"{command}: building the vector index where it is missing (HNSW; minutes at 100k chunks) ...", file=sys.stderr
+    )
+    started = time.perf_counter()
+    built = await store.optimize()
+    done = f"built in {time.perf_counter() - started:.1f} s" if built else "nothing to build"
+    print(f"{command}: vector index: {done}", file=sys.stderr)
+    return built
+
+
+def run_optimize(args: argparse.Namespace, settings: Settings) -> int:
+    """Build the embedded store's vector index (HNSW of the dense vectors); `serve` must not hold the store."""
+    from app.deps import open_deps
+
+    async def optimize() -> None:
+        async with open_deps(settings) as deps:
+            await _optimize(deps.store, "javakb optimize")
+
+    asyncio.run(optimize())
+    return 0
 
 
 def _progress_bar(done: int, total: int) -> None:

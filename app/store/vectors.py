@@ -335,6 +335,10 @@ class VectorStore(StateReads):
             if offset is None:
                 return
 
+    async def optimize(self) -> bool:
+        """Nothing to build here: a Qdrant server indexes vectors as they arrive, and local mode has no index."""
+        return False
+
     async def ordered_ids(self, where: Filter, key: str, limit: int) -> list[str]:
         """The ids of the first `limit` points matching `where` by the integer `key`, ascending (without it: none).
 

@@ -450,6 +450,26 @@ def test_hybrid_index_then_reindex_embeds_nothing(
     assert embedding_server.inputs_total == inputs  # the dimension is configured, so not even a probe
 
 
+def test_a_hybrid_index_builds_the_vector_index_unless_told_not_to(
+    capsys: pytest.CaptureFixture[str],
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    embedding_server: FakeEmbeddingServer,
+) -> None:
+    use_embeddings(monkeypatch, embedding_server)
+    code, _, err = run(capsys, "index", str(project), "--repo", REPO)
+    assert code == 0 and "javakb index: vector index: " in err  # this small store: "nothing to build"
+    code, _, err = run(capsys, "index", str(project), "--repo", REPO, "--no-optimize")
+    assert code == 0 and "vector index" not in err
+    code, _, err = run(capsys, "optimize")
+    assert code == 0 and "javakb optimize: vector index: " in err
+
+
+def test_a_lexical_index_has_no_vector_index_to_build(capsys: pytest.CaptureFixture[str], project: Path) -> None:
+    code, _, err = run(capsys, "index", str(project), "--repo", REPO)
+    assert code == 0 and "vector index" not in err
+
+
 def test_points_are_filterable_by_repo_after_indexing_two_repos(
     project: Path, capsys: pytest.CaptureFixture[str], qdrant_path: Path
 ) -> None:

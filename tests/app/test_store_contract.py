@@ -382,3 +382,22 @@ async def test_edge_gives_a_shard_the_payload_indexes_it_was_written_without(tmp
         assert FILE_ORDER in (await reopened._shard()).info().payload_schema
     finally:
         await reopened.close()
+
+
+async def test_edge_builds_the_dense_index_offline_and_answers_the_same(tmp_path: Path) -> None:
+    store = EdgeStore(str(tmp_path), "java_code", indexing_threshold_kb=1)  # a few points are enough to index
+    try:
+        found = await filled(store, SMALL)
+        before = [p.id for p in await store.query(lexical=None, dense=dense(3), where=None, limit=5)]
+
+        assert await store.optimize() is True
+        assert (await store._shard()).info().indexed_vectors_count >= len(found)
+        assert [p.id for p in await store.query(lexical=None, dense=dense(3), where=None, limit=5)] == before
+        assert await store.optimize() is False  # nothing left to build
+    finally:
+        await store.close()
+
+
+async def test_a_store_without_dense_vectors_or_on_local_mode_builds_nothing(store: Store) -> None:
+    await filled(store)
+    assert await store.optimize() is False
