@@ -125,11 +125,8 @@ async def _sync_and_hand_over(deps: Deps, db: Database, syncer: Syncer, project_
         if not locked:
             return "busy: the job holding the lock looks again when it releases it"
         result = await _sync_loop(db, syncer, project_id, trigger)
-    row = await db.project(project_id)
-    if row is not None and row.behind:
-        await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, SyncTrigger.CONTINUE)
-        return f"{result}; handed over at generation {row.requested_gen}"
-    return result
+    generation = await lifecycle.hand_over(deps, project_id)
+    return result if generation is None else f"{result}; handed over at generation {generation}"
 
 
 async def _sync_loop(db: Database, syncer: Syncer, project_id: int, trigger: Trigger) -> str:

@@ -19,7 +19,6 @@ from contextlib import asynccontextmanager
 from app.core.errors import GitLabNotFoundError, ProjectBusyError
 from app.core.events import GitLabEvent
 from app.core.states import ProjectStatus, SyncTrigger, Trigger
-from app.db import Database
 from app.deps import Deps
 from app.gitlab.client import GitLabClient, ProjectInfo
 from app.libraries.service import forget_project
@@ -31,12 +30,30 @@ logger = logging.getLogger(__name__)
 
 
 @asynccontextmanager
-async def held(db: Database, project_id: int) -> AsyncIterator[None]:
-    """Hold the project's advisory lock, or raise `ProjectBusyError` (a sync is running: try later)."""
-    async with db.project_lock(project_id) as locked:
+async def held(deps: Deps, project_id: int) -> AsyncIterator[None]:
+    """Hold the project's advisory lock, or raise `ProjectBusyError` (a sync is running: try later).
+
+    Once it is released, the sync a delivery asked for meanwhile is handed over (`hand_over`): that
+    delivery's own job found the lock taken and returned without a retry.
+    """
+    async with deps.require_db().project_lock(project_id) as locked:
         if not locked:
             raise ProjectBusyError(f"project {project_id} is locked by another job")
         yield
+    await hand_over(deps, project_id)
+
+
+async def hand_over(deps: Deps, project_id: int) -> int | None:
+    """After the project's lock is released: enqueue a sync when the project is behind; its generation, or None.
+
+    A sync job that finds the lock taken returns at once (`app.worker`), so every holder of the lock,
+    a sync, a lifecycle job or a model rebuild's, looks again when it lets go.
+    """
+    row = await deps.require_db().project(project_id)
+    if row is None or not row.behind:
+        return None
+    await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, SyncTrigger.CONTINUE)
+    return row.requested_gen
 
 
 async def confirm_gone(gitlab: GitLabClient, project_id: int) -> str | None:
@@ -64,7 +81,7 @@ async def purge(deps: Deps, project_id: int) -> str:
 
 async def _purge_held(deps: Deps, project_id: int) -> None:
     db = deps.require_db()
-    async with held(db, project_id):
+    async with held(deps, project_id):
         await purge_points(deps, project_id)
         await db.delete_project(project_id)
         await forget_project(deps, db, project_id)
@@ -95,7 +112,7 @@ async def move(deps: Deps, project_id: int, claimed_path: str) -> str:
         return await _request(deps, info, SyncTrigger.SCOPE)  # the sync leaves (or re-enters) scope
     if row.repo_path == info.path_with_namespace:
         return f"project {project_id} is already at {row.repo_path}"
-    async with held(db, project_id):
+    async with held(deps, project_id):
         await rename_points(deps, project_id, info.path_with_namespace)
         await db.rename_project(project_id, info.path_with_namespace)
     return f"project {project_id} is now {info.path_with_namespace}"

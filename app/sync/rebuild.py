@@ -104,7 +104,7 @@ async def rebuild_project(deps: Deps, rebuild_id: int, project_id: int) -> str:
     if not await db.rebuild_pending(rebuild_id, project_id):
         return f"rebuild {rebuild_id}: project {project_id} is not pending"
     error: str | None = None
-    async with held(db, project_id):
+    async with held(deps, project_id):
         try:
             status, files, chunks, detail = await _fill_or_skip(deps, db, row, project_id)
         except TRANSIENT_ERRORS:

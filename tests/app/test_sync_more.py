@@ -482,3 +482,25 @@ async def test_a_sync_that_times_out_is_recorded_as_failed(tmp_path: Path, clean
         assert row is not None and row.indexed_sha is None
         assert row.status == "failed" and row.last_error is not None, (row.status, row.last_error)
         assert [r["status"] for r in await db.runs(project.id)] == ["FAILED"]
+
+
+async def test_a_push_whose_job_found_the_lock_held_by_a_lifecycle_or_rebuild_job_is_synced_when_it_lets_go(
+    env: SyncEnv,
+) -> None:
+    # A sync job that finds the project's lock taken returns at once; every holder must look again when it
+    # lets go. A model rebuild's project job did not, so a push during it waited for the next sweep.
+    from app.sync.lifecycle import held
+
+    project = env.gitlab.create_project("acme/shop")
+    await env.push(project, {SRC + "A.java": service("A")})
+    await env.work()
+    queue = env.deps.require_queue()
+    async with held(env.deps, project.id):  # as `rebuild_project` and the lifecycle jobs hold it
+        head = await env.push(project, {SRC + "B.java": service("B")})
+        await env.work()  # the push's job: busy, returns without a retry
+        row = await env.deps.require_db().project(project.id)
+        assert row is not None and row.behind and row.indexed_sha != head
+        assert await queue.zcard(env.settings.redis.queue) == 0
+    assert await queue.zcard(env.settings.redis.queue) == 1  # handed over when the lock was let go
+    await env.work()
+    await env.audit(project)
