@@ -35,7 +35,7 @@ from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS
 from app.search.context import auto_context, context_items, related_items
 from app.search.links import EndpointLinks, Targets, describe
 from app.search.results import place_floor
-from app.search.service import Filters, Hit, Member, SearchScope, SearchService
+from app.search.service import Filters, Hit, Member, SearchScope, SearchService, SetWindow
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
 from mcp_server.library_tools import LibraryTools
@@ -195,6 +195,16 @@ class KnowledgeTools:
             raise miss(f"Unknown repository {echo(repo)!r}. Indexed: {listed}")
         return search, access
 
+    async def _set_page(
+        self, access: Access, search: SearchService, found: SetWindow, title: str, offset: int, code: bool,
+        budget: int, excerpt_lines: int,
+    ) -> ToolResult:  # fmt: skip
+        """A set answer's page from its window: only the shown members become hits; a scan that stopped says so."""
+        capped = f" (the scan stopped at {found.total}: narrow with repo or path_prefix for the rest)"
+        header = f"{title}{capped if found.scanned else ''}:"
+        window = await self._users(access, search.hits_of(found.members))
+        return _result(_set_window(window, found.total, header, offset, code, budget, excerpt_lines=excerpt_lines))
+
     async def _users(self, access: Access, hits: Sequence[Hit]) -> list[Hit]:
         """The hits, those on library code with the readable projects that use their version."""
         return await with_users(self.get_deps().db, access, hits)
@@ -296,12 +306,9 @@ class KnowledgeTools:
         """
         search, access = await self._search(repo, scope)
         found = await search.annotation_window(
-            access, annotation, repo, offset, _shows(max_chars), path_prefix=path_prefix, scan=SET_SCAN
+            access, annotation, repo, offset, _shows(max_chars), path_prefix=path_prefix
         )
-        capped = f" (the scan stopped at {found.total}: narrow with repo or path_prefix for the rest)"
-        header = f"Carrying {echo(annotation)}{capped if found.scanned else ''}:"
-        window = await self._users(access, search.hits_of(found.members))  # only the shown become hits
-        return _result(_set_window(window, found.total, header, offset, code, max_chars, excerpt_lines=8))
+        return await self._set_page(access, search, found, f"Carrying {echo(annotation)}", offset, code, max_chars, 8)
 
     async def get_callers(
         self,
@@ -319,10 +326,7 @@ class KnowledgeTools:
         """
         search, access = await self._search(repo, scope)
         found = await search.callers_window(access, name, repo, offset, _shows(max_chars), path_prefix=path_prefix)
-        capped = f" (the scan stopped at {found.total}: narrow with repo or path_prefix for the rest)"
-        header = f"Callers of {echo(name)}{capped if found.scanned else ''}:"
-        window = await self._users(access, search.hits_of(found.members))
-        return _result(_set_window(window, found.total, header, offset, code, max_chars, excerpt_lines=12))
+        return await self._set_page(access, search, found, f"Callers of {echo(name)}", offset, code, max_chars, 12)
 
     async def get_callees(
         self,
@@ -520,9 +524,6 @@ CALLER = (
     "Instead of path: a client call site (a method calling over RestTemplate, RestClient or WebClient, "
     "a Feign or @HttpExchange method, or a method calling one): the handlers its calls reach."
 )
-
-SET_SCAN = 500
-"""How many members past `offset` an annotation scan reads where the store has no `file_order` for some."""
 
 
 def _set(

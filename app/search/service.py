@@ -101,7 +101,10 @@ class SetWindow:
 
 
 WINDOW_READ = 32
-"""Payloads a set page reads a call (`SearchService.annotation_window`): about one page of one-line entries."""
+"""Payloads a set page reads a call (`SearchService.window`): about one page of one-line entries."""
+
+SET_SCAN = 500
+"""How many members past `offset` a set page scans where the store has no `file_order` for some point."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,7 +522,7 @@ class SearchService:
         shows: Callable[[Sequence[Member]], int],
         *,
         path_prefix: str | None = None,
-        scan: int = 500,
+        scan: int = SET_SCAN,
     ) -> SetWindow:
         """The members of `by_annotation` from `offset` on that a page can show (`shows`: how many of some it does)."""
         filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
@@ -549,7 +552,7 @@ class SearchService:
         offset: int,
         shows: Callable[[Sequence[Member]], int],
         *,
-        scan: int = 500,
+        scan: int = SET_SCAN,
     ) -> SetWindow:
         """The points matching the filters (and `condition`) from `offset` on that a page can show, and their number.
 
@@ -560,11 +563,11 @@ class SearchService:
         """
         extra = () if condition is None else (condition,)
         where = build_filter(access, filters, *extra, scope=await self._read_scope()) or everything()
-        total = await self.store.count(where)
         if not await self._all_keyed():
             members = await self._scanned(where, offset + scan)
             rest = members[offset:]
             return SetWindow(len(members), rest[: shows(rest)], scanned=len(members) >= offset + scan)
+        total = await self.store.count(where)
         ids: list[str] = []
         read = 0
         found: list[Member] = []
