@@ -37,7 +37,7 @@ from app.store.payloads import FILE_ORDER, FILE_ORDER_MAX, PAYLOAD_FIELDS, Store
 from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.buildfiles.model import LIBRARY_PREFIX
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
-from pipeline.render import embedding_text
+from pipeline.render import embedding_text, model_text
 from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_stereotypes
 
 MAX_SCOPES_CACHED = 1024
@@ -266,8 +266,8 @@ def annotation_name(annotation: str) -> str:
 
 
 def _hit_text(hit: Hit) -> str:
-    """What a cross-encoder reads of a hit: its header and code, as it was embedded (`pipeline.render`)."""
-    return embedding_text(hit.chunk)
+    """What a cross-encoder reads of a hit: its header and code, as the embedding model read it (`pipeline.render`)."""
+    return model_text(embedding_text(hit.chunk))
 
 
 class StickyFact:

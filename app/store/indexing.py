@@ -21,6 +21,7 @@ from app.store.payloads import source_stamp, stored_payload
 from app.store.summaries import Summarizer
 from app.store.vectors import StoredState, chunk_point, moved_point
 from pipeline.model import Chunk, FileResult
+from pipeline.render import model_text
 
 logger = logging.getLogger(__name__)
 
@@ -196,7 +197,7 @@ class Indexer:
             embed = await self.summarizer.described(embed)
         vectors: list[list[float]] | list[None] = [None] * len(embed)
         if self.embedder is not None and embed:
-            vectors = await self.embedder.embed([c.text for c in embed])
+            vectors = await self.embedder.embed([model_text(c.text) for c in embed])
         given = sources or {}
         stamps = {
             r.file_path: source_stamp(given[r.file_path], len(r.chunks), r.file_path)

@@ -19,6 +19,7 @@ from app.store.indexing import Indexer, RunCounts, WritePlan, move_key, plan_wri
 from app.store.vectors import DENSE, IndexModel, VectorStore
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, ChunkerConfig, FileResult, SourceContext
+from pipeline.render import model_text
 from testkit.fake_embedder import FakeEmbeddingServer, fake_vector
 
 REPO = "acme/pets"
@@ -275,7 +276,8 @@ async def test_first_write_embeds_every_chunk(
     plan = await indexer.write(REPO, [owner, pet])
 
     assert server.inputs_total == 6
-    assert sorted(i for r in server.requests for i in r.inputs) == sorted(c.text for c in owner.chunks + pet.chunks)
+    sent = sorted(i for r in server.requests for i in r.inputs)
+    assert sent == sorted(model_text(c.text) for c in owner.chunks + pet.chunks)
     assert len(plan.embed) == 6
     stored = await points(store)
     assert set(stored) == ids(owner.chunks + pet.chunks)
@@ -284,7 +286,7 @@ async def test_first_write_embeds_every_chunk(
         assert payload(record)["indexed_at"] == T0.isoformat()
         assert payload(record)["commit_sha"] == SHA_1
         assert payload(record)["content_hash"] == chunk.content_hash
-        assert dense(record) == pytest.approx(fake_vector(chunk.text, DIM))
+        assert dense(record) == pytest.approx(fake_vector(model_text(chunk.text), DIM))
 
 
 async def test_rerun_embeds_nothing(indexer: Indexer, store: VectorStore, server: FakeEmbeddingServer) -> None:
@@ -338,13 +340,13 @@ async def test_editing_one_method_embeds_only_that_chunk(
 
     plan = await indexer.write(REPO, [edited])
 
-    assert [i for r in server.requests[seen:] for i in r.inputs] == [count.text]
+    assert [i for r in server.requests[seen:] for i in r.inputs] == [model_text(count.text)]
     assert plan.embed == (count,)
     after = await points(store)
     assert set(after) == set(before)
     assert "return 43;" in payload(after[count.id])["code"]
     assert payload(after[count.id])["content_hash"] == count.content_hash
-    assert dense(after[count.id]) == pytest.approx(fake_vector(count.text, DIM))
+    assert dense(after[count.id]) == pytest.approx(fake_vector(model_text(count.text), DIM))
     find = by_name(edited, "find")
     assert dense(after[find.id]) == dense(before[find.id])
 

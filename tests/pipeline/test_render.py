@@ -11,12 +11,15 @@ import pytest
 from pipeline.model import SymbolType
 from pipeline.render import (
     ID_NAMESPACE,
+    TEXT_FORM,
+    called_words,
     chunk_id,
     chunk_id_in,
     chunk_id_prefix,
     content_hash,
     embedding_text,
     identifier_words,
+    model_text,
 )
 from tests.support.java import chunk_java, header_chunk
 
@@ -39,8 +42,14 @@ def test_id_namespace_never_changes() -> None:
     assert str(ID_NAMESPACE) == "6f1d3c2a-8a4e-5b7f-9c0d-1e2f3a4b5c6d"
 
 
-def test_content_hash_is_sha256_hex() -> None:
-    assert content_hash("héllo") == hashlib.sha256("héllo".encode()).hexdigest()
+def test_content_hash_is_the_sha256_of_the_text_form_and_the_text() -> None:
+    assert content_hash("héllo") == hashlib.sha256(f"form {TEXT_FORM}\nhéllo".encode()).hexdigest()
+
+
+def test_content_hash_leaves_out_the_repository_line() -> None:
+    text = "kind: method\n---\nx"
+    assert content_hash(f"repository: a/b\n{text}") == content_hash(f"repository: c/d\n{text}")
+    assert content_hash("kind: method\n---\nx") != content_hash("kind: class\n---\nx")
 
 
 BASE = header_chunk()
@@ -48,7 +57,8 @@ BASE = header_chunk()
 
 def test_minimal_embedding_text() -> None:
     assert embedding_text(replace(BASE, code="void m() {}")) == (
-        "repository: acme/shop\npackage: demo\nsymbol: demo.A.m\nkind: method\nsignature: m(): void\n---\nvoid m() {}"
+        "repository: acme/shop\npackage: demo\nsymbol: demo.A.m\nwords: a m\nkind: method\nsignature: m(): void\n"
+        "---\nvoid m() {}"
     )
 
 
@@ -86,7 +96,8 @@ def test_full_embedding_text_header() -> None:
 @pytest.mark.parametrize(
     ("name", "words"),
     [
-        ("A.m", ""),
+        ("A.m", "a m"),
+        ("Account.save", "account save"),
         ("OrderServiceImpl.getTotal", "order service impl get total"),
         ("HTTPServer.parseURLs", "http server parse urls"),
         ("Order.order_id", "order id"),
@@ -96,6 +107,38 @@ def test_full_embedding_text_header() -> None:
 )
 def test_identifier_words(name: str, words: str) -> None:
     assert identifier_words(name) == words
+
+
+def test_a_model_reads_the_text_without_its_dotted_place_and_calls_as_words() -> None:
+    text = embedding_text(
+        replace(BASE, qualified_name="demo.Cart.add", calls=("Member.getId", "Mapper.insert", "A.b().getId"), code="c")
+    )
+    assert model_text(text).split("\n") == [
+        "words: cart add",
+        "kind: method",
+        "signature: m(): void",
+        "calls: get id, insert",
+        "---",
+        "c",
+    ]
+
+
+def test_a_text_without_a_header_is_read_as_it_is() -> None:
+    assert model_text("void m() {}") == "void m() {}"
+    assert model_text("kind: method\n---\nsymbol: not a header line") == "kind: method\n---\nsymbol: not a header line"
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("A.x, B.y", "x, y"),
+        ("Repo.findById, Other.findById, List.get", "find by id, get"),
+        ("Ex.createCriteria().andIdEqualTo (+6 more)", "and id equal to"),
+        ("订单.查询, A.getURLs", "get urls"),
+    ],
+)
+def test_called_words(line: str, words: str) -> None:
+    assert called_words(line) == words
 
 
 def test_a_member_text_carries_its_type_summary_and_a_type_text_does_not() -> None:

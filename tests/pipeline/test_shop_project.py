@@ -16,6 +16,7 @@ import pytest
 
 from pipeline.chunking import chunk_source
 from pipeline.model import TYPE_SYMBOLS, ChunkerConfig, SkipReason, SourceContext, SymbolType
+from pipeline.render import TEXT_FORM
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import (
     API,
@@ -486,7 +487,7 @@ def test_content_hash_is_the_sha256_of_the_text_without_its_repository_line(shop
     for chunk in shop.chunks:
         first, _, rest = chunk.text.partition("\n")
         assert first == f"repository: {chunk.repo_path}"
-        assert chunk.content_hash == hashlib.sha256(rest.encode("utf-8")).hexdigest()
+        assert chunk.content_hash == hashlib.sha256(f"form {TEXT_FORM}\n{rest}".encode()).hexdigest()
 
 
 def test_header_names_kind_stereotype_signature_and_route(shop: Shop) -> None:

@@ -26,6 +26,7 @@ from app.core.settings import EmbeddingSettings, Settings
 from app.store.embeddings import OpenAIEmbedder
 from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import Chunk, SourceContext
+from pipeline.render import model_text
 from pipeline.scope import Scope
 from tests.quality.real.questions import SINGLES
 from tests.quality.real.repos import DEFAULT_CACHE, PINS, materialise
@@ -59,7 +60,7 @@ async def probe(args: argparse.Namespace) -> None:
     async with httpx.AsyncClient() as client:
         embedder = OpenAIEmbedder(settings, client)
         started = time.perf_counter()
-        vectors = await embedder.embed([c.text for c in candidates])
+        vectors = await embedder.embed([model_text(c.text) for c in candidates])
         seconds = time.perf_counter() - started
         outcome: list[int | None] = []
         for question in questions:
