@@ -184,7 +184,9 @@ def callees_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]
     says it in words, above the service method it calls, which does it. A question about behaviour
     that names no web concept (`rerank`) wants the callee first and the handler as its entry point.
     A callee is a candidate whose qualified name the handler's resolved calls hold, or a method of
-    the same name in a type named after the called one (`SysLogServiceImpl` for `SysLogService`).
+    the same name in a type named after the called one (`SysLogServiceImpl` for `SysLogService`),
+    declared in another type: a handler delegates to collaborators, and a helper of its own class
+    (`updateIfPresent` of a partial update) is a part of the handler, not the one that does the work.
     Exact matches of the structural indexes keep their places.
     """
     out = list(order)
@@ -203,7 +205,7 @@ def callees_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]
 
 
 def _is_callee(handler: Chunk, chunk: Chunk) -> bool:
-    if chunk.http_path or chunk.symbol_type in TYPE_SYMBOLS:
+    if chunk.http_path or chunk.symbol_type in TYPE_SYMBOLS or chunk.enclosing_type == handler.enclosing_type:
         return False
     if chunk.qualified_name in handler.calls_fq:
         return True

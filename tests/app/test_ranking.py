@@ -225,6 +225,20 @@ def test_a_handler_follows_the_method_it_delegates_to_in_a_question_about_behavi
     assert callees_first([0, 1, 3], chunks, exact={3}) == [0, 1, 3]
 
 
+def test_a_handler_stays_before_its_own_helper() -> None:
+    # The handler delegates to collaborators, not to itself: a private helper of its own class is a part of it.
+    handler = chunk(
+        "AccountResource.partialUpdate",
+        enclosing="com.acme.AccountResource",
+        http_path=("/accounts/{id}",),
+        calls_fq=("com.acme.AccountResource.updateIfPresent", "com.acme.AccountService.save"),
+    )
+    helper = chunk("AccountResource.updateIfPresent", enclosing="com.acme.AccountResource")
+    service = chunk("AccountService.save", enclosing="com.acme.AccountService")
+    assert callees_first([0, 1], [handler, helper], exact=set()) == [0, 1]
+    assert callees_first([0, 1, 2], [handler, helper, service], exact=set()) == [2, 0, 1]
+
+
 def test_an_unresolved_call_names_no_callee() -> None:
     handler = chunk("C.h", enclosing="com.acme.C", http_path=("/x",), calls_fq=("deleteByError",))
     anywhere = chunk("Any.deleteByError", enclosing="com.acme.Any")
