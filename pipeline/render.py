@@ -40,7 +40,9 @@ package, and they drown the chunk's own words (dense R@5 on the real suite's han
 0.73 without them, docs/performance.md). The `words` line keeps the symbol's own words."""
 TEXT_FORM = "2"
 """The version of what an embedding text becomes for a model (`model_text`), part of every content hash:
-raising it makes every stored vector stale, so a change of form is re-embedded, never mixed with the old."""
+raising it makes every stored vector stale. `javakb index` then re-embeds every file (the chunker's code
+changed too); the service re-embeds a project's files on `POST /admin/reindex` with `"full": true`, and
+any other file when it next changes (docs/operations.md, "Upgrades")."""
 IDENTIFIER_PART = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 """Parts of an ASCII identifier, tried in order: a plural acronym (`URLs`), an acronym followed by a
 word (`HTTP` in `HTTPServer`), a capitalised or lowercase word, a trailing acronym, a digit run.
