@@ -30,10 +30,9 @@ from typing import Any
 from qdrant_client import AsyncQdrantClient
 
 from app.auth.access import LOCAL
-from app.search.hierarchy import in_order, supertypes
+from app.search.hierarchy import Declaration, in_order, supertypes
 from app.search.service import SearchService
 from app.store.indexing import Indexer
-from app.store.payloads import Declaration
 from app.store.vectors import IndexModel, VectorStore
 from app.sync.localfs import iter_sources
 from bench.common import DEFAULT_CACHE_DIR, DEFAULT_MODULE, DEFAULT_SRC_ZIP, ensure_extracted, load_files

@@ -5,19 +5,18 @@ A file is indexed alone, so a call is recorded under the receiver's declared typ
 another file. The walk reads the type chunks' `extends`/`implements` (and their `_fq` forms) one
 level at a time: one store call per level, never one per type, at most `MAX_DEPTH` levels.
 
-The rules are pure functions over chunks; `Hierarchy` runs them against lookups, the caller's access
-and repository filter already inside each: the type chunks come from one facet of their type records
-(`app.store.payloads.type_record`, no payload read), or a filtered scroll on a store written before them.
+The rules are pure functions over chunks; `Hierarchy` runs them against a lookup (one filtered
+scroll of the store, the caller's access and repository filter already inside it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.store.filters import Condition, any_of, either
-from app.store.payloads import Declaration
-from pipeline.model import TYPE_SYMBOLS
+from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 
 MAX_DEPTH = 8
 """Hierarchy levels followed each way: deeper chains are rare in application code (each level costs a store call)."""
@@ -25,6 +24,28 @@ MAX_DEPTH = 8
 SUPERTYPE_KEYS = ("extends", "implements")
 """The type chunk fields that name supertypes; each has a `_fq` twin."""
 
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """The fields of a chunk the walk reads, and nothing else (a lookup reads these, not whole payloads)."""
+
+    qualified_name: str
+    name: str
+    symbol_type: SymbolType
+    enclosing_type: str | None
+    extends: tuple[str, ...]
+    implements: tuple[str, ...]
+    extends_fq: tuple[str, ...]
+    implements_fq: tuple[str, ...]
+
+    @classmethod
+    def of(cls, chunk: Chunk) -> Declaration:
+        """These fields of a whole chunk."""
+        return cls(*(getattr(chunk, name) for name in DECLARATION_FIELDS))
+
+
+DECLARATION_FIELDS = tuple(f.name for f in dataclasses.fields(Declaration))
+"""The payload fields a hierarchy lookup reads (`Declaration`'s, in its order)."""
 
 Lookup = Callable[[Condition], Awaitable[Sequence[Declaration]]]
 """Chunks matching a condition (within the caller's access and repository scope)."""
@@ -119,19 +140,13 @@ def in_order(start: str, parents: Mapping[str, tuple[str, ...]]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Hierarchy:
-    """Walks of the type hierarchy through lookups: a bounded number of store calls each.
-
-    `lookup` finds any chunks (the methods `declaring` asks about); `type_lookup`, when given, the type
-    chunks alone, read another way (the store's type records, `app.store.payloads.type_record`).
-    """
+    """Walks of the type hierarchy through a lookup: a bounded number of store calls each."""
 
     lookup: Lookup
-    type_lookup: Lookup | None = None
 
     async def types(self, condition: Condition) -> list[Declaration]:
         """The type chunks (skeletons) matching a condition."""
-        found = await (self.type_lookup or self.lookup)(condition)
-        return [c for c in found if c.symbol_type in TYPE_SYMBOLS]
+        return [c for c in await self.lookup(condition) if c.symbol_type in TYPE_SYMBOLS]
 
     async def ancestors(self, starts: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Direct supertypes of `starts` and of their supertypes, transitively: fq → its supertypes' fqs.
@@ -164,8 +179,8 @@ class Hierarchy:
             following: set[str] = set()
             for chunk in await self.types(either(*conditions)):
                 fq = chunk.qualified_name
-                if fq in asked_up:  # a name two repositories declare: the supertypes of both, as met
-                    parents[fq] = tuple(dict.fromkeys((*parents.get(fq, ()), *supertypes(chunk))))
+                if fq in asked_up:
+                    parents[fq] = supertypes(chunk)
                 for parent in parents_among(chunk, asked_down) if asked_down.fqs else ():
                     children.setdefault(parent, set()).add(fq)
                     if fq not in seen:

@@ -25,26 +25,15 @@ from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.core.settings import GeneratedCode
 from app.search.crossencoder import CrossEncoder
-from app.search.hierarchy import Hierarchy, in_order, simple_name
+from app.search.hierarchy import DECLARATION_FIELDS, Declaration, Hierarchy, in_order, simple_name
 from app.search.question import SCAFFOLDING, QueryTerms, Relation, expand_query, query_terms
 from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
 from app.search.synonyms import synonyms
 from app.store.embeddings import Embedder
 from app.store.engines import Store
-from app.store.filters import Condition, Filter, all_of, any_of, between, either, eq, everything, is_empty
+from app.store.filters import Condition, Filter, all_of, any_of, between, either, eq, everything
 from app.store.lexical import query_vector
-from app.store.payloads import (
-    DECLARATION_FIELDS,
-    FILE_ORDER,
-    FILE_ORDER_MAX,
-    PAYLOAD_FIELDS,
-    TYPE_RECORD,
-    Declaration,
-    StoredChunk,
-    flagged,
-    read_fields,
-    read_type_record,
-)
+from app.store.payloads import FILE_ORDER, FILE_ORDER_MAX, PAYLOAD_FIELDS, StoredChunk, flagged, read_fields
 from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.buildfiles.model import LIBRARY_PREFIX
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
@@ -55,7 +44,6 @@ MAX_SCOPES_CACHED = 1024
 MAX_NAMED = 8  # names and routes of one question looked up exactly
 MAX_SUBJECTS = 2  # subjects of one relation question looked up
 MAX_EXACT = 256  # exact matches a question adds to the pool at most
-TYPE_RECORDS_MAX = 100_000  # distinct type records one facet of the hierarchy walk returns (beyond: the scroll)
 ORDER_FIELDS = ("repo_path", "file_path", "line_start", "part_index")
 """The chunk fields every exact lookup answers in the order of: repository, file, line and part."""
 
@@ -334,7 +322,6 @@ class SearchService:
         self._repos: dict[tuple[object, ...], tuple[float, dict[str, int]]] = {}
         self._libraries = StickyFact(repos_ttl_s, clock)  # some point is a library's (shared by `within`)
         self._keyed = StickyFact(repos_ttl_s, clock)  # every point has its `file_order`
-        self._recorded = StickyFact(repos_ttl_s, clock)  # every type chunk has its `type_record`
 
     def within(self, scope: SearchScope) -> SearchService:
         """This search over another scope (`SearchScope`): every entry point then reads within it."""
@@ -835,15 +822,6 @@ class SearchService:
 
         return await self._keyed.holds(keyed)
 
-    async def _types_recorded(self) -> bool:
-        """Whether every type chunk has its `type_record` (a store written before it: not until rewritten)."""
-
-        async def recorded() -> bool:
-            unrecorded = all_of(any_of("symbol_type", sorted(TYPE_SYMBOLS)), is_empty(TYPE_RECORD))
-            return await self.store.count(unrecorded) == 0
-
-        return await self._recorded.holds(recorded)
-
     async def _counts(self, access: Access, filters: Filters) -> dict[str, int]:
         """Points per repository within the scope: the org's under the access condition alone, libraries apart.
 
@@ -907,27 +885,16 @@ class SearchService:
         return keys_fq, keys
 
     def _hierarchy(self, access: Access, repo: str | None) -> Hierarchy:
-        async def where(condition: Condition) -> Filter:
-            return build_filter(access, Filters(repo=repo), condition, scope=await self._read_scope()) or everything()
-
         async def lookup(condition: Condition) -> list[Declaration]:
-            # Only the walk's fields are converted (Edge still reads each payload whole).
+            # Only the walk's fields are converted: types' payloads are the largest (a callers lookup of `size`
+            # read 2,900 of them whole at 109k chunks).
+            where = build_filter(access, Filters(repo=repo), condition, scope=await self._read_scope())
             found: list[Declaration] = []
-            async for record in self.store.scroll(await where(condition), DECLARATION_FIELDS):
+            async for record in self.store.scroll(where or everything(), DECLARATION_FIELDS):
                 found.append(Declaration(*read_fields(record.payload or {}, DECLARATION_FIELDS)))
             return found
 
-        async def types(condition: Condition) -> list[Declaration]:
-            # The types' records by one facet, no payload read: a type's payload (its skeleton) is the largest,
-            # and a bare method's walk meets hundreds of types. A store written before the records: the scroll.
-            if not await self._types_recorded():
-                return await lookup(condition)
-            records = await self.store.counts_by(TYPE_RECORD, TYPE_RECORDS_MAX, await where(condition), by_facet=True)
-            if len(records) >= TYPE_RECORDS_MAX:  # the facet may have left some out
-                return await lookup(condition)
-            return [read_type_record(value) for value in sorted(records)]
-
-        return Hierarchy(lookup, types)
+        return Hierarchy(lookup)
 
     def _hit(self, point_id: Any, score: float, payload: Mapping[str, Any] | None) -> Hit:
         stored = StoredChunk.from_payload(payload or {})

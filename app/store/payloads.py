@@ -22,7 +22,7 @@ from typing import Any, get_origin, get_type_hints
 from app.core.errors import StorageError
 from app.store.filters import Condition, eq
 from app.store.routes import route_keys
-from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
+from pipeline.model import Chunk, SymbolType
 from pipeline.outbound import resolved_paths
 from pipeline.records import chunk_record
 
@@ -50,7 +50,6 @@ class StoreKeys:
     flags: tuple[str, ...] = ()  # the names of the chunk's `FLAGS` that are true
     source_hash: str = ""  # `source_stamp`: the file as chunked and its number of chunks; "": not known
     file_order: int | None = None  # `file_order`: the order of a lookup's pages; None: written before it existed
-    type_record: str | None = None  # `type_record`: a type's `Declaration`, read by facet; None: a member's, or older
 
 
 Convert = Callable[[Any], Any]
@@ -228,59 +227,6 @@ def file_order(repo_path: str, file_path: str, line_start: int, part_index: int)
     return (((file_bits << _LINE_BITS) | line) << _PART_BITS) | min(part_index, (1 << _PART_BITS) - 1)
 
 
-@dataclass(frozen=True, slots=True)
-class Declaration:
-    """The fields of a chunk the type hierarchy's walk reads, and nothing else (`app.search.hierarchy`)."""
-
-    qualified_name: str
-    name: str
-    symbol_type: SymbolType
-    enclosing_type: str | None
-    extends: tuple[str, ...]
-    implements: tuple[str, ...]
-    extends_fq: tuple[str, ...]
-    implements_fq: tuple[str, ...]
-
-    @classmethod
-    def of(cls, chunk: Chunk) -> Declaration:
-        """These fields of a whole chunk."""
-        return cls(*(getattr(chunk, name) for name in DECLARATION_FIELDS))
-
-
-DECLARATION_FIELDS = tuple(f.name for f in dataclasses.fields(Declaration))
-"""The payload fields a hierarchy lookup reads (`Declaration`'s, in its order)."""
-
-TYPE_RECORD = "type_record"
-"""The keyword key holding a type chunk's `Declaration` (`type_record`): the walk reads it by facet, no payload read."""
-
-
-def type_record(chunk: Chunk) -> str | None:
-    """A type chunk's `Declaration` as one keyword value (a JSON list in `DECLARATION_FIELDS` order); None for a member.
-
-    Edge reads a point's whole payload whatever fields are asked for, and a type's (its skeleton) is the
-    largest; a facet of this key under the walk's condition answers from the key's index instead
-    (docs/decisions.md, "The hierarchy walk reads type records by facet").
-    """
-    if chunk.symbol_type not in TYPE_SYMBOLS:
-        return None
-    return json.dumps([getattr(chunk, name) for name in DECLARATION_FIELDS], separators=(",", ":"))
-
-
-def read_type_record(value: str) -> Declaration:
-    """The `Declaration` a `type_record` value holds, converted as `read` converts each field.
-
-    Raises:
-        StorageError: the value is not a record this service writes.
-    """
-    try:
-        values = json.loads(value)
-    except ValueError as exc:
-        raise StorageError(f"a stored type record is not JSON: {exc}") from exc
-    if not isinstance(values, list) or len(values) != len(DECLARATION_FIELDS):
-        raise StorageError(f"a stored type record is not a list of {len(DECLARATION_FIELDS)} fields")
-    return Declaration(*read_fields(dict(zip(DECLARATION_FIELDS, values, strict=True)), DECLARATION_FIELDS))
-
-
 def stored_payload(chunk: Chunk, indexed_at: str, source_hash: str = "") -> dict[str, Any]:
     """The payload written for a chunk: its stored fields, then the store's keys derived from them.
 
@@ -291,10 +237,8 @@ def stored_payload(chunk: Chunk, indexed_at: str, source_hash: str = "") -> dict
     for name in NOT_STORED:
         del record[name]
     order = file_order(chunk.repo_path, chunk.file_path, chunk.line_start, chunk.part_index)
-    declared = type_record(chunk)
-    derived = {FILE_ORDER: order} | ({TYPE_RECORD: declared} if declared is not None else {})
     keys = StoreKeys(
-        payload_hash=payload_hash(record | derived),  # a point written before these keys gets them
+        payload_hash=payload_hash(record | {FILE_ORDER: order}),  # a point written before the key gets it
         indexed_at=indexed_at,
         repo_prefixes=prefixes(chunk.repo_path),
         path_prefixes=prefixes(chunk.file_path),
@@ -303,7 +247,6 @@ def stored_payload(chunk: Chunk, indexed_at: str, source_hash: str = "") -> dict
         flags=tuple(name for name in FLAGS if getattr(chunk, name)),
         source_hash=source_hash,
         file_order=order,
-        type_record=declared,
     )
     return record | _json(keys)
 

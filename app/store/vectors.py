@@ -62,7 +62,6 @@ KEYWORD_INDEXES = (
     "enclosing_type",
     "flags",
     "source_hash",
-    payloads.TYPE_RECORD,
 )
 INTEGER_INDEXES = ("gitlab_project_id", payloads.FILE_ORDER)
 STATE_PAGE = 10_000

@@ -8,23 +8,20 @@ their injections. The Java below is written for these tests.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from typing import Any, Final
+from collections.abc import AsyncIterator
+from typing import Final
 
 import pytest
 import pytest_asyncio
 
 from app.auth.access import LOCAL, Access
-from app.search.hierarchy import Hierarchy
+from app.search.hierarchy import Declaration, Hierarchy
 from app.search.service import Filters, Hit, SearchService
-from app.store.engines import Store
 from app.store.filters import Condition
 from app.store.indexing import Indexer
-from app.store.payloads import TYPE_RECORD, Declaration
 from app.store.vectors import IndexModel
 from pipeline.chunking import chunk_source
-from pipeline.model import TYPE_SYMBOLS, ChunkerConfig, SourceContext, SymbolType
-from testkit.standins import Method, around
+from pipeline.model import ChunkerConfig, SourceContext, SymbolType
 from tests.support.engines import EMBEDDED_ENGINES, memory_store
 
 APP: Final = "acme/app"
@@ -340,24 +337,20 @@ public @interface Adapter {
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-async def index_files(store: Store) -> None:
-    await store.ensure(IndexModel(embedding_model=None, dimension=None))
-    indexer = Indexer(store, None)
-    config = ChunkerConfig()
-    for repo, files, project in ((APP, APP_FILES, 1), (PLATFORM, PLATFORM_FILES, 2)):
-        context = SourceContext(repo_path=repo, gitlab_project_id=project)
-        results = [
-            chunk_source(code.encode(), path if "src/main/" in path else SRC + path, context, config)
-            for path, code in files.items()
-        ]
-        await indexer.write(repo, results)
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="module", params=EMBEDDED_ENGINES)
 async def search(request: pytest.FixtureRequest) -> AsyncIterator[SearchService]:
     store = memory_store(request.param)
     try:
-        await index_files(store)
+        await store.ensure(IndexModel(embedding_model=None, dimension=None))
+        indexer = Indexer(store, None)
+        config = ChunkerConfig()
+        for repo, files, project in ((APP, APP_FILES, 1), (PLATFORM, PLATFORM_FILES, 2)):
+            context = SourceContext(repo_path=repo, gitlab_project_id=project)
+            results = [
+                chunk_source(code.encode(), path if "src/main/" in path else SRC + path, context, config)
+                for path, code in files.items()
+            ]
+            await indexer.write(repo, results)
         yield SearchService(store, None)
     finally:
         await store.close()
@@ -527,62 +520,3 @@ async def test_the_hierarchy_walk_costs_one_store_call_per_level_not_per_type(se
     assert parents == {"demo.model.Child": ("demo.model.Base",), "demo.model.Base": ()}
     assert children == {"demo.model.Child": {"demo.model.GrandChild"}, "demo.model.GrandChild": {"demo.model.Leaf"}}
     assert calls == 3  # Child and its subtypes; Base and GrandChild's; Leaf's (none)
-
-
-HIERARCHY_QUESTIONS: Final = ("demo.model.Base.isActive", "Base.isActive", "Child.isActive", "GrandChild.isActive",
-                              "isActive", "JpaRepository.save", "PaymentGateway.charge", "charge")  # fmt: skip
-
-
-async def hierarchy_answers(search: SearchService) -> list[object]:
-    callers = [names(await search.callers(LOCAL, name)) for name in HIERARCHY_QUESTIONS]
-    callees = [(c, names(t)) for m in ("Checker.onChild", "Checker.onLeaf") for c, t in await search.callees(LOCAL, m)]
-    return [*callers, *callees]
-
-
-def type_payloads_read(store: Store) -> tuple[Store, list[str]]:
-    """`store` noting the qualified name of every type chunk a scroll yields (a type's payload read by Edge)."""
-    read: list[str] = []
-
-    def scroll(original: Method) -> Method:
-        async def wrapper(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-            async for record in original(*args, **kwargs):
-                if (record.payload or {}).get("symbol_type") in TYPE_SYMBOLS:
-                    read.append(record.payload["qualified_name"])
-                yield record
-
-        return wrapper
-
-    return around(store, scroll=scroll), read
-
-
-async def test_the_hierarchy_walk_reads_type_records_by_facet_not_type_payloads(search: SearchService) -> None:
-    store, read = type_payloads_read(search.store)
-    answers = await hierarchy_answers(SearchService(store, None))
-
-    assert answers == await hierarchy_answers(search)
-    # Only the symbols asked for by name (`symbol`) are read whole: the walk's types come from their records.
-    assert set(read) <= {"demo.model.Base", "demo.model.Child", "demo.model.GrandChild", "demo.pay.PaymentGateway"}
-    assert read.count("demo.model.Leaf") == read.count("demo.model.Holder.Inner") == 0
-
-
-@pytest.mark.parametrize("engine", EMBEDDED_ENGINES)
-async def test_a_store_written_before_type_records_walks_by_scroll_with_the_same_answers(
-    engine: str, search: SearchService
-) -> None:
-    def without_records(original: Method) -> Method:
-        async def upsert(points: Sequence[Any], **kwargs: Any) -> None:
-            for point in points:
-                (point.payload or {}).pop(TYPE_RECORD, None)  # as written before the key existed
-            await original(points, **kwargs)
-
-        return upsert
-
-    older = memory_store(engine)
-    try:
-        await index_files(around(older, upsert=without_records))
-        store, read = type_payloads_read(older)
-        answers = await hierarchy_answers(SearchService(store, None))
-    finally:
-        await older.close()
-    assert answers == await hierarchy_answers(search)
-    assert "demo.model.Leaf" in read  # the walk scrolled the types

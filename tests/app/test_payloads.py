@@ -18,21 +18,16 @@ import pytest
 
 from app.core.errors import StorageError
 from app.store.payloads import (
-    FILE_ORDER,
     NOT_STORED,
     PAYLOAD_FIELDS,
     STORED_TEXT,
-    TYPE_RECORD,
-    Declaration,
     StoredChunk,
     StoreKeys,
-    payload_hash,
     read,
     read_fields,
-    read_type_record,
     stored_payload,
 )
-from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
+from pipeline.model import Chunk, SymbolType
 from tests.support.java import chunk_java, only
 from tests.support.shop import chunk_shop
 
@@ -187,32 +182,3 @@ def test_the_scanner_sees_payload_reads() -> None:
         "p['code']",
         "p['part_count']",
     ]
-
-
-def test_a_type_chunk_carries_its_declaration_as_one_keyword_and_a_member_none() -> None:
-    chunks = chunk_shop().chunks
-    types = [c for c in chunks if c.symbol_type in TYPE_SYMBOLS]
-    assert types and any(c.extends_fq or c.implements_fq for c in types)
-
-    for chunk in chunks:
-        value = stored_payload(chunk, AT)[TYPE_RECORD]
-        if chunk.symbol_type in TYPE_SYMBOLS:
-            assert read_type_record(value) == Declaration.of(chunk)
-        else:
-            assert value is None
-
-
-def test_a_type_points_digest_covers_its_record_so_an_older_type_point_is_rewritten() -> None:
-    type_chunk = next(c for c in chunk_shop().chunks if c.symbol_type in TYPE_SYMBOLS)
-    chunk_fields = [f.name for f in dataclasses.fields(Chunk) if f.name not in NOT_STORED]
-
-    for chunk, rewritten in ((type_chunk, True), (find_chunk(), False)):  # a member's digest is as before
-        written = stored_payload(chunk, AT)
-        before = payload_hash({name: written[name] for name in chunk_fields} | {FILE_ORDER: written[FILE_ORDER]})
-        assert (written["payload_hash"] != before) is rewritten
-
-
-def test_a_type_record_that_is_not_ours_is_a_storage_error() -> None:
-    for value in ("not json", "[1, 2]", '{"qualified_name": "a"}'):
-        with pytest.raises(StorageError):
-            read_type_record(value)
