@@ -7,6 +7,7 @@ HTTP method. Expected answers come from `tests/fixtures/java/shop/FIXTURE.md`.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import ExitStack
@@ -732,3 +733,35 @@ async def test_a_set_page_lists_ids_once_and_counts_only_a_set_longer_than_its_l
         if listing > len(expected):  # the first listing holds the whole set: it tells the total, no count
             assert (calls["ordered_ids"], calls["count"]) == (1, 0)
     assert pages == [expected[:2], expected[2:4], [], []]
+
+
+async def test_the_named_symbols_are_looked_up_while_the_question_is_embedded(indexed: Indexed) -> None:
+    if indexed.mode != "hybrid":
+        pytest.skip("only a hybrid search embeds the question")
+    looked_up = asyncio.Event()
+    real = indexed.search
+
+    def scroll(original: Method) -> Method:
+        def noting(*args: Any, **kwargs: Any) -> Any:
+            looked_up.set()
+            return original(*args, **kwargs)
+
+        return noting
+
+    def embed_query(original: Method) -> Method:
+        async def waiting(text: str) -> list[float]:
+            await asyncio.wait_for(looked_up.wait(), 5)  # times out if the lookup waits for the embedding
+            result: list[float] = await original(text)
+            return result
+
+        return waiting
+
+    assert real.embedder is not None
+    overlapping = SearchService(
+        around(real.store, scroll=scroll), around(real.embedder, embed_query=embed_query), GITLAB + "/"
+    )
+    question = "OwnerService.find"
+
+    hits = await overlapping.search(LOCAL, question)
+
+    assert [h.id for h in hits] == [h.id for h in await real.search(LOCAL, question)]
