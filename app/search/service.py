@@ -11,13 +11,14 @@ caller may read, and an unreadable repository answers exactly as a nonexistent o
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import enum
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from typing_extensions import TypedDict
 
@@ -30,7 +31,7 @@ from app.search.question import SCAFFOLDING, QueryTerms, Relation, expand_query,
 from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
 from app.search.synonyms import synonyms
 from app.store.embeddings import Embedder
-from app.store.engines import Store
+from app.store.engines import Scored, Store
 from app.store.filters import Condition, Filter, all_of, any_of, between, either, eq, everything
 from app.store.lexical import query_vector
 from app.store.payloads import FILE_ORDER, FILE_ORDER_MAX, PAYLOAD_FIELDS, StoredChunk, flagged, read_fields
@@ -40,6 +41,9 @@ from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text, model_text
 from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_stereotypes
 
+A = TypeVar("A")
+B = TypeVar("B")
+C = TypeVar("C")
 MAX_SCOPES_CACHED = 1024
 MAX_NAMED = 8  # names and routes of one question looked up exactly
 MAX_SUBJECTS = 2  # subjects of one relation question looked up
@@ -102,6 +106,10 @@ class SetWindow:
 
 WINDOW_READ = 32
 """Payloads a set page reads a call (`SearchService.window`): about one page of one-line entries."""
+
+WINDOW_IDS = 4 * WINDOW_READ
+"""Ids a set page lists past its offset in its first call (doubled while the page needs more): a set shorter
+than that is counted by its listing, with no `count` call (0.2 ms for 32 ids, 0.35 ms for 128; docs/performance.md)."""
 
 SET_SCAN = 500
 """How many members past `offset` a set page scans where the store has no `file_order` for some point."""
@@ -354,15 +362,15 @@ class SearchService:
         if self.generated_code is GeneratedCode.EXCLUDE and filters.generated is None:
             filters = dataclasses.replace(filters, generated=False)
         terms = query_terms(query)
-        sparse = query_vector(expand_query(query, terms), synonyms(sorted(terms.words - SCAFFOLDING)))
-        lexical = sparse if sparse.indices else None
-        dense = await self.embedder.embed_query(query) if self.embedder is not None and query.strip() else None
-        points = []
-        if lexical is not None or dense is not None:
-            where = build_filter(access, filters, scope=await self._read_scope())
-            points = await self.store.query(lexical=lexical, dense=dense, where=where, limit=max(limit * 4, WINDOW))
-        hits = [self._hit(p.id, p.score, p.payload) for p in points]
-        pool, evidence = await self._with_exact(access, terms, filters, hits)
+        # The structural lookups need neither the query's vectors nor its candidates: they run while the embedding
+        # endpoint and the engine's searches do (the store's calls release the GIL: docs/decisions.md).
+        fused, named, answers = await _together(
+            self._fused(access, query, terms, filters, max(limit * 4, WINDOW)),
+            self._named(access, terms, filters),
+            self._relation_answers(access, terms, filters),
+        )
+        hits = [self._hit(p.id, p.score, p.payload) for p in fused]
+        pool, evidence = _with_exact(terms, hits, *named, answers)
         order = rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits))
         ranked = [pool[i] for i in order]
         if self.cross_encoder is not None:
@@ -379,30 +387,15 @@ class SearchService:
             return ranked
         return sorted(ranked, key=lambda h: h.chunk.generated and not any(names_symbol(i, h.chunk) for i in named))
 
-    async def _with_exact(
-        self, access: Access, terms: QueryTerms, filters: Filters, hits: list[Hit]
-    ) -> tuple[list[Hit], Evidence]:
-        """The candidates plus the exact matches of the structural indexes, and where those sit in the pool.
-
-        At most one scroll for the routes and symbols the question names (filters and access inside the
-        query) and the lookups of one relation, however many names the question holds.
-        """
-        pool = list(hits)
-        position = {h.id: i for i, h in enumerate(pool)}
-
-        def place(found: Sequence[Hit]) -> list[int]:
-            for hit in found:
-                if hit.id not in position:
-                    position[hit.id] = len(pool)
-                    pool.append(hit)
-            return sorted(dict.fromkeys(position[h.id] for h in found))
-
-        routes, symbols = await self._named(access, terms, filters)
-        answers = await self._relation_answers(access, terms, filters)
-        # Candidates Qdrant ranked keep its order; the others follow in the structural order.
-        by_route = place(routes)
-        by_route.sort(key=lambda i: (_route_rank(terms, pool[i].chunk), i))
-        return pool, Evidence(routes=by_route, symbols=place(symbols), relation=place(answers))
+    async def _fused(self, access: Access, query: str, terms: QueryTerms, filters: Filters, limit: int) -> list[Scored]:
+        """The engine's fused candidates for the query's lexical and dense vectors (none without either)."""
+        sparse = query_vector(expand_query(query, terms), synonyms(sorted(terms.words - SCAFFOLDING)))
+        lexical = sparse if sparse.indices else None
+        dense = await self.embedder.embed_query(query) if self.embedder is not None and query.strip() else None
+        if lexical is None and dense is None:
+            return []
+        where = build_filter(access, filters, scope=await self._read_scope())
+        return await self.store.query(lexical=lexical, dense=dense, where=where, limit=limit)
 
     async def _named(self, access: Access, terms: QueryTerms, filters: Filters) -> tuple[list[Hit], list[Hit]]:
         """Handlers of the question's routes and the symbols it names (not a relation's subject), in one scroll."""
@@ -553,13 +546,15 @@ class SearchService:
         shows: Callable[[Sequence[Member]], int],
         *,
         scan: int = SET_SCAN,
+        listing: int = WINDOW_IDS,
     ) -> SetWindow:
         """The points matching the filters (and `condition`) from `offset` on that a page can show, and their number.
 
-        Paged by `file_order`'s range index: the members' ids come in order without a payload read, and only
-        the window's payloads are read, `WINDOW_READ` at a time, until the page is full. Where some point
-        has no `file_order` (written before it existed), the first `offset + scan` found are sorted instead
-        and the answer says the scan stopped (docs/decisions.md).
+        Paged by `file_order`'s range index: the members' ids come in order without a payload read (`listing`
+        past the offset, doubled while the page needs more; when fewer come, they are the set and tell its size,
+        else one `count` does), and only the window's payloads are read, `WINDOW_READ` at a time, until the page
+        is full. Where some point has no `file_order` (written before it existed), the first `offset + scan`
+        found are sorted instead and the answer says the scan stopped (docs/decisions.md).
         """
         extra = () if condition is None else (condition,)
         where = build_filter(access, filters, *extra, scope=await self._read_scope()) or everything()
@@ -567,23 +562,22 @@ class SearchService:
             members = await self._scanned(where, offset + scan)
             rest = members[offset:]
             return SetWindow(len(members), rest[: shows(rest)], scanned=len(members) >= offset + scan)
-        total = await self.store.count(where)
-        ids: list[str] = []
+        asked = offset + listing
+        listed = await self.store.ordered_ids(where, FILE_ORDER, asked)
         read = 0
         found: list[Member] = []
         while not found or shows(found) == len(found):  # the page could show more than it has
-            if read == len(ids):
-                more = (
-                    []
-                    if offset + read >= total
-                    else await self.store.ordered_ids(where, FILE_ORDER, offset + read + WINDOW_READ)
-                )
-                if len(more) - offset <= read:
+            if offset + read >= len(listed):
+                if len(listed) < asked:  # the set ends here (or before the offset)
                     break
-                ids = more[offset:]
-            batch = ids[read : read + WINDOW_READ]
+                asked = offset + 2 * (asked - offset)
+                listed = await self.store.ordered_ids(where, FILE_ORDER, asked)
+                if len(listed) <= offset + read:
+                    break
+            batch = listed[offset + read : offset + read + WINDOW_READ]
             read += len(batch)
             found += await self._members(batch)
+        total = len(listed) if len(listed) < asked else await self.store.count(where)  # a short listing is the set
         return SetWindow(total, found[: shows(found)], scanned=False)
 
     async def _members(self, ids: Sequence[str]) -> list[Member]:
@@ -903,6 +897,39 @@ class SearchService:
         if self.gitlab_url and c.commit_sha:
             link = f"{self.gitlab_url}/{c.repo_path}/-/blob/{c.commit_sha}/{c.file_path}#L{c.line_start}-{c.line_end}"
         return Hit(id=str(point_id), score=score, stored=stored, permalink=link)
+
+
+def _with_exact(
+    terms: QueryTerms, hits: list[Hit], routes: Sequence[Hit], symbols: Sequence[Hit], answers: Sequence[Hit]
+) -> tuple[list[Hit], Evidence]:
+    """The candidates plus the exact matches of the structural indexes, and where those sit in the pool.
+
+    The matches come from at most one scroll for the routes and symbols the question names (filters and
+    access inside the query) and the lookups of one relation, however many names the question holds.
+    """
+    pool = list(hits)
+    position = {h.id: i for i, h in enumerate(pool)}
+
+    def place(found: Sequence[Hit]) -> list[int]:
+        for hit in found:
+            if hit.id not in position:
+                position[hit.id] = len(pool)
+                pool.append(hit)
+        return sorted(dict.fromkeys(position[h.id] for h in found))
+
+    # Candidates Qdrant ranked keep its order; the others follow in the structural order.
+    by_route = place(routes)
+    by_route.sort(key=lambda i: (_route_rank(terms, pool[i].chunk), i))
+    return pool, Evidence(routes=by_route, symbols=place(symbols), relation=place(answers))
+
+
+async def _together(first: Awaitable[A], second: Awaitable[B], third: Awaitable[C]) -> tuple[A, B, C]:
+    """Three independent reads at once; every one runs to its end, then the first failure (in this order) is raised."""
+    done = await asyncio.gather(first, second, third, return_exceptions=True)
+    for outcome in done:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return cast(tuple[A, B, C], tuple(done))
 
 
 def dispatched(scored: Sequence[tuple[tuple[int, int, int], Hit]]) -> list[Hit]:

@@ -6,8 +6,9 @@ generation (`<alias>_<n>/`), the model each was built with (`<alias>_<n>.model.j
 alias (`aliases.json`, replaced atomically): a rebuild writes a new generation and moves the alias
 in one rename, as the server path does with its alias call.
 
-Every Edge call holds the GIL, so calls run on one thread owned by the store (Edge's shard is not
-shared across threads here) and each is kept short: writes go in batches of `WRITE_BATCH` points,
+Edge calls run on one thread owned by the store (Edge's shard is not shared across threads here; 0.9.0
+releases the GIL while a query, scroll or upsert computes, so the event loop runs meanwhile: docs/decisions.md)
+and each is kept short: writes go in batches of `WRITE_BATCH` points,
 scrolls in pages. `optimize()` (the HNSW build) is never called: without it dense search is an
 exact scan, which is fast enough at our sizes and never freezes the process. Edge raises bare
 `Exception`s; `_translated` makes them `StorageError`s. Results come back as qdrant-client's
@@ -55,7 +56,7 @@ ALIASES = "aliases.json"
 SHM = "/dev/shm"  # RAM-backed on Linux: where a `:memory:` store's files go (`_memory_dir`)
 LOCAL_MODE_MARKER = "meta.json"  # qdrant-client's local mode keeps its collections list here
 FACET_MAX_VALUES = 1_000  # distinct values up to which a filtered count is Edge's facet (`counts_by`)
-WRITE_BATCH = 64  # points per Edge update call: each call holds the GIL for its whole length
+WRITE_BATCH = 64  # points per Edge update call: each call holds the store's thread for its whole length
 READ_BATCH = 128  # points whose payloads one Edge retrieve call reads (a search's best, `query`)
 T = TypeVar("T")
 
@@ -233,7 +234,7 @@ class EdgeStore(StateReads):
             return []
         shard = await self._shard()
         answers = []
-        for request in requests:  # one short call per list (each holds the GIL), fused in our code
+        for request in requests:  # one short call per list, fused in our code
             answers.append(await self._run("Qdrant query", shard.query, request))
         best = candidates(answers, limit)
         # Ids and scores only in the searches: the payloads of the fused best are read after, in short

@@ -22,6 +22,9 @@ from app.store.filters import Filter
 from app.store.lexical import SparseVector
 from app.store.vectors import IndexModel, StoredState, VectorStore, open_client
 
+Scored = qm.ScoredPoint
+"""A search's point: id, score and payload (`Store.query`)."""
+
 
 class Store(Protocol):
     """The organization's code behind its alias: every vector-store call of the service."""
