@@ -39,6 +39,12 @@ SCORE_DIGITS = 6
 TIE_MARGIN = 8
 """Points asked beyond the limit, so that points tied at the cut are the same on every engine."""
 
+FUSED_DEPTH = 48
+"""The positions of a list that count toward a fused score. A point further down adds nothing, so its score,
+and the order of the best, does not depend on how many points the caller asked for: a search asks for more
+when its limit is larger (at least 40 + `TIE_MARGIN`, which this depth covers), and a deep position of one
+list once decided a tie at the top of a larger search only."""
+
 
 def ranked(points: Sequence[P], limit: int) -> list[P]:
     """The `limit` best of one list's points: by score to `SCORE_DIGITS` digits, best first, then by id."""
@@ -48,16 +54,17 @@ def ranked(points: Sequence[P], limit: int) -> list[P]:
 def fused(lists: Sequence[Sequence[P]], limit: int) -> list[tuple[P, float]]:
     """The `limit` best points of lists in `ranked` order, by RRF, with their scores `sum(1 / (RRF_K + position))`.
 
-    Positions count from 0, as Qdrant's own RRF does, so the scores are the ones Qdrant would give.
-    Points tied on the score keep the order in which they first appear, the first list's before the
-    second's (the lexical list comes first: an exact word outranks a near meaning at equal rank).
+    Positions count from 0, as Qdrant's own RRF does, so the scores are the ones Qdrant would give for lists
+    of `FUSED_DEPTH` points; positions past it add nothing. Points tied on the score keep the order in which
+    they first appear, the first list's before the second's (the lexical list comes first: an exact word
+    outranks a near meaning at equal rank).
     """
     scores: dict[str, float] = {}
     first: dict[str, P] = {}
     for points in lists:
         for position, point in enumerate(points):
             key = str(point.id)
-            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + position)
+            scores[key] = scores.get(key, 0.0) + (1.0 / (RRF_K + position) if position < FUSED_DEPTH else 0.0)
             first.setdefault(key, point)
     order = sorted(scores, key=scores.__getitem__, reverse=True)  # stable: ties keep first appearance
     return [(first[key], scores[key]) for key in order[:limit]]

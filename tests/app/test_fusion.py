@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from qdrant_client import models as qm
 
-from app.store.fusion import RRF_K, candidates, fused, ranked
+from app.store.fusion import FUSED_DEPTH, RRF_K, candidates, fused, ranked
 
 
 def point(name: str, score: float) -> qm.ScoredPoint:
@@ -40,3 +40,20 @@ def test_candidates_rank_one_list_and_fuse_two() -> None:
 
     assert names(candidates([one], 5)) == ["a", "b"]
     assert names(candidates([one, [point("c", 0.5)]], 2)) == ["a", "c"]
+
+
+def test_the_best_do_not_depend_on_how_deep_the_lists_go() -> None:
+    # "deep" is first lexically and far down the dense list: only a longer list would have credited it, and
+    # passed "near", which is tied with it in the lists both lengths share.
+    lexical = [point("deep", 9.0), point("near", 8.0), *(point(f"l{i}", 7.0 - i / 1000) for i in range(300))]
+    dense = [
+        point("near", 0.99),
+        *(point(f"d{i}", 0.9 - i / 1000) for i in range(FUSED_DEPTH + 10)),
+        point("deep", 0.1),
+    ]
+
+    short = fused([lexical[:FUSED_DEPTH], dense[:FUSED_DEPTH]], 5)
+    long = fused([lexical, dense], 5)
+
+    assert names(short) == names(long) == ["near", "deep", "d0", "l0", "d1"]
+    assert [score for _, score in short] == [score for _, score in long]
