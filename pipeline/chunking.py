@@ -162,6 +162,7 @@ def _callable_draft(
         stereotype=info.stereotype,
         http_method=member.http_method,
         http_path=member.http_path,
+        routes_if_mapping=member.routes_if_mapping,
         outbound=one.outbound,
         calls=one.calls,
         injects=member.injects,

@@ -17,7 +17,7 @@ from pipeline.outline import (
     Modifiers,
     Param,
 )
-from pipeline.spring import injected_type, is_injected_member, method_routes
+from pipeline.spring import HANDLER_STEREOTYPES, injected_type, is_injected_member, method_routes, routes_if_mapping
 
 _NONE: tuple[str, ...] = ()
 STATIC_INITIALIZER = "static_initializer"
@@ -34,6 +34,7 @@ class Member:
     injects_if_bean: tuple[str, ...]  # a constructor's, when its type is a bean only if an annotation says so
     http_method: tuple[str, ...]
     http_path: tuple[str, ...]
+    routes_if_mapping: tuple[str, ...] = _NONE  # a handler's routes through annotations no rule knows
 
     @property
     def is_constructor(self) -> bool:
@@ -123,10 +124,16 @@ def read_members(info: TypeInfo) -> list[Member]:
 def _member(decl: MemberDecl, info: TypeInfo, sole_ctor: bool) -> Member:
     modifiers = decl.modifiers
     http_method, http_path = method_routes(modifiers, info.route_prefixes) if modifiers.annotations else (_NONE, _NONE)
+    composed = (
+        routes_if_mapping(modifiers, info.route_prefixes)
+        if modifiers.annotations and not http_path and info.stereotype in HANDLER_STEREOTYPES
+        else _NONE
+    )
     return Member(
         decl=decl,
         injects=member_injections(decl.kind, modifiers, decl.params, info, sole_ctor),
         injects_if_bean=injections_if_bean(decl.kind, modifiers, decl.params, info, sole_ctor),
         http_method=http_method,
         http_path=http_path,
+        routes_if_mapping=composed,
     )

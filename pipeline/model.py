@@ -98,6 +98,11 @@ class Chunk:
     stereotype: str | None = None
     http_method: tuple[str, ...] = ()
     http_path: tuple[str, ...] = ()
+    # A handler's routes through annotations no rule knows, `Annotation /path` each: counted at query time
+    # when the annotation type (declared in another file) is a composed mapping (`maps_http`, issue 12).
+    routes_if_mapping: tuple[str, ...] = ()
+    # An annotation type's HTTP methods when it carries a mapping itself (`@RequestMapping(method = POST)`).
+    maps_http: tuple[str, ...] = ()
     # HTTP calls this chunk makes to other services, each `pipeline.outbound.OutboundRoute.encode()`d:
     # `client METHOD service path` (issue 16); a Feign or `@HttpExchange` method's own routes, as a client.
     outbound: tuple[str, ...] = ()

@@ -13,10 +13,10 @@ from pipeline.declarations import TypeInfo
 from pipeline.drafts import Draft, FileUnit
 from pipeline.javadoc import summarize
 from pipeline.members import Member
-from pipeline.model import Chunk
+from pipeline.model import Chunk, SymbolType
 from pipeline.outline import CALLABLE_NODE_KINDS, TYPE_NODE_KINDS, MemberDecl
 from pipeline.splitting import LineSpan
-from pipeline.spring import injected_type, lombok_constructor_fields
+from pipeline.spring import injected_type, lombok_constructor_fields, maps_http
 from pipeline.syntax import squash
 
 _ELIDED = " { ... }"
@@ -46,6 +46,7 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
         annotations=tuple(a.text for a in annotations) if annotations else (),
         annotation_names=tuple(a.name for a in annotations) if annotations else (),
         stereotype=info.stereotype,
+        maps_http=maps_http(info.modifiers) if info.kind is SymbolType.ANNOTATION and annotations else (),
         extends=info.extends,
         implements=info.implements,
         injects=injects,

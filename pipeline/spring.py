@@ -189,6 +189,53 @@ def method_routes(modifiers: Modifiers, prefixes: Sequence[str]) -> tuple[tuple[
     return tuple(dict.fromkeys(verbs)), tuple(dict.fromkeys(full))
 
 
+HANDLER_STEREOTYPES = frozenset({"rest_controller", "controller"})
+"""Roles whose methods Spring maps: where a method annotation no rule here reads may be a composed mapping."""
+_ROUTE_ANNOTATIONS = frozenset({*_MAPPING_VERBS, "RequestMapping", _EXCHANGE, *JAXRS_VERBS, "Path"})
+_PATH_LIKE = re.compile(r"[A-Za-z0-9_\-./{}*:$]*")
+
+
+def routes_if_mapping(modifiers: Modifiers, prefixes: Sequence[str]) -> tuple[str, ...]:
+    """`Name /full/path` for each annotation of a handler method that no rule here reads, and each path it names.
+
+    A composed mapping annotation (eladmin's `@AnonymousPostMapping("/login")`, declared in another file with
+    `@RequestMapping(method = RequestMethod.POST)`) is known only from its own declaration, so the file records
+    what the route would be and the query confirms the annotation from the index (`learned_mappings`). Only
+    values that can be paths count (`@Log("用户登录")` names none); no value maps the class prefix, as
+    `@GetMapping` does.
+    """
+    found: list[str] = []
+    for ann in modifiers.annotations:
+        if ann.name in _ROUTE_ANNOTATIONS:
+            continue
+        paths = [v.string for v in ann.values("value", "path")]
+        if not paths or all(_PATH_LIKE.fullmatch(p) for p in paths):
+            found.extend(f"{ann.name} {join_path(p, m)}" for p in (prefixes or [""]) for m in (paths or [""]))
+    return tuple(dict.fromkeys(found))
+
+
+def maps_http(modifiers: Modifiers) -> tuple[str, ...]:
+    """The HTTP methods an annotation type maps to when it carries a mapping (`@RequestMapping(method = POST)`)."""
+    return method_routes(modifiers, ())[0]
+
+
+def learned_mappings(declared: Mapping[str, tuple[Sequence[str], Sequence[str]]]) -> dict[str, tuple[str, ...]]:
+    """Annotation types that are composed mappings, with their HTTP methods, from `name -> (annotations, maps_http)`.
+
+    An annotation type maps when it carries a mapping annotation (its own `maps_http`) or, transitively, a
+    learned composed mapping (`@PublicPost` carrying `@AnonymousPostMapping`), whose methods it takes.
+    """
+    learned = {name: tuple(verbs) for name, (_, verbs) in declared.items() if verbs}
+    changed = True
+    while changed:
+        changed = False
+        for name, (carried, _) in declared.items():
+            if name not in learned and (via := next((a for a in carried if a in learned), None)) is not None:
+                learned[name] = learned[via]
+                changed = True
+    return learned
+
+
 def join_path(prefix: str, path: str) -> str:
     """Join a class prefix and a method path the way Spring and JAX-RS do: one slash between, none trailing."""
     parts = [seg for seg in f"{prefix}/{path}".split("/") if seg]

@@ -39,7 +39,7 @@ from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.buildfiles.model import LIBRARY_PREFIX
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text, model_text
-from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_stereotypes
+from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_mappings, learned_stereotypes
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -369,7 +369,7 @@ class SearchService:
             self._named(access, terms, filters),
             self._relation_answers(access, terms, filters),
         )
-        hits = [self._hit(p.id, p.score, p.payload) for p in fused]
+        hits = await self._with_composed_routes(access, [self._hit(p.id, p.score, p.payload) for p in fused])
         pool, evidence = _with_exact(terms, hits, *named, answers)
         order = rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits))
         ranked = [pool[i] for i in order]
@@ -405,10 +405,13 @@ class SearchService:
         if names:
             conditions.append(any_of("name", sorted({n.rsplit(".", 1)[-1] for n in names})))
         if routes:
-            conditions.append(any_of("http_keys", sorted({k for r in routes for k in query_keys(r)})))
+            keys = sorted({k for r in routes for k in query_keys(r)})
+            conditions += [any_of("http_keys", keys), any_of("mapping_keys", keys)]
         if not conditions:
             return [], []
-        found = await self._lookup(access, filters, either(*conditions), limit=MAX_EXACT)
+        found = await self._with_composed_routes(
+            access, await self._lookup(access, filters, either(*conditions), limit=MAX_EXACT)
+        )
         by_route = [h for h in found if any(serves(terms, r, h.chunk) for r in routes)]
         by_name = [h for h in found if any(names_symbol(n, h.chunk) for n in names)]
         return by_route, by_name
@@ -737,9 +740,25 @@ class SearchService:
         Learned across repositories: an organization's `@UseCase` may be declared in a shared library's
         project. The frameworks' own stereotypes are known at index time (`pipeline.spring.STEREOTYPES`).
         """
-        declared = await self._lookup(access, Filters(symbol_type=SymbolType.ANNOTATION))
+        declared = await self._annotation_types(access)
         learned = learned_stereotypes({h.chunk.name: h.chunk.annotation_names for h in declared})
         return learned - BEAN_ANNOTATIONS
+
+    async def _annotation_types(self, access: Access) -> list[Hit]:
+        """Every annotation type the caller may read (one lookup): what stereotypes and mappings are learned from."""
+        return await self._lookup(access, Filters(symbol_type=SymbolType.ANNOTATION))
+
+    async def _with_composed_routes(self, access: Access, hits: list[Hit]) -> list[Hit]:
+        """The hits, each handler's `routes_if_mapping` made its routes where the annotation is a composed mapping.
+
+        The mappings are learned from the annotation types the caller may read (`pipeline.spring.learned_mappings`),
+        across repositories, in one lookup made only when some hit has such routes.
+        """
+        if not any(h.chunk.routes_if_mapping and not h.chunk.http_path for h in hits):
+            return hits
+        declared = await self._annotation_types(access)
+        learned = learned_mappings({h.chunk.name: (h.chunk.annotation_names, h.chunk.maps_http) for h in declared})
+        return [_routed(h, learned) for h in hits]
 
     async def implementations(
         self, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
@@ -759,10 +778,17 @@ class SearchService:
         path_prefix: str | None = None,
     ) -> list[Hit]:
         """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`."""
-        scope = Filters(repo=repo, path_prefix=path_prefix, http_method=http_method)
-        candidates = await self._lookup(access, scope, any_of("http_keys", query_keys(path)))
+        keys = query_keys(path)
+        found = await self._lookup(
+            access,
+            Filters(repo=repo, path_prefix=path_prefix),
+            either(any_of("http_keys", keys), any_of("mapping_keys", keys)),
+        )
+        verbs = {http_method.upper(), ANY_METHOD} if http_method else None
         scored = []
-        for hit in candidates:
+        for hit in await self._with_composed_routes(access, found):
+            if verbs is not None and not verbs & set(hit.chunk.http_method):
+                continue  # the verb is checked here: a composed mapping's is known only after `_with_composed_routes`
             matching = [p for p in hit.chunk.http_path if route_matches(p, path)]
             if matching:
                 scored.append((min(specificity(p) for p in matching), hit))
@@ -930,6 +956,22 @@ async def _together(first: Awaitable[A], second: Awaitable[B], third: Awaitable[
         if isinstance(outcome, BaseException):
             raise outcome
     return cast(tuple[A, B, C], tuple(done))
+
+
+def _routed(hit: Hit, learned: Mapping[str, tuple[str, ...]]) -> Hit:
+    """The hit with the routes of its `routes_if_mapping` whose annotation is a learned mapping (as it is without)."""
+    chunk = hit.chunk
+    verbs: dict[str, None] = {}
+    paths: dict[str, None] = {}
+    for entry in () if chunk.http_path else chunk.routes_if_mapping:
+        name, _, path = entry.partition(" ")
+        if name in learned:
+            verbs.update(dict.fromkeys(learned[name]))
+            paths[path] = None
+    if not paths:
+        return hit
+    routed = dataclasses.replace(chunk, http_method=tuple(verbs), http_path=tuple(paths))
+    return dataclasses.replace(hit, stored=dataclasses.replace(hit.stored, chunk=routed))
 
 
 def dispatched(scored: Sequence[tuple[tuple[int, int, int], Hit]]) -> list[Hit]:

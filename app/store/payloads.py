@@ -46,6 +46,7 @@ class StoreKeys:
     repo_prefixes: tuple[str, ...] = ()  # `a/`, `a/b/`, `a/b/repo`: group-prefix filters as exact matches
     path_prefixes: tuple[str, ...] = ()  # likewise for folders of `file_path`
     http_keys: tuple[str, ...] = ()  # route lookup keys (`app.store.routes.route_keys`)
+    mapping_keys: tuple[str, ...] = ()  # the same keys of `routes_if_mapping`'s paths (confirmed at query time)
     outbound_keys: tuple[str, ...] = ()  # the same keys of the routes the chunk calls (`Chunk.outbound`)
     flags: tuple[str, ...] = ()  # the names of the chunk's `FLAGS` that are true
     source_hash: str = ""  # `source_stamp`: the file as chunked and its number of chunks; "": not known
@@ -243,12 +244,18 @@ def stored_payload(chunk: Chunk, indexed_at: str, source_hash: str = "") -> dict
         repo_prefixes=prefixes(chunk.repo_path),
         path_prefixes=prefixes(chunk.file_path),
         http_keys=tuple(sorted({key for path in chunk.http_path for key in route_keys(path)})),
+        mapping_keys=tuple(sorted({key for path in mapping_paths(chunk) for key in route_keys(path)})),
         outbound_keys=tuple(sorted({key for path in resolved_paths(chunk.outbound) for key in route_keys(path)})),
         flags=tuple(name for name in FLAGS if getattr(chunk, name)),
         source_hash=source_hash,
         file_order=order,
     )
     return record | _json(keys)
+
+
+def mapping_paths(chunk: Chunk) -> tuple[str, ...]:
+    """The paths of a handler's `routes_if_mapping` (`AnonymousPostMapping /auth/login` -> `/auth/login`)."""
+    return tuple(dict.fromkeys(entry.partition(" ")[2] for entry in chunk.routes_if_mapping))
 
 
 def repo_payload(repo_path: str) -> dict[str, Any]:

@@ -46,6 +46,7 @@ KEYWORD_INDEXES = (
     "http_method",
     "http_path",
     "http_keys",
+    "mapping_keys",
     "outbound_keys",
     "qualified_name",
     "name",

@@ -320,6 +320,43 @@ public class OrderFetcher {
     }
 }
 """,
+    "demo/web/SignupPost.java": """\
+package demo.web;
+
+import platform.web.PublicPost;
+
+@PublicPost
+public @interface SignupPost {
+}
+""",
+    "demo/web/AuthController.java": """\
+package demo.web;
+
+import demo.audit.Log;
+import platform.web.PublicPost;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+@RequestMapping("/auth")
+public class AuthController {
+    @Log("用户登录")
+    @PublicPost("/login")
+    public String login() {
+        return "token";
+    }
+
+    @SignupPost
+    public String signup() {
+        return "welcome";
+    }
+
+    @Log("/audit")
+    public String audited() {
+        return "not a route: Log is no mapping";
+    }
+}
+""",
 }
 
 PLATFORM_FILES: Final = {
@@ -330,6 +367,19 @@ import org.springframework.stereotype.Component;
 
 @Component
 public @interface Adapter {
+}
+""",
+    "platform/web/PublicPost.java": """\
+package platform.web;
+
+import org.springframework.core.annotation.AliasFor;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
+
+@RequestMapping(method = RequestMethod.POST)
+public @interface PublicPost {
+    @AliasFor(annotation = RequestMapping.class)
+    String[] value() default {};
 }
 """,
 }
@@ -506,6 +556,31 @@ async def test_dgs_component_is_a_bean(search: SearchService) -> None:
     assert names(hits) == ["demo.graphql.OrderFetcher", "demo.graphql.OrderFetcher.OrderFetcher"]
     assert {h.chunk.stereotype for h in hits} == {"component"}
     assert await search.dependencies(LOCAL, "OrderFetcher") == ["OrderMapper"]
+
+
+# Composed mapping annotations -----------------------------------------------------------------------
+
+
+async def test_a_composed_mapping_declared_in_another_repository_maps_its_handlers(search: SearchService) -> None:
+    [login] = await search.endpoint(LOCAL, "/auth/login", "POST")
+    assert (login.qualified_name, login.chunk.http_method, login.chunk.http_path) == (
+        "demo.web.AuthController.login", ("POST",), ("/auth/login",)
+    )  # fmt: skip
+    assert await search.endpoint(LOCAL, "/auth/login", "GET") == []
+    # Learned transitively (`@SignupPost` carries `@PublicPost`), with the class prefix and no path of its own.
+    assert names(await search.endpoint(LOCAL, "/auth", "post")) == ["demo.web.AuthController.signup"]
+    assert await search.endpoint(LOCAL, "/auth/audit") == []  # `@Log` is no mapping
+
+
+async def test_a_composed_mapping_the_caller_may_not_read_maps_nothing(search: SearchService) -> None:
+    app_only = Access(subject="u", project_ids=frozenset({1}))
+    assert await search.endpoint(app_only, "/auth/login") == []
+    assert names(await search.endpoint(LOCAL, "/auth/login")) == ["demo.web.AuthController.login"]
+
+
+async def test_search_finds_a_composed_mappings_handler_by_its_route(search: SearchService) -> None:
+    [first, *_] = await search.search(LOCAL, "POST /auth/login")
+    assert (first.qualified_name, first.chunk.http_path) == ("demo.web.AuthController.login", ("/auth/login",))
 
 
 async def test_the_hierarchy_walk_costs_one_store_call_per_level_not_per_type(search: SearchService) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.spring import join_path, learned_stereotypes
+from pipeline.spring import join_path, learned_mappings, learned_stereotypes
 from tests.support.java import chunk_java, only
 
 
@@ -324,3 +324,72 @@ def test_stereotypes_are_learned_transitively_from_declared_annotation_types() -
         "Loop": ("Loop",),
     }
     assert learned_stereotypes(declared) == {"UseCase", "DomainService", "CdiStereo"}
+
+
+COMPOSED = """package demo;
+
+import org.springframework.web.bind.annotation.*;
+
+@RestController
+@RequestMapping({"/auth", "/v2/auth"})
+class AuthController {
+    @Log("用户登录") @AnonymousPostMapping(value = "/login") Object login() { return null; }
+    @AnonymousGetMapping Object code() { return null; }
+    @PreAuthorize("@el.check('user:list')") @GetMapping("/info") Object info() { return null; }
+    @Secured("ADMIN") Object helper() { return null; }
+}
+"""
+
+
+def test_a_handlers_unknown_annotations_record_the_routes_they_would_map() -> None:
+    result = chunk_java(COMPOSED)
+    login = only(result, "demo.AuthController.login")
+    assert (login.http_path, login.routes_if_mapping) == (
+        (),
+        ("AnonymousPostMapping /auth/login", "AnonymousPostMapping /v2/auth/login"),  # `@Log`'s value is no path
+    )
+    assert only(result, "demo.AuthController.code").routes_if_mapping == (
+        "AnonymousGetMapping /auth",
+        "AnonymousGetMapping /v2/auth",
+    )
+    assert only(result, "demo.AuthController.info").routes_if_mapping == ()  # a known route: nothing to confirm
+    assert only(result, "demo.AuthController.helper").routes_if_mapping == (
+        "Secured /auth/ADMIN",
+        "Secured /v2/auth/ADMIN",
+    )
+
+
+def test_only_handler_types_record_routes_to_confirm() -> None:
+    service = only(
+        chunk_java('package demo;\n@Service class S { @AnonymousPostMapping("/x") void m() {} }'), "demo.S.m"
+    )
+    assert service.routes_if_mapping == ()
+
+
+@pytest.mark.parametrize(
+    ("declaration", "verbs"),
+    [
+        ("@RequestMapping(method = RequestMethod.POST) public @interface P {}", ("POST",)),
+        ("@GetMapping public @interface G {}", ("GET",)),
+        ("@RequestMapping public @interface Any {}", ("ANY",)),
+        ("@Retention(RetentionPolicy.RUNTIME) public @interface Audited {}", ()),
+    ],
+)
+def test_an_annotation_type_that_carries_a_mapping_maps_its_methods(declaration: str, verbs: tuple[str, ...]) -> None:
+    [chunk] = [c for c in chunk_java(f"package demo;\n{declaration}").chunks if c.symbol_type == "annotation"]
+    assert chunk.maps_http == verbs
+
+
+def test_composed_mappings_are_learned_transitively_with_their_methods() -> None:
+    declared = {
+        "AnonymousPostMapping": (("Target", "RequestMapping"), ("POST",)),
+        "PublicLogin": (("AnonymousPostMapping",), ()),
+        "Outer": (("PublicLogin",), ()),
+        "Audited": (("Retention",), ()),
+        "Loop": (("Loop",), ()),
+    }
+    assert learned_mappings(declared) == {
+        "AnonymousPostMapping": ("POST",),
+        "PublicLogin": ("POST",),
+        "Outer": ("POST",),
+    }
