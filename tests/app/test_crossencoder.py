@@ -105,6 +105,10 @@ async def test_a_search_returns_the_cross_encoders_order(fake: FakeReranker) -> 
     (body,) = fake.requests
     documents = body["documents"]
     assert len(documents) == min(20, len(fused)) and all("\n---\n" in d for d in documents)
+    # What the embedding model reads (`render.model_text`): the dotted place lines stay with the lexical index.
+    assert not any(
+        line.startswith(("repository: ", "package: ", "symbol: ")) for d in documents for line in d.split("\n")
+    )
     scores = [overlap(question, d) for d in documents]
     expected = sorted(range(len(documents)), key=lambda i: -scores[i])[:5]
     assert reranked == [fused[i] for i in expected]
