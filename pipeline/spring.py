@@ -214,6 +214,12 @@ def routes_if_mapping(modifiers: Modifiers, prefixes: Sequence[str]) -> tuple[st
     return tuple(dict.fromkeys(found))
 
 
+def mapping_route(entry: str) -> tuple[str, str]:
+    """A `routes_if_mapping` entry's annotation and path: `AnonymousPostMapping /auth/login` → both."""
+    name, _, path = entry.partition(" ")
+    return name, path
+
+
 def maps_http(modifiers: Modifiers) -> tuple[str, ...]:
     """The HTTP methods an annotation type maps to when it carries a mapping (`@RequestMapping(method = POST)`)."""
     return method_routes(modifiers, ())[0]

@@ -20,7 +20,7 @@ the answers of a relation it asks). The order is built in two bounded steps:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from app.search.question import QueryTerms
@@ -246,10 +246,13 @@ def names_symbol(identifier: str, chunk: Chunk) -> bool:
 
 def serves(terms: QueryTerms, route: str, chunk: Chunk) -> bool:
     """Whether the chunk handles `route` with one of the question's HTTP verbs (any verb when it names none)."""
-    verbs, served = set(terms.http_methods), set(chunk.http_method)
-    if verbs and ANY_METHOD not in served and not verbs & served:
-        return False
-    return any(route_matches(pattern, route) for pattern in chunk.http_path)
+    return handles(terms.http_methods, chunk) and any(route_matches(pattern, route) for pattern in chunk.http_path)
+
+
+def handles(verbs: Iterable[str], chunk: Chunk) -> bool:
+    """Whether the chunk handles one of `verbs` (upper case): any verb when none is given, all when it maps `ANY`."""
+    wanted, served = set(verbs), set(chunk.http_method)
+    return not wanted or ANY_METHOD in served or bool(wanted & served)
 
 
 def _label_words(terms: QueryTerms, label: str) -> frozenset[str]:

@@ -28,7 +28,7 @@ from app.core.settings import GeneratedCode
 from app.search.crossencoder import CrossEncoder
 from app.search.hierarchy import DECLARATION_FIELDS, Declaration, Hierarchy, in_order, simple_name
 from app.search.question import SCAFFOLDING, QueryTerms, Relation, expand_query, query_terms
-from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
+from app.search.ranking import WINDOW, Evidence, handles, names_symbol, rerank, serves
 from app.search.synonyms import synonyms
 from app.store.embeddings import Embedder
 from app.store.engines import Scored, Store
@@ -39,7 +39,7 @@ from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.buildfiles.model import LIBRARY_PREFIX
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 from pipeline.render import embedding_text, model_text
-from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_mappings, learned_stereotypes
+from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_mappings, learned_stereotypes, mapping_route
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -784,10 +784,10 @@ class SearchService:
             Filters(repo=repo, path_prefix=path_prefix),
             either(any_of("http_keys", keys), any_of("mapping_keys", keys)),
         )
-        verbs = {http_method.upper(), ANY_METHOD} if http_method else None
+        verbs = [http_method.upper()] if http_method else []
         scored = []
         for hit in await self._with_composed_routes(access, found):
-            if verbs is not None and not verbs & set(hit.chunk.http_method):
+            if not handles(verbs, hit.chunk):
                 continue  # the verb is checked here: a composed mapping's is known only after `_with_composed_routes`
             matching = [p for p in hit.chunk.http_path if route_matches(p, path)]
             if matching:
@@ -964,7 +964,7 @@ def _routed(hit: Hit, learned: Mapping[str, tuple[str, ...]]) -> Hit:
     verbs: dict[str, None] = {}
     paths: dict[str, None] = {}
     for entry in () if chunk.http_path else chunk.routes_if_mapping:
-        name, _, path = entry.partition(" ")
+        name, path = mapping_route(entry)
         if name in learned:
             verbs.update(dict.fromkeys(learned[name]))
             paths[path] = None
@@ -1005,7 +1005,7 @@ def _passes(hit: Hit, filters: Filters) -> bool:
         (filters.symbol_type, lambda v: hit.symbol_type == v),
         (filters.stereotype, lambda v: chunk.stereotype == v),
         (filters.annotation, lambda v: annotation_name(v) in chunk.annotation_names),
-        (filters.http_method, lambda v: bool({v.upper(), ANY_METHOD} & set(chunk.http_method))),
+        (filters.http_method, lambda v: handles([v.upper()], chunk)),
     )
     wanted = filters.generated
     return all(check(value) for value, check in checks if value) and wanted in (None, chunk.generated)

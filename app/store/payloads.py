@@ -25,6 +25,7 @@ from app.store.routes import route_keys
 from pipeline.model import Chunk, SymbolType
 from pipeline.outbound import resolved_paths
 from pipeline.records import chunk_record
+from pipeline.spring import mapping_route
 
 NOT_STORED = frozenset({"text"})
 """Chunk fields the payload leaves out: the embedding text is the header plus the code, both stored."""
@@ -255,7 +256,7 @@ def stored_payload(chunk: Chunk, indexed_at: str, source_hash: str = "") -> dict
 
 def mapping_paths(chunk: Chunk) -> tuple[str, ...]:
     """The paths of a handler's `routes_if_mapping` (`AnonymousPostMapping /auth/login` -> `/auth/login`)."""
-    return tuple(dict.fromkeys(entry.partition(" ")[2] for entry in chunk.routes_if_mapping))
+    return tuple(dict.fromkeys(mapping_route(entry)[1] for entry in chunk.routes_if_mapping))
 
 
 def repo_payload(repo_path: str) -> dict[str, Any]:
