@@ -15,10 +15,11 @@ import os
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.core.errors import ConfigError
+from app.core.secret_errors import hide_secret_inputs
 from pipeline.model import ChunkerConfig
 
 logger = logging.getLogger(__name__)
@@ -492,6 +493,8 @@ class Settings(BaseSettings):
         description="Allow placeholder and short secrets (never in production); refuse to start when the C reader"
         " disagrees with the Python reader",
     )
+
+    _hide_secrets = model_validator(mode="wrap")(hide_secret_inputs)  # a bad secret's error names it, not its value
 
 
 def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
