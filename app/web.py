@@ -186,7 +186,26 @@ def is_ready(checks: dict[str, str]) -> bool:
 
 
 async def readyz(request: Request) -> JSONResponse:
-    """Readiness (`is_ready`), with every dependency's state: `degraded` when any is not ok."""
+    """Readiness (`is_ready`), with every dependency's state: `degraded` when any is not ok.
+
+    Anyone reaching the port sees states only (`ok` or `error`); the error text (addresses, driver
+    messages) is shown to a metrics or admin token alone (`readiness_detail`).
+    """
+    checks = await _checks(request)
+    ready = is_ready(checks)
+    degraded = any(v != "ok" for v in checks.values())
+    if not readiness_detail(request):
+        checks = {name: "ok" if state == "ok" else "error" for name, state in checks.items()}
+    return JSONResponse({"ready": ready, "degraded": degraded, "checks": checks}, status_code=200 if ready else 503)
+
+
+def readiness_detail(request: Request) -> bool:
+    """Whether the caller may read why a dependency failed: it holds a metrics or an admin token."""
+    deps: Deps = request.state.deps
+    return scrape_status(deps.settings, request.headers.get("authorization")) == 200 or admin_ok(request)
+
+
+async def _checks(request: Request) -> dict[str, str]:
     deps: Deps = request.state.deps
     checks: dict[str, str] = {}
     try:
@@ -207,9 +226,7 @@ async def readyz(request: Request) -> JSONResponse:
     health: Callable[[], WorkerHealth] | None = request.state.worker_health
     if health is not None:
         checks["worker"] = health().describe()
-    ready = is_ready(checks)
-    degraded = any(v != "ok" for v in checks.values())
-    return JSONResponse({"ready": ready, "degraded": degraded, "checks": checks}, status_code=200 if ready else 503)
+    return checks
 
 
 async def admin_reindex(request: Request) -> JSONResponse:
