@@ -539,6 +539,8 @@ def weak_secret(value: str) -> str | None:
 def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
     """Refuse to start a service with placeholder or short secrets outside `dev_mode`; warn when hooks are shut.
 
+    Guessable or shared token digests (`app.core.digests`) are warned about, in dev mode too.
+
     Raises:
         ConfigError: naming every weak secret (never its value) and how to proceed.
     """
@@ -547,6 +549,10 @@ def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
             "no webhook secret or signing key is set: every GitLab delivery is refused "
             "(set JAVAKB_GITLAB__WEBHOOK_SECRET or JAVAKB_GITLAB__SIGNING_TOKEN)"
         )
+    from app.core.digests import digest_warnings  # it reads this module's token models
+
+    for warning in digest_warnings(settings):
+        logger.warning("%s (javakb token makes a random one)", warning)
     if settings.dev_mode:
         return
     weak = [

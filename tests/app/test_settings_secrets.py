@@ -16,6 +16,7 @@ from app.core.errors import ConfigError
 from app.core.settings import EmbeddingSettings, GitLabSettings, QdrantSettings, Settings, check_readers, check_secrets
 from pipeline import native, tree_outline
 from tests.support.readers import FakeNative, drifted
+from tests.support.tokens import admin_token, service_token
 
 STRONG = "q7Rk2v9XbW4mZp1sLc8N"
 STRONG_WHSEC = "whsec_" + base64.b64encode(b"0123456789abcdef0123456789abcdef").decode()
@@ -148,3 +149,38 @@ def test_a_malformed_signing_key_at_start_names_the_variable_not_the_key(
     assert MARK not in err
     assert "gitlab.signing_token" in err and "not valid base64" in err
     assert "not-a-port" in err  # a setting that is no secret is still quoted
+
+
+@pytest.mark.parametrize("token", ["changeme", "secret", "Password123", "admin", "test!", "TOKEN", "x", "7", "a$"])
+def test_a_guessable_token_digest_warns_at_start_naming_the_entry(token: str, caplog: pytest.LogCaptureFixture) -> None:
+    settings = strong().model_copy(update={"admin_tokens": [admin_token(token, "ops")]})
+    with caplog.at_level(logging.WARNING, logger="app.core.settings"):
+        check_secrets(settings)
+    assert "JAVAKB_ADMIN_TOKENS entry 'ops' is the sha256 of a placeholder or a short string" in caplog.text
+    assert f" {token} " not in caplog.text and f"'{token}'" not in caplog.text
+
+
+def test_one_digest_as_admin_and_service_token_warns_at_start(caplog: pytest.LogCaptureFixture) -> None:
+    shared = STRONG + "-shared"
+    settings = strong().model_copy(
+        update={
+            "admin_tokens": [admin_token(shared, "ops")],
+            "service_tokens": [service_token(STRONG + "-agents", name="agents"), service_token(shared, name="ci")],
+        }
+    )
+    with caplog.at_level(logging.WARNING, logger="app.core.settings"):
+        check_secrets(settings)
+    assert caplog.messages == [
+        "JAVAKB_ADMIN_TOKENS entry 'ops' and JAVAKB_SERVICE_TOKENS entry 'ci' have the same digest: one token holds"
+        " both roles (javakb token makes a random one)"
+    ]
+    assert shared not in caplog.text
+
+
+def test_random_distinct_tokens_start_without_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    settings = strong().model_copy(
+        update={"admin_tokens": [admin_token(STRONG + "a")], "service_tokens": [service_token(STRONG + "b")]}
+    )
+    with caplog.at_level(logging.WARNING, logger="app.core.settings"):
+        check_secrets(settings)
+    assert caplog.text == ""
