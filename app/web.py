@@ -41,7 +41,7 @@ from app.core.metrics import CONTENT_TYPE
 from app.core.settings import GITLAB_UNSET, Settings
 from app.core.states import BackfillStatus
 from app.deps import Deps, open_deps
-from app.openapi import openapi_document
+from app.openapi import openapi_document, public_document
 from app.schemas import (
     ReindexAccepted,
     ReindexRequest,
@@ -104,9 +104,10 @@ def create_app(
     mcp = create_server(lambda: current["deps"], auth=build_auth(settings, lambda: credentials))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
     description = openapi_document(_version())
+    public = public_document(description)
 
     async def openapi_json(request: Request) -> JSONResponse:
-        return JSONResponse(description)
+        return JSONResponse(description if admin_ok(request) else public)
 
     routes: list[BaseRoute] = [
         Route("/openapi.json", openapi_json, methods=["GET"]),
