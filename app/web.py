@@ -35,6 +35,7 @@ from app.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endp
 from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
+from app.core.bodies import BodyTooLargeError, read_body
 from app.core.context import RequestIds
 from app.core.errors import ServiceError
 from app.core.metrics import CONTENT_TYPE
@@ -53,8 +54,9 @@ from app.sync.deliveries import DeliveryRecorder
 from app.sync.queue import BACKFILL, backfill_job_id, enqueue_once
 from app.system_hook import RECEIVER_PATH
 from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
-from hooks.receiver import BodyTooLargeError, make_endpoint, read_body
+from hooks.receiver import make_endpoint
 from mcp_server.auth import UnavailableAs503, build_auth
+from mcp_server.oauth_limits import ClientLimits, OAuthGuard, oauth_paths
 from mcp_server.server import create_server
 
 logger = logging.getLogger(__name__)
@@ -101,7 +103,8 @@ def create_app(
             _freeze_heap()
             yield {"deps": opened, "receiver": DeliveryRecorder(opened), "worker_health": worker_health}
 
-    mcp = create_server(lambda: current["deps"], auth=build_auth(settings, lambda: credentials))
+    oauth_limits = ClientLimits(settings.oauth, clock)
+    mcp = create_server(lambda: current["deps"], auth=build_auth(settings, lambda: credentials, oauth_limits))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
     description = openapi_document(_version())
     public = public_document(description)
@@ -132,6 +135,10 @@ def create_app(
     app = Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
     buckets = TokenBuckets(settings.access.rate_per_s, settings.access.rate_burst, clock)
     app.add_middleware(RateLimitMiddleware, buckets=buckets, prefixes=RATE_LIMITED)
+    if settings.oauth.enabled:
+        oauth_buckets = TokenBuckets(settings.oauth.rate_per_s, settings.oauth.rate_burst, clock)
+        paths = oauth_paths(mcp_app.routes, "/mcp")
+        app.add_middleware(OAuthGuard, paths=paths, limits=oauth_limits, buckets=oauth_buckets)
     app.add_middleware(RequestIds)  # outermost: every line a request logs carries its id
     return app
 

@@ -406,6 +406,27 @@ class OAuthSettings(BaseModel):
     jwt_signing_key: SecretStr | None = Field(default=None, description="Signs the tokens the proxy issues to clients")
     scopes: list[str] = Field(default_factory=lambda: ["read_api"], description="GitLab scopes asked for")
     require_consent: bool = Field(default=True, description="Show a consent page before a new MCP client is let in")
+    max_clients: int = Field(
+        default=10_000, ge=1, description="Registered MCP clients kept at most; registration answers 429 beyond"
+    )
+    max_registrations_per_address: int = Field(
+        default=20, ge=1, description="Registrations one client address may make per `pending_ttl_s`"
+    )
+    pending_ttl_s: float = Field(
+        default=900.0, gt=0, description="A registered client that completes no sign-in in this time is forgotten"
+    )
+    max_body_bytes: int = Field(
+        default=8192, ge=1024, description="Larger requests to the OAuth endpoints (/register, /token, ...) get 413"
+    )
+    max_field_chars: int = Field(
+        default=1000,
+        ge=64,
+        description="Longest string a registration may carry; lists at most a 50th of it in items (20); beyond: 400",
+    )
+    rate_per_s: float = Field(
+        default=2.0, gt=0, description="Requests per second per client address to the OAuth endpoints"
+    )
+    rate_burst: int = Field(default=60, ge=1, description="Bucket size of the OAuth endpoints' per-address limit")
 
     @property
     def enabled(self) -> bool:
