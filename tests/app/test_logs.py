@@ -6,10 +6,18 @@ import copy
 import io
 import logging
 import logging.config
+import socket
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 from uvicorn.protocols.utils import get_path_with_query_string
 
 from app.core.logs import MAX_VALUE_CHARS, REDACTED, TRACEBACK_INDENT, escape, log_config, mask_credentials
@@ -120,3 +128,35 @@ def test_credentials_quoted_in_a_line_are_masked(fmt: str, record: logging.LogRe
 def test_ordinary_words_are_not_masked() -> None:
     line = "project 12 state=queued, exit code 3, tokens=120 of 8000, GET /api/v1/search?q=token HTTP/1.1"
     assert mask_credentials(line) == line
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_real_uvicorn_access_line_is_masked(fmt: str) -> None:
+    """uvicorn run as `javakb web` runs it (`log_config=None`): its access line reaches our handler, masked."""
+    out = io.StringIO()
+    config = log_config("INFO", fmt)
+    config["handlers"]["stderr"]["stream"] = out
+    root = logging.getLogger()
+    kept = (root.handlers[:], root.level)
+    logging.config.dictConfig(config)  # the root handler, as in production
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    app = Starlette(routes=[Route("/api/v1/search", lambda request: PlainTextResponse("ok"))])
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=True, lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.01)
+        port = sock.getsockname()[1]
+        answer = httpx.get(f"http://127.0.0.1:{port}/api/v1/search?q=owner&private_token={GLPAT}&code=c0de99x")
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        root.handlers[:], root.level = kept[0], kept[1]
+        logging.getLogger("uvicorn").setLevel(logging.NOTSET)
+    access = [line for line in out.getvalue().splitlines() if "/api/v1/search" in line]
+    assert answer.status_code == 200 and len(access) == 1, out.getvalue()
+    assert GLPAT not in access[0] and "c0de99x" not in access[0]
+    assert f"q=owner&private_token={REDACTED}&code={REDACTED}" in access[0]
