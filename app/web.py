@@ -139,6 +139,7 @@ def create_app(
         oauth_buckets = TokenBuckets(settings.oauth.rate_per_s, settings.oauth.rate_burst, clock)
         paths = oauth_paths(mcp_app.routes, "/mcp")
         app.add_middleware(OAuthGuard, paths=paths, limits=oauth_limits, buckets=oauth_buckets)
+    app.state.oauth_limits = oauth_limits  # what the OAuth proxy holds (tests, and a look from a debugger)
     app.add_middleware(RequestIds)  # outermost: every line a request logs carries its id
     return app
 
