@@ -41,29 +41,22 @@ def serve(mode: str, port: int, dsn: str, redis: str) -> None:
     import uvicorn
     from pydantic import SecretStr
 
-    from app.core.settings import (
-        GitLabSettings,
-        OAuthSettings,
-        PostgresSettings,
-        QdrantSettings,
-        QueueSettings,
-        Settings,
-    )
+    from app.core import settings as cfg
     from app.web import create_app
 
-    oauth = OAuthSettings(
+    oauth = cfg.OAuthSettings(
         client_id="bench-app",
         client_secret=SecretStr(secrets.token_hex(16)),
         public_url=f"http://{HOST}:{port}",
         jwt_signing_key=SecretStr(secrets.token_hex(32)),
     )
     if mode == "lifted":
-        oauth = OAuthSettings.model_validate(oauth.model_dump() | LIFTED)
-    settings = Settings(
-        postgres=PostgresSettings(dsn=SecretStr(dsn)),
-        redis=QueueSettings(url=redis, queue="javakb:bench-oauth"),
-        qdrant=QdrantSettings(path=":memory:"),
-        gitlab=GitLabSettings(url="http://127.0.0.1:1"),
+        oauth = cfg.OAuthSettings.model_validate(oauth.model_dump() | LIFTED)
+    settings = cfg.Settings(
+        postgres=cfg.PostgresSettings(dsn=SecretStr(dsn)),
+        redis=cfg.QueueSettings(url=redis, queue="javakb:bench-oauth"),
+        qdrant=cfg.QdrantSettings(path=":memory:"),
+        gitlab=cfg.GitLabSettings(url="http://127.0.0.1:1"),
         oauth=oauth,
     )
     uvicorn.run(create_app(settings), host=HOST, port=port, log_level="warning", log_config=None)
