@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from pydantic import ValidationError
+
 from app.core.errors import ConfigError, ServiceError
 from app.core.settings import (
     ALL_REPOS,
@@ -44,7 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command: Command = args.command
     try:
-        return command(args, Settings())
+        settings = Settings()
+    except ValidationError as exc:  # names each field; a secret's value is hidden (app.core.secret_errors)
+        print(f"javakb {argv_command(args)}: invalid configuration: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return command(args, settings)
     except ServiceError as exc:
         # Typed errors carry a message meant for the operator; a traceback would bury it.
         print(f"javakb {argv_command(args)}: {exc}", file=sys.stderr)

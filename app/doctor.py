@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
+from app.core.digests import digest_warnings
 from app.core.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
@@ -90,6 +91,8 @@ async def check_secrets(settings: Settings, _: httpx.AsyncClient) -> list[Findin
         if why:
             verdict = warn if settings.dev_mode else fail
             findings.append(verdict("secrets", f"{name} {why}", f"set {name} to a long random value"))
+    fix = "make a new token with `javakb token` (one per role) and configure its digest"
+    findings.extend(warn("token digests", warning, fix) for warning in digest_warnings(settings))
     return findings or [ok("secrets", "set, none a placeholder")]
 
 

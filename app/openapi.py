@@ -2,10 +2,15 @@
 
 Derived, not restated: request bodies, query parameters and answers are the JSON schemas of the
 pydantic models in `app.schemas` that validate and build them. MCP describes itself (`tools/list`).
+
+Anyone gets the public part (`public_document`: the webhook and `/api/v1/*`, and only the schemas
+they use); an admin token gets the whole document, admin routes included (docs/decisions.md).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, get_args
 
 from pydantic import BaseModel
@@ -42,6 +47,8 @@ from app.schemas import (
 from app.system_hook import RECEIVER_PATH
 
 _REF = "#/components/schemas/{model}"
+ADMIN_ONLY: list[dict[str, list[str]]] = [{"admin": []}]
+"""The security of an operation only an admin token may call (left out of `public_document`)."""
 _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (ReindexRequest, "validation"),
     (HookEnvelope, "validation"),
@@ -107,7 +114,7 @@ def _not_null(prop: dict[str, Any]) -> dict[str, Any]:
 
 
 def _paths() -> dict[str, Any]:
-    admin: list[dict[str, list[str]]] = [{"admin": []}]
+    admin = ADMIN_ONLY
     pages = _query_parameters(PageParams)
     hook_headers = [
         {"name": name, "in": "header", "required": False, "schema": {"type": "string"}, "description": text}
@@ -243,3 +250,27 @@ def openapi_document(version: str) -> dict[str, Any]:
             },
         },
     }
+
+
+def public_document(document: dict[str, Any]) -> dict[str, Any]:
+    """`document` without the operations only an admin token may call, nor the schemas only they use."""
+    paths = {}
+    for path, operations in document["paths"].items():
+        kept = {verb: op for verb, op in operations.items() if op.get("security") != ADMIN_ONLY}
+        if kept:
+            paths[path] = kept
+    schemas = document["components"]["schemas"]
+    used = _reachable(paths, schemas)
+    components = {**document["components"], "schemas": {k: v for k, v in schemas.items() if k in used}}
+    return {**document, "paths": paths, "components": components}
+
+
+def _reachable(root: Any, schemas: dict[str, Any]) -> set[str]:
+    found: set[str] = set()
+    todo = [root]
+    while todo:
+        for name in re.findall(r'"#/components/schemas/([^"]+)"', json.dumps(todo.pop())):
+            if name not in found:
+                found.add(name)
+                todo.append(schemas.get(name, {}))
+    return found

@@ -35,13 +35,14 @@ from app.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endp
 from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
+from app.core.bodies import BodyTooLargeError, read_body
 from app.core.context import RequestIds
 from app.core.errors import ServiceError
 from app.core.metrics import CONTENT_TYPE
 from app.core.settings import GITLAB_UNSET, Settings
 from app.core.states import BackfillStatus
 from app.deps import Deps, open_deps
-from app.openapi import openapi_document
+from app.openapi import openapi_document, public_document
 from app.schemas import (
     ReindexAccepted,
     ReindexRequest,
@@ -53,8 +54,9 @@ from app.sync.deliveries import DeliveryRecorder
 from app.sync.queue import BACKFILL, backfill_job_id, enqueue_once
 from app.system_hook import RECEIVER_PATH
 from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
-from hooks.receiver import BodyTooLargeError, make_endpoint, read_body
+from hooks.receiver import make_endpoint
 from mcp_server.auth import UnavailableAs503, build_auth
+from mcp_server.oauth_limits import ClientLimits, OAuthGuard, oauth_paths
 from mcp_server.server import create_server
 
 logger = logging.getLogger(__name__)
@@ -101,12 +103,14 @@ def create_app(
             _freeze_heap()
             yield {"deps": opened, "receiver": DeliveryRecorder(opened), "worker_health": worker_health}
 
-    mcp = create_server(lambda: current["deps"], auth=build_auth(settings, lambda: credentials))
+    oauth_limits = ClientLimits(settings.oauth, clock)
+    mcp = create_server(lambda: current["deps"], auth=build_auth(settings, lambda: credentials, oauth_limits))
     mcp_app = mcp.http_app(path="/mcp", stateless_http=True)
     description = openapi_document(_version())
+    public = public_document(description)
 
     async def openapi_json(request: Request) -> JSONResponse:
-        return JSONResponse(description)
+        return JSONResponse(description if admin_ok(request) else public)
 
     routes: list[BaseRoute] = [
         Route("/openapi.json", openapi_json, methods=["GET"]),
@@ -131,6 +135,11 @@ def create_app(
     app = Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
     buckets = TokenBuckets(settings.access.rate_per_s, settings.access.rate_burst, clock)
     app.add_middleware(RateLimitMiddleware, buckets=buckets, prefixes=RATE_LIMITED)
+    if settings.oauth.enabled:
+        oauth_buckets = TokenBuckets(settings.oauth.rate_per_s, settings.oauth.rate_burst, clock)
+        paths = oauth_paths(mcp_app.routes, "/mcp")
+        app.add_middleware(OAuthGuard, paths=paths, limits=oauth_limits, buckets=oauth_buckets)
+    app.state.oauth_limits = oauth_limits  # what the OAuth proxy holds (tests, and a look from a debugger)
     app.add_middleware(RequestIds)  # outermost: every line a request logs carries its id
     return app
 
@@ -186,7 +195,26 @@ def is_ready(checks: dict[str, str]) -> bool:
 
 
 async def readyz(request: Request) -> JSONResponse:
-    """Readiness (`is_ready`), with every dependency's state: `degraded` when any is not ok."""
+    """Readiness (`is_ready`), with every dependency's state: `degraded` when any is not ok.
+
+    Anyone reaching the port sees states only (`ok` or `error`); the error text (addresses, driver
+    messages) is shown to a metrics or admin token alone (`readiness_detail`).
+    """
+    checks = await _checks(request)
+    ready = is_ready(checks)
+    degraded = any(v != "ok" for v in checks.values())
+    if not readiness_detail(request):
+        checks = {name: "ok" if state == "ok" else "error" for name, state in checks.items()}
+    return JSONResponse({"ready": ready, "degraded": degraded, "checks": checks}, status_code=200 if ready else 503)
+
+
+def readiness_detail(request: Request) -> bool:
+    """Whether the caller may read why a dependency failed: it holds a metrics or an admin token."""
+    deps: Deps = request.state.deps
+    return scrape_status(deps.settings, request.headers.get("authorization")) == 200 or admin_ok(request)
+
+
+async def _checks(request: Request) -> dict[str, str]:
     deps: Deps = request.state.deps
     checks: dict[str, str] = {}
     try:
@@ -207,9 +235,7 @@ async def readyz(request: Request) -> JSONResponse:
     health: Callable[[], WorkerHealth] | None = request.state.worker_health
     if health is not None:
         checks["worker"] = health().describe()
-    ready = is_ready(checks)
-    degraded = any(v != "ok" for v in checks.values())
-    return JSONResponse({"ready": ready, "degraded": degraded, "checks": checks}, status_code=200 if ready else 503)
+    return checks
 
 
 async def admin_reindex(request: Request) -> JSONResponse:

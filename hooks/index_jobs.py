@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse
 
 from app.auth.identity import bearer_token, match_token
 from app.auth.job_token import JOB_TOKEN_HEADER, verify_job_token
+from app.core.bodies import BodyTooLargeError, read_body
 from app.core.errors import GitLabAuthError, GitLabNotFoundError, GitLabUnavailableError, StorageError
 from app.core.events import MAX_ID
 from app.core.settings import GITLAB_UNSET
@@ -32,7 +33,6 @@ from app.db import IndexRequestRow
 from app.deps import Deps
 from app.schemas import INDEX_JOBS_PATH, IndexJobAnswer, IndexJobRequest, validation_message
 from app.sync.requests import request_index_job, request_state
-from hooks.receiver import BodyTooLargeError, read_body
 
 logger = logging.getLogger(__name__)
 

@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from app.core import metrics
+from app.core.bodies import BodyTooLargeError, read_body
 from app.core.context import bound
 from app.core.errors import PayloadError, SignatureError, StorageError
 from app.core.events import Event
@@ -40,25 +41,6 @@ logger = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
 MAX_KEY_CHARS = 256
-
-
-class BodyTooLargeError(PayloadError):
-    """The delivery is over the configured size limit."""
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    """The raw body, refusing more than `limit` bytes without buffering them."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise BodyTooLargeError(f"body of {declared} bytes is above the limit of {limit}")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise BodyTooLargeError(f"body is above the limit of {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def check_headers(settings: GitLabSettings, headers: Headers, now: float) -> SignedHeaders | None:

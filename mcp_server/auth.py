@@ -8,7 +8,8 @@ Verification and permission resolution live in `app.auth.identity`; this module 
   resource metadata, authorization server metadata, client registration, PKCE) in front of GitLab,
   which has no dynamic client registration for arbitrary clients. The proxy hands our verifier the
   GitLab token it obtained, so an OAuth caller has exactly the permissions of its GitLab user. Direct
-  bearers (service and GitLab access tokens) keep working next to it (`MultiAuth`).
+  bearers (service and GitLab access tokens) keep working next to it (`MultiAuth`). Its public
+  endpoints are bounded by `mcp_server.oauth_limits` (client count, sizes, per-address rates).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from fastmcp.server.auth import AccessToken, AuthProvider, MultiAuth, OAuthProxy, TokenVerifier
 from fastmcp.server.auth.auth import TokenVerificationError
 from fastmcp.server.dependencies import get_access_token
-from key_value.aio.stores.memory import MemoryStore
+from key_value.aio.protocols.key_value import AsyncKeyValue
 from pydantic import ConfigDict
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -58,8 +59,11 @@ class CredentialVerifier(TokenVerifier):
         return CallerToken(token=token, client_id=access.subject, scopes=[], access=access)
 
 
-def build_auth(settings: Settings, credentials: Callable[[], Credentials]) -> AuthProvider:
+def build_auth(settings: Settings, credentials: Callable[[], Credentials], storage: AsyncKeyValue) -> AuthProvider:
     """The verifier alone, or the GitLab OAuth proxy plus the verifier when OAuth is configured.
+
+    `storage` keeps the proxy's state: `mcp_server.oauth_limits.ClientLimits`, which bounds the
+    registered clients (served behind its `OAuthGuard`).
 
     Raises:
         ConfigError: OAuth is configured without a GitLab URL.
@@ -84,7 +88,7 @@ def build_auth(settings: Settings, credentials: Callable[[], Credentials]) -> Au
         # GitLab does not implement RFC 8707 resource indicators; the scopes are ours to choose.
         forward_resource=False,
         extra_authorize_params={"scope": " ".join(oauth.scopes)},
-        client_storage=MemoryStore(),
+        client_storage=storage,
         jwt_signing_key=signing_key,
         require_authorization_consent=oauth.require_consent,
     )

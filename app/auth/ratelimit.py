@@ -76,13 +76,14 @@ class RateLimitMiddleware:
         if wait <= 0.0:
             await self.app(scope, receive, send)
             return
-        retry_after = str(max(1, math.ceil(wait)))
-        response = JSONResponse(
-            {"error": "rate limit exceeded", "retry_after_s": int(retry_after)},
-            status_code=429,
-            headers={"Retry-After": retry_after},
-        )
-        await response(scope, receive, send)
+        await too_many(wait)(scope, receive, send)
+
+
+def too_many(wait: float, error: str = "rate limit exceeded") -> JSONResponse:
+    """429 saying when to try again (`Retry-After`, whole seconds, at least 1)."""
+    retry_after = max(1, math.ceil(wait))
+    body = {"error": error, "retry_after_s": retry_after}
+    return JSONResponse(body, status_code=429, headers={"Retry-After": str(retry_after)})
 
 
 def caller_key(scope: Scope) -> str:
@@ -95,8 +96,13 @@ def caller_key(scope: Scope) -> str:
     token = bearer_token(authorization)
     if token is not None:
         return "token:" + token_digest(token)
+    return "addr:" + client_address(scope)
+
+
+def client_address(scope: Scope) -> str:
+    """The peer's address as uvicorn reports it (X-Forwarded-For only from `FORWARDED_ALLOW_IPS`)."""
     client = scope.get("client")
-    return "addr:" + (str(client[0]) if client else "unknown")
+    return str(client[0]) if client else "unknown"
 
 
 def _under(path: str, prefixes: tuple[str, ...]) -> bool:

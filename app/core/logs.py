@@ -9,7 +9,10 @@ Every record carries the ids of what it belongs to (`ContextIds`, from `app.core
 text format after the message, in the JSON format (`JSON_FORMAT`, `JAVAKB_LOG_FORMAT=json`: one
 object per line) as fields. Whatever a message quotes, the configured secrets' values never reach
 the stream: `Redact` replaces them in the formatted line (secrets are kept out of messages in the
-first place; this is the net under that rule).
+first place; this is the net under that rule). It also masks credentials no setting names
+(`mask_credentials`): a token in a query string (uvicorn's access line quotes the whole path, and
+runs through this same handler), an OAuth `code` or `state`, an Authorization-like header, a bearer
+or GitLab token. Text and JSON lines alike, since the mask applies to the formatted line.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from __future__ import annotations
 import json
 import logging
 import logging.config
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -102,8 +106,37 @@ class JsonFormatter(SafeFormatter):
         return json.dumps(line, ensure_ascii=False)
 
 
+MIN_REDACTED = 4  # shorter values would cut ordinary words out of every line
+REDACTED = "***"
+
+# Credentials a line may quote without them being configured secrets: a query string's token
+# (uvicorn's access line carries the full path: `?private_token=glpat-…`), an OAuth `code` or
+# `state`, an Authorization-like header, a bearer token, a GitLab token by its prefix.
+_SECRET_PARAM = r"[\w-]*(?:token|secret|password|passwd|api_key|apikey)"  # private_token, client_secret, ...
+_CREDENTIALS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (re.compile(rf"(?i)((?<![\w-])(?:{_SECRET_PARAM})=)[^&\s\"'\\#;,]+"), r"\1" + REDACTED),
+    (re.compile(r"(?i)([?&;](?:code|state|code_verifier|assertion|signature|sig)=)[^&\s\"'\\#;]+"), r"\1" + REDACTED),
+    (
+        re.compile(
+            r"(?i)((?<![\w-])(?:proxy-)?authorization|private-token|job-token|deploy-token|x-gitlab-token|x-api-key"
+            r"|api-key)([\"']?\s*[:=]\s*[\"']?)(?:(bearer|basic|token)\s+)?[^\s\"',;]+"
+        ),
+        lambda m: m.group(1) + m.group(2) + (m.group(3) + " " if m.group(3) else "") + REDACTED,
+    ),
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}"), r"\1 " + REDACTED),
+    (re.compile(r"\b(gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct|wt))-[A-Za-z0-9_.-]{8,}"), r"\1-" + REDACTED),
+)
+
+
+def mask_credentials(line: str) -> str:
+    """`line` with the value of every credential it quotes (`_CREDENTIALS`) replaced by `***`."""
+    for pattern, replacement in _CREDENTIALS:
+        line = pattern.sub(replacement, line)
+    return line
+
+
 class Redact(logging.Formatter):
-    """Wraps a formatter: every configured secret's value in the formatted line becomes `***`."""
+    """Wraps a formatter: configured secrets' values, and credentials a line quotes, become `***`."""
 
     def __init__(self, inner: logging.Formatter, secrets: Iterable[str]) -> None:
         super().__init__()
@@ -115,11 +148,9 @@ class Redact(logging.Formatter):
         line = self.inner.format(record)
         for secret in self.secrets:
             line = line.replace(secret, REDACTED)
-        return line
+        return mask_credentials(line)
 
 
-MIN_REDACTED = 4  # shorter values would cut ordinary words out of every line
-REDACTED = "***"
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s%(id_text)s"
 JSON_FORMAT = "json"
 

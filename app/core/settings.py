@@ -15,10 +15,11 @@ import os
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.core.errors import ConfigError
+from app.core.secret_errors import hide_secret_inputs
 from pipeline.model import ChunkerConfig
 
 logger = logging.getLogger(__name__)
@@ -405,6 +406,27 @@ class OAuthSettings(BaseModel):
     jwt_signing_key: SecretStr | None = Field(default=None, description="Signs the tokens the proxy issues to clients")
     scopes: list[str] = Field(default_factory=lambda: ["read_api"], description="GitLab scopes asked for")
     require_consent: bool = Field(default=True, description="Show a consent page before a new MCP client is let in")
+    max_clients: int = Field(
+        default=10_000, ge=1, description="Registered MCP clients kept at most; registration answers 429 beyond"
+    )
+    max_registrations_per_address: int = Field(
+        default=20, ge=1, description="Registrations one client address may make per `pending_ttl_s`"
+    )
+    pending_ttl_s: float = Field(
+        default=900.0, gt=0, description="A registered client that completes no sign-in in this time is forgotten"
+    )
+    max_body_bytes: int = Field(
+        default=8192, ge=1024, description="Larger requests to the OAuth endpoints (/register, /token, ...) get 413"
+    )
+    max_field_chars: int = Field(
+        default=1000,
+        ge=64,
+        description="Longest string a registration may carry; lists at most a 50th of it in items (20); beyond: 400",
+    )
+    rate_per_s: float = Field(
+        default=2.0, gt=0, description="Requests per second per client address to the OAuth endpoints"
+    )
+    rate_burst: int = Field(default=60, ge=1, description="Bucket size of the OAuth endpoints' per-address limit")
 
     @property
     def enabled(self) -> bool:
@@ -493,6 +515,8 @@ class Settings(BaseSettings):
         " disagrees with the Python reader",
     )
 
+    _hide_secrets = model_validator(mode="wrap")(hide_secret_inputs)  # a bad secret's error names it, not its value
+
 
 def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
     """The secrets `check_secrets` judges, by their environment variable's name."""
@@ -536,6 +560,8 @@ def weak_secret(value: str) -> str | None:
 def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
     """Refuse to start a service with placeholder or short secrets outside `dev_mode`; warn when hooks are shut.
 
+    Guessable or shared token digests (`app.core.digests`) are warned about, in dev mode too.
+
     Raises:
         ConfigError: naming every weak secret (never its value) and how to proceed.
     """
@@ -544,6 +570,10 @@ def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
             "no webhook secret or signing key is set: every GitLab delivery is refused "
             "(set JAVAKB_GITLAB__WEBHOOK_SECRET or JAVAKB_GITLAB__SIGNING_TOKEN)"
         )
+    from app.core.digests import digest_warnings  # it reads this module's token models
+
+    for warning in digest_warnings(settings):
+        logger.warning("%s (javakb token makes a random one)", warning)
     if settings.dev_mode:
         return
     weak = [

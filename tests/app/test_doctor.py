@@ -25,6 +25,7 @@ from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.fake_gitlab import FakeGitLab
 from testkit.fake_gitlab_api import system_hook_entity
 from tests.conftest import REDIS, SERVER
+from tests.support.tokens import admin_token, service_token
 
 SECRET = "x7Jq2mP9vL4sR8tW1zK6"  # long, random-looking: not a placeholder
 PUBLIC = "https://kb.example.com"
@@ -285,6 +286,22 @@ async def test_weak_or_missing_secrets(pg_dsn: str, gitlab: FakeGitLab, tmp_path
     none = settings_for(pg_dsn, gitlab, None, tmp_path, gitlab__webhook_secret=None)
     found = only(await examine(none, [doctor.check_secrets]), "secrets")
     assert found.verdict is Verdict.FAIL and "every GitLab delivery is refused" in found.detail
+
+
+async def test_guessable_or_shared_token_digests_warn(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
+    base = settings_for(pg_dsn, gitlab, None, tmp_path)
+    guessable = base.model_copy(update={"metrics_tokens": [admin_token("changeme", "prometheus")]})
+    (found,) = [f for f in await examine(guessable, [doctor.check_secrets]) if f.name == "token digests"]
+    assert found.verdict is Verdict.WARN
+    assert found.detail == (
+        "JAVAKB_METRICS_TOKENS entry 'prometheus' is the sha256 of a placeholder or a short string: anyone can guess it"
+    )
+    shared = base.model_copy(
+        update={"admin_tokens": [admin_token("x" * 32, "ops")], "service_tokens": [service_token("x" * 32, name="ci")]}
+    )
+    (found,) = [f for f in await examine(shared, [doctor.check_secrets]) if f.name == "token digests"]
+    assert "'ops' and JAVAKB_SERVICE_TOKENS entry 'ci' have the same digest" in found.detail
+    assert "x" * 32 not in report([found])[0] and "changeme" not in report([found])[0]
 
 
 async def test_a_hanging_dependency_fails_by_its_timeout(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:

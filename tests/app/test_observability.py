@@ -3,6 +3,7 @@ any line, and `/metrics` of the web app and of the worker parsed by prometheus-c
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -32,11 +33,13 @@ from testkit.sync_env import sync_env
 from tests.app.test_sync_scenarios import SRC
 from tests.hooks.test_receiver import SECRET, fetch, make_settings, post
 from tests.mcp_server.test_http import STREAMABLE, Session2025
+from tests.support.pg_outage import set_outage
 from tests.support.sources import repo_service_java as service
 from tests.support.tokens import admin_token, service_token
 
 METRICS = "metrics-token-for-tests-0123"
 EMBED_KEY = "sk-embedding-key-for-tests-0123"
+ADMIN = "admin-token-for-tests-0123"
 OUR_LOGGERS = ("app", "hooks", "mcp_server", "arq")
 
 
@@ -292,3 +295,31 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def test_readiness_shows_states_to_anyone_and_reasons_to_a_metrics_or_admin_token(
+    clean_db: str, clean_redis: str
+) -> None:
+    settings = make_settings(clean_db, clean_redis).model_copy(
+        update={"metrics_tokens": [admin_token(METRICS, "prometheus")], "admin_tokens": [admin_token(ADMIN)]}
+    )
+    database = clean_db.rsplit("/", 1)[1]
+    with TestClient(create_app(settings)) as client:
+        asyncio.run(set_outage(clean_db, down=True))  # the driver's error names the database and server
+        try:
+            anyone = client.get("/readyz")
+            wrong = client.get("/readyz", headers={"Authorization": "Bearer not-a-token"})
+            detailed = [client.get("/readyz", headers={"Authorization": f"Bearer {t}"}) for t in (METRICS, ADMIN)]
+        finally:
+            asyncio.run(set_outage(clean_db, down=False))
+
+    assert anyone.status_code == 200 and anyone.json() == {
+        "ready": True,
+        "degraded": True,
+        "checks": {"postgres": "error", "redis": "ok", "qdrant": "ok"},
+    }
+    assert database not in anyone.text
+    assert wrong.json() == anyone.json()
+    for answer in detailed:
+        reason = answer.json()["checks"]["postgres"]
+        assert reason.startswith("error: PostgreSQL") and database in reason, reason

@@ -2,21 +2,41 @@
 
 from __future__ import annotations
 
+import re
+
 import schemathesis
 from starlette.testclient import TestClient
 
-from app.openapi import openapi_document
+from app.openapi import openapi_document, public_document
 from app.schemas import ReindexRequest, SearchParams
 from app.search.results import HitItem
 from app.web import create_app
 from tests.hooks.test_receiver import make_settings
+from tests.support.tokens import admin_token
+
+ADMIN = "admin-token-for-openapi-0123"
 
 
-def test_the_description_is_served_without_credentials(clean_db: str, clean_redis: str) -> None:
-    with TestClient(create_app(make_settings(clean_db, clean_redis))) as client:
-        response = client.get("/openapi.json")
-    assert response.status_code == 200
-    assert response.json() == openapi_document(response.json()["info"]["version"])
+def test_anyone_reads_the_public_part_and_an_admin_token_the_whole(clean_db: str, clean_redis: str) -> None:
+    settings = make_settings(clean_db, clean_redis).model_copy(update={"admin_tokens": [admin_token(ADMIN)]})
+    with TestClient(create_app(settings)) as client:
+        anyone = client.get("/openapi.json")
+        wrong = client.get("/openapi.json", headers={"Authorization": "Bearer not-the-admin"})
+        admin = client.get("/openapi.json", headers={"Authorization": f"Bearer {ADMIN}"})
+
+    version = admin.json()["info"]["version"]
+    assert admin.status_code == 200 and admin.json() == openapi_document(version)
+    assert anyone.status_code == 200 and anyone.json() == public_document(openapi_document(version))
+    assert wrong.json() == anyone.json()
+    assert set(anyone.json()["paths"]) == {
+        "/hooks/gitlab", "/api/v1/search", "/api/v1/index-jobs", "/api/v1/index-jobs/{job_id}",
+        "/api/v1/index-status", "/api/v1/context",
+    }  # fmt: skip
+    assert "/admin" not in anyone.text
+    schemas = anyone.json()["components"]["schemas"]
+    assert "ReindexRequest" not in schemas and "BackfillReport" not in schemas and "SearchAnswer" in schemas
+    assert set(re.findall(r"#/components/schemas/(\w+)", anyone.text)) <= set(schemas)  # every reference resolves
+    assert len(list(schemathesis.openapi.from_dict(anyone.json()).get_all_operations())) == 6
 
 
 def test_every_route_is_described_and_the_document_loads() -> None:

@@ -205,7 +205,7 @@ def test_with_postgresql_down_the_pod_stays_ready_and_says_degraded(client: Test
         asyncio.run(set_outage(clean_db, down=False))
     assert (ready.status_code, ready.json()["ready"], ready.json()["degraded"]) == (200, True, True)
     checks = ready.json()["checks"]
-    assert checks["postgres"].startswith("error: PostgreSQL")
+    assert checks["postgres"] == "error"  # the reason is for a metrics or admin token (tests/app/test_observability)
     assert (checks["redis"], checks["qdrant"]) == ("ok", "ok")
     assert (deferred.status_code, deferred.json()["status"]) == (202, "deferred")
     assert client.get("/readyz").json()["degraded"] is False  # and whole again once it is back
