@@ -7,6 +7,7 @@ dependency has it None and a concrete `version`.
 from __future__ import annotations
 
 import enum
+import re
 from fnmatch import fnmatchcase
 
 from pipeline._values import value
@@ -80,6 +81,48 @@ def matches(patterns: tuple[str, ...], group: str, artifact: str) -> bool:
         return True
     key = f"{group}:{artifact}"
     return any(fnmatchcase(key if ":" in p else group, p) for p in patterns)
+
+
+# Maven's own grammar (maven-model-builder, `org.apache.maven.model.validation.DefaultModelValidator`):
+# `ID_REGEX = "[A-Za-z0-9_\\-.]+"` for groupId and artifactId (`validateId`), and a version may not hold
+# `ILLEGAL_VERSION_CHARS = ILLEGAL_FS_CHARS = "\\/:\"<>|?*"` (`validateBannedCharacters`). A coordinate
+# becomes a URL path on a Maven repository (app.libraries.maven), so ours is that grammar and a little
+# stricter (issue 24; docs/decisions.md): no empty group segment, no `..` anywhere (a traversal), a
+# version of printable ASCII without `#`, `%`, `;` (a fragment, an escape, Tomcat's `..;`) or
+# whitespace, and each part at most MAX_COORDINATE_CHARS (PostgreSQL indexes the three together).
+MAVEN_ID = re.compile(r"[A-Za-z0-9_\-.]+")
+MAVEN_VERSION = re.compile(r"[\x21-\x7e]+")
+BANNED_IN_VERSION = frozenset('\\/:"<>|?*#%;')
+MAX_COORDINATE_CHARS = 200
+
+
+def coordinate_problem(group: str, artifact: str, version: str) -> str | None:
+    """Why `group:artifact:version` is not a Maven coordinate safe to fetch (see the grammar above); None: it is."""
+    why = _not_maven(group, artifact, version)
+    return None if why is None else f"not a Maven coordinate: {why}"
+
+
+def _not_maven(group: str, artifact: str, version: str) -> str | None:
+    for name, text in (("groupId", group), ("artifactId", artifact), ("version", version)):
+        if len(text) > MAX_COORDINATE_CHARS:
+            return f"{name} is longer than {MAX_COORDINATE_CHARS} characters"
+        if text == "." or ".." in text:
+            return f"{name} {text!r} holds a dot segment ('.' or '..')"
+    for name, text in (("groupId", group), ("artifactId", artifact)):
+        if not MAVEN_ID.fullmatch(text):
+            return f"{name} {text!r} is not a Maven id ([A-Za-z0-9_\\-.]+)"
+    if group.startswith(".") or group.endswith("."):
+        return f"groupId {group!r} has an empty segment"
+    banned = sorted(set(version) & BANNED_IN_VERSION)
+    if banned or not MAVEN_VERSION.fullmatch(version):
+        what = f"holds {''.join(banned)!r}" if banned else "is not printable ASCII without whitespace"
+        return f"version {version!r} {what}"
+    return None
+
+
+def bounded(text: str) -> str:
+    """`text` cut to MAX_COORDINATE_CHARS (with `…`): an unresolved declaration is stored, whatever its length."""
+    return text if len(text) <= MAX_COORDINATE_CHARS else text[: MAX_COORDINATE_CHARS - 1] + "…"
 
 
 LIBRARY_PREFIX = "maven:"

@@ -1,0 +1,107 @@
+"""Hostile input to the library job (issue 24): coordinates that would leave the Maven repository's base path.
+
+A push writes the coordinates; the fake Maven (real HTTP on loopback) records every path it is asked
+for, so these tests prove that no request leaves the base path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from app.core.settings import LibrarySettings, MavenRepository
+from app.core.states import LibraryStatus
+from app.libraries.maven import Failed, fetch_sources, under_base
+from pipeline.buildfiles import Dependency
+from testkit.fake_maven import FakeMaven
+from testkit.sync_env import SyncEnv, sync_env
+from tests.pipeline.test_buildfile_bounds import HOSTILE, TRAVERSAL, pom_of
+
+GOOD = ("org.lib", "util", "1.0")
+
+
+@pytest.fixture
+def maven() -> Iterator[FakeMaven]:
+    with FakeMaven() as repository:
+        repository.publish(*GOOD, {"org/lib/util/Codec.java": "package org.lib.util;\npublic interface Codec {}\n"})
+        yield repository
+
+
+@pytest_asyncio.fixture
+async def env(tmp_path: Path, clean_db: str, clean_redis: str, maven: FakeMaven) -> AsyncIterator[SyncEnv]:
+    settings = LibrarySettings(repositories=[MavenRepository(url=maven.url)])
+    async with sync_env(tmp_path, clean_db, clean_redis, libraries=settings) as e:
+        yield e
+
+
+def outside(maven: FakeMaven) -> list[str]:
+    """Every path the fake was asked for that is not a sources jar of GOOD under its base path."""
+    return [p for p in maven.requested if p != "/maven2/org/lib/util/1.0/util-1.0-sources.jar"]
+
+
+@pytest.mark.parametrize("coordinates", HOSTILE, ids=[":".join(c)[:40] for c in HOSTILE])
+async def test_the_maven_client_refuses_a_hostile_coordinate_without_a_request(
+    maven: FakeMaven, coordinates: tuple[str, str, str]
+) -> None:
+    async with httpx.AsyncClient() as http:
+        outcome = await fetch_sources(
+            http, [MavenRepository(url=maven.url)], coordinates, max_bytes=10_000, timeout_s=5
+        )
+    assert isinstance(outcome, Failed) and outcome.detail.startswith("refused, no request sent")
+    assert maven.requested == []
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://r/maven2/org/a/a/1/a-1-sources.jar", True),
+        ("https://r/maven2/org/a/a/1/../../../../admin", False),
+        ("https://r/maven2/org/a/%2e%2e/%2e%2e/admin", False),
+        ("https://r/maven2/org%2F..%2F..%2Fadmin", False),
+        ("https://r/maven2/org/a?all=true", False),
+        ("https://r/maven2/org/a#x", False),
+        ("https://r/maven2-evil/org/a", False),
+        ("https://r:8443/maven2/org/a", False),
+        ("http://r/maven2/org/a", False),
+        ("https://other/maven2/org/a", False),
+        ("https://r/maven2/org/a%5C..%5Cadmin", False),
+    ],
+)
+def test_a_url_must_stay_under_the_base_path(url: str, expected: bool) -> None:
+    assert under_base("https://r/maven2/", url) is expected
+    assert under_base("https://r/maven2", url) is expected
+
+
+async def test_a_pushed_traversal_is_recorded_unresolved_and_never_fetched(env: SyncEnv, maven: FakeMaven) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    hostile = [("org.lib", "util-admin", TRAVERSAL), *(c for c in HOSTILE if c[:2] != GOOD[:2])]
+    await env.push(project, {"pom.xml": pom_of(GOOD, *hostile).decode()})
+    await env.work()
+    db = env.deps.require_db()
+    assert {c: row.status for c, row in (await db.libraries()).items()} == {GOOD: LibraryStatus.INDEXED}
+    assert outside(maven) == []
+    [row] = await db.usages("org.lib", "util-admin", None, everything=True)
+    assert row.version.startswith("1.0/..") and (row.unresolved or "").startswith("not a Maven coordinate")
+
+
+async def test_a_hostile_coordinate_recorded_before_the_check_is_marked_not_fetched(
+    env: SyncEnv, maven: FakeMaven
+) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    await env.push(project, {"pom.xml": pom_of(GOOD).decode()})
+    await env.work()
+    db = env.deps.require_db()
+    declared = [
+        Dependency(group=g, artifact=a, version=v, scope=f"s{i}", source="pom.xml")
+        for i, (g, a, v) in enumerate((GOOD, *HOSTILE[:6]))
+    ]
+    await db.replace_dependencies(project.id, {"pom.xml": ("blob", None)}, declared)  # as a reading before issue 24
+    await env.work()  # the reconcile sweep sees versions without a row and runs the library job
+    rows = await db.libraries()
+    assert {c for c, r in rows.items() if r.status is LibraryStatus.NOT_ALLOWED} == set(HOSTILE[:6])
+    assert all((rows[c].detail or "").startswith("not a Maven coordinate") for c in HOSTILE[:6])
+    assert outside(maven) == []
