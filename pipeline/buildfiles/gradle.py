@@ -12,7 +12,8 @@ Gradle builds are programs; this reads the common declaration forms, not the lan
 
 Not resolved, and said so: a declaration without a version (a platform or Spring's dependency-management
 plugin picks it), dynamic versions (`1.+`, `latest.release`, ranges), variables defined elsewhere.
-`project(':x')`, `files(...)` and `buildscript` classpaths are not dependencies of the code. Pure: no I/O.
+`project(':x')`, `files(...)` and `buildscript` classpaths are not dependencies of the code. Variable
+expansion is bounded per value and per script (`model.Work`, issue 24); the catalog interpolates nothing. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -23,7 +24,16 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from pipeline.buildfiles.model import CATALOG, GRADLE, GRADLE_PROPERTIES, Dependency, DependencyKind, Problem
+from pipeline.buildfiles.model import (
+    CATALOG,
+    GRADLE,
+    GRADLE_PROPERTIES,
+    Dependency,
+    DependencyKind,
+    Problem,
+    Work,
+    expand,
+)
 
 KNOWN = (
     "implementation|api|compileOnly|runtimeOnly|compile|runtime|annotationProcessor|kapt|developmentOnly"
@@ -197,15 +207,16 @@ class GradleBuild:
         """The dependencies one build script declares, in the order written."""
         text = self.scripts[path]
         names, catalog = self._scope(path)
+        work = Work()
         found: list[tuple[int, Dependency]] = []
         for match in STRING.finditer(text):
-            dependency = self._notation(path, match, names, catalog)
+            dependency = self._notation(path, match, names, catalog, work)
             if dependency is not None:
                 found.append((match.start(), dependency))
         for match in MAP.finditer(text):
             args = dict(MAP_ARG.findall(match.group("args")))
             if args.get("group") and args.get("name"):
-                version, why = self._version(args.get("version", ""), names, catalog)
+                version, why = self._version(args.get("version", ""), names, catalog, work)
                 found.append((match.start(), self._dep(path, match, args["group"], args["name"], version, why)))
         for match in ACCESSOR.finditer(text):
             alias = match.group("alias")
@@ -222,19 +233,23 @@ class GradleBuild:
                 if why is None and _dynamic(version):
                     why = f"a dynamic version ({version}): the version Gradle picks depends on the repository"
                 found.append((match.start(), self._dep(path, match, group, artifact, version, why)))
+        if work.hit is not None:
+            self.problems.append(Problem(source=path, detail=work.hit))
         return [d for _, d in sorted(found, key=lambda pair: pair[0])]
 
     def _notation(
-        self, path: str, match: re.Match[str], names: Mapping[str, str], catalog: Catalog | None
+        self, path: str, match: re.Match[str], names: Mapping[str, str], catalog: Catalog | None, work: Work
     ) -> Dependency | None:
         notation = match.group("notation").split("@", 1)[0]
         parts = notation.split(":")
         if len(parts) < 2 or not parts[0] or not parts[1] or " " in notation:
             return None
-        version, why = self._version(parts[2] if len(parts) > 2 else "", names, catalog)
+        version, why = self._version(parts[2] if len(parts) > 2 else "", names, catalog, work)
         return self._dep(path, match, parts[0], parts[1], version, why)
 
-    def _version(self, written: str, names: Mapping[str, str], catalog: Catalog | None) -> tuple[str, str | None]:
+    def _version(
+        self, written: str, names: Mapping[str, str], catalog: Catalog | None, work: Work
+    ) -> tuple[str, str | None]:
         if not written:
             return "", NO_VERSION
         missing: list[str] = []
@@ -251,7 +266,9 @@ class GradleBuild:
                 return variable.group(0)
             return value
 
-        version = VARIABLE.sub(replace, written)
+        version, over = expand(written, VARIABLE, replace, work)
+        if over is not None:
+            return version, over
         if missing:
             return version, f"variable {missing[0]} is not defined in the build files or gradle.properties read"
         if _dynamic(version):

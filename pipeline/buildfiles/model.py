@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from pipeline._values import value
@@ -123,6 +125,65 @@ def _not_maven(group: str, artifact: str, version: str) -> str | None:
 def bounded(text: str) -> str:
     """`text` cut to MAX_COORDINATE_CHARS (with `…`): an unresolved declaration is stored, whatever its length."""
     return text if len(text) <= MAX_COORDINATE_CHARS else text[: MAX_COORDINATE_CHARS - 1] + "…"
+
+
+MAX_VALUE_CHARS = 1024
+"""A value that interpolation (`${...}`, Gradle's `$x`) grows past this many characters stops there, unresolved."""
+MAX_WORK = 1_000_000
+"""Interpolation work per build file at most: characters produced plus entries copied (issue 24)."""
+OVER_VALUE = f"interpolation grows a value past {MAX_VALUE_CHARS} characters (a property that repeats itself?)"
+OVER_WORK = f"interpolation stopped after {MAX_WORK} units of work for this build file (a property bomb?)"
+
+
+@dataclass(slots=True)
+class Work:
+    """What interpolating one build file may still spend, and the first bound it hit (its problem), if any.
+
+    A 332-byte pom whose property refers to itself six times grows six-fold at each of the ten rounds
+    of nesting followed (6^10 copies): issue 24. Every bound hit leaves that value unresolved and the
+    file recorded once as a problem with this reason; its other declarations are still read.
+    """
+
+    left: int = MAX_WORK
+    hit: str | None = None
+
+    def spend(self, amount: int) -> bool:
+        """Charge `amount`; False once the budget is spent (and from then on)."""
+        self.left -= amount
+        if self.left < 0 and self.hit is None:
+            self.hit = OVER_WORK
+        return self.left >= 0
+
+
+def expand(
+    text: str, pattern: re.Pattern[str], value: Callable[[re.Match[str]], str], work: Work
+) -> tuple[str, str | None]:
+    """`pattern.sub(value, text)` within the bounds: (the result, None), or (`text`, why it was not expanded).
+
+    The result's length is known before it is built, so a value past MAX_VALUE_CHARS costs no more than that.
+    """
+    if work.left < 0:
+        return text, OVER_WORK
+    pieces: list[str] = []
+    size = at = 0
+    for match in pattern.finditer(text):
+        replacement = value(match)
+        pieces += (text[at : match.start()], replacement)
+        size += match.start() - at + len(replacement)
+        at = match.end()
+        if size > MAX_VALUE_CHARS:
+            work.hit = work.hit or OVER_VALUE
+            return text, OVER_VALUE
+    if not pieces:
+        return text, None
+    pieces.append(text[at:])
+    size += len(text) - at
+    if size > MAX_VALUE_CHARS:
+        work.hit = work.hit or OVER_VALUE
+        return text, OVER_VALUE
+    if not work.spend(size):
+        return text, OVER_WORK
+    return "".join(pieces), None
 
 
 LIBRARY_PREFIX = "maven:"

@@ -17,9 +17,11 @@ from app.core.settings import LibrarySettings, MavenRepository
 from app.core.states import LibraryStatus
 from app.libraries.maven import Failed, fetch_sources, under_base
 from pipeline.buildfiles import Dependency
+from pipeline.buildfiles.model import OVER_VALUE
 from testkit.fake_maven import FakeMaven
 from testkit.sync_env import SyncEnv, sync_env
-from tests.pipeline.test_buildfile_bounds import HOSTILE, TRAVERSAL, pom_of
+from tests.pipeline.test_buildfile_bounds import HOSTILE, TRAVERSAL, bomb, pom_of
+from tests.support.sources import service_java
 
 GOOD = ("org.lib", "util", "1.0")
 
@@ -105,3 +107,28 @@ async def test_a_hostile_coordinate_recorded_before_the_check_is_marked_not_fetc
     assert {c for c, r in rows.items() if r.status is LibraryStatus.NOT_ALLOWED} == set(HOSTILE[:6])
     assert all((rows[c].detail or "").startswith("not a Maven coordinate") for c in HOSTILE[:6])
     assert outside(maven) == []
+
+
+async def test_a_property_bomb_is_recorded_once_and_not_read_again_until_it_changes(
+    env: SyncEnv, maven: FakeMaven
+) -> None:
+    project = env.gitlab.create_project("acme/shop")
+    good = "<dependency><groupId>org.lib</groupId><artifactId>util</artifactId><version>1.0</version></dependency>"
+    java = "src/main/java/com/acme/"
+    await env.push(project, {"pom.xml": bomb(3, extra=good).decode(), java + "A.java": service_java("A")})
+    await env.work()
+    db = env.deps.require_db()
+    assert await db.build_problems(project.id) == {"pom.xml": OVER_VALUE}
+    assert await db.dependencies_sha(project.id) == project.head()  # stored: not read again at every sync
+    assert {c: row.status for c, row in (await db.libraries()).items()} == {GOOD: LibraryStatus.INDEXED}
+
+    def reads() -> int:
+        return sum(env.gitlab.call_count(p) for p in ("/archive", "/repository/tree", "/blobs/"))
+
+    before = reads()
+    await env.push(project, {java + "B.java": service_java("B")})
+    await env.work()
+    assert reads() == before
+    await env.push(project, {"pom.xml": bomb(1, extra=good).decode()})  # changed: read again, within the bounds
+    await env.work()
+    assert reads() > before and await db.build_problems(project.id) == {}

@@ -9,7 +9,9 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from pipeline.buildfiles import coordinate_problem, read_builds
+from pipeline.buildfiles import Problem, coordinate_problem, read_builds
+from pipeline.buildfiles.model import MAX_VALUE_CHARS, MAX_WORK, OVER_VALUE, OVER_WORK, Work
+from pipeline.buildfiles.pom import MAX_DEPTH, Pom, PomSet, interpolate, parse_pom
 
 GOOD = ("org.good", "lib", "1.0")
 TRAVERSAL = "1.0/../../../../internal/admin/delete?all=true&x="
@@ -82,3 +84,66 @@ def test_a_gradle_notation_is_checked_too() -> None:
     found = {d.artifact: d.unresolved for d in read_builds({"build.gradle": script.encode()}).dependencies}
     assert found["util"] is None
     assert (found["util2"] or "").startswith("not a Maven coordinate: version")
+
+
+def bomb(copies: int, *, extra: str = "") -> bytes:
+    """A pom whose property repeats itself `copies` times, used as a version: copies^10 without bounds."""
+    return (
+        "<project><groupId>com.acme</groupId><artifactId>bomb</artifactId><version>1</version>"
+        f"<properties><a>{'${a}' * copies}</a><ok>2.0</ok></properties><dependencies>"
+        "<dependency><groupId>org.x</groupId><artifactId>y</artifactId><version>${a}</version></dependency>"
+        f"{extra}</dependencies></project>"
+    ).encode()
+
+
+def test_the_property_bomb_stops_at_the_bound_and_the_rest_of_the_pom_reads() -> None:
+    assert len(bomb(6)) <= 332  # the size of issue 24's
+    good = "<dependency><groupId>org.good</groupId><artifactId>lib</artifactId><version>${ok}</version></dependency>"
+    reading = read_builds({"pom.xml": bomb(6, extra=good), "svc/pom.xml": pom_of(("org.z", "z", "1"))})
+    found = {d.artifact: d for d in reading.dependencies}
+    assert found["y"].unresolved == OVER_VALUE and len(found["y"].version) <= 200
+    assert (found["lib"].version, found["lib"].unresolved) == ("2.0", None)
+    assert reading.problems == (Problem(source="pom.xml", detail=OVER_VALUE),)  # once, though the model reads it too
+
+
+def test_interpolating_the_bomb_is_bounded_work() -> None:
+    work = Work()
+    text, why = interpolate("${a}", {"a": "${a}" * 6}.get, work)
+    assert why == OVER_VALUE and len(text) <= MAX_VALUE_CHARS
+    assert MAX_WORK - work.left <= MAX_DEPTH * MAX_VALUE_CHARS  # characters produced, not 6^10 copies
+
+
+def test_a_pom_importing_itself_as_a_bom_builds_its_model_once() -> None:
+    imports = "".join(
+        "<dependency><groupId>com.acme</groupId><artifactId>bomb</artifactId><version>1</version>"
+        f"<type>pom</type><scope>import</scope><classifier>{i}</classifier></dependency>"
+        for i in range(6)
+    )
+    head = "<project><groupId>com.acme</groupId><artifactId>bomb</artifactId><version>1</version>"
+    data = f"{head}<dependencyManagement><dependencies>{imports}</dependencies></dependencyManagement></project>"
+    parsed = parse_pom("pom.xml", data.encode())
+    assert isinstance(parsed, Pom)
+    work = Work()
+    PomSet({"pom.xml": parsed}).model(parsed, work)
+    assert work.hit is None and MAX_WORK - work.left < 100  # 6^10 models without the memo: the budget spent
+
+
+def test_the_work_budget_of_one_file_is_a_problem_of_that_file_only() -> None:
+    work = Work(left=50)
+    values = {"a": "x" * 40}
+    assert interpolate("${a}", values.get, work) == ("x" * 40, None)
+    assert interpolate("${a}", values.get, work) == ("${a}", OVER_WORK)
+    assert interpolate("1.0", values.get, work) == ("1.0", None)  # a literal still reads
+    assert work.hit == OVER_WORK
+
+
+def test_gradle_variable_expansion_is_bounded_per_value() -> None:
+    files = {
+        "gradle.properties": b"big=" + b"9" * 600 + b"\n",
+        "build.gradle": b'dependencies {\n  implementation "org.x:y:$big$big"\n'
+        b'  implementation "org.good:lib:1.0"\n}\n',
+    }
+    reading = read_builds(files)
+    found = {d.artifact: d for d in reading.dependencies}
+    assert found["y"].unresolved == OVER_VALUE and found["lib"].unresolved is None
+    assert reading.problems == (Problem(source="build.gradle", detail=OVER_VALUE),)
