@@ -15,10 +15,12 @@ import pytest_asyncio
 
 from app.core.settings import LibrarySettings, MavenRepository
 from app.core.states import LibraryStatus
+from app.libraries.jars import java_files
 from app.libraries.maven import Failed, fetch_sources, under_base
+from app.store import filters
 from pipeline.buildfiles import Dependency
 from pipeline.buildfiles.model import OVER_VALUE
-from testkit.fake_maven import FakeMaven
+from testkit.fake_maven import FakeMaven, sources_jar
 from testkit.sync_env import SyncEnv, sync_env
 from tests.pipeline.test_buildfile_bounds import HOSTILE, TRAVERSAL, bomb, pom_of
 from tests.support.sources import service_java
@@ -132,3 +134,40 @@ async def test_a_property_bomb_is_recorded_once_and_not_read_again_until_it_chan
     await env.push(project, {"pom.xml": bomb(1, extra=good).decode()})  # changed: read again, within the bounds
     await env.work()
     assert reads() > before and await db.build_problems(project.id) == {}
+
+
+def tiny_classes(count: int) -> dict[str, str]:
+    """A sources jar's worth of one-line classes (issue 24: 20,000 of them in 3 MB)."""
+    return {f"org/many/C{i:05}.java": f"package org.many; public class C{i:05} {{}}\n" for i in range(count)}
+
+
+@pytest.mark.parametrize(
+    ("caps", "most", "named"),
+    [
+        ({"max_jar_entries": 40}, 40, "JAVAKB_LIBRARIES__MAX_JAR_ENTRIES"),
+        ({"max_library_chunks": 25}, 25, "JAVAKB_LIBRARIES__MAX_LIBRARY_CHUNKS"),
+    ],
+)
+async def test_a_jar_of_many_tiny_classes_is_cut_at_its_caps_and_says_so(
+    tmp_path: Path, clean_db: str, clean_redis: str, maven: FakeMaven, caps: dict[str, int], most: int, named: str
+) -> None:
+    many = ("org.many", "classes", "1.0")
+    maven.publish(*many, tiny_classes(300))
+    settings = LibrarySettings(repositories=[MavenRepository(url=maven.url)], **caps)  # type: ignore[arg-type]
+    async with sync_env(tmp_path, clean_db, clean_redis, libraries=settings) as env:
+        project = env.gitlab.create_project("acme/shop")
+        await env.push(project, {"pom.xml": pom_of(many).decode()})
+        await env.work()
+        row = (await env.deps.require_db().libraries())[many]
+        assert row.status is LibraryStatus.INDEXED and row.chunks is not None and 0 < row.chunks <= most
+        assert (row.detail or "").startswith("partly indexed") and named in (row.detail or "")
+        where = filters.all_of(filters.eq("repo_path", "maven:org.many:classes:1.0"))
+        assert await env.deps.store.count(where=where) == row.chunks
+
+
+def test_the_jar_reader_stops_at_its_entry_cap() -> None:
+    jar = sources_jar(tiny_classes(30))
+    found = java_files(jar, max_file_bytes=1000, max_total=10**6, max_files=10)
+    assert [p for p, _ in found.files] == [f"org/many/C{i:05}.java" for i in range(10)]
+    assert found.cut is not None and "MAX_JAR_ENTRIES" in found.cut
+    assert java_files(jar, max_file_bytes=1000, max_total=10**6, max_files=30).cut is None
