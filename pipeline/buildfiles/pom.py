@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from pipeline.buildfiles.model import OVER_VALUE, OVER_WORK, Dependency, DependencyKind, Problem, Work, expand
 
-PROPERTY = re.compile(r"\$\{([^}]+)\}")
+PROPERTY = re.compile(r"\$\{([^}$]+)\}")  # no `$` in a name: `${${${...` is one pass, not N^2 (issue 24)
 MAX_DEPTH = 10  # parents, BOMs and nested properties followed at most (a cycle stops here)
 
 
