@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from pipeline.buildfiles.gradle import read_gradle
 from pipeline.buildfiles.model import (
+    MAX_REASON_CHARS,
     POM,
     BuildReading,
     Dependency,
@@ -19,6 +20,7 @@ from pipeline.buildfiles.model import (
     bounded,
     coordinate_problem,
     is_build_file,
+    is_maven_group,
     library_repo_path,
     matches,
     parse_library_repo_path,
@@ -49,8 +51,11 @@ def read_builds(files: Mapping[str, bytes]) -> BuildReading:
     unique = {(d.source, d.group, d.artifact, d.kind, d.scope): d for d in checked}
     return BuildReading(
         dependencies=tuple(unique.values()),
-        problems=(*maven_problems, *gradle_problems),
-        groups=tuple(sorted(maven_groups | gradle_groups)),
+        problems=tuple(
+            dataclasses.replace(p, detail=bounded(p.detail, MAX_REASON_CHARS))
+            for p in (*maven_problems, *gradle_problems)
+        ),
+        groups=tuple(sorted(g for g in maven_groups | gradle_groups if is_maven_group(g))),
     )
 
 
@@ -69,5 +74,5 @@ def checked_coordinates(dependency: Dependency) -> Dependency:
         artifact=bounded(artifact),
         version=bounded(version),
         scope=bounded(dependency.scope),
-        unresolved=why,
+        unresolved=None if why is None else bounded(why, MAX_REASON_CHARS),
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 import posixpath
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pipeline.buildfiles.model import (
@@ -179,7 +179,8 @@ def variables(text: str) -> dict[str, str]:
 class GradleBuild:
     """Every Gradle file of one repository; `declared(path)` reads one build script."""
 
-    def __init__(self, files: Mapping[str, bytes]) -> None:
+    def __init__(self, files: Mapping[str, bytes], *, read: Callable[[str], dict[str, str]] | None = None) -> None:
+        self._read = read or variables  # how a script's assignments are read (a test counts the calls)
         self.problems: list[Problem] = []
         self.scripts = {
             p: strip_comments(d.decode("utf-8", errors="replace")) for p, d in files.items() if _is_script(p)
@@ -204,21 +205,16 @@ class GradleBuild:
         for folder in folders:
             names.update(self.properties.get(folder, {}))
             for script in (posixpath.join(folder, n) if folder else n for n in GRADLE):
-                names.update(self._variables(script))
+                names.update(self.assigned(script))
         catalog = next((self.catalogs[f] for f in reversed(folders) if f in self.catalogs), None)
         return names, catalog
 
-    def _variables(self, script: str) -> dict[str, str]:
+    def assigned(self, script: str) -> dict[str, str]:
         """A script's `variables`, read once: a root script is in the scope of every script below it."""
         found = self._assigned.get(script)
         if found is None:
-            found = self._assigned[script] = variables(self.scripts.get(script, ""))
+            found = self._assigned[script] = self._read(self.scripts.get(script, ""))
         return found
-
-    @property
-    def variables_read(self) -> int:
-        """How many scripts' assignments were read (each once)."""
-        return sum(1 for script in self._assigned if script in self.scripts)
 
     def declared(self, path: str) -> list[Dependency]:
         """The dependencies one build script declares, in the order written."""
@@ -326,5 +322,5 @@ def read_gradle(files: Mapping[str, bytes]) -> tuple[list[Dependency], list[Prob
     found: list[Dependency] = []
     for path in sorted(build.scripts):
         found.extend(build.declared(path))
-    groups = {group for script in build.scripts.values() if (group := variables(script).get("group"))}
+    groups = {group for path in build.scripts if (group := build.assigned(path).get("group"))}
     return found, build.problems, groups

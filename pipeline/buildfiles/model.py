@@ -104,17 +104,16 @@ def coordinate_problem(group: str, artifact: str, version: str) -> str | None:
     return None if why is None else f"not a Maven coordinate: {why}"
 
 
+def is_maven_group(group: str) -> bool:
+    """Whether `group` is a groupId a library could have (a project's own group is kept only then)."""
+    return _part_problem("groupId", group) is None
+
+
 def _not_maven(group: str, artifact: str, version: str) -> str | None:
     for name, text in (("groupId", group), ("artifactId", artifact), ("version", version)):
-        if len(text) > MAX_COORDINATE_CHARS:
-            return f"{name} is longer than {MAX_COORDINATE_CHARS} characters"
-        if text == "." or ".." in text:
-            return f"{name} {text!r} holds a dot segment ('.' or '..')"
-    for name, text in (("groupId", group), ("artifactId", artifact)):
-        if not MAVEN_ID.fullmatch(text):
-            return f"{name} {text!r} is not a Maven id ([A-Za-z0-9_\\-.]+)"
-    if group.startswith(".") or group.endswith("."):
-        return f"groupId {group!r} has an empty segment"
+        why = _part_problem(name, text)
+        if why is not None:
+            return why
     banned = sorted(set(version) & BANNED_IN_VERSION)
     if banned or not MAVEN_VERSION.fullmatch(version):
         what = f"holds {''.join(banned)!r}" if banned else "is not printable ASCII without whitespace"
@@ -122,9 +121,28 @@ def _not_maven(group: str, artifact: str, version: str) -> str | None:
     return None
 
 
-def bounded(text: str) -> str:
-    """`text` cut to MAX_COORDINATE_CHARS (with `…`): an unresolved declaration is stored, whatever its length."""
-    return text if len(text) <= MAX_COORDINATE_CHARS else text[: MAX_COORDINATE_CHARS - 1] + "…"
+def _part_problem(name: str, text: str) -> str | None:
+    """Why one part is not Maven's: too long, a dot segment, or (group and artifact) not a Maven id."""
+    if len(text) > MAX_COORDINATE_CHARS:
+        return f"{name} is longer than {MAX_COORDINATE_CHARS} characters"
+    if text == "." or ".." in text:
+        return f"{name} {text!r} holds a dot segment ('.' or '..')"
+    if name == "version":
+        return None
+    if not MAVEN_ID.fullmatch(text):
+        return f"{name} {text!r} is not a Maven id ([A-Za-z0-9_\\-.]+)"
+    if name == "groupId" and (text.startswith(".") or text.endswith(".")):
+        return f"groupId {text!r} has an empty segment"
+    return None
+
+
+MAX_REASON_CHARS = 1000
+"""An unresolved reason or a problem is stored cut to this (a reason may name every BOM a pom imports)."""
+
+
+def bounded(text: str, limit: int = MAX_COORDINATE_CHARS) -> str:
+    """`text` cut to `limit` characters (with `…`): what a build file wrote is stored, whatever its length."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 MAX_VALUE_CHARS = 1024

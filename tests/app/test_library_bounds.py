@@ -6,6 +6,7 @@ for, so these tests prove that no request leaves the base path.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -171,3 +172,16 @@ def test_the_jar_reader_stops_at_its_entry_cap() -> None:
     assert [p for p, _ in found.files] == [f"org/many/C{i:05}.java" for i in range(10)]
     assert found.cut is not None and "MAX_JAR_ENTRIES" in found.cut
     assert java_files(jar, max_file_bytes=1000, max_total=10**6, max_files=30).cut is None
+
+
+async def test_a_groupid_postgresql_cannot_index_is_not_stored_and_the_build_is_recorded(env: SyncEnv) -> None:
+    noise = "".join(hashlib.sha256(str(i).encode()).hexdigest() for i in range(250))  # 16,000 characters
+    project = env.gitlab.create_project("acme/shop")
+    good = "<dependency><groupId>org.lib</groupId><artifactId>util</artifactId><version>1.0</version></dependency>"
+    data = f"<project><groupId>com.{noise}</groupId><artifactId>shop</artifactId><version>1</version>"
+    await env.push(project, {"pom.xml": f"{data}<dependencies>{good}</dependencies></project>"})
+    await env.work()
+    db = env.deps.require_db()
+    assert await db.dependencies_sha(project.id) == project.head()
+    assert await db.own_groups() == frozenset()
+    assert {c: row.status for c, row in (await db.libraries()).items()} == {GOOD: LibraryStatus.INDEXED}

@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape
 import pytest
 
 from pipeline.buildfiles import Problem, coordinate_problem, read_builds
-from pipeline.buildfiles.gradle import GradleBuild
+from pipeline.buildfiles.gradle import GradleBuild, variables
 from pipeline.buildfiles.model import MAX_VALUE_CHARS, MAX_WORK, OVER_VALUE, OVER_WORK, Work
 from pipeline.buildfiles.pom import MAX_DEPTH, Pom, PomSet, interpolate, parse_pom
 
@@ -169,7 +169,36 @@ def test_a_root_script_s_variables_are_read_once_for_every_module_below_it() -> 
     """Each module re-read the root script's assignments: 200 modules under an 800 KiB root took 43 s before."""
     modules = {f"m{i}/build.gradle": b"implementation 'a:b:$x'\n" for i in range(20)}
     files = {"build.gradle": b"x = '1'\n" * 1000, **modules}
-    build = GradleBuild(files)
+    calls: list[str] = []
+
+    def counted(text: str) -> dict[str, str]:
+        calls.append(text)
+        return variables(text)
+
+    build = GradleBuild(files, read=counted)
     read = [build.declared(path) for path in sorted(build.scripts)]
     assert [d.version for found in read for d in found] == ["1"] * 20
-    assert build.variables_read == len(build.scripts)  # once each, not once per module below
+    assert len(calls) <= 2 * len(files)  # once per script (and per absent .kts), not once per module below
+
+
+def test_what_is_stored_has_a_bounded_length() -> None:
+    """A groupId PostgreSQL cannot index failed the whole reading, which then ran again at every sync."""
+    long_group = "com." + "a" * 5000
+    imports = "".join(
+        f"<dependency><groupId>org.bom{i}</groupId><artifactId>{'b' * 150}</artifactId><version>1</version>"
+        "<type>pom</type><scope>import</scope></dependency>"
+        for i in range(20)
+    )
+    data = (
+        f"<project><groupId>{long_group}</groupId><artifactId>shop</artifactId><version>1</version>"
+        f"<dependencyManagement><dependencies>{imports}</dependencies></dependencyManagement>"
+        "<dependencies><dependency><groupId>org.x</groupId><artifactId>y</artifactId></dependency></dependencies>"
+        "</project>"
+    ).encode()
+    gradle = b"group = '" + b"g" * 5000 + b"'\n"
+    reading = read_builds({"pom.xml": data, "build.gradle": gradle, "svc/pom.xml": pom_of(GOOD)})
+    assert reading.groups == ("com.acme",)  # no groupId of 5,000 characters: not one a library could have
+    found = {d.artifact: d for d in reading.dependencies}
+    assert (found["y"].unresolved or "").startswith("managed by BOM org.bom0") and len(
+        found["y"].unresolved or ""
+    ) <= 1000
