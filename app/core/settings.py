@@ -336,6 +336,18 @@ class LibrarySettings(BaseModel):
         default=500 * 1024 * 1024, ge=0, description="Bytes of sources jars indexed at most, all libraries together"
     )
     max_jar_bytes: int = Field(default=50 * 1024 * 1024, ge=1, description="A larger sources jar is not indexed")
+    max_jar_entries: int = Field(
+        default=5000,
+        ge=1,
+        description="`.java` files read from one sources jar at most (name order); the rest are left out and the"
+        " library's row says so",
+    )
+    max_library_chunks: int = Field(
+        default=30_000,
+        ge=1,
+        description="Chunks indexed per library version at most (whole files, name order); the rest are left out"
+        " and the library's row says so",
+    )
     timeout_s: float = Field(default=60.0, gt=0, description="Timeout of one jar download")
 
 

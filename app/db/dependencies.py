@@ -76,6 +76,13 @@ class DependencyQueries(Pool):
         rows = await self._fetch("SELECT path, blob_id FROM dependency_files WHERE project_id = $1", project_id)
         return {r["path"]: r["blob_id"] for r in rows}
 
+    async def build_problems(self, project_id: int) -> dict[str, str]:
+        """The build files last read for a project that could not be read whole: path → why."""
+        rows = await self._fetch(
+            "SELECT path, problem FROM dependency_files WHERE project_id = $1 AND problem IS NOT NULL", project_id
+        )
+        return {r["path"]: r["problem"] for r in rows}
+
     async def replace_dependencies(
         self,
         project_id: int,

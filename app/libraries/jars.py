@@ -1,8 +1,9 @@
 """The Java files of a sources jar (a zip), read from its bytes: pure, bounded, never trusting the archive.
 
 Entries are read in name order; only `.java` files outside `META-INF/`, at most `max_file_bytes`
-each (by their real size, not the header's) and `max_total` in all, so a zip bomb costs no more
-than its limits. A jar that is not a readable zip is reported, not raised.
+each (by their real size, not the header's), `max_total` in all and `max_files` of them, so a zip
+bomb or a jar of 20,000 one-line classes (issue 24) costs no more than its limits; where reading
+stopped early, `cut` says why. A jar that is not a readable zip is reported, not raised.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ class JarFiles:
     files: tuple[tuple[str, bytes], ...]
     skipped: tuple[tuple[str, str], ...] = ()  # (entry, why)
     problem: str | None = None  # why the jar could not be read at all
+    cut: str | None = None  # why reading stopped before the last Java file (a limit)
 
 
-def java_files(data: bytes, *, max_file_bytes: int, max_total: int) -> JarFiles:
+def java_files(data: bytes, *, max_file_bytes: int, max_total: int, max_files: int) -> JarFiles:
     """Every `.java` entry of a jar as (path, bytes), within the limits."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
@@ -31,8 +33,12 @@ def java_files(data: bytes, *, max_file_bytes: int, max_total: int) -> JarFiles:
     files: list[tuple[str, bytes]] = []
     skipped: list[tuple[str, str]] = []
     total = 0
+    cut: str | None = None
     with archive:
         for info in _java_entries(archive):
+            if len(files) >= max_files:
+                cut = f"the first {max_files} Java files read (JAVAKB_LIBRARIES__MAX_JAR_ENTRIES)"
+                break
             try:
                 with archive.open(info) as handle:
                     content = handle.read(max_file_bytes + 1)
@@ -44,10 +50,11 @@ def java_files(data: bytes, *, max_file_bytes: int, max_total: int) -> JarFiles:
                 continue
             total += len(content)
             if total > max_total:
-                skipped.append((info.filename, f"the jar's Java files are over {max_total} bytes in all"))
+                cut = f"the jar's Java files are over {max_total} bytes in all (4 x JAVAKB_LIBRARIES__MAX_JAR_BYTES)"
+                skipped.append((info.filename, cut))
                 break
             files.append((info.filename, content))
-    return JarFiles(files=tuple(files), skipped=tuple(skipped))
+    return JarFiles(files=tuple(files), skipped=tuple(skipped), cut=cut)
 
 
 def _java_entries(archive: zipfile.ZipFile) -> Iterator[zipfile.ZipInfo]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from app.core.settings import LibrarySettings
 from app.core.states import LibraryStatus
 from app.db import Coordinates, LibraryRow
-from pipeline.buildfiles import matches
+from pipeline.buildfiles import coordinate_problem, matches
 
 RETRIED = frozenset({LibraryStatus.PENDING, LibraryStatus.FAILED, LibraryStatus.OVER_BUDGET, LibraryStatus.NOT_ALLOWED})
 
@@ -50,7 +50,9 @@ def plan_libraries(
     wanted: list[Coordinates] = []
     for coordinates in ranked:
         group, artifact, _ = coordinates
-        if group in own:
+        if (problem := coordinate_problem(*coordinates)) is not None:  # recorded before issue 24's check
+            mark[coordinates] = (LibraryStatus.NOT_ALLOWED, problem)
+        elif group in own:
             mark[coordinates] = (LibraryStatus.NOT_ALLOWED, OWN)
         elif not matches(allow, group, artifact):
             mark[coordinates] = (LibraryStatus.NOT_ALLOWED, "outside JAVAKB_LIBRARIES__ALLOW")

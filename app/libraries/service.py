@@ -218,32 +218,34 @@ async def _fetch_one(deps: Deps, db: Database, coordinates: Coordinates, budget:
         detail = f"past JAVAKB_LIBRARIES__MAX_BYTES ({outcome.detail})" if over else outcome.detail
         await db.set_library(coordinates, status, detail)
         return status
-    chunks = await _index_jar(deps, coordinates, outcome.data)
-    if isinstance(chunks, str):
-        await db.set_library(coordinates, LibraryStatus.FAILED, chunks, source_url=outcome.url)
+    indexed = await _index_jar(deps, coordinates, outcome.data)
+    if isinstance(indexed, str):
+        await db.set_library(coordinates, LibraryStatus.FAILED, indexed, source_url=outcome.url)
         return LibraryStatus.FAILED
+    chunks, cut = indexed
     await db.set_library(
-        coordinates, LibraryStatus.INDEXED, None, source_url=outcome.url, jar_bytes=len(outcome.data), chunks=chunks
+        coordinates, LibraryStatus.INDEXED, cut, source_url=outcome.url, jar_bytes=len(outcome.data), chunks=chunks
     )
     return LibraryStatus.INDEXED
 
 
-async def _index_jar(deps: Deps, coordinates: Coordinates, data: bytes) -> int | str:
-    """Chunk and write every Java file of a sources jar; the number of chunks, or why the jar is unreadable."""
-    config = deps.settings.chunking.to_config()
+async def _index_jar(deps: Deps, coordinates: Coordinates, data: bytes) -> tuple[int, str | None] | str:
+    """Chunk and write the Java files of a sources jar within its caps: (chunks, why cut short), or why unreadable."""
+    config, settings = deps.settings.chunking.to_config(), deps.settings.libraries
     loop = asyncio.get_running_loop()
     jar = await loop.run_in_executor(
         None,
         lambda: java_files(
-            data, max_file_bytes=config.max_file_bytes, max_total=deps.settings.libraries.max_jar_bytes * 4
+            data, max_file_bytes=config.max_file_bytes, max_total=settings.max_jar_bytes * 4,
+            max_files=settings.max_jar_entries,
         ),
-    )
+    )  # fmt: skip
     if jar.problem is not None:
         return jar.problem
     repo_path = library_repo_path(*coordinates)
     context = SourceContext(repo_path=repo_path, library=True)
     targets = await write_targets(deps)
-    chunks = 0
+    chunks, cut = 0, jar.cut
     for start in range(0, len(jar.files), BATCH):
         batch = jar.files[start : start + BATCH]
         results: list[FileResult] = list(
@@ -251,7 +253,22 @@ async def _index_jar(deps: Deps, coordinates: Coordinates, data: bytes) -> int |
                 *(loop.run_in_executor(deps.executor, chunk_source, raw, path, context, config) for path, raw in batch)
             )
         )
+        kept = _within(results, settings.max_library_chunks - chunks)
         for target in targets:
-            await target.indexer.write(repo_path, results, collection=target.collection)
-        chunks += sum(len(r.chunks) for r in results)
-    return chunks
+            await target.indexer.write(repo_path, kept, collection=target.collection)
+        chunks += sum(len(r.chunks) for r in kept)
+        if len(kept) < len(results):
+            cut = f"{chunks} chunks, the next file past JAVAKB_LIBRARIES__MAX_LIBRARY_CHUNKS"
+            break
+    return chunks, None if cut is None else f"partly indexed: {cut}"
+
+
+def _within(results: Sequence[FileResult], room: int) -> list[FileResult]:
+    """The leading whole files whose chunks fit in `room` (issue 24: a jar of 20,000 one-line classes)."""
+    kept: list[FileResult] = []
+    for result in results:
+        room -= len(result.chunks)
+        if room < 0:
+            break
+        kept.append(result)
+    return kept

@@ -6,16 +6,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from pipeline.buildfiles.gradle import read_gradle
 from pipeline.buildfiles.model import (
+    MAX_REASON_CHARS,
     POM,
     BuildReading,
     Dependency,
     DependencyKind,
     Problem,
+    bounded,
+    coordinate_problem,
     is_build_file,
+    is_maven_group,
     library_repo_path,
     matches,
     parse_library_repo_path,
@@ -27,6 +32,7 @@ __all__ = [
     "Dependency",
     "DependencyKind",
     "Problem",
+    "coordinate_problem",
     "is_build_file",
     "library_repo_path",
     "matches",
@@ -41,9 +47,32 @@ def read_builds(files: Mapping[str, bytes]) -> BuildReading:
     gradle = {path: data for path, data in files.items() if path not in poms}
     maven_deps, maven_problems, maven_groups = read_poms(poms)
     gradle_deps, gradle_problems, gradle_groups = read_gradle(gradle)
-    unique = {(d.source, d.group, d.artifact, d.kind, d.scope): d for d in [*maven_deps, *gradle_deps]}
+    checked = [checked_coordinates(d) for d in [*maven_deps, *gradle_deps]]
+    unique = {(d.source, d.group, d.artifact, d.kind, d.scope): d for d in checked}
     return BuildReading(
         dependencies=tuple(unique.values()),
-        problems=(*maven_problems, *gradle_problems),
-        groups=tuple(sorted(maven_groups | gradle_groups)),
+        problems=tuple(
+            dataclasses.replace(p, detail=bounded(p.detail, MAX_REASON_CHARS))
+            for p in (*maven_problems, *gradle_problems)
+        ),
+        groups=tuple(sorted(g for g in maven_groups | gradle_groups if is_maven_group(g))),
+    )
+
+
+def checked_coordinates(dependency: Dependency) -> Dependency:
+    """`dependency` with its text cut to a storable length, unresolved when it is no Maven coordinate (issue 24).
+
+    A version that is not a Maven coordinate never reaches the library job: only resolved ones are fetched.
+    """
+    group, artifact, version = dependency.group, dependency.artifact, dependency.version
+    why = dependency.unresolved
+    if why is None:
+        why = coordinate_problem(group, artifact, version)
+    return dataclasses.replace(
+        dependency,
+        group=bounded(group),
+        artifact=bounded(artifact),
+        version=bounded(version),
+        scope=bounded(dependency.scope),
+        unresolved=None if why is None else bounded(why, MAX_REASON_CHARS),
     )

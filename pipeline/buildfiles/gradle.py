@@ -12,7 +12,8 @@ Gradle builds are programs; this reads the common declaration forms, not the lan
 
 Not resolved, and said so: a declaration without a version (a platform or Spring's dependency-management
 plugin picks it), dynamic versions (`1.+`, `latest.release`, ranges), variables defined elsewhere.
-`project(':x')`, `files(...)` and `buildscript` classpaths are not dependencies of the code. Pure: no I/O.
+`project(':x')`, `files(...)` and `buildscript` classpaths are not dependencies of the code. Variable
+expansion is bounded per value and per script (`model.Work`, issue 24); the catalog interpolates nothing. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -20,10 +21,19 @@ from __future__ import annotations
 import posixpath
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from pipeline.buildfiles.model import CATALOG, GRADLE, GRADLE_PROPERTIES, Dependency, DependencyKind, Problem
+from pipeline.buildfiles.model import (
+    CATALOG,
+    GRADLE,
+    GRADLE_PROPERTIES,
+    Dependency,
+    DependencyKind,
+    Problem,
+    Work,
+    expand,
+)
 
 KNOWN = (
     "implementation|api|compileOnly|runtimeOnly|compile|runtime|annotationProcessor|kapt|developmentOnly"
@@ -32,14 +42,18 @@ KNOWN = (
     "|providedRuntime|ksp"
 )
 CONFIGURATION = rf"(?P<conf>\b(?:{KNOWN})\b)"
+# Blanks, an optional `(`, blanks: written so that a run of blanks has one way to match. `\s*\(?\s*` had
+# N of them: a line of 20,000 blanks after `implementation` took 33 s (issue 24, bench/build_bomb.py).
+OPEN = r"\s*(?:\(\s*)?"
 STRING = re.compile(
     CONFIGURATION
-    + r"\s*\(?\s*(?:(?P<platform>platform|enforcedPlatform)\s*\(\s*)?(?P<q>[\"'])(?P<notation>[^\"'\n]+)(?P=q)"
+    + OPEN
+    + r"(?:(?P<platform>platform|enforcedPlatform)\s*\(\s*)?(?P<q>[\"'])(?P<notation>[^\"'\n]+)(?P=q)"
 )
-MAP = re.compile(CONFIGURATION + r"\s*\(?\s*(?P<args>group\s*[:=][^\n)]*)")
+MAP = re.compile(CONFIGURATION + OPEN + r"(?P<args>group\s*[:=][^\n)]*)")
 MAP_ARG = re.compile(r"\b(group|name|version)\s*[:=]\s*[\"']([^\"'\n]*)[\"']")
 ACCESSOR = re.compile(
-    CONFIGURATION + r"\s*\(?\s*(?:(?P<platform>platform|enforcedPlatform)\s*\(\s*)?libs\.(?P<alias>[A-Za-z0-9_.\-]+)"
+    CONFIGURATION + OPEN + r"(?:(?P<platform>platform|enforcedPlatform)\s*\(\s*)?libs\.(?P<alias>[A-Za-z0-9_.\-]+)"
 )
 VARIABLE = re.compile(r"\$\{?([A-Za-z_][\w.]*(?:\(\))?)\}?")
 CATALOG_VERSION = re.compile(r"^libs\.versions\.([\w.\-]+?)(?:\.get)?$")
@@ -165,7 +179,8 @@ def variables(text: str) -> dict[str, str]:
 class GradleBuild:
     """Every Gradle file of one repository; `declared(path)` reads one build script."""
 
-    def __init__(self, files: Mapping[str, bytes]) -> None:
+    def __init__(self, files: Mapping[str, bytes], *, read: Callable[[str], dict[str, str]] | None = None) -> None:
+        self._read = read or variables  # how a script's assignments are read (a test counts the calls)
         self.problems: list[Problem] = []
         self.scripts = {
             p: strip_comments(d.decode("utf-8", errors="replace")) for p, d in files.items() if _is_script(p)
@@ -174,6 +189,7 @@ class GradleBuild:
             posixpath.dirname(p): parse_properties(d) for p, d in files.items() if _named(p, GRADLE_PROPERTIES)
         }
         self.catalogs: dict[str, Catalog] = {}
+        self._assigned: dict[str, dict[str, str]] = {}
         for path, data in files.items():
             if path == CATALOG or path.endswith("/" + CATALOG):
                 parsed = parse_catalog(path, data)
@@ -189,23 +205,31 @@ class GradleBuild:
         for folder in folders:
             names.update(self.properties.get(folder, {}))
             for script in (posixpath.join(folder, n) if folder else n for n in GRADLE):
-                names.update(variables(self.scripts.get(script, "")))
+                names.update(self.assigned(script))
         catalog = next((self.catalogs[f] for f in reversed(folders) if f in self.catalogs), None)
         return names, catalog
+
+    def assigned(self, script: str) -> dict[str, str]:
+        """A script's `variables`, read once: a root script is in the scope of every script below it."""
+        found = self._assigned.get(script)
+        if found is None:
+            found = self._assigned[script] = self._read(self.scripts.get(script, ""))
+        return found
 
     def declared(self, path: str) -> list[Dependency]:
         """The dependencies one build script declares, in the order written."""
         text = self.scripts[path]
         names, catalog = self._scope(path)
+        work = Work()
         found: list[tuple[int, Dependency]] = []
         for match in STRING.finditer(text):
-            dependency = self._notation(path, match, names, catalog)
+            dependency = self._notation(path, match, names, catalog, work)
             if dependency is not None:
                 found.append((match.start(), dependency))
         for match in MAP.finditer(text):
             args = dict(MAP_ARG.findall(match.group("args")))
             if args.get("group") and args.get("name"):
-                version, why = self._version(args.get("version", ""), names, catalog)
+                version, why = self._version(args.get("version", ""), names, catalog, work)
                 found.append((match.start(), self._dep(path, match, args["group"], args["name"], version, why)))
         for match in ACCESSOR.finditer(text):
             alias = match.group("alias")
@@ -222,19 +246,23 @@ class GradleBuild:
                 if why is None and _dynamic(version):
                     why = f"a dynamic version ({version}): the version Gradle picks depends on the repository"
                 found.append((match.start(), self._dep(path, match, group, artifact, version, why)))
+        if work.hit is not None:
+            self.problems.append(Problem(source=path, detail=work.hit))
         return [d for _, d in sorted(found, key=lambda pair: pair[0])]
 
     def _notation(
-        self, path: str, match: re.Match[str], names: Mapping[str, str], catalog: Catalog | None
+        self, path: str, match: re.Match[str], names: Mapping[str, str], catalog: Catalog | None, work: Work
     ) -> Dependency | None:
         notation = match.group("notation").split("@", 1)[0]
         parts = notation.split(":")
         if len(parts) < 2 or not parts[0] or not parts[1] or " " in notation:
             return None
-        version, why = self._version(parts[2] if len(parts) > 2 else "", names, catalog)
+        version, why = self._version(parts[2] if len(parts) > 2 else "", names, catalog, work)
         return self._dep(path, match, parts[0], parts[1], version, why)
 
-    def _version(self, written: str, names: Mapping[str, str], catalog: Catalog | None) -> tuple[str, str | None]:
+    def _version(
+        self, written: str, names: Mapping[str, str], catalog: Catalog | None, work: Work
+    ) -> tuple[str, str | None]:
         if not written:
             return "", NO_VERSION
         missing: list[str] = []
@@ -251,7 +279,9 @@ class GradleBuild:
                 return variable.group(0)
             return value
 
-        version = VARIABLE.sub(replace, written)
+        version, over = expand(written, VARIABLE, replace, work)
+        if over is not None:
+            return version, over
         if missing:
             return version, f"variable {missing[0]} is not defined in the build files or gradle.properties read"
         if _dynamic(version):
@@ -292,5 +322,5 @@ def read_gradle(files: Mapping[str, bytes]) -> tuple[list[Dependency], list[Prob
     found: list[Dependency] = []
     for path in sorted(build.scripts):
         found.extend(build.declared(path))
-    groups = {group for script in build.scripts.values() if (group := variables(script).get("group"))}
+    groups = {group for path in build.scripts if (group := build.assigned(path).get("group"))}
     return found, build.problems, groups

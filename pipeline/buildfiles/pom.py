@@ -11,7 +11,9 @@ Resolution follows Maven's effective model where the repository holds the files 
 
 What stays unresolved says why: a parent or a BOM outside the repository, an undefined property,
 a version range. A dependency on another module of the same repository is our own code, not a
-library: it is left out. XML with a DOCTYPE is refused (no entity expansion). Pure: no I/O.
+library: it is left out. XML with a DOCTYPE is refused (no entity expansion). Interpolation is
+bounded (`model.Work`): a value stops at `MAX_VALUE_CHARS`, a pom at `MAX_WORK`, and each pom's
+effective model is built once per repository, so nothing a pom writes grows past them. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from pipeline.buildfiles.model import Dependency, DependencyKind, Problem
+from pipeline.buildfiles.model import OVER_VALUE, OVER_WORK, Dependency, DependencyKind, Problem, Work, expand
 
-PROPERTY = re.compile(r"\$\{([^}]+)\}")
+PROPERTY = re.compile(r"\$\{([^}$]+)\}")  # no `$` in a name: `${${${...` is one pass, not N^2 (issue 24)
 MAX_DEPTH = 10  # parents, BOMs and nested properties followed at most (a cycle stops here)
 
 
@@ -116,6 +118,7 @@ class PomSet:
     def __init__(self, poms: Mapping[str, Pom]) -> None:
         self.poms = dict(poms)
         self.by_coordinates = {(p.effective_group, p.artifact): p for p in poms.values() if p.artifact}
+        self._models: dict[str, _Model] = {}  # built once: a BOM imported six times by itself is not 6^10 models
 
     def parent_of(self, pom: Pom) -> Pom | None:
         """The parent pom when the repository holds it (by relative path, then by coordinates)."""
@@ -129,11 +132,19 @@ class PomSet:
                 return candidate
         return self.by_coordinates.get((group, artifact))
 
-    def model(self, pom: Pom, depth: int = 0) -> _Model:
+    def model(self, pom: Pom, work: Work, depth: int = 0) -> _Model:
         """Properties and managed versions of `pom`, its parents' first (a child overrides them)."""
+        known = self._models.get(pom.path)
+        if known is None:
+            known = self._models[pom.path] = self._build(pom, work, depth)
+        return known
+
+    def _build(self, pom: Pom, work: Work, depth: int) -> _Model:
+        if not work.spend(1 + len(pom.properties) + len(pom.managed)):
+            return _Model(properties={}, managed={}, outside=[])
         parent = self.parent_of(pom) if depth < MAX_DEPTH else None
         if parent is not None:
-            inherited = self.model(parent, depth + 1)
+            inherited = self.model(parent, work, depth + 1)
             properties, managed, outside = dict(inherited.properties), dict(inherited.managed), list(inherited.outside)
         else:
             properties, managed, outside = {}, {}, []
@@ -143,10 +154,10 @@ class PomSet:
         properties.update(_builtins(pom))
         lookup = _lookup(properties)
         for entry in pom.managed:
-            group, _ = interpolate(entry["groupId"], lookup)
-            artifact, _ = interpolate(entry["artifactId"], lookup)
+            group, _ = interpolate(entry["groupId"], lookup, work)
+            artifact, _ = interpolate(entry["artifactId"], lookup, work)
             if entry["scope"] == "import" and entry["type"] == "pom":
-                self._import(group, artifact, entry["version"], lookup, managed, outside, depth)
+                self._import(group, artifact, entry["version"], lookup, managed, outside, work, depth)
             else:
                 managed[(group, artifact)] = entry["version"]
         return _Model(properties=properties, managed=managed, outside=outside)
@@ -159,16 +170,17 @@ class PomSet:
         lookup: Callable[[str], str | None],
         managed: dict[tuple[str, str], str],
         outside: list[str],
+        work: Work,
         depth: int,
     ) -> None:
         bom = self.by_coordinates.get((group, artifact)) if depth < MAX_DEPTH else None
         if bom is None:
-            outside.append(f"BOM {group}:{artifact}:{interpolate(version, lookup)[0]}")
+            outside.append(f"BOM {group}:{artifact}:{interpolate(version, lookup, work)[0]}")
             return
-        imported = self.model(bom, depth + 1)
+        imported = self.model(bom, work, depth + 1)
         bom_lookup = _lookup(imported.properties)
         for key, written in imported.managed.items():
-            managed.setdefault(key, interpolate(written, bom_lookup)[0])  # the BOM's own properties
+            managed.setdefault(key, interpolate(written, bom_lookup, work)[0])  # the BOM's own properties
 
 
 def _builtins(pom: Pom) -> dict[str, str]:
@@ -190,18 +202,27 @@ def _lookup(properties: Mapping[str, str]) -> Callable[[str], str | None]:
     return properties.get
 
 
-def interpolate(text: str, lookup: Callable[[str], str | None]) -> tuple[str, str | None]:
-    """`text` with `${name}` replaced (nested ones too); the first name no lookup knows (or that cycles), or None."""
+def interpolate(text: str, lookup: Callable[[str], str | None], work: Work) -> tuple[str, str | None]:
+    """`text` with `${name}` replaced (nested ones too), and why it is not resolved (None: it is).
+
+    Not resolved: a name no lookup knows (or that cycles past MAX_DEPTH), or a bound of `work` hit.
+    """
     for _ in range(MAX_DEPTH):
         names = PROPERTY.findall(text)
         if not names:
             return text, None
         unknown = next((name for name in names if lookup(name) is None), None)
         if unknown is not None:
-            return text, unknown
-        text = PROPERTY.sub(lambda m: lookup(m.group(1)) or "", text)
+            return text, _undefined(unknown)
+        text, over = expand(text, PROPERTY, lambda m: lookup(m.group(1)) or "", work)
+        if over is not None:
+            return text, over
     found = PROPERTY.search(text)
-    return text, found.group(1) if found else None
+    return text, _undefined(found.group(1)) if found else None
+
+
+def _undefined(name: str) -> str:
+    return f"property ${{{name}}} is not defined"
 
 
 def read_poms(files: Mapping[str, bytes]) -> tuple[list[Dependency], list[Problem], set[str]]:
@@ -217,24 +238,27 @@ def read_poms(files: Mapping[str, bytes]) -> tuple[list[Dependency], list[Proble
     repository = PomSet(poms)
     found: list[Dependency] = []
     for pom in poms.values():
-        found.extend(_declared(repository, pom))
+        work = Work()
+        found.extend(_declared(repository, pom, work))
+        if work.hit is not None:
+            problems.append(Problem(source=pom.path, detail=work.hit))
     groups = {group for pom in poms.values() if (group := pom.effective_group) and "${" not in group}
     return found, problems, groups
 
 
-def _declared(repository: PomSet, pom: Pom) -> list[Dependency]:
-    model = repository.model(pom)
+def _declared(repository: PomSet, pom: Pom, work: Work) -> list[Dependency]:
+    model = repository.model(pom, work)
     lookup = _lookup(model.properties)
     out: list[Dependency] = []
     imports = [
         (entry, DependencyKind.BOM) for entry in pom.managed if entry["scope"] == "import" and entry["type"] == "pom"
     ]
     for entry, kind in [*((e, DependencyKind.LIBRARY) for e in pom.dependencies), *imports]:
-        group, _ = interpolate(entry["groupId"], lookup)
-        artifact, _ = interpolate(entry["artifactId"], lookup)
+        group, _ = interpolate(entry["groupId"], lookup, work)
+        artifact, _ = interpolate(entry["artifactId"], lookup, work)
         if not group or not artifact or (group, artifact) in repository.by_coordinates:
             continue  # incomplete, or a module of this repository (our own code)
-        version, why = _version(entry["version"], model.managed.get((group, artifact)), lookup, model.outside)
+        version, why = _version(entry["version"], model.managed.get((group, artifact)), lookup, model.outside, work)
         scope = entry["scope"] if kind is DependencyKind.LIBRARY else "import"
         out.append(
             Dependency(
@@ -245,7 +269,7 @@ def _declared(repository: PomSet, pom: Pom) -> list[Dependency]:
 
 
 def _version(
-    written: str, managed: str | None, lookup: Callable[[str], str | None], outside: list[str]
+    written: str, managed: str | None, lookup: Callable[[str], str | None], outside: list[str], work: Work
 ) -> tuple[str, str | None]:
     """The version and why it is unresolved (None: resolved)."""
     source = written or managed
@@ -253,10 +277,10 @@ def _version(
         if outside:
             return "", "managed by " + " or ".join(outside) + ", not in this repository"
         return "", "no version declared or managed"
-    version, missing = interpolate(source, lookup)
-    if missing:
-        where = f" (perhaps in {' or '.join(outside)}, not in this repository)" if outside else ""
-        return version, f"property ${{{missing}}} is not defined{where}"
+    version, why = interpolate(source, lookup, work)
+    if why is not None:
+        undefined = why not in (OVER_VALUE, OVER_WORK) and outside
+        return version, why + (f" (perhaps in {' or '.join(outside)}, not in this repository)" if undefined else "")
     if version[:1] in "[(" or "," in version:
         return version, "a version range: the version Maven picks depends on the repository's contents"
     return version, None

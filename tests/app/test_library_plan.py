@@ -69,13 +69,14 @@ def test_a_jar_reads_only_bounded_java_files() -> None:
     jar = sources_jar(
         {"org/a/A.java": "class A {}", "org/a/Big.java": "x" * 100, "org/a/notes.txt": "hi", UP + "evil.java": "x"}
     )
-    found = java_files(jar, max_file_bytes=50, max_total=1000)
+    found = java_files(jar, max_file_bytes=50, max_total=1000, max_files=10)
     assert [path for path, _ in found.files] == ["org/a/A.java"]
     assert [path for path, _ in found.skipped] == ["org/a/Big.java"]
 
 
 def test_a_jar_that_is_no_zip_is_a_problem() -> None:
-    assert "not a readable jar" in (java_files(b"PK nonsense", max_file_bytes=10, max_total=10).problem or "")
+    found = java_files(b"PK nonsense", max_file_bytes=10, max_total=10, max_files=10)
+    assert "not a readable jar" in (found.problem or "")
 
 
 def test_a_zip_bomb_stops_at_the_total() -> None:
@@ -83,7 +84,7 @@ def test_a_zip_bomb_stops_at_the_total() -> None:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as jar:
         for i in range(20):
             jar.writestr(f"p/F{i:02}.java", "a" * 10_000)
-    found = java_files(buffer.getvalue(), max_file_bytes=20_000, max_total=50_000)
+    found = java_files(buffer.getvalue(), max_file_bytes=20_000, max_total=50_000, max_files=100)
     assert len(found.files) == 5 and "in all" in found.skipped[-1][1]
 
 
