@@ -181,3 +181,35 @@ async def test_exact_lookups_read_their_payloads_off_the_loop_too(store: Store, 
     assert answers == [200]
     assert len(expected) == 20
     assert [h.id for h in found] == [h.id for h in expected]
+
+
+async def test_searches_beyond_the_bound_wait_for_their_turn(store: Store) -> None:
+    """With `max_concurrent=1` a second search starts its store reads only once the first has finished."""
+    held, in_query, most = asyncio.Event(), [0], [0]
+
+    def query(original: Method) -> Method:
+        async def counted(*args: Any, **kwargs: Any) -> list[qm.ScoredPoint]:
+            in_query[0] += 1
+            most[0] = max(most[0], in_query[0])
+            try:
+                await held.wait()
+                return list(await original(*args, **kwargs))
+            finally:
+                in_query[0] -= 1
+
+        return counted
+
+    search = SearchService(around(store, query=query), None, max_concurrent=1)
+    both = asyncio.gather(*(search.search(LOCAL, QUESTION, limit=5) for _ in range(2)))
+    async with asyncio.timeout(PATIENCE_S):
+        while in_query[0] == 0:  # the first search is held in its query
+            await asyncio.sleep(0.01)
+    with pytest.raises(TimeoutError):  # the second would join it here within the second: it waits its turn instead
+        async with asyncio.timeout(1.0):
+            while in_query[0] < 2:
+                await asyncio.sleep(0.01)
+    held.set()
+    first, second = await both
+
+    assert most[0] == 1
+    assert [h.id for h in first] == [h.id for h in second]
