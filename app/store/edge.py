@@ -8,9 +8,10 @@ in one rename, as the server path does with its alias call.
 
 Edge calls run on one thread owned by the store (Edge's shard is not shared across threads here; 0.9.0
 releases the GIL while a query, scroll or upsert computes, so the event loop runs meanwhile: docs/decisions.md)
-and each is kept short: writes go in batches of `WRITE_BATCH` points,
-scrolls in pages. `optimize()` (the HNSW build) is never called: without it dense search is an
-exact scan, which is fast enough at our sizes and never freezes the process. Edge raises bare
+and each is kept short: writes go in batches of `WRITE_BATCH` points, scrolls in pages of ids whose payloads
+are read `READ_BATCH` points a call (Edge holds the GIL while it builds payloads as Python objects), and records
+are built on that thread, not on the event loop. `optimize()` (the HNSW build) is never called: without it
+dense search is an exact scan, which is fast enough at our sizes and never freezes the process. Edge raises bare
 `Exception`s; `_translated` makes them `StorageError`s. Results come back as qdrant-client's
 `ScoredPoint`/`Record` with string ids (Edge answers `uuid.UUID`), so callers see one shape.
 """
