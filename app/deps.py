@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -19,6 +19,7 @@ import httpx
 from app.core.errors import ConfigError
 from app.core.settings import Settings
 from app.search.crossencoder import build_cross_encoder
+from app.search.offload import bounded
 from app.search.service import SearchService
 from app.store.embeddings import Embedder, build_embedder
 from app.store.engines import Store, open_store
@@ -118,6 +119,8 @@ async def open_deps(
         queue = await _open_queue(settings, stack) if with_queue else None
         gitlab = wrap("gitlab", _open_gitlab(settings, stack)) if with_gitlab else None
         executor = _open_executor(settings, stack) if with_gitlab else None
+        # One thread for every search's pure stretches, off the event loop (`app.search.offload`).
+        search_cpu = stack.enter_context(ThreadPoolExecutor(max_workers=1, thread_name_prefix="search"))
         yield Deps(
             settings=settings,
             http=http,
@@ -132,6 +135,8 @@ async def open_deps(
                 max_query_terms=settings.access.max_query_terms,
                 cross_encoder=build_cross_encoder(settings.rerank, http),
                 generated_code=settings.search.generated_code,
+                offload=bounded(search_cpu),
+                max_concurrent=settings.search.max_concurrent,
             ),
             next_embedder=following,
             db=db,

@@ -475,6 +475,12 @@ class SearchSettings(BaseModel):
         description="Generated code in semantic search: `demote` (after hand-written results), `exclude` or"
         " `include`; exact lookups always answer it, marked",
     )
+    max_concurrent: int = Field(
+        default=2,
+        ge=1,
+        description="Free-text searches a process computes at once; more wait their turn (their reads and CPU"
+        " work hold the event loop's share of the GIL: docs/performance.md)",
+    )
 
 
 class Settings(BaseSettings):

@@ -16,7 +16,7 @@ import copy
 import dataclasses
 import enum
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -27,6 +27,7 @@ from app.core.errors import PayloadError
 from app.core.settings import GeneratedCode
 from app.search.crossencoder import CrossEncoder
 from app.search.hierarchy import DECLARATION_FIELDS, Declaration, Hierarchy, in_order, simple_name
+from app.search.offload import Offload, bounded
 from app.search.question import SCAFFOLDING, QueryTerms, Relation, expand_query, query_terms
 from app.search.ranking import WINDOW, Evidence, handles, names_symbol, rerank, serves
 from app.search.synonyms import synonyms
@@ -44,6 +45,7 @@ from pipeline.spring import ANY_METHOD, BEAN_ANNOTATIONS, learned_mappings, lear
 A = TypeVar("A")
 B = TypeVar("B")
 C = TypeVar("C")
+R = TypeVar("R")
 MAX_SCOPES_CACHED = 1024
 MAX_NAMED = 8  # names and routes of one question looked up exactly
 MAX_SUBJECTS = 2  # subjects of one relation question looked up
@@ -316,8 +318,11 @@ class SearchService:
         max_query_terms: int = 64,
         cross_encoder: CrossEncoder | None = None,
         generated_code: GeneratedCode = GeneratedCode.DEMOTE,
+        offload: Offload | None = None,
+        max_concurrent: int | None = None,
     ) -> None:
         self.store = store
+        self._offload = offload or bounded(None)  # the pure stretches of a search (`app.search.offload`)
         self.embedder = embedder
         self.cross_encoder = cross_encoder
         self.gitlab_url = gitlab_url.rstrip("/") if gitlab_url else None
@@ -330,6 +335,8 @@ class SearchService:
         self._repos: dict[tuple[object, ...], tuple[float, dict[str, int]]] = {}
         self._libraries = StickyFact(repos_ttl_s, clock)  # some point is a library's (shared by `within`)
         self._keyed = StickyFact(repos_ttl_s, clock)  # every point has its `file_order`
+        # Searches computing at once (shared by `within`); the others wait their turn (`app.search.offload`).
+        self._searching = asyncio.Semaphore(max_concurrent) if max_concurrent else None
 
     def within(self, scope: SearchScope) -> SearchService:
         """This search over another scope (`SearchScope`): every entry point then reads within it."""
@@ -359,9 +366,15 @@ class SearchService:
             PayloadError: the query is over the length or word caps (`check_query`).
         """
         self.check_query(query)
+        if self._searching is None:
+            return await self._search(access, query, filters, limit)
+        async with self._searching:
+            return await self._search(access, query, filters, limit)
+
+    async def _search(self, access: Access, query: str, filters: Filters, limit: int) -> list[Hit]:
         if self.generated_code is GeneratedCode.EXCLUDE and filters.generated is None:
             filters = dataclasses.replace(filters, generated=False)
-        terms = query_terms(query)
+        terms = await self._offload(lambda: query_terms(query))
         # The structural lookups need neither the query's vectors nor its candidates: they run while the embedding
         # endpoint and the engine's searches do (the store's calls release the GIL: docs/decisions.md).
         fused, named, answers = await _together(
@@ -369,13 +382,12 @@ class SearchService:
             self._named(access, terms, filters),
             self._relation_answers(access, terms, filters),
         )
-        hits = await self._with_composed_routes(access, [self._hit(p.id, p.score, p.payload) for p in fused])
-        pool, evidence = _with_exact(terms, hits, *named, answers)
-        order = rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits))
-        ranked = [pool[i] for i in order]
+        decoded = await self._offload(lambda: [self._hit(p.id, p.score, p.payload) for p in fused])
+        hits = await self._with_composed_routes(access, decoded)
+        ranked = await self._offload(lambda: _reranked(terms, hits, *named, answers))
         if self.cross_encoder is not None:
             ranked = await self.cross_encoder.reordered(query, ranked, _hit_text)
-        return self._demoted(ranked, terms.identifiers)[:limit]
+        return await self._offload(lambda: self._demoted(ranked, terms.identifiers)[:limit])
 
     def _demoted(self, ranked: list[Hit], named: Sequence[str]) -> list[Hit]:
         """Generated hits after every hand-written one, each group in rank order (`generated_code=demote`).
@@ -389,7 +401,9 @@ class SearchService:
 
     async def _fused(self, access: Access, query: str, terms: QueryTerms, filters: Filters, limit: int) -> list[Scored]:
         """The engine's fused candidates for the query's lexical and dense vectors (none without either)."""
-        sparse = query_vector(expand_query(query, terms), synonyms(sorted(terms.words - SCAFFOLDING)))
+        sparse = await self._offload(
+            lambda: query_vector(expand_query(query, terms), synonyms(sorted(terms.words - SCAFFOLDING)))
+        )
         lexical = sparse if sparse.indices else None
         dense = await self.embedder.embed_query(query) if self.embedder is not None and query.strip() else None
         if lexical is None and dense is None:
@@ -424,7 +438,10 @@ class SearchService:
         subjects = terms.subjects[:MAX_SUBJECTS]
         for subject in subjects:
             found.update((h.id, h) for h in await self._related(access, terms.relation, subject, filters))
-        return [h for h in found.values() if _passes(h, filters) and not _is_subject(terms.relation, subjects, h.chunk)]
+        relation = terms.relation
+        return await self._offload(
+            lambda: [h for h in found.values() if _passes(h, filters) and not _is_subject(relation, subjects, h.chunk)]
+        )
 
     async def _related(self, access: Access, relation: Relation, subject: str, filters: Filters) -> list[Hit]:
         if relation is Relation.CALLERS:
@@ -500,14 +517,14 @@ class SearchService:
 
     async def _scanned(self, where: Filter, limit: int) -> list[Member]:
         """The first `limit` points found matching `where`, as members sorted by their order fields."""
-        found: list[Member] = []
-        async for record in self.store.scroll(where, True, page=min(limit, 1024)):
-            payload = record.payload or {}
-            found.append(Member(str(record.id), read_fields(payload, ORDER_FIELDS), payload))
-            if len(found) >= limit:
-                break
-        found.sort(key=lambda m: m.order)  # stable: as `_in_file_order` sorts the same members' hits
-        return found
+        records = await _collected(self.store.scroll(where, True, page=min(limit, 1024)), limit)
+
+        def members() -> list[Member]:
+            found = [Member(str(r.id), read_fields(r.payload or {}, ORDER_FIELDS), r.payload or {}) for r in records]
+            found.sort(key=lambda m: m.order)  # stable: as `_in_file_order` sorts the same members' hits
+            return found
+
+        return await self._offload(members)
 
     async def annotation_window(
         self,
@@ -873,12 +890,8 @@ class SearchService:
 
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
         where = build_filter(access, filters, *extra, scope=await self._read_scope()) or everything()
-        hits: list[Hit] = []
-        async for record in self.store.scroll(where, True, page=min(limit or 1024, 1024)):
-            hits.append(self._hit(record.id, 1.0, record.payload))
-            if limit is not None and len(hits) >= limit:
-                break
-        return _in_file_order(hits)
+        records = await _collected(self.store.scroll(where, True, page=min(limit or 1024, 1024)), limit)
+        return await self._offload(lambda: _in_file_order([self._hit(r.id, 1.0, r.payload) for r in records]))
 
     async def _call_keys(self, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
         """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included)."""
@@ -909,10 +922,10 @@ class SearchService:
             # Only the walk's fields are converted: types' payloads are the largest (a callers lookup of `size`
             # read 2,900 of them whole at 109k chunks).
             where = build_filter(access, Filters(repo=repo), condition, scope=await self._read_scope())
-            found: list[Declaration] = []
-            async for record in self.store.scroll(where or everything(), DECLARATION_FIELDS):
-                found.append(Declaration(*read_fields(record.payload or {}, DECLARATION_FIELDS)))
-            return found
+            records = await _collected(self.store.scroll(where or everything(), DECLARATION_FIELDS), None)
+            return await self._offload(
+                lambda: [Declaration(*read_fields(r.payload or {}, DECLARATION_FIELDS)) for r in records]
+            )
 
         return Hierarchy(lookup)
 
@@ -923,6 +936,24 @@ class SearchService:
         if self.gitlab_url and c.commit_sha:
             link = f"{self.gitlab_url}/{c.repo_path}/-/blob/{c.commit_sha}/{c.file_path}#L{c.line_start}-{c.line_end}"
         return Hit(id=str(point_id), score=score, stored=stored, permalink=link)
+
+
+async def _collected(records: AsyncIterator[R], limit: int | None) -> list[R]:
+    """The first `limit` records of a scroll (all without one): read on the loop, decoded off it."""
+    found: list[R] = []
+    async for record in records:
+        found.append(record)
+        if limit is not None and len(found) >= limit:
+            break
+    return found
+
+
+def _reranked(
+    terms: QueryTerms, hits: list[Hit], routes: Sequence[Hit], symbols: Sequence[Hit], answers: Sequence[Hit]
+) -> list[Hit]:
+    """The fused candidates and the exact matches, in reranked order (pure: run off the event loop)."""
+    pool, evidence = _with_exact(terms, hits, routes, symbols, answers)
+    return [pool[i] for i in rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits))]
 
 
 def _with_exact(

@@ -8,9 +8,10 @@ in one rename, as the server path does with its alias call.
 
 Edge calls run on one thread owned by the store (Edge's shard is not shared across threads here; 0.9.0
 releases the GIL while a query, scroll or upsert computes, so the event loop runs meanwhile: docs/decisions.md)
-and each is kept short: writes go in batches of `WRITE_BATCH` points,
-scrolls in pages. `optimize()` (the HNSW build) is never called: without it dense search is an
-exact scan, which is fast enough at our sizes and never freezes the process. Edge raises bare
+and each is kept short: writes go in batches of `WRITE_BATCH` points, scrolls in pages of ids whose payloads
+are read `READ_BATCH` points a call (Edge holds the GIL while it builds payloads as Python objects), and records
+are built on that thread, not on the event loop. `optimize()` (the HNSW build) is never called: without it
+dense search is an exact scan, which is fast enough at our sizes and never freezes the process. Edge raises bare
 `Exception`s; `_translated` makes them `StorageError`s. Results come back as qdrant-client's
 `ScoredPoint`/`Record` with string ids (Edge answers `uuid.UUID`), so callers see one shape.
 """
@@ -25,6 +26,7 @@ import os
 import re
 import shutil
 import tempfile
+import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -57,7 +59,7 @@ SHM = "/dev/shm"  # RAM-backed on Linux: where a `:memory:` store's files go (`_
 LOCAL_MODE_MARKER = "meta.json"  # qdrant-client's local mode keeps its collections list here
 FACET_MAX_VALUES = 1_000  # distinct values up to which a filtered count is Edge's facet (`counts_by`)
 WRITE_BATCH = 64  # points per Edge update call: each call holds the store's thread for its whole length
-READ_BATCH = 128  # points whose payloads one Edge retrieve call reads (a search's best, `query`)
+READ_BATCH = 64  # points whose payloads one Edge call reads (`query`, `scroll`): Edge holds the GIL to convert them
 T = TypeVar("T")
 
 
@@ -240,15 +242,14 @@ class EdgeStore(StateReads):
         # Ids and scores only in the searches: the payloads of the fused best are read after, in short
         # calls (a search with payloads holds the GIL about twice as long; docs/performance.md).
         payloads = await self._payloads(shard, [str(point.id) for point, _ in best])
-        return [_scored(point, score, payloads[str(point.id)]) for point, score in best if str(point.id) in payloads]
+        return await self._run("Qdrant query", _all_scored, best, payloads)  # built on the store's thread, as `_page`
 
     async def _payloads(self, shard: qe.EdgeShard, ids: Sequence[str]) -> dict[str, Any]:
         """The whole payloads of these points (those that still exist), read `READ_BATCH` points a call."""
         found: dict[str, Any] = {}
         for start in range(0, len(ids), READ_BATCH):
             batch = list(ids[start : start + READ_BATCH])
-            records = await self._run(f"Qdrant retrieve of {len(batch)} points", shard.retrieve, batch, True, False)
-            found.update((str(r.id), r.payload) for r in records)
+            found.update(await self._run(f"Qdrant retrieve of {len(batch)} points", _payloads_of, shard, batch))
         return found
 
     async def scroll(
@@ -260,22 +261,36 @@ class EdgeStore(StateReads):
         page: int = 1024,
         with_vectors: bool = False,
     ) -> AsyncIterator[qm.Record]:
-        """Iterate over every point matching a filter, with the given payload fields."""
+        """Iterate over every point matching a filter, with the given payload fields.
+
+        A page's ids come first (Edge filters without the GIL), then their payloads and vectors `READ_BATCH` points
+        a call: Edge holds the GIL while it turns payloads into Python objects, and a page of 1,024 whole payloads
+        held it, and so the event loop, for up to 100-180 ms (docs/performance.md, "`/healthz` under worst-case
+        searches"). The points come in the scroll's order, as one call with payloads gives them.
+        """
         shard = await self._shard(collection)
         with_payload: Any = list(fields) if not isinstance(fields, bool) else fields
         offset: Any = None
         edge_where = edge_filter(where)
         while True:
             request = qe.ScrollRequest(
-                offset=offset, limit=page, filter=edge_where, with_payload=with_payload, with_vector=with_vectors
+                offset=offset, limit=page, filter=edge_where, with_payload=False, with_vector=False
             )
-            records, offset = await self._run("Qdrant scroll", shard.scroll, request)
-            for r in records:  # built unvalidated: the engine's own values, and a lookup yields up to 500 of them
-                yield qm.Record.model_construct(
-                    id=str(r.id), payload=r.payload, vector=client_vectors(r.vector) if with_vectors else None
-                )
+            ids, offset = await self._run("Qdrant scroll", _ids_page, shard, request)
+            for start in range(0, len(ids), READ_BATCH):
+                for record in await self._read(shard, ids[start : start + READ_BATCH], with_payload, with_vectors):
+                    yield record
             if offset is None:
                 return
+
+    async def _read(
+        self, shard: qe.EdgeShard, ids: list[str], with_payload: Any, with_vectors: bool
+    ) -> list[qm.Record]:
+        """These points as records, in this order (a point deleted since is left out): a call when more than ids."""
+        if with_payload is False and not with_vectors:
+            return [qm.Record.model_construct(id=i, payload=None, vector=None) for i in ids]
+        read = f"Qdrant retrieve of {len(ids)} points"
+        return await self._run(read, _records, shard, list[int | uuid.UUID | str](ids), with_payload, with_vectors)
 
     async def optimize(self) -> bool:
         """Build the index of the dense vectors (HNSW) where Edge's optimizer plans one; True if it built any.
@@ -306,10 +321,7 @@ class EdgeStore(StateReads):
     async def retrieve(self, ids: Sequence[str], fields: Sequence[str]) -> list[qm.Record]:
         """The points with these ids (those that exist), with the given payload fields: a lookup, not a scan."""
         shard = await self._shard()
-        records = await self._run(
-            f"Qdrant retrieve of {len(ids)} points", shard.retrieve, list(ids), list(fields), False
-        )
-        return [qm.Record.model_construct(id=str(r.id), payload=r.payload) for r in records]  # the engine's own values
+        return await self._run(f"Qdrant retrieve of {len(ids)} points", _retrieved, shard, list(ids), list(fields))
 
     async def counts_by(
         self, key: str, limit: int = 100_000, where: Filter | None = None, *, by_facet: bool = False
@@ -415,6 +427,42 @@ def _memory_dir() -> str | None:
     (a test opens hundreds of stores), in RAM about 0.15 s.
     """
     return SHM if os.path.isdir(SHM) and os.access(SHM, os.W_OK) else None
+
+
+def _ids_page(shard: qe.EdgeShard, request: qe.ScrollRequest) -> tuple[list[str], Any]:
+    """The ids of one scroll page (asked without payloads) and the next page's offset."""
+    records, offset = shard.scroll(request)
+    return [str(r.id) for r in records], offset
+
+
+def _records(
+    shard: qe.EdgeShard, ids: list[int | uuid.UUID | str], with_payload: Any, with_vectors: bool
+) -> list[qm.Record]:
+    """These points as records in the order of `ids` (one deleted since is left out), built on the store's thread.
+
+    Built unvalidated: the engine's own values; building a page's records took the event loop 15-30 ms.
+    """
+    found = {str(r.id): r for r in shard.retrieve(ids, with_payload, with_vectors)}
+    return [
+        qm.Record.model_construct(id=key, payload=r.payload, vector=client_vectors(r.vector) if with_vectors else None)
+        for key in map(str, ids)
+        if (r := found.get(key)) is not None
+    ]
+
+
+def _retrieved(shard: qe.EdgeShard, ids: list[int | uuid.UUID | str], fields: list[str]) -> list[qm.Record]:
+    """The points with these ids as records (the engine's own values), built on the store's thread as `_page`."""
+    return [qm.Record.model_construct(id=str(r.id), payload=r.payload) for r in shard.retrieve(ids, fields, False)]
+
+
+def _payloads_of(shard: qe.EdgeShard, ids: list[int | uuid.UUID | str]) -> dict[str, Any]:
+    """The whole payloads of these points by id (those that exist)."""
+    return {str(r.id): r.payload for r in shard.retrieve(ids, True, False)}
+
+
+def _all_scored(best: Sequence[tuple[qe.ScoredPoint, float]], payloads: Mapping[str, Any]) -> list[qm.ScoredPoint]:
+    """The fused best with their payloads, as qdrant-client's points (a point deleted meanwhile is left out)."""
+    return [_scored(point, score, payloads[str(point.id)]) for point, score in best if str(point.id) in payloads]
 
 
 def _scored(point: qe.ScoredPoint, score: float, payload: Any) -> qm.ScoredPoint:

@@ -178,4 +178,4 @@ async def test_exact_matches_take_one_scroll_however_many_names_and_routes(store
     counting.calls.clear()
     await search.search(LOCAL, "ShortLinks.expand ShortLinks.forget WhichHandler1 WhichHandler2 GET /o/1 and /o/")
 
-    assert counting.calls == ["query", "scroll"]
+    assert sorted(counting.calls) == ["query", "scroll"]  # run side by side: either may start first
