@@ -33,8 +33,9 @@ from app.admin import admin_backfill, admin_backfills, admin_jobs, admin_ok, adm
 from app.admin_rebuild import rebuild_routes
 from app.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
 from app.auth.challenge import unauthorized
-from app.auth.identity import Credentials, build_credentials
+from app.auth.identity import Credentials, OpenSet, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
+from app.auth.visibility import build_refresh
 from app.core.context import RequestIds
 from app.core.errors import ServiceError
 from app.core.metrics import CONTENT_TYPE
@@ -136,9 +137,16 @@ def create_app(
 
 
 def _credentials(settings: Settings, get_deps: Callable[[], Deps], clock: Callable[[], float]) -> Credentials:
-    async def open_projects() -> dict[int, str]:
+    refresh = build_refresh(
+        settings, lambda: get_deps().http, lambda rows: get_deps().require_db().set_projects_access(rows), clock
+    )
+
+    async def open_projects() -> OpenSet:
         db = get_deps().db
-        return await db.open_projects() if db is not None else {}
+        if db is None:
+            return OpenSet({})
+        as_of = await refresh.fresh() if refresh is not None else None
+        return OpenSet(await db.open_projects(), as_of)
 
     return build_credentials(settings, lambda: get_deps().http, open_projects, clock=clock)
 
