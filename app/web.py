@@ -35,7 +35,7 @@ from app.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endp
 from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, OpenSet, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
-from app.auth.visibility import build_refresh
+from app.auth.visibility import build_refresh, open_set
 from app.core.context import RequestIds
 from app.core.errors import ServiceError
 from app.core.metrics import CONTENT_TYPE
@@ -143,10 +143,7 @@ def _credentials(settings: Settings, get_deps: Callable[[], Deps], clock: Callab
 
     async def open_projects() -> OpenSet:
         db = get_deps().db
-        if db is None:
-            return OpenSet({})
-        as_of = await refresh.fresh() if refresh is not None else None
-        return OpenSet(await db.open_projects(), as_of)
+        return await open_set(db.open_projects, refresh) if db is not None else OpenSet({})
 
     return build_credentials(settings, lambda: get_deps().http, open_projects, clock=clock)
 

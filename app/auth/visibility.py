@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from app.auth.identity import OpenSet
 from app.core.errors import GitLabUnavailableError
 from app.core.settings import Settings
 from app.gitlab.client import rest_root
@@ -92,6 +93,12 @@ class VisibilityRefresh:
 
     def _current(self) -> bool:
         return self._as_of is not None and self._clock() - self._as_of < self._every_s
+
+
+async def open_set(read: Callable[[], Awaitable[dict[int, str]]], refresh: VisibilityRefresh | None) -> OpenSet:
+    """The open projects as recorded, read *after* the refresh: never older than the `as_of` they carry."""
+    as_of = await refresh.fresh() if refresh is not None else None
+    return OpenSet(await read(), as_of)
 
 
 def refresh_interval(every_s: float, ttl_s: float) -> float:
