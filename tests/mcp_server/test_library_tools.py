@@ -141,6 +141,12 @@ async def test_a_library_only_a_private_project_uses_is_read_only_by_its_readers
         await call(env, "find_library_usages", library="org.zebrasecret")
     with pytest.raises(ToolError, match="No library is indexed"):  # as for a store without libraries
         await call(env, "semantic_search", caller=stranger, query="zebra", scope="libraries")
+    refusals = []
+    for repo in (SECRET_PATH, "maven:org.none:none:1.0"):  # the unreadable version answers as one never indexed
+        with pytest.raises(ToolError) as refused:
+            await call(env, "find_implementations", type="Codec", repo=repo, scope="all")
+        refusals.append(str(refused.value).replace(repo, "<repo>"))
+    assert refusals[0] == refusals[1]
 
 
 async def _results(env: SyncEnv, caller: Access, tool: str, **arguments: Any) -> list[dict[str, Any]]:
