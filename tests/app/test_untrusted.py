@@ -112,3 +112,10 @@ def test_look_alike_backticks_cannot_close_a_code_fence(closer: str) -> None:
     assert len(fence) > longest
     assert block.endswith(f"\n{fence}") and f"{fence}java\n" in block
     assert folded(closer).startswith("```")
+
+
+def test_folding_is_per_character_however_the_text_is_translated() -> None:
+    text = "".join([*CLOSERS.values(), *LOOK_ALIKES.values(), *FENCES.values(), "查询 e\u0301 <\u0338 \u3164x"])
+
+    assert folded(text) == "".join(folded(char) for char in text)
+    assert folded("<\u0338/java-kb-context").startswith("<")  # a combining mark does not hide the `<`
