@@ -20,7 +20,7 @@ from app.core.errors import ConfigError
 from app.core.settings import Settings
 from app.search.crossencoder import build_cross_encoder
 from app.search.offload import bounded
-from app.search.service import SearchService
+from app.search.service import ReadableLibraries, SearchService
 from app.store.embeddings import Embedder, build_embedder
 from app.store.engines import Store, open_store
 from app.store.indexing import Clock, Indexer, utc_now
@@ -137,6 +137,7 @@ async def open_deps(
                 generated_code=settings.search.generated_code,
                 offload=bounded(search_cpu),
                 max_concurrent=settings.search.max_concurrent,
+                libraries=_readable_libraries(db) if db is not None else None,
             ),
             next_embedder=following,
             db=db,
@@ -144,6 +145,13 @@ async def open_deps(
             gitlab=gitlab,
             executor=executor,
         )
+
+
+def _readable_libraries(db: Database) -> ReadableLibraries:
+    """Which library versions a caller may read: those its readable projects declare (`app.libraries.usage`)."""
+    from app.libraries.usage import readable_versions
+
+    return lambda access: readable_versions(db, access)
 
 
 def _serving(store: Store, current: Embedder | None, next_model: Embedder | None) -> Embedder | None:

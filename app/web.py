@@ -33,8 +33,9 @@ from app.admin import admin_backfill, admin_backfills, admin_jobs, admin_ok, adm
 from app.admin_rebuild import rebuild_routes
 from app.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
 from app.auth.challenge import unauthorized
-from app.auth.identity import Credentials, build_credentials
+from app.auth.identity import Credentials, OpenSet, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
+from app.auth.visibility import build_refresh, open_set
 from app.core.bodies import BodyTooLargeError, read_body
 from app.core.context import RequestIds
 from app.core.errors import ServiceError
@@ -145,9 +146,13 @@ def create_app(
 
 
 def _credentials(settings: Settings, get_deps: Callable[[], Deps], clock: Callable[[], float]) -> Credentials:
-    async def open_projects() -> dict[int, str]:
+    refresh = build_refresh(
+        settings, lambda: get_deps().http, lambda rows: get_deps().require_db().set_projects_access(rows), clock
+    )
+
+    async def open_projects() -> OpenSet:
         db = get_deps().db
-        return await db.open_projects() if db is not None else {}
+        return await open_set(db.open_projects, refresh) if db is not None else OpenSet({})
 
     return build_credentials(settings, lambda: get_deps().http, open_projects, clock=clock)
 

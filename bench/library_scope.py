@@ -74,13 +74,21 @@ async def fill(store: Store, args: argparse.Namespace, rng: random.Random) -> No
             }
             payload["flags"] = []
         else:
-            repo = f"maven:org.lib:lib{i % 12}:1.{i % 3}"
+            repo = LIBRARY_PATHS[i % len(LIBRARY_PATHS)]
             payload = {"gitlab_project_id": None, "repo_path": repo, "repo_prefixes": [repo], "flags": ["library"]}
         batch.append(point(i, rng, payload))
         if len(batch) >= BATCH:
             await store.upsert(batch)
             batch = []
     await store.upsert(batch)
+
+
+LIBRARY_PATHS = tuple(f"maven:org.lib:lib{i % 12}:1.{i % 3}" for i in range(12))
+"""The library versions of the store; the reader's projects use every one (issue 24: who may read a library)."""
+
+
+async def _readable() -> frozenset[str]:
+    return frozenset(LIBRARY_PATHS)
 
 
 def callers(args: argparse.Namespace, rng: random.Random) -> dict[str, Access]:
@@ -94,7 +102,7 @@ def filters(accesses: dict[str, Access]) -> dict[str, qm.Filter | None]:
         condition = access.condition()
         out[f"{label}/before"] = None if condition is None else qm.Filter(must=[condition])
         for scope in SearchScope:
-            out[f"{label}/{scope}"] = build_filter(access, Filters(), scope=scope)
+            out[f"{label}/{scope}"] = build_filter(access, Filters(), scope=scope, libraries=LIBRARY_PATHS)
     return out
 
 
@@ -118,7 +126,7 @@ def shapes(store: Store, rng: random.Random) -> dict[str, Callable[[qm.Filter | 
 def repository_calls(
     store: Store, accesses: dict[str, Access], where: dict[str, qm.Filter | None]
 ) -> dict[tuple[str, str], Callable[[], Awaitable[Any]]]:
-    service = SearchService(store, None)
+    service = SearchService(store, None, libraries=lambda _: _readable())
     calls: dict[tuple[str, str], Callable[[], Awaitable[Any]]] = {}
     for label, access in accesses.items():
         before = where[f"{label}/before"]

@@ -56,6 +56,8 @@ class FakeProject:
     forked_from_id: int | None = None
     marked_for_deletion_on: str | None = None  # a date, "2026-12-08", once an owner asked for delayed deletion
     last_activity_at: datetime = field(default_factory=lambda: datetime.now(tz=UTC))
+    updated_at: datetime = field(default_factory=lambda: datetime.now(tz=UTC))
+    """The `projects` row's own update time: a change of its columns (visibility, archived, path) moves it."""
     on_push: Callable[[FakeProject], None] | None = field(default=None, repr=False)
     """Called after every change of a branch (the fake's `Event` of a push: `last_activity_at`)."""
 
@@ -155,6 +157,7 @@ class ProjectSnapshot:
     forked_from_id: int | None = None
     marked_for_deletion_on: str | None = None  # a date, "2026-12-08", once an owner asked for delayed deletion
     last_activity_at: datetime = field(default_factory=lambda: datetime.now(tz=UTC))
+    updated_at: datetime = field(default_factory=lambda: datetime.now(tz=UTC))
 
     @property
     def path(self) -> str:
@@ -279,7 +282,14 @@ class FakeGitLab:
         created = now.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         # A new project's last activity is its creation (`Project#set_timestamps_for_create`).
         project = FakeProject(
-            project_id, path_with_namespace, default_branch, repo, created, last_activity_at=now, on_push=self._pushed
+            project_id,
+            path_with_namespace,
+            default_branch,
+            repo,
+            created,
+            last_activity_at=now,
+            updated_at=now,
+            on_push=self._pushed,
         )
         with self.lock:
             self._state.projects[project_id] = project
@@ -333,6 +343,10 @@ class FakeGitLab:
             for name, value in given.items():
                 if value is not None:
                     setattr(project, name, value)
+            # A column of `projects` moves its `updated_at`; `repository_access_level` lives in `project_features`,
+            # whose update GitLab does not propagate to the project row (assumed here: the pessimistic case).
+            if any(value is not None for name, value in given.items() if name != "repository_access_level"):
+                project.updated_at = self.clock()
 
     def set_namespace_kind(self, full_path: str, kind: str) -> None:
         """Make a namespace a personal (`user`) one or a `group`."""
@@ -372,6 +386,7 @@ class FakeGitLab:
                 raise ValueError(f"{new_full_path!r} has already been taken")
             self._namespace_locked(new_full_path.rsplit("/", 1)[0])
             project.path_with_namespace = new_full_path
+            project.updated_at = self.clock()
 
     # -- faults and accounting --------------------------------------------------------------------
 
@@ -457,6 +472,7 @@ class FakeGitLab:
             forked_from_id=project.forked_from_id,
             marked_for_deletion_on=project.marked_for_deletion_on,
             last_activity_at=project.last_activity_at,
+            updated_at=project.updated_at,
         )
 
     def _namespace_locked(self, full_path: str) -> Namespace:

@@ -205,7 +205,7 @@ class GitLabApi:
         projects = self.gl.snapshots()
         if req.user is not None:  # what the caller may list (`testkit/fake_gitlab_users.py`)
             projects = self.gl.directory.visible(req.user, projects, q)
-        projects = _filter_activity(_filter_ids(_filter_attributes(projects, q), q), q)
+        projects = _filter_updated(_filter_activity(_filter_ids(_filter_attributes(projects, q), q), q), q, order_by)
         projects.sort(key=lambda p: (_project_sort_key(p, order_by), p.id), reverse=sort == "desc")
         simple = bool_param(q, "simple", default=False)
         if q.get("pagination") == "keyset":
@@ -260,6 +260,7 @@ class GitLabApi:
             "_links": {"self": api_self, "repo_branches": f"{api_self}/repository/branches"},
             "empty_repo": project.repo.is_empty(),
             "archived": project.archived,
+            "updated_at": _api_timestamp(project.updated_at),
             "visibility": project.visibility,
             "repository_access_level": project.repository_access_level,
             # `ee/lib/ee/api/entities/project.rb`: both name the date delayed deletion was asked for (null
@@ -671,6 +672,21 @@ def _filter_activity(projects: list[ProjectSnapshot], query: dict[str, str]) -> 
     ]
 
 
+def _filter_updated(projects: list[ProjectSnapshot], query: dict[str, str], order_by: str) -> list[ProjectSnapshot]:
+    """`updated_after` / `_before` (GitLab 15.10, strictly later / earlier), only when ordered by `updated_at`.
+
+    `lib/api/projects.rb`: "updated_after and updated_before are only available when ordering by updated_at".
+    """
+    after, before = datetime_param(query, "updated_after"), datetime_param(query, "updated_before")
+    if after is None and before is None:
+        return projects
+    if order_by != "updated_at":
+        raise bad_request("`updated_after` and `updated_before` are only available when ordering by `updated_at`")
+    return [
+        p for p in projects if (after is None or p.updated_at > after) and (before is None or p.updated_at < before)
+    ]
+
+
 def datetime_param(query: dict[str, str], name: str) -> datetime | None:
     """Grape's DateTime coercion (`DateTime.parse`): ISO 8601, a zone-less time is UTC; else 400 invalid."""
     raw = query.get(name)
@@ -693,7 +709,9 @@ def _project_sort_key(project: ProjectSnapshot, order_by: str) -> Any:
         return project.path.lower()
     if order_by == "last_activity_at":
         return project.last_activity_at
-    return project.id  # created_at, updated_at: ids grow with creation time here
+    if order_by == "updated_at":
+        return project.updated_at
+    return project.id  # created_at: ids grow with creation time here
 
 
 def _decode_page_token(token: str) -> tuple[str, bool]:

@@ -77,11 +77,11 @@ class Access:
         shorter list is what keeps a reader of most of 20,000 projects affordable.
         """
         if self.repo_prefixes is not None:
-            return filters.any_of(REPO_PREFIXES_FIELD, self.repo_prefixes) if self.repo_prefixes else _nothing()
+            return filters.any_of(REPO_PREFIXES_FIELD, self.repo_prefixes) if self.repo_prefixes else nothing()
         if self.project_ids is None:
             return None
         if not self.project_ids:
-            return _nothing()
+            return nothing()
         allowed = sorted(self.project_ids)
         highest = allowed[-1]
         if highest - len(allowed) < len(allowed):  # the gaps below the highest id are fewer than the ids
@@ -128,6 +128,6 @@ def _path_in(repo_path: str, prefix: str) -> bool:
     return repo_path == prefix or (prefix.endswith("/") and repo_path.startswith(prefix))
 
 
-def _nothing() -> Filter:
+def nothing() -> Filter:
     """A condition no point satisfies: an empty readable set must read nothing, not everything."""
     return filters.all_of(filters.is_empty("repo_path"))

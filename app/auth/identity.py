@@ -16,7 +16,9 @@ and which projects it may read:
 - GitLab administrators (`is_admin`) read everything.
 
 The resolved `Access` is cached per token (keyed by its sha256, never the token) for
-`access.ttl_s`: a removed member or a changed visibility is seen within that time.
+`access.ttl_s`: a removed member or a changed visibility is seen within that time. For visibility,
+the TTL counts from when the open projects were last read from GitLab (`OpenSet.as_of`,
+`app.auth.visibility`), not from the lookup.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import httpx
 
@@ -43,8 +45,17 @@ PROJECTS_PAGE = 100
 MAX_CACHED = 10_000
 
 T = TypeVar("T", bound=AdminToken)
-OpenProjects = Callable[[], Awaitable[dict[int, str]]]
-"""id → visibility (`internal`/`public`) of the indexed projects any signed-in user may read."""
+
+
+class OpenSet(NamedTuple):
+    """The indexed projects any signed-in user may read: id → visibility (`internal`/`public`)."""
+
+    visibility: dict[int, str]
+    as_of: float | None = None
+    """When (on the identities' clock) GitLab was last asked about visibility; None: not asked, now."""
+
+
+OpenProjects = Callable[[], Awaitable[OpenSet]]
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -134,8 +145,10 @@ class GitLabIdentities:
             # Remembered too, so repeating a refused token does not ask GitLab again within the TTL.
             self._remember(key, now, None)
             return None
-        access = project_set(user, member_of, await self._open_projects())
-        self._remember(key, now, access)
+        open_set = await self._open_projects()
+        access = project_set(user, member_of, open_set.visibility)
+        # Cached from when visibility was read, so a project made private leaves every access within the TTL.
+        self._remember(key, min(now, open_set.as_of if open_set.as_of is not None else now), access)
         return access
 
     def _remember(self, key: str, now: float, access: Access | None) -> None:

@@ -457,6 +457,12 @@ class AccessSettings(BaseModel):
     refresh_every_s: float = Field(
         default=60.0, gt=0, description="Least time between two agent refreshes (`refresh_repo`) of one project"
     )
+    visibility_every_s: float = Field(
+        default=15.0,
+        gt=0,
+        description="How often GitLab is asked which projects changed visibility (at most half of `ttl_s`), so a"
+        " project made private leaves every cached access within `ttl_s` even without its `project_update` hook",
+    )
 
 
 class GeneratedCode(enum.StrEnum):

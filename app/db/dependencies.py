@@ -67,6 +67,12 @@ _USAGES = f"""
     ORDER BY d.group_id, d.artifact_id, d.version, p.repo_path, d.source_path
 """
 
+_READABLE_VERSIONS = f"""
+    SELECT DISTINCT d.group_id, d.artifact_id, d.version
+    FROM project_dependencies d JOIN projects p ON p.id = d.project_id
+    WHERE {_READABLE} AND {_IN_SCOPE} AND d.version <> ''
+"""
+
 
 class DependencyQueries(Pool):
     """Record what projects declare; keep the org's library versions and their status."""
@@ -223,6 +229,13 @@ class DependencyQueries(Pool):
             return []
         rows = await self._fetch(_USAGES, everything, list(ids), list(paths), list(prefixes), group, artifact, version)
         return [dataclass_row(UsageRow, r) for r in rows]
+
+    async def readable_versions(
+        self, *, everything: bool, ids: Sequence[int] = (), paths: Sequence[str] = (), prefixes: Sequence[str] = ()
+    ) -> list[Coordinates]:
+        """Every library version some project the caller may read declares (who may read a library's code)."""
+        rows = await self._fetch(_READABLE_VERSIONS, everything, list(ids), list(paths), list(prefixes))
+        return [(r["group_id"], r["artifact_id"], r["version"]) for r in rows]
 
 
 _COORDINATES = "SELECT DISTINCT group_id, artifact_id, version, kind FROM project_dependencies WHERE project_id = $1"

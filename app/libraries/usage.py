@@ -1,8 +1,11 @@
-"""Which of the org's projects use a library, filtered to what the caller may read (issue 16).
+"""Which of the org's projects use a library, filtered to what the caller may read (issues 16, 24).
 
-Library code is readable by every caller, but *who uses it* is a fact about our projects: every answer
-here goes through the caller's readable set inside the PostgreSQL query (`Access.read_set`), so a
-private project's name never reaches a caller who cannot read that project.
+*Who uses a library* is a fact about our projects, and so is *that a version is used at all*
+(`maven:org.zebrasecret:privonly:9.9` tells a private project's plans): every answer here goes
+through the caller's readable set inside the PostgreSQL query (`Access.read_set`). A library
+version's code is readable by a caller who may read at least one project that declares it
+(`readable_versions`, joined into the Qdrant query by `app.search.service.build_filter`); its users
+are named only when readable (`usages`, `with_users`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from app.auth.access import Access
 from app.db import Database, UsageRow
 from app.search.service import Hit
-from pipeline.buildfiles import parse_library_repo_path
+from pipeline.buildfiles import library_repo_path, parse_library_repo_path
 
 MAX_LIBRARIES_LOOKED_UP = 20  # distinct library versions in one answer whose users are looked up
 
@@ -45,6 +48,15 @@ async def usages(db: Database, access: Access, library: LibraryName) -> list[Usa
         library.group, library.artifact, library.version,
         everything=readable.everything, ids=readable.ids, paths=readable.paths, prefixes=readable.prefixes,
     )  # fmt: skip
+
+
+async def readable_versions(db: Database, access: Access) -> frozenset[str]:
+    """The `maven:` paths of every library version a project the caller may read declares."""
+    readable = access.read_set()
+    found = await db.readable_versions(
+        everything=readable.everything, ids=readable.ids, paths=readable.paths, prefixes=readable.prefixes
+    )
+    return frozenset(library_repo_path(*coordinates) for coordinates in found)
 
 
 async def with_users(db: Database | None, access: Access, hits: Sequence[Hit]) -> list[Hit]:

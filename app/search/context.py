@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from app.auth.access import Access
+from app.search import untrusted
 from app.search.question import QueryTerms, expand_query, query_terms
 from app.search.results import HitItem, excerpt, hit_block, hit_item, hit_line, kind_label, place
 from app.search.service import Citation, Filters, Hit, SearchService
@@ -180,12 +180,9 @@ def frame(body: str) -> str:
     return f"<{TAG}>\n{FRAME_NOTE}\n\n{body}\n</{TAG}>"
 
 
-_TAG_IN_TEXT = re.compile(rf"<(/?){TAG}", re.IGNORECASE)
-
-
 def defused(text: str) -> str:
-    """Indexed text with the frame's own tag broken, so a chunk cannot close the frame early."""
-    return _TAG_IN_TEXT.sub(lambda m: f"<{m.group(1)}\\{TAG}", text)
+    """Indexed text with the frame's own tag broken, look-alikes included, so a chunk cannot close the frame early."""
+    return untrusted.defused(text, TAG)
 
 
 def fit(

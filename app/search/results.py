@@ -7,12 +7,12 @@ every answer cites a hit alike.
 
 from __future__ import annotations
 
-import re
 from typing import NotRequired
 
 from typing_extensions import TypedDict
 
 from app.search.service import Citation, Hit
+from app.search.untrusted import fence_for
 from pipeline.buildfiles import parse_library_repo_path
 from pipeline.model import Chunk
 from pipeline.outbound import decode
@@ -138,12 +138,3 @@ def hit_block(rank: int, hit: Hit, code: str) -> str:
     fence = fence_for(code)
     lines.append(f"{fence}java\n{code}\n{fence}")
     return "\n".join(lines)
-
-
-_BACKTICKS = re.compile(r"`{3,}")
-
-
-def fence_for(code: str) -> str:
-    """A code fence longer than any run of backticks in `code`, so indexed text cannot close it (CommonMark)."""
-    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(code)), default=2)
-    return "`" * max(3, longest + 1)

@@ -16,13 +16,13 @@ import copy
 import dataclasses
 import enum
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from typing_extensions import TypedDict
 
-from app.auth.access import Access
+from app.auth.access import Access, nothing
 from app.core.errors import PayloadError
 from app.core.settings import GeneratedCode
 from app.search.crossencoder import CrossEncoder
@@ -219,12 +219,18 @@ class Hit:
 
 
 def build_filter(
-    access: Access, filters: Filters, *extra: Condition, scope: SearchScope | None = SearchScope.CODE
+    access: Access,
+    filters: Filters,
+    *extra: Condition,
+    scope: SearchScope | None = SearchScope.CODE,
+    libraries: Collection[str] = (),
 ) -> Filter | None:
     """Translate the caller's access, search filters and scope to one Qdrant filter (None when nothing filters).
 
-    Library points (the `library` flag) are third-party code every caller may read (docs/security.md):
-    `code` leaves them out, `libraries` reads only them, `all` reads them besides what `access` allows.
+    Library points (the `library` flag) are third-party code: `code` leaves them out, `libraries` reads
+    only them, `all` reads them besides what `access` allows. A restricted caller reads only the library
+    versions in `libraries` (the `maven:` paths of the versions a project it may read uses,
+    `ReadableLibraries`; none when not given); an unrestricted one reads every library (docs/security.md).
     The org's own code is filtered by `access.condition()` exactly as without a scope. `scope=None` adds
     the access condition alone (the repositories' facets, which tell library points by their path).
     """
@@ -246,16 +252,24 @@ def build_filter(
         must.append(any_of("http_method", [filters.http_method.upper(), ANY_METHOD]))
     if filters.generated is not None:  # must_not: a point written before the field existed reads as hand-written
         (must if filters.generated else must_not).append(flagged("generated"))
-    _scoped(access, scope, must, must_not)
+    _scoped(access, scope, libraries, must, must_not)
     if not must and not must_not:
         return None
     return Filter(must=must or None, must_not=must_not or None)
 
 
-def _scoped(access: Access, scope: SearchScope | None, must: list[Condition], must_not: list[Condition]) -> None:
+def _scoped(
+    access: Access,
+    scope: SearchScope | None,
+    libraries: Collection[str],
+    must: list[Condition],
+    must_not: list[Condition],
+) -> None:
     """Add the scope's and the access's conditions, last (embedded Qdrant checks them in order: they cost most)."""
     readable = access.condition()
     library = flagged(LIBRARY_FLAG)
+    if readable is not None:  # a restricted caller: only the library versions its readable projects use
+        library = all_of(library, any_of("repo_path", sorted(libraries))) if libraries else nothing()
     if scope is None:
         if readable is not None:
             must.append(readable)
@@ -303,8 +317,16 @@ class StickyFact:
         return found
 
 
+ReadableLibraries = Callable[[Access], Awaitable[frozenset[str]]]
+"""The `maven:` paths of the library versions a restricted caller may read (`app.libraries.usage.readable_versions`)."""
+
+
 class SearchService:
-    """Search over the store; the embedder is optional (lexical-only mode without it)."""
+    """Search over the store; the embedder is optional (lexical-only mode without it).
+
+    `libraries` tells which library versions a restricted caller may read; without it such a caller
+    reads none (an unrestricted one reads every library either way).
+    """
 
     def __init__(
         self,
@@ -320,9 +342,12 @@ class SearchService:
         generated_code: GeneratedCode = GeneratedCode.DEMOTE,
         offload: Offload | None = None,
         max_concurrent: int | None = None,
+        libraries: ReadableLibraries | None = None,
     ) -> None:
         self.store = store
         self._offload = offload or bounded(None)  # the pure stretches of a search (`app.search.offload`)
+        self._readable_libraries = libraries
+        self._library_paths: dict[tuple[object, ...], tuple[float, frozenset[str]]] = {}
         self.embedder = embedder
         self.cross_encoder = cross_encoder
         self.gitlab_url = gitlab_url.rstrip("/") if gitlab_url else None
@@ -408,7 +433,7 @@ class SearchService:
         dense = await self.embedder.embed_query(query) if self.embedder is not None and query.strip() else None
         if lexical is None and dense is None:
             return []
-        where = build_filter(access, filters, scope=await self._read_scope())
+        where = await self._where(access, filters)
         return await self.store.query(lexical=lexical, dense=dense, where=where, limit=limit)
 
     async def _named(self, access: Access, terms: QueryTerms, filters: Filters) -> tuple[list[Hit], list[Hit]]:
@@ -513,7 +538,7 @@ class SearchService:
         asked for (docs/performance.md), so the payloads come in one read; only the shown ones are parsed.
         """
         filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
-        return await self._scanned(build_filter(access, filters, scope=await self._read_scope()) or everything(), limit)
+        return await self._scanned(await self._where(access, filters) or everything(), limit)
 
     async def _scanned(self, where: Filter, limit: int) -> list[Member]:
         """The first `limit` points found matching `where`, as members sorted by their order fields."""
@@ -577,7 +602,7 @@ class SearchService:
         found are sorted instead and the answer says the scan stopped (docs/decisions.md).
         """
         extra = () if condition is None else (condition,)
-        where = build_filter(access, filters, *extra, scope=await self._read_scope()) or everything()
+        where = await self._where(access, filters, *extra) or everything()
         if not await self._all_keyed():
             members = await self._scanned(where, offset + scan)
             rest = members[offset:]
@@ -836,6 +861,31 @@ class SearchService:
         """Chunks a code generator wrote, per repository the caller may read (one facet, not cached)."""
         return await self._counts(access, Filters(generated=True))
 
+    async def _where(self, access: Access, filters: Filters, *extra: Condition) -> Filter | None:
+        """`build_filter` within this search's scope, with the library versions the caller may read."""
+        scope = await self._read_scope()
+        return build_filter(access, filters, *extra, scope=scope, libraries=await self._libraries_of(access, scope))
+
+    async def _libraries_of(self, access: Access, scope: SearchScope | None) -> frozenset[str]:
+        """The library versions a restricted caller may read, when the scope reads libraries (cached per access scope).
+
+        Cached like `repositories`, for `repos_ttl_s`: a dependency a readable project adds shows its
+        library within that time. Nothing is asked for the `code` scope or an unrestricted caller.
+        """
+        if access.unrestricted or scope not in (SearchScope.LIBRARIES, SearchScope.ALL):
+            return frozenset()
+        if self._readable_libraries is None:
+            return frozenset()
+        now, key = self._clock(), access.scope_key
+        cached = self._library_paths.get(key)
+        if cached is not None and now - cached[0] < self._repos_ttl_s:
+            return cached[1]
+        paths = await self._readable_libraries(access)
+        if len(self._library_paths) >= MAX_SCOPES_CACHED:
+            self._library_paths.clear()
+        self._library_paths[key] = (now, paths)
+        return paths
+
     async def _read_scope(self) -> SearchScope | None:
         """The scope's condition, or None while the store holds no library point and the scope is `code`.
 
@@ -872,7 +922,8 @@ class SearchService:
             found = await self.store.counts_by("repo_path", where=build_filter(access, filters, scope=None))
             counts |= {path: n for path, n in found.items() if not path.startswith(LIBRARY_PREFIX)}
         if self.scope is not SearchScope.CODE:
-            where = build_filter(access, filters, scope=SearchScope.LIBRARIES)
+            libraries = await self._libraries_of(access, SearchScope.LIBRARIES)
+            where = build_filter(access, filters, scope=SearchScope.LIBRARIES, libraries=libraries)
             counts |= await self.store.counts_by("repo_path", where=where)
         return counts
 
@@ -889,7 +940,7 @@ class SearchService:
         return await self._lookup(access, filters, *extra)
 
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
-        where = build_filter(access, filters, *extra, scope=await self._read_scope()) or everything()
+        where = await self._where(access, filters, *extra) or everything()
         records = await _collected(self.store.scroll(where, True, page=min(limit or 1024, 1024)), limit)
         return await self._offload(lambda: _in_file_order([self._hit(r.id, 1.0, r.payload) for r in records]))
 
@@ -921,7 +972,7 @@ class SearchService:
         async def lookup(condition: Condition) -> list[Declaration]:
             # Only the walk's fields are converted: types' payloads are the largest (a callers lookup of `size`
             # read 2,900 of them whole at 109k chunks).
-            where = build_filter(access, Filters(repo=repo), condition, scope=await self._read_scope())
+            where = await self._where(access, Filters(repo=repo), condition)
             records = await _collected(self.store.scroll(where or everything(), DECLARATION_FIELDS), None)
             return await self._offload(
                 lambda: [Declaration(*read_fields(r.payload or {}, DECLARATION_FIELDS)) for r in records]

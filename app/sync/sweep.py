@@ -225,8 +225,9 @@ async def request_drifts(deps: Deps, drifts: Sequence[Drift]) -> None:
 async def record_listed_access(deps: Deps, listed: Sequence[Activity]) -> int:
     """Refresh who may read the listed projects (a `project_update` whose delivery was lost).
 
-    The access model reads these columns: a project made private is closed to non-members within one
-    full listing (`full_sweep_every_s`) even when its hook never arrived.
+    The access model reads these columns. The web app's own listing of recently updated projects
+    (`app.auth.visibility`) closes a project made private within the access TTL; this one repairs what
+    that listing cannot see (repository access) within one full listing (`full_sweep_every_s`).
     """
     rows = [
         (a.project.id, a.project.visibility, a.project.repository_access)

@@ -17,7 +17,7 @@ from pydantic import SecretStr, TypeAdapter
 from qdrant_client import models as qm
 
 from app.auth.access import LOCAL, Access, complement_condition, token_digest
-from app.auth.identity import Credentials, GitLabIdentities, bearer_token
+from app.auth.identity import Credentials, GitLabIdentities, OpenSet, bearer_token
 from app.cli import run_token
 from app.core.errors import ConfigError, GitLabUnavailableError
 from app.core.settings import IndexJobToken, OAuthSettings, QdrantSettings, ServiceToken, Settings
@@ -173,8 +173,8 @@ def test_the_token_command_prints_an_index_job_token_of_one_project() -> None:
     assert run_token(both, Settings(), io.StringIO(), io.StringIO()) == 2  # type: ignore[arg-type]
 
 
-async def _no_open() -> dict[int, str]:
-    return {}
+async def _no_open() -> OpenSet:
+    return OpenSet({})
 
 
 def test_only_the_composition_root_imports_the_mcp_package() -> None:

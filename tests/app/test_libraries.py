@@ -261,7 +261,7 @@ async def test_scopes_inside_the_query(env: SyncEnv) -> None:
     ]
 
 
-async def test_library_code_is_readable_by_everyone_and_names_only_readable_users(env: SyncEnv) -> None:
+async def test_library_code_is_readable_by_readers_of_a_user_and_names_only_readable_users(env: SyncEnv) -> None:
     shop = env.gitlab.create_project("acme/shop")
     secret = env.gitlab.create_project("acme/secret")
     for project in (shop, secret):
@@ -271,11 +271,13 @@ async def test_library_code_is_readable_by_everyone_and_names_only_readable_user
     nobody = Access(subject="user:8", project_ids=frozenset())
     search = env.deps.search
 
-    # The org's code is filtered as before; library code is there for every caller.
+    # The org's code is filtered as before; library code is there for a caller who reads one of its users.
     assert {h.repo_path for h in await search.symbol(reader, "A")} == {"acme/shop"}
     assert {h.repo_path for h in await search.within(SearchScope.ALL).symbol(reader, "A")} == {"acme/shop"}
     assert await search.symbol(nobody, "A") == []
-    [library_hit] = await search.within(SearchScope.ALL).symbol(nobody, "Rot13Codec")
+    assert await search.within(SearchScope.ALL).symbol(nobody, "Rot13Codec") == []  # issue 24
+    assert await search.within(SearchScope.LIBRARIES).repositories(nobody) == {}
+    [library_hit] = await search.within(SearchScope.ALL).symbol(reader, "Rot13Codec")
 
     db = env.deps.require_db()
     [named] = await with_users(db, reader, [library_hit])

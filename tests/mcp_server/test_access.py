@@ -173,18 +173,42 @@ async def test_a_removed_member_loses_access_within_the_ttl(org: Org) -> None:
 
 
 async def test_a_visibility_change_is_reflected_within_the_ttl(org: Org) -> None:
+    """The hook's path: `project_update` recorded the change in PostgreSQL (GitLab already says private)."""
     (deps,) = org.deps
     db = deps.require_db()
     oss = org.project_id(OSS)
     assert OSS in repos_in(everything_said(await call(org, "bob", "list_repos", {})))
+    org.gitlab.set_project_attributes(oss, visibility="private")
     await _on_server_loop(org, db.set_project_access(oss, "private", "enabled"))
     try:
         org.clock.advance(TTL_S + 1)
 
         assert repos_in(everything_said(await call(org, "bob", "list_repos", {}))) == org.readable["bob"] - {OSS}
     finally:
+        org.gitlab.set_project_attributes(oss, visibility="public")
         await _on_server_loop(org, db.set_project_access(oss, "public", "enabled"))
         org.clock.advance(TTL_S + 1)
+    assert OSS in repos_in(everything_said(await call(org, "bob", "list_repos", {})))
+
+
+async def test_a_project_made_private_without_its_hook_is_closed_within_the_ttl(org: Org) -> None:
+    """Issue 24: no `project_update` delivery, no sweep; `TTL_S` after GitLab's change no tool reads the project."""
+    oss = org.project_id(OSS)
+    for tool in ("list_repos", "semantic_search", "get_symbol"):
+        assert OSS in repos_in(everything_said(await call(org, "bob", tool, CALLS[tool])))
+    org.clock.advance(TTL_S / 4)  # bob's access was read some time before the change
+    org.gitlab.set_project_attributes(oss, visibility="private")  # and nothing tells the service
+    try:
+        org.clock.advance(TTL_S)  # the bound docs/security.md states, to the second of the injected clock
+
+        for tool in ("list_repos", "semantic_search", "get_symbol"):
+            assert repos_in(everything_said(await call(org, "bob", tool, CALLS[tool]))) == org.readable["bob"] - {OSS}
+        found = {r["repo_path"] for r in rest(org, "bob", q="SharedService").json()["results"]}
+        assert found == org.readable["bob"] - {OSS}
+        assert OSS not in repos_in(everything_said(await call(org, "alice", "list_repos", {})))
+    finally:
+        org.gitlab.set_project_attributes(oss, visibility="public")
+        org.clock.advance(TTL_S)
     assert OSS in repos_in(everything_said(await call(org, "bob", "list_repos", {})))
 
 

@@ -1,7 +1,7 @@
 """MCP over library code (issue 16): the `scope` argument, library hits with their users, `find_library_usages`.
 
 Two projects use one library version; the caller reads only one of them. Library code answers for
-every caller; which projects use it names only the readable one.
+a caller who reads one of its users; which projects use it names only the readable one.
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ def reader(env: SyncEnv) -> Access:
     return Access(subject="user:1", project_ids=frozenset({public.id}))
 
 
-async def call(env: SyncEnv, tool: str, **arguments: Any) -> Any:
-    async with Client(create_server(lambda: env.deps, unauthenticated=reader(env))) as client:
+async def call(env: SyncEnv, tool: str, *, caller: Access | None = None, **arguments: Any) -> Any:
+    async with Client(create_server(lambda: env.deps, unauthenticated=caller or reader(env))) as client:
         return await client.call_tool(tool, arguments)
 
 
@@ -103,3 +103,55 @@ async def test_find_library_usages_names_only_readable_projects(env: SyncEnv) ->
 async def test_find_library_usages_refuses_or_misses_clearly(env: SyncEnv, library: str) -> None:
     with pytest.raises(ToolError):
         await call(env, "find_library_usages", library=library)
+
+
+SECRET = {
+    "org/zebrasecret/privonly/Plan.java": "package org.zebrasecret.privonly;\n\n/** Zebra launch plan. */\n"
+    "public class ZebraPlan {\n    public long launchZebra() {\n        return 9L;\n    }\n}\n",
+}
+SECRET_DEPENDENCY = (
+    "<dependency><groupId>org.zebrasecret</groupId><artifactId>privonly</artifactId><version>9.9</version></dependency>"
+)
+SECRET_POM = POM.replace("</dependencies>", SECRET_DEPENDENCY + "</dependencies>")
+SECRET_PATH = "maven:org.zebrasecret:privonly:9.9"
+
+
+async def test_a_library_only_a_private_project_uses_is_read_only_by_its_readers(
+    env: SyncEnv, maven: FakeMaven
+) -> None:
+    """Issue 24: that a version is used at all is the using project's secret; counts say nothing of it either."""
+    maven.publish("org.zebrasecret", "privonly", "9.9", SECRET)
+    [hidden] = [p for p in env.gitlab.snapshots() if p.path_with_namespace == "acme/hidden"]
+    await env.push(env.gitlab.project(hidden.id), {"pom.xml": SECRET_POM})
+    await env.work()
+    member = Access(subject="user:2", project_ids=frozenset({hidden.id}))
+    stranger = Access(subject="user:3", project_ids=frozenset())
+
+    for caller, sees in ((member, True), (reader(env), False), (stranger, False)):
+        for scope in ("libraries", "all"):
+            repos = [i["repo"] for i in await _results(env, caller, "list_repos", scope=scope)]
+            assert (SECRET_PATH in repos) is sees, (caller.subject, scope, repos)
+            found = await _results(env, caller, "semantic_search", query="zebra launch plan", scope=scope)
+            assert (SECRET_PATH in {i["repo_path"] for i in found}) is sees, (caller.subject, scope)
+            symbol = await _results(env, caller, "get_symbol", name="ZebraPlan", scope=scope)
+            assert bool(symbol) is sees
+    counts = {i["repo"]: i["chunks"] for i in await _results(env, reader(env), "list_repos", scope="all")}
+    assert set(counts) == {"acme/public", "maven:org.lib:clock:4.2"}
+    with pytest.raises(ToolError, match="No readable project declares"):
+        await call(env, "find_library_usages", library="org.zebrasecret")
+    with pytest.raises(ToolError, match="No library is indexed"):  # as for a store without libraries
+        await call(env, "semantic_search", caller=stranger, query="zebra", scope="libraries")
+    refusals = []
+    for repo in (SECRET_PATH, "maven:org.none:none:1.0"):  # the unreadable version answers as one never indexed
+        with pytest.raises(ToolError) as refused:
+            await call(env, "find_implementations", type="Codec", repo=repo, scope="all")
+        refusals.append(str(refused.value).replace(repo, "<repo>"))
+    assert refusals[0] == refusals[1]
+
+
+async def _results(env: SyncEnv, caller: Access, tool: str, **arguments: Any) -> list[dict[str, Any]]:
+    try:
+        result = await call(env, tool, caller=caller, **arguments)
+    except ToolError:
+        return []
+    return list(result.structured_content["results"])

@@ -104,3 +104,22 @@ def test_an_amend_keeps_the_tree_and_replaces_the_commit(client: gitlab.Gitlab, 
     result = as_dict(client.projects.get(project.id, lazy=True).repository_compare(before, after, straight=True))
     assert after != before and result["diffs"] == []
     assert [c["id"] for c in result["commits"]] == [after] and before not in result["commits"][0]["parent_ids"]
+
+
+def test_updated_after_lists_projects_whose_row_changed_and_needs_updated_at_order(
+    client: gitlab.Gitlab, gl: FakeGitLab, clock: Clock
+) -> None:
+    kept, changed, moved = (gl.create_project(f"acme/p{i}") for i in range(3))
+    clock.now = T0 + timedelta(minutes=10)
+    gl.set_project_attributes(changed.id, visibility="internal")
+    gl.set_project_attributes(kept.id, repository_access_level="private")  # `project_features`: not the row
+    gl.rename_project(moved.id, "renamed")
+    after = (T0 + timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    listed = client.projects.list(updated_after=after, order_by="updated_at", sort="asc", get_all=True)
+
+    assert [p.id for p in listed] == [changed.id, moved.id]
+    assert listed[0].attributes["updated_at"] == "2026-12-01T08:10:00.000Z"
+    with pytest.raises(gitlab.exceptions.GitlabListError) as refused:
+        client.projects.list(updated_after=after, order_by="id", get_all=True)
+    assert refused.value.response_code == 400
