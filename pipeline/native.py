@@ -21,6 +21,7 @@ import importlib
 import logging
 import os
 from collections.abc import Callable
+from functools import cache, partial
 from importlib import metadata
 from types import ModuleType
 from typing import Protocol, cast
@@ -34,7 +35,9 @@ from pipeline.types import scoped_name
 
 logger = logging.getLogger(__name__)
 
-OutlineReader = Callable[[Tree, bytes], Outline]
+Read = tuple[Outline, Callable[[], Tree]]
+"""A file's outline, and its py-tree-sitter tree on demand (splitting a long method, listing syntax gaps)."""
+OutlineReader = Callable[[bytes], Read]
 
 
 class NativeModule(Protocol):
@@ -45,11 +48,11 @@ class NativeModule(Protocol):
     def bind(self, outline: ModuleType, squash: Callable[[str], str], scoped_name: Callable[[str], str], /) -> None:
         """Give the reader its record classes and the text functions it defers to for non-ASCII text."""
 
-    def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
-        """The outline of a tree that py-tree-sitter parsed from `data`."""
+    def read_outline(self, data: bytes, /) -> Outline:
+        """The outline of the Java source `data`, parsed by the extension's own copy of the runtime."""
 
-    def probe(self, tree: Tree, /) -> tuple[str, int, int, int, int]:
-        """The root's type, byte range and child counts as the C runtime reads them."""
+    def probe(self, data: bytes, /) -> tuple[str, int, int, int, int]:
+        """The root's type, byte range and child counts as the extension parses `data`."""
 
 
 # Every construct the C reader treats specially, so that a wrong layout or a wrong reading shows.
@@ -92,9 +95,9 @@ def check(native: NativeModule, installed: str) -> str | None:
     native.bind(outline, squash, scoped_name)
     tree = parse(PROBE)
     root = tree.root_node
-    if native.probe(tree) != (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count):
+    if native.probe(PROBE) != (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count):
         return "pipeline._native does not read py-tree-sitter's trees"
-    in_c, in_python = native.read_outline(tree, PROBE), tree_outline.read_outline(tree, PROBE)
+    in_c, in_python = native.read_outline(PROBE), tree_outline.read_outline(tree, PROBE)
     if in_c != in_python:
         return f"pipeline._native reads the probe file differently: {_first_difference(in_c, in_python)}"
     return None
@@ -111,7 +114,22 @@ DISABLED = bool(os.environ.get("JAVAKB_NO_EXTENSIONS"))
 """Whether `JAVAKB_NO_EXTENSIONS` asks for the Python reader."""
 
 
-def _load() -> tuple[OutlineReader | None, str | None]:
+def read_python(data: bytes) -> Read:
+    """The outline by the Python reader, from py-tree-sitter's tree."""
+    tree = parse(data)
+    return tree_outline.read_outline(tree, data), lambda: tree
+
+
+def native_reader(read: Callable[[bytes], Outline]) -> OutlineReader:
+    """A reader over the extension's `read_outline`: py-tree-sitter parses the file only if the tree is asked for."""
+
+    def read_native(data: bytes) -> Read:
+        return read(data), cache(partial(parse, data))
+
+    return read_native
+
+
+def _load() -> tuple[Callable[[bytes], Outline] | None, str | None]:
     if DISABLED:
         return None, None
     try:
@@ -129,5 +147,5 @@ def _load() -> tuple[OutlineReader | None, str | None]:
 NATIVE, PROBLEM = _load()
 """The verified C reader (or None), and why a built C reader was refused (or None)."""
 
-read_outline: OutlineReader = NATIVE or tree_outline.read_outline
+read_outline: OutlineReader = native_reader(NATIVE) if NATIVE else read_python
 """The outline of a tree parsed from the given bytes (see `pipeline.outline`)."""

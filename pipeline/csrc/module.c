@@ -7,13 +7,6 @@
 #error "build with -DJAVAKB_TREE_SITTER_VERSION=\"...\" (scripts/build_native does)"
 #endif
 
-/* The head of py-tree-sitter's Tree object (tree_sitter/binding/types.h): the TSTree pointer is its first
- * field. py-tree-sitter offers no public way to the TSTree (its Language takes a capsule, its Tree gives
- * none), so this one field is read as the object lays it out; the probe checks it (pipeline/native.py). */
-typedef struct {
-    PyObject_HEAD TSTree *tree;
-} PyTree;
-
 static const char *const KIND_NAMES[K_COUNT] = {
     [K_OTHER] = "",
     [K_CLASS_DECLARATION] = "class_declaration",
@@ -102,7 +95,7 @@ static const char *const FIELD_NAMES[F_COUNT] = {
 static Grammar grammar;
 static Records records;
 static bool bound;
-static PyTypeObject *tree_type;
+static TSParser *parser; /* used with the GIL held, so one per process */
 
 /* Kinds by symbol, from the names `Node.type` reports; ERROR and error repetitions in two extra slots. */
 static bool load_grammar(const TSLanguage *language) {
@@ -186,62 +179,88 @@ static PyObject *bind(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static TSTree *tree_of(PyObject *object) {
-    if (tree_type == NULL) {
-        PyObject *module = PyImport_ImportModule("tree_sitter");
-        PyObject *type = module ? PyObject_GetAttrString(module, "Tree") : NULL;
-        Py_XDECREF(module);
-        if (type == NULL) return NULL;
-        tree_type = (PyTypeObject *)type;
+/* The Java grammar, through its public route: the capsule `tree_sitter_java.language()` returns, which
+ * py-tree-sitter's `Language` takes too. */
+static const TSLanguage *java_language(void) {
+    if (grammar.language != NULL) return grammar.language;
+    PyObject *module = PyImport_ImportModule("tree_sitter_java");
+    PyObject *capsule = module ? PyObject_CallMethod(module, "language", NULL) : NULL;
+    Py_XDECREF(module);
+    if (capsule == NULL) return NULL;
+    const TSLanguage *language = PyCapsule_GetPointer(capsule, "tree_sitter.Language");
+    Py_DECREF(capsule); /* the language is static data of tree_sitter_java's module, which stays imported */
+    if (language == NULL || !load_grammar(language)) return NULL;
+    return language;
+}
+
+/* A tree of `data` parsed by this module's copy of the runtime (the same release as py-tree-sitter's,
+ * checked by pipeline/native.py), with the public API only. */
+static TSTree *parse(PyObject *data) {
+    const TSLanguage *language = java_language();
+    if (language == NULL) return NULL;
+    if (parser == NULL) {
+        parser = ts_parser_new();
+        if (!ts_parser_set_language(parser, language)) {
+            ts_parser_delete(parser);
+            parser = NULL;
+            PyErr_SetString(PyExc_RuntimeError, "tree_sitter_java's grammar does not fit this tree-sitter runtime");
+            return NULL;
+        }
     }
-    if (!PyObject_TypeCheck(object, tree_type)) {
-        PyErr_SetString(PyExc_TypeError, "expected a tree_sitter.Tree");
+    if (PyBytes_GET_SIZE(data) > UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "source too large for tree-sitter");
         return NULL;
     }
-    TSTree *tree = ((PyTree *)object)->tree;
-    if (tree == NULL) PyErr_SetString(PyExc_ValueError, "the tree_sitter.Tree holds no tree");
+    TSTree *tree = ts_parser_parse_string(parser, NULL, PyBytes_AS_STRING(data), (uint32_t)PyBytes_GET_SIZE(data));
+    if (tree == NULL) PyErr_SetString(PyExc_RuntimeError, "tree-sitter returned no tree");
     return tree;
 }
 
-static PyObject *read_outline(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || !PyBytes_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "read_outline(tree, data: bytes)");
+static PyObject *read_outline(PyObject *self, PyObject *data) {
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "read_outline(data: bytes)");
         return NULL;
     }
     if (!bound) {
         PyErr_SetString(PyExc_RuntimeError, "pipeline._native.bind was not called");
         return NULL;
     }
-    TSTree *tree = tree_of(args[0]);
-    if (tree == NULL || !load_grammar(ts_tree_language(tree))) return NULL;
+    TSTree *tree = parse(data);
+    if (tree == NULL) return NULL;
     Reader reader = {0};
-    reader.data = PyBytes_AS_STRING(args[1]);
-    reader.size = PyBytes_GET_SIZE(args[1]);
+    reader.data = PyBytes_AS_STRING(data);
+    reader.size = PyBytes_GET_SIZE(data);
     reader.grammar = &grammar;
     reader.records = &records;
     PyObject *result = read_outline_of(&reader, tree);
     if (reader.scratch_ready) ts_tree_cursor_delete(&reader.scratch);
     PyMem_Free(reader.children);
     PyMem_Free(reader.nodes);
+    ts_tree_delete(tree);
     return result;
 }
 
-/* The root's type, byte range and child counts, as the C runtime reads them: compared with
+/* The root's type, byte range and child counts as this module parses `data`: compared with
  * py-tree-sitter's answers before the reader is trusted (pipeline/native.py). */
-static PyObject *probe(PyObject *self, PyObject *object) {
-    TSTree *tree = tree_of(object);
+static PyObject *probe(PyObject *self, PyObject *data) {
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "probe(data: bytes)");
+        return NULL;
+    }
+    TSTree *tree = parse(data);
     if (tree == NULL) return NULL;
     TSNode root = ts_tree_root_node(tree);
-    return Py_BuildValue("(sIIII)", ts_node_type(root), ts_node_start_byte(root), ts_node_end_byte(root),
-                         ts_node_child_count(root), ts_node_named_child_count(root));
+    PyObject *out = Py_BuildValue("(sIIII)", ts_node_type(root), ts_node_start_byte(root), ts_node_end_byte(root),
+                                  ts_node_child_count(root), ts_node_named_child_count(root));
+    ts_tree_delete(tree);
+    return out;
 }
 
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS,
      "bind(outline_module, squash, scoped_name): the record classes, and the text functions non-ASCII text goes to."},
-    {"read_outline", (PyCFunction)(void (*)(void))read_outline, METH_FASTCALL,
-     "read_outline(tree, data): the outline of a tree parsed from data."},
-    {"probe", probe, METH_O, "probe(tree): (type, start_byte, end_byte, child_count, named_child_count) of the root."},
+    {"read_outline", read_outline, METH_O, "read_outline(data): the outline of the Java source `data` (UTF-8 bytes)."},
+    {"probe", probe, METH_O, "probe(data): (type, start_byte, end_byte, child_count, named_child_count) of its root."},
     {NULL, NULL, 0, NULL},
 };
 

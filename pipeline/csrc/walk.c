@@ -2,9 +2,11 @@
  * in the order pipeline.scan's tree-sitter query reports them: a type or a method reference when the
  * walk enters it, an invocation or a declaration when it enters the name (the query's last capture). */
 #include "outline.h"
+#ifdef JAVAKB_SUBTREE_WALK
 #include "language.h"
 #include "subtree.h"
 #include "tree.h"
+#endif
 
 typedef struct {
     TSNode node;
@@ -18,6 +20,7 @@ typedef struct {
     PyObject *name;  /* a type's or an enum constant's name */
 } Scope;
 
+#ifdef JAVAKB_SUBTREE_WALK
 /* A node whose children the walk is listing: hidden nodes (grammar rules that do not show in the tree)
  * are listed through, as `TSTreeCursor` does, so the walk sees exactly the nodes `Node.children` shows. */
 typedef struct {
@@ -30,12 +33,15 @@ typedef struct {
     TSFieldId inherited;       /* the field a hidden parent is in, which its visible children report */
     uint32_t depth;            /* the depth of the visible nodes among these children */
 } Level;
+#endif
 
 typedef struct {
     Frame *frames;
     size_t frames_cap;
+#ifdef JAVAKB_SUBTREE_WALK
     Level *levels;
     size_t levels_cap;
+#endif
     Scope *scopes;
     size_t scopes_len, scopes_cap;
     PyObject *types, *calls, *refs, *decls;
@@ -280,6 +286,7 @@ static bool read_header(Reader *r, TSNode root, PyObject **package, PyObject *im
     return ok;
 }
 
+#ifdef JAVAKB_SUBTREE_WALK
 /* The field the child `structural` of a production is in (`ts_tree_cursor_current_field_id`, one level). */
 static TSFieldId field_at(const TSLanguage *language, uint16_t production, uint32_t structural) {
     const TSFieldMapEntry *map, *end;
@@ -298,6 +305,55 @@ static bool push_level(Walk *w, size_t *len, const Subtree *parent, Length posit
     return true;
 }
 
+#endif
+
+#ifndef JAVAKB_SUBTREE_WALK
+/* Visit every visible node in document order with a `TSTreeCursor` (the public API): the nodes, aliases and
+ * fields `Node.children` shows. Leaves other than identifiers hold nothing to read and are stepped over. */
+static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
+    TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
+    bool ok = grow((void **)&w->frames, &w->frames_cap, 1, sizeof(Frame));
+    if (ok) {
+        w->frames[0] = (Frame){ts_tree_root_node(tree), K_OTHER, 0};
+        w->frames[0].kind = kind_of(r, w->frames[0].node);
+        ok = visit(r, w, 0);
+    }
+    uint32_t depth = 1;
+    bool more = ok && ts_tree_cursor_goto_first_child(&cursor);
+    while (more) {
+        TSNode node = ts_tree_cursor_current_node(&cursor);
+        Kind kind = kind_of(r, node);
+        bool inner = ts_node_child_count(node) > 0;
+        if (inner || kind == K_IDENTIFIER) {
+            if (!grow((void **)&w->frames, &w->frames_cap, depth + 1, sizeof(Frame))) {
+                ok = false;
+                break;
+            }
+            Frame *frame = &w->frames[depth];
+            frame->node = node;
+            frame->kind = kind;
+            frame->field = kind == K_IDENTIFIER || kind == K_VARIABLE_DECLARATOR ? ts_tree_cursor_current_field_id(&cursor) : 0;
+            pop_scopes(w, depth);
+            if (!visit(r, w, depth)) {
+                ok = false;
+                break;
+            }
+            if (inner && ts_tree_cursor_goto_first_child(&cursor)) {
+                depth++;
+                continue;
+            }
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+            if (--depth == 0 || !ts_tree_cursor_goto_parent(&cursor)) {
+                more = false;
+                break;
+            }
+        }
+    }
+    ts_tree_cursor_delete(&cursor);
+    return ok;
+}
+#else
 /* Visit every visible node in document order: the same nodes, aliases and fields a `TSTreeCursor` walk
  * reports (tree_cursor.c), read from the subtrees directly, which costs a third of the cursor's steps. */
 static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
@@ -360,6 +416,8 @@ static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
     return true;
 }
 
+#endif
+
 PyObject *read_outline_of(Reader *r, TSTree *tree) {
     Walk w = {0};
     TSNode root = ts_tree_root_node(tree);
@@ -372,7 +430,7 @@ PyObject *read_outline_of(Reader *r, TSTree *tree) {
         walk_tree(r, &w, tree) && !PyErr_Occurred()) {
         PyObject *calls = merged_calls(&w);
         result = RECORD(r->records->outline, package ? package : PyUnicode_FromStringAndSize("", 0),
-                        PyList_AsTuple(imports), w.types, calls, w.decls);
+                        PyList_AsTuple(imports), w.types, calls, w.decls, PyBool_FromLong(ts_node_has_error(root)));
         package = NULL;
         w.types = w.decls = NULL; /* stolen */
     }
@@ -384,7 +442,9 @@ PyObject *read_outline_of(Reader *r, TSTree *tree) {
     Py_XDECREF(w.refs);
     Py_XDECREF(w.decls);
     PyMem_Free(w.frames);
+#ifdef JAVAKB_SUBTREE_WALK
     PyMem_Free(w.levels);
+#endif
     PyMem_Free(w.scopes);
     PyMem_Free(w.call_rows);
     PyMem_Free(w.ref_rows);

@@ -8,6 +8,7 @@ from tree_sitter import Tree
 
 from pipeline import tree_outline
 from pipeline.outline import Outline
+from pipeline.syntax import parse
 
 
 class FakeNative:
@@ -20,11 +21,11 @@ class FakeNative:
     def bind(self, *bound: object) -> None:
         pass
 
-    def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
-        return self._read(tree, data)
+    def read_outline(self, data: bytes, /) -> Outline:
+        return self._read(parse(data), data)
 
-    def probe(self, tree: Tree, /) -> tuple[str, int, int, int, int]:
-        root = tree.root_node
+    def probe(self, data: bytes, /) -> tuple[str, int, int, int, int]:
+        root = parse(data).root_node
         return (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count)
 
 
