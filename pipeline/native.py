@@ -5,10 +5,12 @@
 those facts into chunks (signatures, names, javadoc summaries, the embedding text) is Python, applied
 to the outline whichever reader built it.
 
-The extension is compiled by `scripts/build_native` against the sources of the exact tree-sitter
-release that is installed (pinned in pyproject.toml): it reads the C tree behind py-tree-sitter's
-`Tree`, whose memory layout belongs to that release. So before it is used it must have been built
-for the installed version and read a probe file exactly as the Python reader does. When it does not,
+The extension is compiled by `scripts/build_native` with the sources of the exact tree-sitter release
+that is installed (pinned in pyproject.toml) and parses the bytes itself through the public C API
+(`tree_sitter_java.language()`'s capsule): py-tree-sitter offers no public route to its `Tree`'s C
+tree. py-tree-sitter parses a file again only when a node is asked for (`Read`). Both copies of the
+runtime must build the same trees, so before the extension is used it must have been built for the
+installed version and read a probe file exactly as the Python reader does. When it does not,
 that is drift: `PROBLEM` says why, an error is logged and the Python reader is used; in development
 (`JAVAKB_DEV_MODE`) the services refuse to start (`app.core.settings.check_readers`), and the pipeline tests
 fail (tests/pipeline/test_outline.py). Setting `JAVAKB_NO_EXTENSIONS=1` forces Python (as
@@ -96,7 +98,7 @@ def check(native: NativeModule, installed: str) -> str | None:
     tree = parse(PROBE)
     root = tree.root_node
     if native.probe(PROBE) != (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count):
-        return "pipeline._native does not read py-tree-sitter's trees"
+        return "pipeline._native does not parse the probe as py-tree-sitter does"
     in_c, in_python = native.read_outline(PROBE), tree_outline.read_outline(tree, PROBE)
     if in_c != in_python:
         return f"pipeline._native reads the probe file differently: {_first_difference(in_c, in_python)}"

@@ -2,11 +2,6 @@
  * in the order pipeline.scan's tree-sitter query reports them: a type or a method reference when the
  * walk enters it, an invocation or a declaration when it enters the name (the query's last capture). */
 #include "outline.h"
-#ifdef JAVAKB_SUBTREE_WALK
-#include "language.h"
-#include "subtree.h"
-#include "tree.h"
-#endif
 
 typedef struct {
     TSNode node;
@@ -20,28 +15,10 @@ typedef struct {
     PyObject *name;  /* a type's or an enum constant's name */
 } Scope;
 
-#ifdef JAVAKB_SUBTREE_WALK
-/* A node whose children the walk is listing: hidden nodes (grammar rules that do not show in the tree)
- * are listed through, as `TSTreeCursor` does, so the walk sees exactly the nodes `Node.children` shows. */
-typedef struct {
-    const Subtree *children;
-    uint32_t count, next;      /* child count, index of the next child */
-    uint32_t structural;       /* the next child's index among non-extra children (aliases and fields use it) */
-    Length position;           /* where the next child starts (after its padding) */
-    const TSSymbol *aliases;   /* the parent's alias sequence, or NULL */
-    uint16_t production;
-    TSFieldId inherited;       /* the field a hidden parent is in, which its visible children report */
-    uint32_t depth;            /* the depth of the visible nodes among these children */
-} Level;
-#endif
 
 typedef struct {
     Frame *frames;
     size_t frames_cap;
-#ifdef JAVAKB_SUBTREE_WALK
-    Level *levels;
-    size_t levels_cap;
-#endif
     Scope *scopes;
     size_t scopes_len, scopes_cap;
     PyObject *types, *calls, *refs, *decls;
@@ -286,28 +263,7 @@ static bool read_header(Reader *r, TSNode root, PyObject **package, PyObject *im
     return ok;
 }
 
-#ifdef JAVAKB_SUBTREE_WALK
-/* The field the child `structural` of a production is in (`ts_tree_cursor_current_field_id`, one level). */
-static TSFieldId field_at(const TSLanguage *language, uint16_t production, uint32_t structural) {
-    const TSFieldMapEntry *map, *end;
-    ts_language_field_map(language, production, &map, &end);
-    for (; map < end; map++)
-        if (!map->inherited && map->child_index == structural) return map->field_id;
-    return 0;
-}
 
-static bool push_level(Walk *w, size_t *len, const Subtree *parent, Length position, const TSLanguage *language,
-                       TSFieldId inherited, uint32_t depth) {
-    if (!grow((void **)&w->levels, &w->levels_cap, *len + 1, sizeof(Level))) return false;
-    uint16_t production = parent->ptr->production_id;
-    w->levels[(*len)++] = (Level){ts_subtree_children(*parent), parent->ptr->child_count, 0, 0, position,
-                                  ts_language_alias_sequence(language, production), production, inherited, depth};
-    return true;
-}
-
-#endif
-
-#ifndef JAVAKB_SUBTREE_WALK
 /* Visit every visible node in document order with a `TSTreeCursor` (the public API): the nodes, aliases and
  * fields `Node.children` shows. Leaves other than identifiers hold nothing to read and are stepped over. */
 static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
@@ -353,70 +309,6 @@ static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
     ts_tree_cursor_delete(&cursor);
     return ok;
 }
-#else
-/* Visit every visible node in document order: the same nodes, aliases and fields a `TSTreeCursor` walk
- * reports (tree_cursor.c), read from the subtrees directly, which costs a third of the cursor's steps. */
-static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
-    const TSLanguage *language = tree->language;
-    size_t len = 0;
-    if (!grow((void **)&w->frames, &w->frames_cap, 1, sizeof(Frame))) return false;
-    w->frames[0] = (Frame){ts_tree_root_node((TSTree *)tree), K_OTHER, 0};
-    w->frames[0].kind = kind_of(r, w->frames[0].node);
-    if (!visit(r, w, 0)) return false;
-    if (ts_subtree_child_count(tree->root) > 0 &&
-        !push_level(w, &len, &tree->root, ts_subtree_padding(tree->root), language, 0, 1))
-        return false;
-    while (len > 0) {
-        Level *level = &w->levels[len - 1];
-        if (level->next == level->count) {
-            len--;
-            continue;
-        }
-        const Subtree *child = &level->children[level->next++];
-        Length position = level->position;
-        level->position = length_add(position, ts_subtree_size(*child));
-        if (level->next < level->count)
-            level->position = length_add(level->position, ts_subtree_padding(level->children[level->next]));
-        bool extra = ts_subtree_extra(*child);
-        uint32_t structural = level->structural;
-        TSSymbol alias = 0;
-        if (!extra) {
-            if (level->aliases) alias = level->aliases[structural];
-            level->structural++;
-        }
-        uint32_t depth = level->depth;
-        TSFieldId inherited = level->inherited;
-        uint16_t production = level->production;
-        if (ts_subtree_visible(*child) || alias) {
-            TSSymbol symbol = ts_language_public_symbol(language, alias ? alias : ts_subtree_symbol(*child));
-            Kind kind = (Kind)r->grammar->kinds[slot(r->grammar, symbol)];
-            bool leaf = ts_subtree_child_count(*child) == 0;
-            if (leaf && kind != K_IDENTIFIER) continue; /* punctuation, keywords, literals: nothing to read */
-            if (!grow((void **)&w->frames, &w->frames_cap, depth + 1, sizeof(Frame))) return false;
-            Frame *frame = &w->frames[depth];
-            frame->node = ts_node_new(tree, child, position, alias);
-            frame->kind = kind;
-            frame->field = 0;
-            if (!extra && (frame->kind == K_IDENTIFIER || frame->kind == K_VARIABLE_DECLARATOR)) {
-                frame->field = field_at(language, production, structural);
-                if (frame->field == 0) frame->field = inherited;
-            }
-            pop_scopes(w, depth);
-            if (!visit(r, w, depth)) return false;
-            if (!leaf && !push_level(w, &len, child, position, language, 0, depth + 1)) return false;
-        } else if (ts_subtree_visible_child_count(*child) > 0) {
-            TSFieldId through = 0; /* a hidden node passes on the field it is in */
-            if (!extra) {
-                through = field_at(language, production, structural);
-                if (through == 0) through = inherited;
-            }
-            if (!push_level(w, &len, child, position, language, through, depth)) return false;
-        }
-    }
-    return true;
-}
-
-#endif
 
 PyObject *read_outline_of(Reader *r, TSTree *tree) {
     Walk w = {0};
@@ -442,9 +334,6 @@ PyObject *read_outline_of(Reader *r, TSTree *tree) {
     Py_XDECREF(w.refs);
     Py_XDECREF(w.decls);
     PyMem_Free(w.frames);
-#ifdef JAVAKB_SUBTREE_WALK
-    PyMem_Free(w.levels);
-#endif
     PyMem_Free(w.scopes);
     PyMem_Free(w.call_rows);
     PyMem_Free(w.ref_rows);

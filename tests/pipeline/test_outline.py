@@ -310,3 +310,29 @@ def test_the_built_reader_reads_the_probe_as_the_python_reader_does() -> None:
     assert native.PROBLEM is None
     assert NATIVE is not None
     assert NATIVE(native.PROBE) == tree_outline.read_outline(parse(native.PROBE), native.PROBE)
+
+
+CSRC = Path(native.__file__).parent / "csrc"
+PUBLIC_INCLUDES = {'"outline.h"', '"tree_sitter/api.h"'}
+
+
+def test_the_c_reader_uses_only_the_public_tree_sitter_api() -> None:
+    """No private header of the runtime, and no restated layout of a py-tree-sitter object (issue 25)."""
+    sources = sorted([*CSRC.glob("*.c"), *CSRC.glob("*.h")])
+    assert sources
+    for path in sources:
+        code = path.read_text(encoding="utf-8")
+        included = {line.split(None, 1)[1].strip() for line in code.splitlines() if line.startswith("#include")}
+        assert {i for i in included if not i.startswith("<")} <= PUBLIC_INCLUDES, path.name
+        assert "PyObject_HEAD" not in code, f"{path.name} restates a Python object's layout"
+
+
+@needs_native
+def test_the_c_reader_parses_the_bytes_itself_and_the_tree_comes_on_demand() -> None:
+    assert NATIVE is not None
+    data = _text(TRICKY["syntax-errors"])
+    found, tree = native.native_reader(NATIVE)(data)
+    assert found == tree_outline.read_outline(parse(data), data)
+    assert found.has_error
+    assert tree() is tree()  # parsed once, when asked
+    assert tree().root_node.end_byte == len(data)
