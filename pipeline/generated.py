@@ -116,8 +116,11 @@ def _generator_shape(members: Sequence[Chunk], types: Sequence[Chunk]) -> bool:
     )
 
 
-def _states_generated(lines: Iterable[str]) -> bool:
+def _states_generated(lines: Sequence[str]) -> bool:
     """Whether comment lines say a generator wrote the code (only comment lines: code may say anything)."""
+    block = "\n".join(lines)  # a type's Javadoc or a file's header: most say nothing of the kind
+    if block.isascii() and not any(word in block.lower() for word in _STATEMENT_WORDS):
+        return False
     for line in lines:
         stripped = line.strip()
         if not stripped.startswith(("/*", "*", "//")):
