@@ -54,7 +54,7 @@ def sources(root: Path, config: ChunkerConfig) -> list[tuple[str, bytes]]:
 
 def bodiless_keys(data: bytes) -> set[tuple[str, int]]:
     """(owner nested name + member name, last row + 1) of every bodiless method and annotation element."""
-    outline, _ = read_outline(data)
+    outline = read_outline(data).outline
     keys: set[tuple[str, int]] = set()
     for info in find_types(outline.types):
         for member in read_members(info):

@@ -20,7 +20,7 @@ from pipeline.http_calls import file_constants, http_calls, mentions_clients, wa
 from pipeline.javadoc import summarize
 from pipeline.members import Member, member_name, parameter_types, read_members, signature
 from pipeline.model import Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
-from pipeline.native import OutlineReader, read_outline
+from pipeline.native import OutlineReader, Parsed, read_outline
 from pipeline.outbound import Client, client_of, declared_routes
 from pipeline.outline import CONSTRUCTOR_NODE_KINDS, MemberDecl
 from pipeline.render import chunk_id_prefix, repo_key
@@ -55,7 +55,8 @@ def chunk_source(
     decoded = decode_source(raw, file_path, config)
     if isinstance(decoded, Skipped):
         return FileResult(file_path=file_path, skipped=(decoded,))
-    outline, tree = reader(decoded.data)
+    parsed = reader(decoded.data)
+    outline, tree = parsed.outline, parsed.tree
     package = outline.package
     types = list(find_types(outline.types))
     unit = FileUnit(
@@ -80,7 +81,7 @@ def chunk_source(
         if with_methods:
             exchanges = any(m.http_path and m.decl.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in members)
             client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
-            drafts.extend(_member_drafts(unit, tree, info, members, _scope(unit, info, types), client))
+            drafts.extend(_member_drafts(unit, parsed, info, members, _scope(unit, info, types), client))
     return FileResult(
         file_path=file_path,
         chunks=mark_generated(unit.lines, finish(unit, drafts)),
@@ -108,7 +109,7 @@ def _scope(unit: FileUnit, info: TypeInfo, types: list[TypeInfo]) -> CallScope:
 
 def _member_drafts(
     unit: FileUnit,
-    tree: Callable[[], Tree],
+    parsed: Parsed,
     info: TypeInfo,
     members: list[Member],
     scope: CallScope,
@@ -117,12 +118,12 @@ def _member_drafts(
     # Bodiless ones too (interface, abstract and repository methods, Feign endpoints, annotation
     # elements): a chunk of their own, findable by name, annotation and route; the skeleton still lists them.
     for member in members:
-        yield _callable_draft(unit, tree, info, member, scope, client)
+        yield _callable_draft(unit, parsed, info, member, scope, client)
 
 
 def _callable_draft(
     unit: FileUnit,
-    tree: Callable[[], Tree],
+    parsed: Parsed,
     info: TypeInfo,
     member: Member,
     scope: CallScope,
@@ -141,8 +142,8 @@ def _callable_draft(
     if (decl.end - (decl.doc_start if has_doc else decl.start) + 2) // 3 <= unit.config.max_chunk_tokens:
         parts: tuple[Part, ...] = (Part(rows, *calls_in(rows, rows, scope)),)
     else:
-        parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, tree, rows, decl))
-    parts = _with_outbound(unit, tree, member, parts, scope, client)
+        parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, parsed, rows, decl))
+    parts = _with_outbound(unit, parsed.tree, member, parts, scope, client)
     one = parts[0] if len(parts) == 1 else Part(rows, (), ())
     ctx = unit.context
     chunk = Chunk(
@@ -208,15 +209,18 @@ def _with_outbound(
     )
 
 
-def _part_rows(unit: FileUnit, tree: Callable[[], Tree], rows: LineSpan, decl: MemberDecl) -> list[LineSpan]:
+def _part_rows(unit: FileUnit, parsed: Parsed, rows: LineSpan, decl: MemberDecl) -> list[LineSpan]:
     """Rows of each part of a method that may be over the budget: one part when it fits, else the splitter's."""
     budget = unit.config.max_chunk_tokens
     if estimate_tokens("\n".join(unit.lines[rows.first : rows.last + 1])) <= budget:
         return [rows]
-    node = node_at(tree().root_node, decl.start, decl.end, decl.kind)
+    inner = parsed.children(parsed.locate(decl.start, decl.end, decl.kind))
     # A static initializer's block is its last named child; everything else has a `body` field.
-    body = node.named_children[-1] if decl.kind == "static_initializer" else node.child_by_field_name("body")
-    return split_rows(rows, body, unit.lines, budget) if body is not None else [rows]
+    if decl.kind == "static_initializer":
+        body = inner[-1] if inner else None
+    else:
+        body = next((c for c in inner if c.field == "body"), None)
+    return split_rows(rows, body, lambda s: parsed.children(s.path), unit.lines, budget) if body is not None else [rows]
 
 
 def _syntax_gaps(root: Node, types: list[TypeInfo], file_path: str) -> Iterator[Skipped]:

@@ -216,6 +216,14 @@ static TSTree *parse(PyObject *data) {
     return tree;
 }
 
+#define TREE_CAPSULE "pipeline._native.tree"
+
+static void delete_tree(PyObject *capsule) {
+    TSTree *tree = PyCapsule_GetPointer(capsule, TREE_CAPSULE);
+    if (tree != NULL) ts_tree_delete(tree);
+}
+
+/* (outline, tree): the outline of `data`, and its tree in a capsule for `locate` and `children`. */
 static PyObject *read_outline(PyObject *self, PyObject *data) {
     if (!PyBytes_Check(data)) {
         PyErr_SetString(PyExc_TypeError, "read_outline(data: bytes)");
@@ -227,16 +235,103 @@ static PyObject *read_outline(PyObject *self, PyObject *data) {
     }
     TSTree *tree = parse(data);
     if (tree == NULL) return NULL;
+    PyObject *capsule = PyCapsule_New(tree, TREE_CAPSULE, delete_tree);
+    if (capsule == NULL) {
+        ts_tree_delete(tree);
+        return NULL;
+    }
     Reader reader = {0};
     reader.data = PyBytes_AS_STRING(data);
     reader.size = PyBytes_GET_SIZE(data);
     reader.grammar = &grammar;
     reader.records = &records;
-    PyObject *result = read_outline_of(&reader, tree);
+    PyObject *outline = read_outline_of(&reader, tree);
     if (reader.scratch_ready) ts_tree_cursor_delete(&reader.scratch);
     PyMem_Free(reader.children);
     PyMem_Free(reader.nodes);
-    ts_tree_delete(tree);
+    if (outline == NULL) {
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", outline, capsule);
+}
+
+static TSTree *tree_arg(PyObject *capsule) {
+    return PyCapsule_GetPointer(capsule, TREE_CAPSULE);
+}
+
+/* The path (child indices from the root) of the node of type `kind` spanning `start`..`end`, found as
+ * pipeline.syntax.node_at finds it: down from the root, into the first child that holds the span. */
+static PyObject *locate(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    unsigned int start, end;
+    const char *kind;
+    if (!PyArg_ParseTuple(args, "OIIs:locate", &capsule, &start, &end, &kind)) return NULL;
+    TSTree *tree = tree_arg(capsule);
+    if (tree == NULL) return NULL;
+    PyObject *path = PyList_New(0);
+    TSNode node = ts_tree_root_node(tree);
+    while (path != NULL && !(ts_node_start_byte(node) == start && ts_node_end_byte(node) == end &&
+                             strcmp(ts_node_type(node), kind) == 0)) {
+        uint32_t count = ts_node_child_count(node), i = 0;
+        for (; i < count; i++) {
+            TSNode child = ts_node_child(node, i);
+            if (ts_node_start_byte(child) <= start && end <= ts_node_end_byte(child)) {
+                node = child;
+                break;
+            }
+        }
+        PyObject *index = i < count ? PyLong_FromUnsignedLong(i) : NULL;
+        if (index == NULL || PyList_Append(path, index) < 0) {
+            if (i >= count) PyErr_Format(PyExc_LookupError, "no %s node at bytes %u-%u", kind, start, end);
+            Py_XDECREF(index);
+            Py_CLEAR(path);
+            break;
+        }
+        Py_DECREF(index);
+    }
+    PyObject *out = path ? PyList_AsTuple(path) : NULL;
+    Py_XDECREF(path);
+    return out;
+}
+
+/* The named children of the node at `path`: (type, field or None, start byte, end byte, start row, end row,
+ * index among all children) each. */
+static PyObject *children(PyObject *self, PyObject *args) {
+    PyObject *capsule, *path;
+    if (!PyArg_ParseTuple(args, "OO!:children", &capsule, &PyTuple_Type, &path)) return NULL;
+    TSTree *tree = tree_arg(capsule);
+    if (tree == NULL) return NULL;
+    TSNode node = ts_tree_root_node(tree);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(path); i++) {
+        unsigned long index = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(path, i));
+        if (PyErr_Occurred()) return NULL;
+        if (index >= ts_node_child_count(node)) {
+            PyErr_SetString(PyExc_LookupError, "no such child");
+            return NULL;
+        }
+        node = ts_node_child(node, (uint32_t)index);
+    }
+    PyObject *out = PyList_New(0);
+    TSTreeCursor cursor = ts_tree_cursor_new(node);
+    bool more = out != NULL && ts_tree_cursor_goto_first_child(&cursor);
+    for (unsigned long index = 0; more; index++, more = ts_tree_cursor_goto_next_sibling(&cursor)) {
+        TSNode child = ts_tree_cursor_current_node(&cursor);
+        if (!ts_node_is_named(child)) continue;
+        const char *field_name = ts_tree_cursor_current_field_name(&cursor);
+        PyObject *item = Py_BuildValue("(szIIIIk)", ts_node_type(child), field_name, ts_node_start_byte(child),
+                                       ts_node_end_byte(child), ts_node_start_point(child).row,
+                                       ts_node_end_point(child).row, index);
+        if (item == NULL || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(item);
+    }
+    ts_tree_cursor_delete(&cursor);
+    PyObject *result = out ? PyList_AsTuple(out) : NULL;
+    Py_XDECREF(out);
     return result;
 }
 
@@ -259,7 +354,9 @@ static PyObject *probe(PyObject *self, PyObject *data) {
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS,
      "bind(outline_module, squash, scoped_name): the record classes, and the text functions non-ASCII text goes to."},
-    {"read_outline", read_outline, METH_O, "read_outline(data): the outline of the Java source `data` (UTF-8 bytes)."},
+    {"read_outline", read_outline, METH_O, "read_outline(data): (outline, tree) of the Java source `data` (UTF-8)."},
+    {"locate", locate, METH_VARARGS, "locate(tree, start, end, kind): the child-index path of that node."},
+    {"children", children, METH_VARARGS, "children(tree, path): the named children of the node at `path`."},
     {"probe", probe, METH_O, "probe(data): (type, start_byte, end_byte, child_count, named_child_count) of its root."},
     {NULL, NULL, 0, NULL},
 };
@@ -269,6 +366,10 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
+    /* Python's allocator, as py-tree-sitter sets it for its own copy of the runtime: the runtime makes many
+     * small allocations, which pymalloc serves for fewer instructions than malloc. Every call into our copy
+     * holds the GIL, which PyMem_* requires. */
+    ts_set_allocator(PyMem_Malloc, PyMem_Calloc, PyMem_Realloc, PyMem_Free);
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && PyModule_AddStringConstant(m, "TREE_SITTER_VERSION", JAVAKB_TREE_SITTER_VERSION) < 0) Py_CLEAR(m);
     return m;

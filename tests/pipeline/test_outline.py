@@ -95,7 +95,7 @@ TRICKY = {
 
 
 def _outline(read: OutlineReader, source: bytes) -> Outline:
-    return read(source)[0]
+    return read(source).outline
 
 
 def _text(source: str | bytes) -> bytes:
@@ -109,7 +109,7 @@ def test_both_readers_give_the_same_outline_of_a_fixture_file(path: Path) -> Non
     assert isinstance(decoded, Decoded), decoded  # UTF-8 now, as the parser sees it
     data = decoded.data
     assert NATIVE is not None
-    assert NATIVE(data) == tree_outline.read_outline(parse(data), data)
+    assert NATIVE.read_outline(data)[0] == tree_outline.read_outline(parse(data), data)
 
 
 @needs_native
@@ -117,7 +117,7 @@ def test_both_readers_give_the_same_outline_of_a_fixture_file(path: Path) -> Non
 def test_both_readers_give_the_same_outline_of_tricky_java(name: str) -> None:
     data = _text(TRICKY[name])
     assert NATIVE is not None
-    assert NATIVE(data) == tree_outline.read_outline(parse(data), data)
+    assert NATIVE.read_outline(data)[0] == tree_outline.read_outline(parse(data), data)
 
 
 @needs_native
@@ -126,7 +126,7 @@ def test_both_readers_give_the_same_outline_of_token_soup(seed: int) -> None:
     rng = random.Random(seed)
     data = " ".join(rng.choice(JAVA_TOKENS) for _ in range(rng.randrange(1, 2000))).encode()
     assert NATIVE is not None
-    assert NATIVE(data) == tree_outline.read_outline(parse(data), data)
+    assert NATIVE.read_outline(data)[0] == tree_outline.read_outline(parse(data), data)
 
 
 @needs_native
@@ -309,7 +309,7 @@ def test_the_built_reader_reads_the_probe_as_the_python_reader_does() -> None:
         pytest.skip("pipeline._native is not built, or JAVAKB_NO_EXTENSIONS is set")
     assert native.PROBLEM is None
     assert NATIVE is not None
-    assert NATIVE(native.PROBE) == tree_outline.read_outline(parse(native.PROBE), native.PROBE)
+    assert NATIVE.read_outline(native.PROBE)[0] == tree_outline.read_outline(parse(native.PROBE), native.PROBE)
 
 
 CSRC = Path(native.__file__).parent / "csrc"
@@ -331,8 +331,27 @@ def test_the_c_reader_uses_only_the_public_tree_sitter_api() -> None:
 def test_the_c_reader_parses_the_bytes_itself_and_the_tree_comes_on_demand() -> None:
     assert NATIVE is not None
     data = _text(TRICKY["syntax-errors"])
-    found, tree = native.native_reader(NATIVE)(data)
-    assert found == tree_outline.read_outline(parse(data), data)
-    assert found.has_error
-    assert tree() is tree()  # parsed once, when asked
-    assert tree().root_node.end_byte == len(data)
+    parsed = native.native_reader(NATIVE)(data)
+    assert parsed.outline == tree_outline.read_outline(parse(data), data)
+    assert parsed.outline.has_error
+    assert parsed.tree() is parsed.tree()  # parsed once, when asked
+    assert parsed.tree().root_node.end_byte == len(data)
+
+
+@pytest.mark.parametrize("name", sorted(set(TRICKY) - {"only-garbage"}))  # that one has no member
+def test_both_readers_find_the_same_nodes_again(name: str) -> None:
+    """`locate` and `children` (what splits a long method) answer alike from either reader's tree."""
+    data = _text(TRICKY[name])
+    answers = []
+    for read in READERS.values():
+        parsed = read(data)
+        found = []
+        for decl in (m for t in parsed.outline.types for m in t.members):
+            stack = list(parsed.children(parsed.locate(decl.start, decl.end, decl.kind)))
+            while stack:  # every named node below the member, as the splitter may ask for it
+                span = stack.pop()
+                found.append(span)
+                stack.extend(parsed.children(span.path))
+        answers.append(found)
+    assert answers[0]
+    assert all(a == answers[0] for a in answers)
