@@ -127,8 +127,10 @@ static bool load_grammar(const TSLanguage *language) {
     grammar.kinds = kinds;
     grammar.names = names;
     grammar.symbol_count = count;
-    for (int f = 0; f < F_COUNT; f++)
+    for (int f = 0; f < F_COUNT; f++) {
         grammar.fields[f] = ts_language_field_id_for_name(language, FIELD_NAMES[f], (uint32_t)strlen(FIELD_NAMES[f]));
+        grammar.field_names[f] = grammar.fields[f] ? ts_language_field_name_for_id(language, grammar.fields[f]) : NULL;
+    }
     grammar.language = language;
     return true;
 }

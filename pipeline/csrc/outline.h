@@ -118,6 +118,7 @@ typedef struct {
     uint8_t *kinds;        /* by symbol slot (see `slot`) */
     PyObject **names;      /* interned node type names by symbol slot, made on first use */
     TSFieldId fields[F_COUNT];
+    const char *field_names[F_COUNT]; /* as the language spells them: `ts_node_field_name_for_*` returns these */
 } Grammar;
 
 /* The record classes of pipeline/outline.py, bound once by `bind`. */
@@ -184,7 +185,8 @@ PyObject *make_record(PyTypeObject *cls, PyObject **items, Py_ssize_t n);
     make_record((cls), (PyObject *[]){__VA_ARGS__}, sizeof((PyObject *[]){__VA_ARGS__}) / sizeof(PyObject *))
 
 /* children.c */
-Py_ssize_t push_children(Reader *r, TSNode node);
+Py_ssize_t push_children(Reader *r, TSNode node); /* `Child.field` is 0: ask for it below */
+Py_ssize_t push_children_with_fields(Reader *r, TSNode node);
 static inline void pop_children(Reader *r, size_t base) { r->children_len = base; }
 TSNode first_named_of(Reader *r, TSNode node, Kind kind);
 

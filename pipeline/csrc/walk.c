@@ -6,8 +6,15 @@
 typedef struct {
     TSNode node;
     Kind kind;
-    TSFieldId field; /* only read for identifiers and variable declarators */
+    TSNode parent;  /* and the node's index among its parent's named children: its field, when asked (`in_field`) */
+    uint32_t index;
 } Frame;
+
+/* An open node of the walk: its named children are listed one by one. */
+typedef struct {
+    TSNode node;
+    uint32_t next, count;
+} Open;
 
 typedef struct {
     uint32_t depth;
@@ -19,6 +26,8 @@ typedef struct {
 typedef struct {
     Frame *frames;
     size_t frames_cap;
+    Open *open;
+    size_t open_cap;
     Scope *scopes;
     size_t scopes_len, scopes_cap;
     PyObject *types, *calls, *refs, *decls;
@@ -113,6 +122,13 @@ static bool add_local(Reader *r, Walk *w, TSNode name, TSNode type) {
     return ok;
 }
 
+/* Whether a frame's node is in field `f` of its parent (`ts_tree_cursor_current_field_id`'s answer). */
+static bool in_field(const Reader *r, const Frame *frame, Field f) {
+    const char *name = r->grammar->field_names[f];
+    return name != NULL && !ts_node_is_null(frame->parent) &&
+           ts_node_field_name_for_named_child(frame->parent, frame->index) == name;
+}
+
 static bool visit_identifier(Reader *r, Walk *w, uint32_t depth) {
     if (depth == 0) return true;
     const Frame *self = &w->frames[depth], *parent = &w->frames[depth - 1];
@@ -130,7 +146,19 @@ static bool visit_identifier(Reader *r, Walk *w, uint32_t depth) {
         if (base >= 0) pop_children(r, (size_t)base);
         return ok;
     }
-    if (self->field != r->grammar->fields[F_NAME]) return true;
+    switch (parent->kind) { /* the parents below read a `name` child; most identifiers are elsewhere */
+    case K_METHOD_INVOCATION:
+    case K_FORMAL_PARAMETER:
+    case K_RESOURCE:
+    case K_ENHANCED_FOR_STATEMENT:
+    case K_INSTANCEOF_EXPRESSION:
+    case K_VARIABLE_DECLARATOR:
+    case K_CATCH_FORMAL_PARAMETER:
+        break;
+    default:
+        return true;
+    }
+    if (!in_field(r, self, F_NAME)) return true;
     switch (parent->kind) {
     case K_METHOD_INVOCATION: {
         TSNode receiver = field(r, parent->node, F_OBJECT);
@@ -147,7 +175,7 @@ static bool visit_identifier(Reader *r, Walk *w, uint32_t depth) {
     case K_INSTANCEOF_EXPRESSION:
         return add_local(r, w, node, field(r, parent->node, F_RIGHT));
     case K_VARIABLE_DECLARATOR:
-        if (depth >= 2 && parent->field == r->grammar->fields[F_DECLARATOR] &&
+        if (depth >= 2 && in_field(r, parent, F_DECLARATOR) &&
             w->frames[depth - 2].kind == K_LOCAL_VARIABLE_DECLARATION)
             return add_local(r, w, node, field(r, w->frames[depth - 2].node, F_TYPE));
         return true;
@@ -264,50 +292,38 @@ static bool read_header(Reader *r, TSNode root, PyObject **package, PyObject *im
 }
 
 
-/* Visit every visible node in document order with a `TSTreeCursor` (the public API): the nodes, aliases and
- * fields `Node.children` shows. Leaves other than identifiers hold nothing to read and are stepped over. */
+/* Visit every named node in document order (`Node.named_children`, recursively), listing each node's named
+ * children with `ts_node_named_child`: anonymous nodes (punctuation, keywords) hold nothing the reader reads,
+ * and stepping a `TSTreeCursor` over them cost more (docs/decisions.md, "One Java reader without private
+ * headers"). */
 static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
-    TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
-    bool ok = grow((void **)&w->frames, &w->frames_cap, 1, sizeof(Frame));
-    if (ok) {
-        w->frames[0] = (Frame){ts_tree_root_node(tree), K_OTHER, 0};
-        w->frames[0].kind = kind_of(r, w->frames[0].node);
-        ok = visit(r, w, 0);
-    }
-    uint32_t depth = 1;
-    bool more = ok && ts_tree_cursor_goto_first_child(&cursor);
-    while (more) {
-        TSNode node = ts_tree_cursor_current_node(&cursor);
-        Kind kind = kind_of(r, node);
-        bool inner = ts_node_child_count(node) > 0;
-        if (inner || kind == K_IDENTIFIER) {
-            if (!grow((void **)&w->frames, &w->frames_cap, depth + 1, sizeof(Frame))) {
-                ok = false;
-                break;
-            }
-            Frame *frame = &w->frames[depth];
-            frame->node = node;
-            frame->kind = kind;
-            frame->field = kind == K_IDENTIFIER || kind == K_VARIABLE_DECLARATOR ? ts_tree_cursor_current_field_id(&cursor) : 0;
-            pop_scopes(w, depth);
-            if (!visit(r, w, depth)) {
-                ok = false;
-                break;
-            }
-            if (inner && ts_tree_cursor_goto_first_child(&cursor)) {
-                depth++;
-                continue;
-            }
+    TSNode root = ts_tree_root_node(tree), none = {{0}, 0, 0};
+    if (!grow((void **)&w->frames, &w->frames_cap, 1, sizeof(Frame)) ||
+        !grow((void **)&w->open, &w->open_cap, 1, sizeof(Open)))
+        return false;
+    w->frames[0] = (Frame){root, kind_of(r, root), none, 0};
+    if (!visit(r, w, 0)) return false;
+    size_t len = 0;
+    w->open[len++] = (Open){root, 0, ts_node_named_child_count(root)};
+    while (len > 0) {
+        Open *top = &w->open[len - 1];
+        if (top->next == top->count) {
+            len--;
+            continue;
         }
-        while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-            if (--depth == 0 || !ts_tree_cursor_goto_parent(&cursor)) {
-                more = false;
-                break;
-            }
+        uint32_t index = top->next++;
+        TSNode parent = top->node, node = ts_node_named_child(parent, index);
+        uint32_t depth = (uint32_t)len, count = ts_node_named_child_count(node);
+        if (!grow((void **)&w->frames, &w->frames_cap, depth + 1, sizeof(Frame))) return false;
+        w->frames[depth] = (Frame){node, kind_of(r, node), parent, index};
+        pop_scopes(w, depth);
+        if (!visit(r, w, depth)) return false;
+        if (count > 0) {
+            if (!grow((void **)&w->open, &w->open_cap, len + 1, sizeof(Open))) return false;
+            w->open[len++] = (Open){node, 0, count};
         }
     }
-    ts_tree_cursor_delete(&cursor);
-    return ok;
+    return true;
 }
 
 PyObject *read_outline_of(Reader *r, TSTree *tree) {
@@ -334,6 +350,7 @@ PyObject *read_outline_of(Reader *r, TSTree *tree) {
     Py_XDECREF(w.refs);
     Py_XDECREF(w.decls);
     PyMem_Free(w.frames);
+    PyMem_Free(w.open);
     PyMem_Free(w.scopes);
     PyMem_Free(w.call_rows);
     PyMem_Free(w.ref_rows);
