@@ -8,7 +8,7 @@ inner, local and enum-constant classes get chunks of their own named `Outer.Inne
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import cache
+from functools import cache, partial
 
 from tree_sitter import Node, Tree
 
@@ -70,7 +70,7 @@ def chunk_source(
         config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
         constants=cache(lambda: file_constants(tree().root_node, decoded.data)),
-        http_clients=mentions_clients(decoded.data),
+        http_clients=cache(partial(mentions_clients, decoded.data)),
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
     drafts: list[Draft] = []
@@ -195,7 +195,8 @@ def _with_outbound(
     if client is not None and member.http_path:
         routes = declared_routes(client[0], client[1], member.http_method, member.http_path)
         return tuple(p._replace(outbound=routes) for p in parts)
-    if not unit.http_clients or not any(wants_arguments(p.calls) for p in parts):
+    # The calls first: few methods call an HTTP client method, and the file is scanned once, only for them.
+    if not any(wants_arguments(p.calls) for p in parts) or not unit.http_clients():
         return parts
     decl = member.decl
     found = http_calls(

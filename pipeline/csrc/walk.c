@@ -314,12 +314,13 @@ static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
         uint32_t index = top->next++;
         TSNode parent = top->node, node = ts_node_named_child(parent, index);
         uint32_t depth = (uint32_t)len, count = ts_node_named_child_count(node);
-        if (!grow((void **)&w->frames, &w->frames_cap, depth + 1, sizeof(Frame))) return false;
-        w->frames[depth] = (Frame){node, kind_of(r, node), parent, index};
-        pop_scopes(w, depth);
-        if (!visit(r, w, depth)) return false;
+        if (depth >= w->frames_cap && !grow((void **)&w->frames, &w->frames_cap, depth + 1, sizeof(Frame))) return false;
+        Kind kind = kind_of(r, node);
+        w->frames[depth] = (Frame){node, kind, parent, index};
+        if (w->scopes_len > 0 && w->scopes[w->scopes_len - 1].depth >= depth) pop_scopes(w, depth);
+        if (kind != K_OTHER && !visit(r, w, depth)) return false; /* `visit` reads none of the other kinds */
         if (count > 0) {
-            if (!grow((void **)&w->open, &w->open_cap, len + 1, sizeof(Open))) return false;
+            if (len >= w->open_cap && !grow((void **)&w->open, &w->open_cap, len + 1, sizeof(Open))) return false;
             w->open[len++] = (Open){node, 0, count};
         }
     }
