@@ -43,7 +43,6 @@ from pipeline.model import TYPE_SYMBOLS, Chunk, ChunkerConfig, FileResult, Sourc
 from pipeline.native import read_outline
 from pipeline.scope import Scope
 from pipeline.spring import learned_stereotypes
-from pipeline.syntax import parse
 
 JDK_CONFIG = ChunkerConfig(include=("**/*.java",), exclude=())
 
@@ -55,7 +54,7 @@ def sources(root: Path, config: ChunkerConfig) -> list[tuple[str, bytes]]:
 
 def bodiless_keys(data: bytes) -> set[tuple[str, int]]:
     """(owner nested name + member name, last row + 1) of every bodiless method and annotation element."""
-    outline = read_outline(parse(data), data)
+    outline = read_outline(data).outline
     keys: set[tuple[str, int]] = set()
     for info in find_types(outline.types):
         for member in read_members(info):

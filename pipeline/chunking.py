@@ -7,10 +7,10 @@ inner, local and enum-constant classes get chunks of their own named `Outer.Inne
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from functools import cache
+from collections.abc import Callable, Iterator
+from functools import cache, partial
 
-from tree_sitter import Node
+from tree_sitter import Node, Tree
 
 from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
@@ -20,7 +20,7 @@ from pipeline.http_calls import file_constants, http_calls, mentions_clients, wa
 from pipeline.javadoc import summarize
 from pipeline.members import Member, member_name, parameter_types, read_members, signature
 from pipeline.model import Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
-from pipeline.native import OutlineReader, read_outline
+from pipeline.native import OutlineReader, Parsed, read_outline
 from pipeline.outbound import Client, client_of, declared_routes
 from pipeline.outline import CONSTRUCTOR_NODE_KINDS, MemberDecl
 from pipeline.render import chunk_id_prefix, repo_key
@@ -28,7 +28,7 @@ from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
 from pipeline.spring import EXCHANGE_ANNOTATIONS
-from pipeline.syntax import node_at, parse, text
+from pipeline.syntax import node_at, text
 from pipeline.types import read_imports
 
 _NO_METHOD_FILES = ("package-info.java", "module-info.java")
@@ -55,8 +55,8 @@ def chunk_source(
     decoded = decode_source(raw, file_path, config)
     if isinstance(decoded, Skipped):
         return FileResult(file_path=file_path, skipped=(decoded,))
-    tree = parse(decoded.data)
-    outline = reader(tree, decoded.data)
+    parsed = reader(decoded.data)
+    outline, tree = parsed.outline, parsed.tree
     package = outline.package
     types = list(find_types(outline.types))
     unit = FileUnit(
@@ -69,8 +69,8 @@ def chunk_source(
         calls=FileCalls(outline.calls, outline.decls),
         config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
-        constants=cache(lambda: file_constants(tree.root_node, decoded.data)),
-        http_clients=mentions_clients(decoded.data),
+        constants=cache(lambda: file_constants(tree().root_node, decoded.data)),
+        http_clients=cache(partial(mentions_clients, decoded.data)),
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
     drafts: list[Draft] = []
@@ -81,14 +81,13 @@ def chunk_source(
         if with_methods:
             exchanges = any(m.http_path and m.decl.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in members)
             client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
-            drafts.extend(_member_drafts(unit, tree.root_node, info, members, _scope(unit, info, types), client))
-    root = tree.root_node
+            drafts.extend(_member_drafts(unit, parsed, info, members, _scope(unit, info, types), client))
     return FileResult(
         file_path=file_path,
         chunks=mark_generated(unit.lines, finish(unit, drafts)),
-        skipped=tuple(_syntax_gaps(root, types, file_path)),
+        skipped=tuple(_syntax_gaps(tree().root_node, types, file_path)) if outline.has_error else (),
         encoding=decoded.encoding,
-        parse_errors=root.has_error,
+        parse_errors=outline.has_error,
     )
 
 
@@ -110,7 +109,7 @@ def _scope(unit: FileUnit, info: TypeInfo, types: list[TypeInfo]) -> CallScope:
 
 def _member_drafts(
     unit: FileUnit,
-    root: Node,
+    parsed: Parsed,
     info: TypeInfo,
     members: list[Member],
     scope: CallScope,
@@ -119,12 +118,12 @@ def _member_drafts(
     # Bodiless ones too (interface, abstract and repository methods, Feign endpoints, annotation
     # elements): a chunk of their own, findable by name, annotation and route; the skeleton still lists them.
     for member in members:
-        yield _callable_draft(unit, root, info, member, scope, client)
+        yield _callable_draft(unit, parsed, info, member, scope, client)
 
 
 def _callable_draft(
     unit: FileUnit,
-    root: Node,
+    parsed: Parsed,
     info: TypeInfo,
     member: Member,
     scope: CallScope,
@@ -143,8 +142,8 @@ def _callable_draft(
     if (decl.end - (decl.doc_start if has_doc else decl.start) + 2) // 3 <= unit.config.max_chunk_tokens:
         parts: tuple[Part, ...] = (Part(rows, *calls_in(rows, rows, scope)),)
     else:
-        parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, root, rows, decl))
-    parts = _with_outbound(unit, root, member, parts, scope, client)
+        parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, parsed, rows, decl))
+    parts = _with_outbound(unit, parsed.tree, member, parts, scope, client)
     one = parts[0] if len(parts) == 1 else Part(rows, (), ())
     ctx = unit.context
     chunk = Chunk(
@@ -183,7 +182,7 @@ def _callable_draft(
 
 def _with_outbound(
     unit: FileUnit,
-    root: Node,
+    tree: Callable[[], Tree],
     member: Member,
     parts: tuple[Part, ...],
     scope: CallScope,
@@ -196,10 +195,13 @@ def _with_outbound(
     if client is not None and member.http_path:
         routes = declared_routes(client[0], client[1], member.http_method, member.http_path)
         return tuple(p._replace(outbound=routes) for p in parts)
-    if not unit.http_clients or not any(wants_arguments(p.calls) for p in parts):
+    # The calls first: few methods call an HTTP client method, and the file is scanned once, only for them.
+    if not any(wants_arguments(p.calls) for p in parts) or not unit.http_clients():
         return parts
     decl = member.decl
-    found = http_calls(node_at(root, decl.start, decl.end, decl.kind), unit.data, unit.constants(), scope.fields)
+    found = http_calls(
+        node_at(tree().root_node, decl.start, decl.end, decl.kind), unit.data, unit.constants(), scope.fields
+    )
     if not found:
         return parts
     return tuple(
@@ -208,15 +210,18 @@ def _with_outbound(
     )
 
 
-def _part_rows(unit: FileUnit, root: Node, rows: LineSpan, decl: MemberDecl) -> list[LineSpan]:
+def _part_rows(unit: FileUnit, parsed: Parsed, rows: LineSpan, decl: MemberDecl) -> list[LineSpan]:
     """Rows of each part of a method that may be over the budget: one part when it fits, else the splitter's."""
     budget = unit.config.max_chunk_tokens
     if estimate_tokens("\n".join(unit.lines[rows.first : rows.last + 1])) <= budget:
         return [rows]
-    node = node_at(root, decl.start, decl.end, decl.kind)
+    inner = parsed.children(parsed.locate(decl.start, decl.end, decl.kind))
     # A static initializer's block is its last named child; everything else has a `body` field.
-    body = node.named_children[-1] if decl.kind == "static_initializer" else node.child_by_field_name("body")
-    return split_rows(rows, body, unit.lines, budget) if body is not None else [rows]
+    if decl.kind == "static_initializer":
+        body = inner[-1] if inner else None
+    else:
+        body = next((c for c in inner if c.field == "body"), None)
+    return split_rows(rows, body, lambda s: parsed.children(s.path), unit.lines, budget) if body is not None else [rows]
 
 
 def _syntax_gaps(root: Node, types: list[TypeInfo], file_path: str) -> Iterator[Skipped]:

@@ -49,7 +49,9 @@ class FileUnit:
     config: ChunkerConfig
     id_prefix: bytes  # render.chunk_id_prefix of the file, computed once
     constants: Callable[[], Mapping[str, Node]]  # `http_calls.file_constants`, read once if asked
-    http_clients: bool  # the source names an HTTP client (`http_calls.mentions_clients`)
+    http_clients: Callable[
+        [], bool
+    ]  # the source names an HTTP client (`http_calls.mentions_clients`), read once if asked
 
 
 class Part(NamedTuple):

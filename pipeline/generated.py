@@ -47,6 +47,12 @@ _MBG_MAPPER_METHOD = re.compile(
     r"\b((?:count|delete|select|update)ByExample(?:Selective|WithBLOBs|WithoutBLOBs)?"
     r"|(?:delete|select|update)ByPrimaryKey(?:Selective|WithBLOBs)?|insertSelective)\s*\("
 )
+_MBG_MAPPER_WORDS = ("ByExample", "ByPrimaryKey", "insertSelective")
+"""What every match of `_MBG_MAPPER_METHOD` contains: code without them is not searched (a regex scan of
+every type's code, a tenth of the Python side's regex instructions on java.base, docs/performance.md)."""
+_STATEMENT_WORDS = ("generated", "do not edit")
+"""What every match of `_STATEMENT` and `_TAG` contains (in lower case): an ASCII comment line without
+them is not searched. (Non-ASCII lines always are: IGNORECASE folds some non-ASCII letters to ASCII ones.)"""
 _MBG_MAPPER_MIN = 4
 """Distinct generated method names that make an interface a MyBatis Generator mapper."""
 _BODY = re.compile(r"\{(?!@)")
@@ -103,14 +109,23 @@ def _generator_shape(members: Sequence[Chunk], types: Sequence[Chunk]) -> bool:
         return True
     if any(c.name == "toString" and _MBG_TOSTRING.search(c.code) for c in members):
         return True
-    return any(len(set(_MBG_MAPPER_METHOD.findall(t.code))) >= _MBG_MAPPER_MIN for t in types)
+    return any(
+        len(set(_MBG_MAPPER_METHOD.findall(t.code))) >= _MBG_MAPPER_MIN
+        for t in types
+        if any(word in t.code for word in _MBG_MAPPER_WORDS)
+    )
 
 
-def _states_generated(lines: Iterable[str]) -> bool:
+def _states_generated(lines: Sequence[str]) -> bool:
     """Whether comment lines say a generator wrote the code (only comment lines: code may say anything)."""
+    block = "\n".join(lines)  # a type's Javadoc or a file's header: most say nothing of the kind
+    if block.isascii() and not any(word in block.lower() for word in _STATEMENT_WORDS):
+        return False
     for line in lines:
         stripped = line.strip()
         if not stripped.startswith(("/*", "*", "//")):
+            continue
+        if stripped.isascii() and not any(word in stripped.lower() for word in _STATEMENT_WORDS):
             continue
         tag = _TAG.search(stripped)
         if tag is not None and tag.group(1) is not None:  # `@generated NOT`: edited by hand

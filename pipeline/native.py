@@ -5,10 +5,12 @@
 those facts into chunks (signatures, names, javadoc summaries, the embedding text) is Python, applied
 to the outline whichever reader built it.
 
-The extension is compiled by `scripts/build_native` against the sources of the exact tree-sitter
-release that is installed (pinned in pyproject.toml): it reads the C tree behind py-tree-sitter's
-`Tree`, whose memory layout belongs to that release. So before it is used it must have been built
-for the installed version and read a probe file exactly as the Python reader does. When it does not,
+The extension is compiled by `scripts/build_native` with the sources of the exact tree-sitter release
+that is installed (pinned in pyproject.toml) and parses the bytes itself through the public C API
+(`tree_sitter_java.language()`'s capsule): py-tree-sitter offers no public route to its `Tree`'s C
+tree. py-tree-sitter parses a file again only when a node is asked for (`Read`). Both copies of the
+runtime must build the same trees, so before the extension is used it must have been built for the
+installed version and read a probe file exactly as the Python reader does. When it does not,
 that is drift: `PROBLEM` says why, an error is logged and the Python reader is used; in development
 (`JAVAKB_DEV_MODE`) the services refuse to start (`app.core.settings.check_readers`), and the pipeline tests
 fail (tests/pipeline/test_outline.py). Setting `JAVAKB_NO_EXTENSIONS=1` forces Python (as
@@ -21,20 +23,31 @@ import importlib
 import logging
 import os
 from collections.abc import Callable
+from functools import cache, partial
 from importlib import metadata
 from types import ModuleType
-from typing import Protocol, cast
+from typing import NamedTuple, Protocol, cast
 
 from tree_sitter import Tree
 
 from pipeline import outline, tree_outline
 from pipeline.outline import Outline
-from pipeline.syntax import parse, squash
+from pipeline.syntax import Path, Span, named_spans, node_path, parse, squash
 from pipeline.types import scoped_name
 
 logger = logging.getLogger(__name__)
 
-OutlineReader = Callable[[Tree, bytes], Outline]
+
+class Parsed(NamedTuple):
+    """A file's outline, and its tree for what reads nodes again: long methods, HTTP client calls, syntax gaps."""
+
+    outline: Outline
+    tree: Callable[[], Tree]  # py-tree-sitter's tree (the C reader's files: parsed when first asked)
+    locate: Callable[[int, int, str], Path]  # `syntax.node_path` of the tree
+    children: Callable[[Path], tuple[Span, ...]]  # `syntax.named_spans` of the tree
+
+
+OutlineReader = Callable[[bytes], Parsed]
 
 
 class NativeModule(Protocol):
@@ -45,11 +58,17 @@ class NativeModule(Protocol):
     def bind(self, outline: ModuleType, squash: Callable[[str], str], scoped_name: Callable[[str], str], /) -> None:
         """Give the reader its record classes and the text functions it defers to for non-ASCII text."""
 
-    def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
-        """The outline of a tree that py-tree-sitter parsed from `data`."""
+    def read_outline(self, data: bytes, /) -> tuple[Outline, object]:
+        """The outline of the Java source `data`, parsed by the extension's own copy of the runtime, and its tree."""
 
-    def probe(self, tree: Tree, /) -> tuple[str, int, int, int, int]:
-        """The root's type, byte range and child counts as the C runtime reads them."""
+    def locate(self, tree: object, start: int, end: int, kind: str, /) -> Path:
+        """`syntax.node_path` in a tree of `read_outline`."""
+
+    def children(self, tree: object, path: Path, /) -> tuple[tuple[str, str | None, int, int, int, int, int], ...]:
+        """The named children of the node at `path`: type, field, bytes, rows and index among all children."""
+
+    def probe(self, data: bytes, /) -> tuple[str, int, int, int, int]:
+        """The root's type, byte range and child counts as the extension parses `data`."""
 
 
 # Every construct the C reader treats specially, so that a wrong layout or a wrong reading shows.
@@ -92,9 +111,9 @@ def check(native: NativeModule, installed: str) -> str | None:
     native.bind(outline, squash, scoped_name)
     tree = parse(PROBE)
     root = tree.root_node
-    if native.probe(tree) != (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count):
-        return "pipeline._native does not read py-tree-sitter's trees"
-    in_c, in_python = native.read_outline(tree, PROBE), tree_outline.read_outline(tree, PROBE)
+    if native.probe(PROBE) != (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count):
+        return "pipeline._native does not parse the probe as py-tree-sitter does"
+    in_c, in_python = native.read_outline(PROBE)[0], tree_outline.read_outline(tree, PROBE)
     if in_c != in_python:
         return f"pipeline._native reads the probe file differently: {_first_difference(in_c, in_python)}"
     return None
@@ -111,7 +130,33 @@ DISABLED = bool(os.environ.get("JAVAKB_NO_EXTENSIONS"))
 """Whether `JAVAKB_NO_EXTENSIONS` asks for the Python reader."""
 
 
-def _load() -> tuple[OutlineReader | None, str | None]:
+def read_python(data: bytes) -> Parsed:
+    """The outline by the Python reader, from py-tree-sitter's tree."""
+    tree = parse(data)
+    root = tree.root_node
+    return Parsed(
+        tree_outline.read_outline(tree, data), lambda: tree, partial(node_path, root), partial(named_spans, root)
+    )
+
+
+def native_reader(native: NativeModule) -> OutlineReader:
+    """A reader over the extension, whose own tree answers `locate` and `children`.
+
+    py-tree-sitter parses the file only if its tree is asked for.
+    """
+    read, locate, children = native.read_outline, native.locate, native.children
+
+    def spans(tree: object, path: Path) -> tuple[Span, ...]:
+        return tuple(Span(*c[:6], (*path, c[6])) for c in children(tree, path))
+
+    def read_native(data: bytes) -> Parsed:
+        found, tree = read(data)
+        return Parsed(found, cache(partial(parse, data)), partial(locate, tree), partial(spans, tree))
+
+    return read_native
+
+
+def _load() -> tuple[NativeModule | None, str | None]:
     if DISABLED:
         return None, None
     try:
@@ -123,11 +168,11 @@ def _load() -> tuple[OutlineReader | None, str | None]:
     if problem is not None:
         logger.error("%s; using the Python reader, 1.5x slower (rebuild: scripts/build_native)", problem)
         return None, problem
-    return module.read_outline, None
+    return module, None
 
 
 NATIVE, PROBLEM = _load()
-"""The verified C reader (or None), and why a built C reader was refused (or None)."""
+"""The verified C extension (or None), and why a built C reader was refused (or None)."""
 
-read_outline: OutlineReader = NATIVE or tree_outline.read_outline
+read_outline: OutlineReader = native_reader(NATIVE) if NATIVE else read_python
 """The outline of a tree parsed from the given bytes (see `pipeline.outline`)."""

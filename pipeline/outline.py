@@ -214,3 +214,4 @@ class Outline(NamedTuple):
     types: list[TypeDecl]  # in document order, outer before inner
     calls: list[Call]  # ordered by row
     decls: list[LocalDecl]  # ordered by row
+    has_error: bool  # the tree holds an error or a missing node somewhere

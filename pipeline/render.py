@@ -11,6 +11,7 @@ import re
 import uuid
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain
 
 from pipeline.glossary import gloss
 from pipeline.model import Chunk
@@ -194,7 +195,8 @@ def identifier_words(name: str) -> str:
     `OrderServiceImpl.getTotal` gives `order service impl get total`, `Account.save` gives
     `account save`: the only place a model reads the symbol's name (`model_text` drops the `symbol` line).
     """
-    return " ".join(dict.fromkeys(word for segment in name.split(".") for word in _segment_words(segment)))
+    # `map` and `chain` keep the loop in C: a generator here cost about 2% of the pipeline (callgrind subset).
+    return " ".join(dict.fromkeys(chain.from_iterable(map(_segment_words, name.split(".")))))
 
 
 @lru_cache(maxsize=1 << 14)

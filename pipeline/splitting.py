@@ -9,11 +9,11 @@ the method belongs to exactly one part, so the parts' line spans tile the method
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 from typing import NamedTuple
 
-from tree_sitter import Node
+from pipeline.syntax import Span
 
 _Tokens = Callable[[int, int], int]  # (first_row, last_row) -> estimated tokens
 
@@ -35,12 +35,15 @@ class LineSpan(NamedTuple):
     last: int
 
 
-def split_rows(span: LineSpan, body: Node, lines: list[str], budget: int) -> list[LineSpan]:
+def split_rows(
+    span: LineSpan, body: Span, children: Callable[[Span], Sequence[Span]], lines: list[str], budget: int
+) -> list[LineSpan]:
     """Line spans of the parts of a declaration whose text is over `budget` tokens.
 
     Args:
         span: the rows of the whole declaration (with its javadoc); the parts tile them.
         body: its body block, whose statements give the cut points.
+        children: the named children of a node of the tree.
         lines: the file's lines (rows index into it).
         budget: the token budget per part.
     """
@@ -51,22 +54,24 @@ def split_rows(span: LineSpan, body: Node, lines: list[str], budget: int) -> lis
         return cost[b - first + 1] - cost[a - first]
 
     cuts: set[int] = set()
-    _collect_cuts(body.named_children, tokens, budget, cuts)
+    _collect_cuts(children(body), children, tokens, budget, cuts)
     return _pack(first, last, sorted(c for c in cuts if first < c <= last), tokens, budget)
 
 
-def _collect_cuts(nodes: list[Node], tokens: _Tokens, budget: int, cuts: set[int]) -> None:
+def _collect_cuts(
+    nodes: Sequence[Span], children: Callable[[Span], Sequence[Span]], tokens: _Tokens, budget: int, cuts: set[int]
+) -> None:
     # Iterative, not recursive: a 500-term string concatenation nests 500 deep.
     stack = list(reversed(nodes))
     while stack:
         node = stack.pop()
-        start, end = node.start_point.row, node.end_point.row
+        start, end = node.start_row, node.end_row
         cuts.add(start)
         if start == end or tokens(start, end) <= budget:
             continue
-        children = node.named_children
-        if children:
-            stack.extend(reversed(children))
+        inner = children(node)
+        if inner:
+            stack.extend(reversed(inner))
             cuts.add(end)  # the closing line of a block may start the next part
         else:
             cuts.update(range(start + 1, end + 1))  # one token over budget alone: cut between lines

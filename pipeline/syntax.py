@@ -7,6 +7,7 @@ tree-sitter's `Parser` is not safe to share between threads, so each thread gets
 from __future__ import annotations
 
 import threading
+from typing import NamedTuple
 
 import tree_sitter_java
 from tree_sitter import Language, Node, Parser, Query, Tree
@@ -63,3 +64,52 @@ def node_at(root: Node, start: int, end: int, kind: str) -> Node:
             raise LookupError(f"no {kind} node at bytes {start}-{end}")
         node = inner
     return node
+
+
+Path = tuple[int, ...]
+"""A node as the indices of the children that lead to it from the root."""
+
+
+class Span(NamedTuple):
+    """A named node as the splitter reads it: where it is, and how to reach it again (`path`)."""
+
+    kind: str
+    field: str | None  # the field of its parent it is in
+    start: int
+    end: int
+    start_row: int
+    end_row: int
+    path: Path
+
+
+def node_path(root: Node, start: int, end: int, kind: str) -> Path:
+    """The path of `node_at(root, start, end, kind)`."""
+    node, path = root, []
+    while not (node.start_byte == start and node.end_byte == end and node.type == kind):
+        index, node = next(
+            ((i, c) for i, c in enumerate(node.children) if c.start_byte <= start and end <= c.end_byte), (-1, node)
+        )
+        if index < 0:
+            raise LookupError(f"no {kind} node at bytes {start}-{end}")
+        path.append(index)
+    return tuple(path)
+
+
+def named_spans(root: Node, path: Path) -> tuple[Span, ...]:
+    """The named children of the node at `path`."""
+    node = root
+    for index in path:
+        node = node.children[index]
+    return tuple(
+        Span(
+            c.type,
+            node.field_name_for_child(i),
+            c.start_byte,
+            c.end_byte,
+            c.start_point.row,
+            c.end_point.row,
+            (*path, i),
+        )
+        for i, c in enumerate(node.children)
+        if c.is_named
+    )

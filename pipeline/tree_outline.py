@@ -44,7 +44,12 @@ def read_outline(tree: Tree, data: bytes) -> Outline:
             index[node.id] = len(types)
             types.append(_type_decl(node, name, data, index))
     return Outline(
-        package=_package(root), imports=tuple(_imports(root)), types=types, calls=found.calls, decls=found.decls
+        package=_package(root),
+        imports=tuple(_imports(root)),
+        types=types,
+        calls=found.calls,
+        decls=found.decls,
+        has_error=root.has_error,
     )
 
 

@@ -7,13 +7,6 @@
 #error "build with -DJAVAKB_TREE_SITTER_VERSION=\"...\" (scripts/build_native does)"
 #endif
 
-/* The head of py-tree-sitter's Tree object (tree_sitter/binding/types.h): the TSTree pointer is its first
- * field. py-tree-sitter offers no public way to the TSTree (its Language takes a capsule, its Tree gives
- * none), so this one field is read as the object lays it out; the probe checks it (pipeline/native.py). */
-typedef struct {
-    PyObject_HEAD TSTree *tree;
-} PyTree;
-
 static const char *const KIND_NAMES[K_COUNT] = {
     [K_OTHER] = "",
     [K_CLASS_DECLARATION] = "class_declaration",
@@ -102,7 +95,7 @@ static const char *const FIELD_NAMES[F_COUNT] = {
 static Grammar grammar;
 static Records records;
 static bool bound;
-static PyTypeObject *tree_type;
+static TSParser *parser; /* used with the GIL held, so one per process */
 
 /* Kinds by symbol, from the names `Node.type` reports; ERROR and error repetitions in two extra slots. */
 static bool load_grammar(const TSLanguage *language) {
@@ -134,8 +127,10 @@ static bool load_grammar(const TSLanguage *language) {
     grammar.kinds = kinds;
     grammar.names = names;
     grammar.symbol_count = count;
-    for (int f = 0; f < F_COUNT; f++)
+    for (int f = 0; f < F_COUNT; f++) {
         grammar.fields[f] = ts_language_field_id_for_name(language, FIELD_NAMES[f], (uint32_t)strlen(FIELD_NAMES[f]));
+        grammar.field_names[f] = grammar.fields[f] ? ts_language_field_name_for_id(language, grammar.fields[f]) : NULL;
+    }
     grammar.language = language;
     return true;
 }
@@ -186,62 +181,185 @@ static PyObject *bind(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static TSTree *tree_of(PyObject *object) {
-    if (tree_type == NULL) {
-        PyObject *module = PyImport_ImportModule("tree_sitter");
-        PyObject *type = module ? PyObject_GetAttrString(module, "Tree") : NULL;
-        Py_XDECREF(module);
-        if (type == NULL) return NULL;
-        tree_type = (PyTypeObject *)type;
+/* The Java grammar, through its public route: the capsule `tree_sitter_java.language()` returns, which
+ * py-tree-sitter's `Language` takes too. */
+static const TSLanguage *java_language(void) {
+    if (grammar.language != NULL) return grammar.language;
+    PyObject *module = PyImport_ImportModule("tree_sitter_java");
+    PyObject *capsule = module ? PyObject_CallMethod(module, "language", NULL) : NULL;
+    Py_XDECREF(module);
+    if (capsule == NULL) return NULL;
+    const TSLanguage *language = PyCapsule_GetPointer(capsule, "tree_sitter.Language");
+    Py_DECREF(capsule); /* the language is static data of tree_sitter_java's module, which stays imported */
+    if (language == NULL || !load_grammar(language)) return NULL;
+    return language;
+}
+
+/* A tree of `data` parsed by this module's copy of the runtime (the same release as py-tree-sitter's,
+ * checked by pipeline/native.py), with the public API only. */
+static TSTree *parse(PyObject *data) {
+    const TSLanguage *language = java_language();
+    if (language == NULL) return NULL;
+    if (parser == NULL) {
+        parser = ts_parser_new();
+        if (!ts_parser_set_language(parser, language)) {
+            ts_parser_delete(parser);
+            parser = NULL;
+            PyErr_SetString(PyExc_RuntimeError, "tree_sitter_java's grammar does not fit this tree-sitter runtime");
+            return NULL;
+        }
     }
-    if (!PyObject_TypeCheck(object, tree_type)) {
-        PyErr_SetString(PyExc_TypeError, "expected a tree_sitter.Tree");
+    if (PyBytes_GET_SIZE(data) > UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "source too large for tree-sitter");
         return NULL;
     }
-    TSTree *tree = ((PyTree *)object)->tree;
-    if (tree == NULL) PyErr_SetString(PyExc_ValueError, "the tree_sitter.Tree holds no tree");
+    TSTree *tree = ts_parser_parse_string(parser, NULL, PyBytes_AS_STRING(data), (uint32_t)PyBytes_GET_SIZE(data));
+    if (tree == NULL) PyErr_SetString(PyExc_RuntimeError, "tree-sitter returned no tree");
     return tree;
 }
 
-static PyObject *read_outline(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || !PyBytes_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "read_outline(tree, data: bytes)");
+#define TREE_CAPSULE "pipeline._native.tree"
+
+static void delete_tree(PyObject *capsule) {
+    TSTree *tree = PyCapsule_GetPointer(capsule, TREE_CAPSULE);
+    if (tree != NULL) ts_tree_delete(tree);
+}
+
+/* (outline, tree): the outline of `data`, and its tree in a capsule for `locate` and `children`. */
+static PyObject *read_outline(PyObject *self, PyObject *data) {
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "read_outline(data: bytes)");
         return NULL;
     }
     if (!bound) {
         PyErr_SetString(PyExc_RuntimeError, "pipeline._native.bind was not called");
         return NULL;
     }
-    TSTree *tree = tree_of(args[0]);
-    if (tree == NULL || !load_grammar(ts_tree_language(tree))) return NULL;
+    TSTree *tree = parse(data);
+    if (tree == NULL) return NULL;
+    PyObject *capsule = PyCapsule_New(tree, TREE_CAPSULE, delete_tree);
+    if (capsule == NULL) {
+        ts_tree_delete(tree);
+        return NULL;
+    }
     Reader reader = {0};
-    reader.data = PyBytes_AS_STRING(args[1]);
-    reader.size = PyBytes_GET_SIZE(args[1]);
+    reader.data = PyBytes_AS_STRING(data);
+    reader.size = PyBytes_GET_SIZE(data);
     reader.grammar = &grammar;
     reader.records = &records;
-    PyObject *result = read_outline_of(&reader, tree);
+    PyObject *outline = read_outline_of(&reader, tree);
     if (reader.scratch_ready) ts_tree_cursor_delete(&reader.scratch);
     PyMem_Free(reader.children);
     PyMem_Free(reader.nodes);
+    if (outline == NULL) {
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", outline, capsule);
+}
+
+static TSTree *tree_arg(PyObject *capsule) {
+    return PyCapsule_GetPointer(capsule, TREE_CAPSULE);
+}
+
+/* The path (child indices from the root) of the node of type `kind` spanning `start`..`end`, found as
+ * pipeline.syntax.node_at finds it: down from the root, into the first child that holds the span. */
+static PyObject *locate(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    unsigned int start, end;
+    const char *kind;
+    if (!PyArg_ParseTuple(args, "OIIs:locate", &capsule, &start, &end, &kind)) return NULL;
+    TSTree *tree = tree_arg(capsule);
+    if (tree == NULL) return NULL;
+    PyObject *path = PyList_New(0);
+    TSNode node = ts_tree_root_node(tree);
+    while (path != NULL && !(ts_node_start_byte(node) == start && ts_node_end_byte(node) == end &&
+                             strcmp(ts_node_type(node), kind) == 0)) {
+        uint32_t count = ts_node_child_count(node), i = 0;
+        for (; i < count; i++) {
+            TSNode child = ts_node_child(node, i);
+            if (ts_node_start_byte(child) <= start && end <= ts_node_end_byte(child)) {
+                node = child;
+                break;
+            }
+        }
+        PyObject *index = i < count ? PyLong_FromUnsignedLong(i) : NULL;
+        if (index == NULL || PyList_Append(path, index) < 0) {
+            if (i >= count) PyErr_Format(PyExc_LookupError, "no %s node at bytes %u-%u", kind, start, end);
+            Py_XDECREF(index);
+            Py_CLEAR(path);
+            break;
+        }
+        Py_DECREF(index);
+    }
+    PyObject *out = path ? PyList_AsTuple(path) : NULL;
+    Py_XDECREF(path);
+    return out;
+}
+
+/* The named children of the node at `path`: (type, field or None, start byte, end byte, start row, end row,
+ * index among all children) each. */
+static PyObject *children(PyObject *self, PyObject *args) {
+    PyObject *capsule, *path;
+    if (!PyArg_ParseTuple(args, "OO!:children", &capsule, &PyTuple_Type, &path)) return NULL;
+    TSTree *tree = tree_arg(capsule);
+    if (tree == NULL) return NULL;
+    TSNode node = ts_tree_root_node(tree);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(path); i++) {
+        unsigned long index = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(path, i));
+        if (PyErr_Occurred()) return NULL;
+        if (index >= ts_node_child_count(node)) {
+            PyErr_SetString(PyExc_LookupError, "no such child");
+            return NULL;
+        }
+        node = ts_node_child(node, (uint32_t)index);
+    }
+    PyObject *out = PyList_New(0);
+    TSTreeCursor cursor = ts_tree_cursor_new(node);
+    bool more = out != NULL && ts_tree_cursor_goto_first_child(&cursor);
+    for (unsigned long index = 0; more; index++, more = ts_tree_cursor_goto_next_sibling(&cursor)) {
+        TSNode child = ts_tree_cursor_current_node(&cursor);
+        if (!ts_node_is_named(child)) continue;
+        const char *field_name = ts_tree_cursor_current_field_name(&cursor);
+        PyObject *item = Py_BuildValue("(szIIIIk)", ts_node_type(child), field_name, ts_node_start_byte(child),
+                                       ts_node_end_byte(child), ts_node_start_point(child).row,
+                                       ts_node_end_point(child).row, index);
+        if (item == NULL || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(item);
+    }
+    ts_tree_cursor_delete(&cursor);
+    PyObject *result = out ? PyList_AsTuple(out) : NULL;
+    Py_XDECREF(out);
     return result;
 }
 
-/* The root's type, byte range and child counts, as the C runtime reads them: compared with
+/* The root's type, byte range and child counts as this module parses `data`: compared with
  * py-tree-sitter's answers before the reader is trusted (pipeline/native.py). */
-static PyObject *probe(PyObject *self, PyObject *object) {
-    TSTree *tree = tree_of(object);
+static PyObject *probe(PyObject *self, PyObject *data) {
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "probe(data: bytes)");
+        return NULL;
+    }
+    TSTree *tree = parse(data);
     if (tree == NULL) return NULL;
     TSNode root = ts_tree_root_node(tree);
-    return Py_BuildValue("(sIIII)", ts_node_type(root), ts_node_start_byte(root), ts_node_end_byte(root),
-                         ts_node_child_count(root), ts_node_named_child_count(root));
+    PyObject *out = Py_BuildValue("(sIIII)", ts_node_type(root), ts_node_start_byte(root), ts_node_end_byte(root),
+                                  ts_node_child_count(root), ts_node_named_child_count(root));
+    ts_tree_delete(tree);
+    return out;
 }
 
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS,
      "bind(outline_module, squash, scoped_name): the record classes, and the text functions non-ASCII text goes to."},
-    {"read_outline", (PyCFunction)(void (*)(void))read_outline, METH_FASTCALL,
-     "read_outline(tree, data): the outline of a tree parsed from data."},
-    {"probe", probe, METH_O, "probe(tree): (type, start_byte, end_byte, child_count, named_child_count) of the root."},
+    {"read_outline", read_outline, METH_O, "read_outline(data): (outline, tree) of the Java source `data` (UTF-8)."},
+    {"locate", locate, METH_VARARGS, "locate(tree, start, end, kind): the child-index path of that node."},
+    {"children", children, METH_VARARGS, "children(tree, path): the named children of the node at `path`."},
+    {"probe", probe, METH_O, "probe(data): (type, start_byte, end_byte, child_count, named_child_count) of its root."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -250,6 +368,10 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
+    /* Python's allocator, as py-tree-sitter sets it for its own copy of the runtime: the runtime makes many
+     * small allocations, which pymalloc serves for fewer instructions than malloc. Every call into our copy
+     * holds the GIL, which PyMem_* requires. */
+    ts_set_allocator(PyMem_Malloc, PyMem_Calloc, PyMem_Realloc, PyMem_Free);
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && PyModule_AddStringConstant(m, "TREE_SITTER_VERSION", JAVAKB_TREE_SITTER_VERSION) < 0) Py_CLEAR(m);
     return m;

@@ -1,16 +1,16 @@
-/* The C reader of a Java file's outline (pipeline/outline.py), over the public tree-sitter C API
- * (tree_sitter/api.h: `ts_node_*`, `ts_tree_cursor_*`), except walk.c's one walk over the whole tree,
- * which reads the runtime's subtrees directly: a `TSTreeCursor` walk costs 13% of a parse more
- * (docs/decisions.md, "Facts in C, rules in Python").
+/* The C reader of a Java file's outline (pipeline/outline.py), over the public tree-sitter C API only
+ * (tree_sitter/api.h: `ts_parser_*`, `ts_node_*`, `ts_tree_cursor_*`). The former walk over the runtime's
+ * subtrees (its private headers) was faster; both are measured in docs/decisions.md ("One Java reader
+ * without private headers").
  *
  * It reads facts only: node kinds, spans, rows, fields, source texts (squashed, or reduced to a simple
  * type name). Every rule that turns facts into chunks is Python (pipeline/members.py, calls.py,
  * javadoc.py, render.py), applied to the outline whichever reader built it.
  *
- * py-tree-sitter does not export the tree-sitter runtime, so scripts/build_native compiles the
- * runtime of the same release (from its sdist) into this extension. Our copy only reads trees that
- * py-tree-sitter's copy built, so both copies must be one release; the only memory it allocates
- * (tree cursors) it frees itself.
+ * py-tree-sitter does not export the tree-sitter runtime nor its trees, so scripts/build_native compiles
+ * the runtime of the same release (from its sdist) into this extension, which parses the source itself
+ * with the grammar of tree_sitter_java's capsule. Offsets in the outline index py-tree-sitter's trees of
+ * the same bytes, so both copies must be one release (pipeline/native.py checks it on a probe file).
  */
 #ifndef JAVAKB_OUTLINE_H
 #define JAVAKB_OUTLINE_H
@@ -118,6 +118,7 @@ typedef struct {
     uint8_t *kinds;        /* by symbol slot (see `slot`) */
     PyObject **names;      /* interned node type names by symbol slot, made on first use */
     TSFieldId fields[F_COUNT];
+    const char *field_names[F_COUNT]; /* as the language spells them: `ts_node_field_name_for_*` returns these */
 } Grammar;
 
 /* The record classes of pipeline/outline.py, bound once by `bind`. */
@@ -184,7 +185,8 @@ PyObject *make_record(PyTypeObject *cls, PyObject **items, Py_ssize_t n);
     make_record((cls), (PyObject *[]){__VA_ARGS__}, sizeof((PyObject *[]){__VA_ARGS__}) / sizeof(PyObject *))
 
 /* children.c */
-Py_ssize_t push_children(Reader *r, TSNode node);
+Py_ssize_t push_children(Reader *r, TSNode node); /* `Child.field` is 0: ask for it below */
+Py_ssize_t push_children_with_fields(Reader *r, TSNode node);
 static inline void pop_children(Reader *r, size_t base) { r->children_len = base; }
 TSNode first_named_of(Reader *r, TSNode node, Kind kind);
 

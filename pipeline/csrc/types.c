@@ -246,7 +246,7 @@ static bool read_fields(Reader *r, TSNode body, PyObject *into) {
         TSNode type_node = field(r, member, F_TYPE);
         PyObject *modifiers = read_modifiers(r, ts_node_named_child(member, 0));
         PyObject *type = simple_type(r, type_node), *arg = type_arg(r, type_node);
-        Py_ssize_t inner = (modifiers && type && arg) ? push_children(r, member) : -1;
+        Py_ssize_t inner = (modifiers && type && arg) ? push_children_with_fields(r, member) : -1;
         ok = inner >= 0;
         for (size_t j = (size_t)(ok ? inner : 0); ok && j < r->children_len; j++) {
             if (r->children[j].field != r->grammar->fields[F_DECLARATOR]) continue;

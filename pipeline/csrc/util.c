@@ -57,7 +57,7 @@ PyObject *concat(const Piece *pieces, Py_ssize_t n) {
 /* Append the children of `node` (named or not, as `Node.children`) to the reader's child stack and
  * return where they start; the caller pops back to that index when done (`pop_children`).
  * Nested calls push above, so an index into the stack stays valid, a pointer does not. */
-Py_ssize_t push_children(Reader *r, TSNode node) {
+static Py_ssize_t push(Reader *r, TSNode node, bool fields) {
     size_t base = r->children_len;
     if (!r->scratch_ready) {
         r->scratch = ts_tree_cursor_new(node);
@@ -80,10 +80,14 @@ Py_ssize_t push_children(Reader *r, TSNode node) {
         }
         Child *child = &r->children[r->children_len++];
         child->node = ts_tree_cursor_current_node(&r->scratch);
-        child->field = ts_tree_cursor_current_field_id(&r->scratch);
+        child->field = fields ? ts_tree_cursor_current_field_id(&r->scratch) : 0;
     } while (ts_tree_cursor_goto_next_sibling(&r->scratch));
     return (Py_ssize_t)base;
 }
+
+Py_ssize_t push_children(Reader *r, TSNode node) { return push(r, node, false); }
+
+Py_ssize_t push_children_with_fields(Reader *r, TSNode node) { return push(r, node, true); }
 
 /* The first named child of a kind (`next(c for c in node.named_children if c.type == kind)`).
  * Out of memory, it sets the error and returns a null node; the walk checks for errors at its end. */

@@ -2,15 +2,19 @@
  * in the order pipeline.scan's tree-sitter query reports them: a type or a method reference when the
  * walk enters it, an invocation or a declaration when it enters the name (the query's last capture). */
 #include "outline.h"
-#include "language.h"
-#include "subtree.h"
-#include "tree.h"
 
 typedef struct {
     TSNode node;
     Kind kind;
-    TSFieldId field; /* only read for identifiers and variable declarators */
+    TSNode parent;  /* and the node's index among its parent's named children: its field, when asked (`in_field`) */
+    uint32_t index;
 } Frame;
+
+/* An open node of the walk: its named children are listed one by one. */
+typedef struct {
+    TSNode node;
+    uint32_t next, count;
+} Open;
 
 typedef struct {
     uint32_t depth;
@@ -18,24 +22,12 @@ typedef struct {
     PyObject *name;  /* a type's or an enum constant's name */
 } Scope;
 
-/* A node whose children the walk is listing: hidden nodes (grammar rules that do not show in the tree)
- * are listed through, as `TSTreeCursor` does, so the walk sees exactly the nodes `Node.children` shows. */
-typedef struct {
-    const Subtree *children;
-    uint32_t count, next;      /* child count, index of the next child */
-    uint32_t structural;       /* the next child's index among non-extra children (aliases and fields use it) */
-    Length position;           /* where the next child starts (after its padding) */
-    const TSSymbol *aliases;   /* the parent's alias sequence, or NULL */
-    uint16_t production;
-    TSFieldId inherited;       /* the field a hidden parent is in, which its visible children report */
-    uint32_t depth;            /* the depth of the visible nodes among these children */
-} Level;
 
 typedef struct {
     Frame *frames;
     size_t frames_cap;
-    Level *levels;
-    size_t levels_cap;
+    Open *open;
+    size_t open_cap;
     Scope *scopes;
     size_t scopes_len, scopes_cap;
     PyObject *types, *calls, *refs, *decls;
@@ -130,6 +122,13 @@ static bool add_local(Reader *r, Walk *w, TSNode name, TSNode type) {
     return ok;
 }
 
+/* Whether a frame's node is in field `f` of its parent (`ts_tree_cursor_current_field_id`'s answer). */
+static bool in_field(const Reader *r, const Frame *frame, Field f) {
+    const char *name = r->grammar->field_names[f];
+    return name != NULL && !ts_node_is_null(frame->parent) &&
+           ts_node_field_name_for_named_child(frame->parent, frame->index) == name;
+}
+
 static bool visit_identifier(Reader *r, Walk *w, uint32_t depth) {
     if (depth == 0) return true;
     const Frame *self = &w->frames[depth], *parent = &w->frames[depth - 1];
@@ -147,7 +146,19 @@ static bool visit_identifier(Reader *r, Walk *w, uint32_t depth) {
         if (base >= 0) pop_children(r, (size_t)base);
         return ok;
     }
-    if (self->field != r->grammar->fields[F_NAME]) return true;
+    switch (parent->kind) { /* the parents below read a `name` child; most identifiers are elsewhere */
+    case K_METHOD_INVOCATION:
+    case K_FORMAL_PARAMETER:
+    case K_RESOURCE:
+    case K_ENHANCED_FOR_STATEMENT:
+    case K_INSTANCEOF_EXPRESSION:
+    case K_VARIABLE_DECLARATOR:
+    case K_CATCH_FORMAL_PARAMETER:
+        break;
+    default:
+        return true;
+    }
+    if (!in_field(r, self, F_NAME)) return true;
     switch (parent->kind) {
     case K_METHOD_INVOCATION: {
         TSNode receiver = field(r, parent->node, F_OBJECT);
@@ -164,7 +175,7 @@ static bool visit_identifier(Reader *r, Walk *w, uint32_t depth) {
     case K_INSTANCEOF_EXPRESSION:
         return add_local(r, w, node, field(r, parent->node, F_RIGHT));
     case K_VARIABLE_DECLARATOR:
-        if (depth >= 2 && parent->field == r->grammar->fields[F_DECLARATOR] &&
+        if (depth >= 2 && in_field(r, parent, F_DECLARATOR) &&
             w->frames[depth - 2].kind == K_LOCAL_VARIABLE_DECLARATION)
             return add_local(r, w, node, field(r, w->frames[depth - 2].node, F_TYPE));
         return true;
@@ -280,81 +291,37 @@ static bool read_header(Reader *r, TSNode root, PyObject **package, PyObject *im
     return ok;
 }
 
-/* The field the child `structural` of a production is in (`ts_tree_cursor_current_field_id`, one level). */
-static TSFieldId field_at(const TSLanguage *language, uint16_t production, uint32_t structural) {
-    const TSFieldMapEntry *map, *end;
-    ts_language_field_map(language, production, &map, &end);
-    for (; map < end; map++)
-        if (!map->inherited && map->child_index == structural) return map->field_id;
-    return 0;
-}
 
-static bool push_level(Walk *w, size_t *len, const Subtree *parent, Length position, const TSLanguage *language,
-                       TSFieldId inherited, uint32_t depth) {
-    if (!grow((void **)&w->levels, &w->levels_cap, *len + 1, sizeof(Level))) return false;
-    uint16_t production = parent->ptr->production_id;
-    w->levels[(*len)++] = (Level){ts_subtree_children(*parent), parent->ptr->child_count, 0, 0, position,
-                                  ts_language_alias_sequence(language, production), production, inherited, depth};
-    return true;
-}
-
-/* Visit every visible node in document order: the same nodes, aliases and fields a `TSTreeCursor` walk
- * reports (tree_cursor.c), read from the subtrees directly, which costs a third of the cursor's steps. */
+/* Visit every named node in document order (`Node.named_children`, recursively), listing each node's named
+ * children with `ts_node_named_child`: anonymous nodes (punctuation, keywords) hold nothing the reader reads,
+ * and stepping a `TSTreeCursor` over them cost more (docs/decisions.md, "One Java reader without private
+ * headers"). */
 static bool walk_tree(Reader *r, Walk *w, const TSTree *tree) {
-    const TSLanguage *language = tree->language;
-    size_t len = 0;
-    if (!grow((void **)&w->frames, &w->frames_cap, 1, sizeof(Frame))) return false;
-    w->frames[0] = (Frame){ts_tree_root_node((TSTree *)tree), K_OTHER, 0};
-    w->frames[0].kind = kind_of(r, w->frames[0].node);
-    if (!visit(r, w, 0)) return false;
-    if (ts_subtree_child_count(tree->root) > 0 &&
-        !push_level(w, &len, &tree->root, ts_subtree_padding(tree->root), language, 0, 1))
+    TSNode root = ts_tree_root_node(tree), none = {{0}, 0, 0};
+    if (!grow((void **)&w->frames, &w->frames_cap, 1, sizeof(Frame)) ||
+        !grow((void **)&w->open, &w->open_cap, 1, sizeof(Open)))
         return false;
+    w->frames[0] = (Frame){root, kind_of(r, root), none, 0};
+    if (!visit(r, w, 0)) return false;
+    size_t len = 0;
+    w->open[len++] = (Open){root, 0, ts_node_named_child_count(root)};
     while (len > 0) {
-        Level *level = &w->levels[len - 1];
-        if (level->next == level->count) {
+        Open *top = &w->open[len - 1];
+        if (top->next == top->count) {
             len--;
             continue;
         }
-        const Subtree *child = &level->children[level->next++];
-        Length position = level->position;
-        level->position = length_add(position, ts_subtree_size(*child));
-        if (level->next < level->count)
-            level->position = length_add(level->position, ts_subtree_padding(level->children[level->next]));
-        bool extra = ts_subtree_extra(*child);
-        uint32_t structural = level->structural;
-        TSSymbol alias = 0;
-        if (!extra) {
-            if (level->aliases) alias = level->aliases[structural];
-            level->structural++;
-        }
-        uint32_t depth = level->depth;
-        TSFieldId inherited = level->inherited;
-        uint16_t production = level->production;
-        if (ts_subtree_visible(*child) || alias) {
-            TSSymbol symbol = ts_language_public_symbol(language, alias ? alias : ts_subtree_symbol(*child));
-            Kind kind = (Kind)r->grammar->kinds[slot(r->grammar, symbol)];
-            bool leaf = ts_subtree_child_count(*child) == 0;
-            if (leaf && kind != K_IDENTIFIER) continue; /* punctuation, keywords, literals: nothing to read */
-            if (!grow((void **)&w->frames, &w->frames_cap, depth + 1, sizeof(Frame))) return false;
-            Frame *frame = &w->frames[depth];
-            frame->node = ts_node_new(tree, child, position, alias);
-            frame->kind = kind;
-            frame->field = 0;
-            if (!extra && (frame->kind == K_IDENTIFIER || frame->kind == K_VARIABLE_DECLARATOR)) {
-                frame->field = field_at(language, production, structural);
-                if (frame->field == 0) frame->field = inherited;
-            }
-            pop_scopes(w, depth);
-            if (!visit(r, w, depth)) return false;
-            if (!leaf && !push_level(w, &len, child, position, language, 0, depth + 1)) return false;
-        } else if (ts_subtree_visible_child_count(*child) > 0) {
-            TSFieldId through = 0; /* a hidden node passes on the field it is in */
-            if (!extra) {
-                through = field_at(language, production, structural);
-                if (through == 0) through = inherited;
-            }
-            if (!push_level(w, &len, child, position, language, through, depth)) return false;
+        uint32_t index = top->next++;
+        TSNode parent = top->node, node = ts_node_named_child(parent, index);
+        uint32_t depth = (uint32_t)len, count = ts_node_named_child_count(node);
+        if (depth >= w->frames_cap && !grow((void **)&w->frames, &w->frames_cap, depth + 1, sizeof(Frame))) return false;
+        Kind kind = kind_of(r, node);
+        w->frames[depth] = (Frame){node, kind, parent, index};
+        if (w->scopes_len > 0 && w->scopes[w->scopes_len - 1].depth >= depth) pop_scopes(w, depth);
+        if (kind != K_OTHER && !visit(r, w, depth)) return false; /* `visit` reads none of the other kinds */
+        if (count > 0) {
+            if (len >= w->open_cap && !grow((void **)&w->open, &w->open_cap, len + 1, sizeof(Open))) return false;
+            w->open[len++] = (Open){node, 0, count};
         }
     }
     return true;
@@ -372,7 +339,7 @@ PyObject *read_outline_of(Reader *r, TSTree *tree) {
         walk_tree(r, &w, tree) && !PyErr_Occurred()) {
         PyObject *calls = merged_calls(&w);
         result = RECORD(r->records->outline, package ? package : PyUnicode_FromStringAndSize("", 0),
-                        PyList_AsTuple(imports), w.types, calls, w.decls);
+                        PyList_AsTuple(imports), w.types, calls, w.decls, PyBool_FromLong(ts_node_has_error(root)));
         package = NULL;
         w.types = w.decls = NULL; /* stolen */
     }
@@ -384,7 +351,7 @@ PyObject *read_outline_of(Reader *r, TSTree *tree) {
     Py_XDECREF(w.refs);
     Py_XDECREF(w.decls);
     PyMem_Free(w.frames);
-    PyMem_Free(w.levels);
+    PyMem_Free(w.open);
     PyMem_Free(w.scopes);
     PyMem_Free(w.call_rows);
     PyMem_Free(w.ref_rows);

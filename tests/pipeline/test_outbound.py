@@ -6,23 +6,19 @@ gate the tree reading come from the outline, so the C and the Python reader must
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
-from tree_sitter import Tree
 
-from pipeline import native, tree_outline
+from pipeline import native
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, ChunkerConfig, FileResult, SourceContext
 from pipeline.outbound import Client, OutboundRoute, Var, decode, uri_route
-from pipeline.outline import Outline
 from pipeline.spring import split_url
 from tests.support.java import only
 
-Reader = Callable[[Tree, bytes], Outline]
-READERS = [pytest.param(tree_outline.read_outline, id="python")]
+Reader = native.OutlineReader
+READERS = [pytest.param(native.read_python, id="python")]
 if native.NATIVE is not None:
-    READERS.append(pytest.param(native.NATIVE, id="c"))
+    READERS.append(pytest.param(native.native_reader(native.NATIVE), id="c"))
 
 CLIENTS = """package demo.calls;
 
@@ -207,9 +203,7 @@ class Big {{
 }}
 """
     parts = [
-        c
-        for c in chunk_with(tree_outline.read_outline, source, ChunkerConfig(max_chunk_tokens=300)).chunks
-        if c.name == "run"
+        c for c in chunk_with(native.read_python, source, ChunkerConfig(max_chunk_tokens=300)).chunks if c.name == "run"
     ]
     assert len(parts) > 1
     assert [routes(p) for p in parts if p.outbound] == [

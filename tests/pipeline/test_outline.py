@@ -34,7 +34,10 @@ FIXTURE_FILES = sorted(
     for p in JAVA_FIXTURES.rglob("*.java")
     if isinstance(decode_source(p.read_bytes(), p.name, ChunkerConfig()), Decoded)  # as the parser sees them
 )
-READERS: dict[str, OutlineReader] = {"python": tree_outline.read_outline, **({"native": NATIVE} if NATIVE else {})}
+READERS: dict[str, OutlineReader] = {
+    "python": native.read_python,
+    **({"native": native.native_reader(NATIVE)} if NATIVE else {}),
+}
 
 TRICKY = {
     "syntax-errors": "class A { void m() { int x = ; foo(; } reset() }\n}} class B { int y = 1 +; }",
@@ -92,7 +95,7 @@ TRICKY = {
 
 
 def _outline(read: OutlineReader, source: bytes) -> Outline:
-    return read(parse(source), source)
+    return read(source).outline
 
 
 def _text(source: str | bytes) -> bytes:
@@ -106,7 +109,7 @@ def test_both_readers_give_the_same_outline_of_a_fixture_file(path: Path) -> Non
     assert isinstance(decoded, Decoded), decoded  # UTF-8 now, as the parser sees it
     data = decoded.data
     assert NATIVE is not None
-    assert _outline(NATIVE, data) == _outline(tree_outline.read_outline, data)
+    assert NATIVE.read_outline(data)[0] == tree_outline.read_outline(parse(data), data)
 
 
 @needs_native
@@ -114,7 +117,7 @@ def test_both_readers_give_the_same_outline_of_a_fixture_file(path: Path) -> Non
 def test_both_readers_give_the_same_outline_of_tricky_java(name: str) -> None:
     data = _text(TRICKY[name])
     assert NATIVE is not None
-    assert _outline(NATIVE, data) == _outline(tree_outline.read_outline, data)
+    assert NATIVE.read_outline(data)[0] == tree_outline.read_outline(parse(data), data)
 
 
 @needs_native
@@ -123,7 +126,7 @@ def test_both_readers_give_the_same_outline_of_token_soup(seed: int) -> None:
     rng = random.Random(seed)
     data = " ".join(rng.choice(JAVA_TOKENS) for _ in range(rng.randrange(1, 2000))).encode()
     assert NATIVE is not None
-    assert _outline(NATIVE, data) == _outline(tree_outline.read_outline, data)
+    assert NATIVE.read_outline(data)[0] == tree_outline.read_outline(parse(data), data)
 
 
 @needs_native
@@ -132,7 +135,7 @@ def test_both_readers_give_the_same_chunks_for_the_fixture_project() -> None:
     for path in sorted(JAVA_FIXTURES.rglob("*.java")):  # undecodable ones too: both skip them alike
         raw, name = path.read_bytes(), str(path.relative_to(JAVA_FIXTURES))
         in_c = chunk_source(raw, name, context, config, reader=native.read_outline)
-        in_python = chunk_source(raw, name, context, config, reader=tree_outline.read_outline)
+        in_python = chunk_source(raw, name, context, config, reader=native.read_python)
         assert in_c == in_python, name
 
 
@@ -141,7 +144,7 @@ def test_the_native_reader_is_used_when_it_is_built() -> None:
     if not built or native.DISABLED:
         pytest.skip("pipeline._native is not built, or JAVAKB_NO_EXTENSIONS is set")
     assert NATIVE is not None, f"pipeline._native is built but refused: {native.PROBLEM}"
-    assert native.read_outline is NATIVE
+    assert native.read_outline is not native.read_python
 
 
 # --------------------------------------------------------------------------------------- what both read
@@ -306,5 +309,49 @@ def test_the_built_reader_reads_the_probe_as_the_python_reader_does() -> None:
         pytest.skip("pipeline._native is not built, or JAVAKB_NO_EXTENSIONS is set")
     assert native.PROBLEM is None
     assert NATIVE is not None
-    tree = parse(native.PROBE)
-    assert NATIVE(tree, native.PROBE) == tree_outline.read_outline(tree, native.PROBE)
+    assert NATIVE.read_outline(native.PROBE)[0] == tree_outline.read_outline(parse(native.PROBE), native.PROBE)
+
+
+CSRC = Path(native.__file__).parent / "csrc"
+PUBLIC_INCLUDES = {'"outline.h"', '"tree_sitter/api.h"'}
+
+
+def test_the_c_reader_uses_only_the_public_tree_sitter_api() -> None:
+    """No private header of the runtime, and no restated layout of a py-tree-sitter object (issue 25)."""
+    sources = sorted([*CSRC.glob("*.c"), *CSRC.glob("*.h")])
+    assert sources
+    for path in sources:
+        code = path.read_text(encoding="utf-8")
+        included = {line.split(None, 1)[1].strip() for line in code.splitlines() if line.startswith("#include")}
+        assert {i for i in included if not i.startswith("<")} <= PUBLIC_INCLUDES, path.name
+        assert "PyObject_HEAD" not in code, f"{path.name} restates a Python object's layout"
+
+
+@needs_native
+def test_the_c_reader_parses_the_bytes_itself_and_the_tree_comes_on_demand() -> None:
+    assert NATIVE is not None
+    data = _text(TRICKY["syntax-errors"])
+    parsed = native.native_reader(NATIVE)(data)
+    assert parsed.outline == tree_outline.read_outline(parse(data), data)
+    assert parsed.outline.has_error
+    assert parsed.tree() is parsed.tree()  # parsed once, when asked
+    assert parsed.tree().root_node.end_byte == len(data)
+
+
+@pytest.mark.parametrize("name", sorted(set(TRICKY) - {"only-garbage"}))  # that one has no member
+def test_both_readers_find_the_same_nodes_again(name: str) -> None:
+    """`locate` and `children` (what splits a long method) answer alike from either reader's tree."""
+    data = _text(TRICKY[name])
+    answers = []
+    for read in READERS.values():
+        parsed = read(data)
+        found = []
+        for decl in (m for t in parsed.outline.types for m in t.members):
+            stack = list(parsed.children(parsed.locate(decl.start, decl.end, decl.kind)))
+            while stack:  # every named node below the member, as the splitter may ask for it
+                span = stack.pop()
+                found.append(span)
+                stack.extend(parsed.children(span.path))
+        answers.append(found)
+    assert answers[0]
+    assert all(a == answers[0] for a in answers)

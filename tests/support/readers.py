@@ -8,6 +8,7 @@ from tree_sitter import Tree
 
 from pipeline import tree_outline
 from pipeline.outline import Outline
+from pipeline.syntax import Path, named_spans, node_path, parse
 
 
 class FakeNative:
@@ -20,11 +21,20 @@ class FakeNative:
     def bind(self, *bound: object) -> None:
         pass
 
-    def read_outline(self, tree: Tree, data: bytes, /) -> Outline:
-        return self._read(tree, data)
+    def read_outline(self, data: bytes, /) -> tuple[Outline, object]:
+        tree = parse(data)
+        return self._read(tree, data), tree
 
-    def probe(self, tree: Tree, /) -> tuple[str, int, int, int, int]:
-        root = tree.root_node
+    def locate(self, tree: object, start: int, end: int, kind: str, /) -> Path:
+        assert isinstance(tree, Tree)
+        return node_path(tree.root_node, start, end, kind)
+
+    def children(self, tree: object, path: Path, /) -> tuple[tuple[str, str | None, int, int, int, int, int], ...]:
+        assert isinstance(tree, Tree)
+        return tuple((*s[:6], s.path[-1]) for s in named_spans(tree.root_node, path))
+
+    def probe(self, data: bytes, /) -> tuple[str, int, int, int, int]:
+        root = parse(data).root_node
         return (root.type, root.start_byte, root.end_byte, root.child_count, root.named_child_count)
 
 
