@@ -33,8 +33,8 @@ from app.core.settings import (
 )
 from app.deps import Deps, open_deps
 from app.sync.deliveries import DeliveryRecorder
-from app.worker import build_worker
 from bench.common import REDIS_SERVER, STUB_DIM, STUB_MODEL, StubServer, timed_async
+from entry.worker import build_worker
 from hooks.events import parse_event
 from pipeline.chunking import chunk_source
 from pipeline.model import SourceContext

@@ -21,7 +21,7 @@ from app.auth.identity import bearer_token, match_token
 from app.core.events import MAX_ID
 from app.core.states import BackfillProgress, BackfillStatus, RunStatus
 from app.deps import Deps
-from app.schemas import (
+from app.rest.schemas import (
     BackfillReport,
     BackfillResult,
     BackfillSummary,

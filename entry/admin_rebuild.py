@@ -13,7 +13,7 @@ from app.core.errors import ConfigError, ConflictError, StorageError
 from app.core.events import MAX_ID
 from app.core.states import RebuildStatus
 from app.deps import Deps
-from app.schemas import RebuildAccepted
+from app.rest.schemas import RebuildAccepted
 from app.sync import rebuild
 
 Handler = Callable[[Request], Awaitable[JSONResponse]]

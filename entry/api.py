@@ -22,7 +22,7 @@ from app.core import metrics
 from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
 from app.deps import Deps
 from app.libraries.usage import with_users
-from app.schemas import (
+from app.rest.schemas import (
     CONTEXT_PATH,
     INDEX_STATUS_PATH,
     ContextAnswer,

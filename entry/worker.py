@@ -41,6 +41,7 @@ from app.core.states import BackfillStatus, ProjectStatus, SyncTrigger, Trigger,
 from app.db import Database
 from app.deps import Deps
 from app.libraries.service import LibrariesBusyError, ask_for_run, index_libraries
+from app.ops.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
 from app.sync import backfill as backfills
 from app.sync import lifecycle, rebuild
 from app.sync.deliveries import DeliveryRecorder
@@ -61,7 +62,6 @@ from app.sync.queue import (
 )
 from app.sync.sweep import sweep
 from app.sync.syncer import Syncer, SyncOutcome
-from app.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
 
 logger = logging.getLogger(__name__)
 

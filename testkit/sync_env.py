@@ -29,7 +29,7 @@ from app.core.settings import (
 )
 from app.deps import Deps, open_deps
 from app.sync.deliveries import DeliveryRecorder
-from app.worker import build_worker
+from entry.worker import build_worker
 from hooks.events import parse_event
 from testkit.audit import audit, head_chunks, project_points
 from testkit.fake_gitlab import FakeGitLab, FakeProject

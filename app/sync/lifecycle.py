@@ -7,7 +7,7 @@ payload; `project_update` re-reads the project. Each also applies the indexing s
 
 Leaving scope is always done by the sync job (`Syncer`), which holds the project's lock: the
 others request a sync. Transient failures (GitLab, Qdrant, PostgreSQL, a busy lock) raise and the
-arq wrappers in `app.worker` turn them into retries.
+arq wrappers in `entry.worker` turn them into retries.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ async def held(deps: Deps, project_id: int) -> AsyncIterator[None]:
 async def hand_over(deps: Deps, project_id: int) -> int | None:
     """After the project's lock is released: enqueue a sync when the project is behind; its generation, or None.
 
-    A sync job that finds the lock taken returns at once (`app.worker`), so every holder of the lock,
+    A sync job that finds the lock taken returns at once (`entry.worker`), so every holder of the lock,
     a sync, a lifecycle job or a model rebuild's, looks again when it lets go.
     """
     row = await deps.require_db().project(project_id)

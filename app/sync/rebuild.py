@@ -30,7 +30,7 @@ from app.core.settings import GITLAB_UNSET
 from app.core.states import ProjectStatus, RebuildProjectStatus, RebuildStatus
 from app.db import Database, ProjectRow, RebuildProgress, RebuildRow
 from app.deps import Deps
-from app.schemas import RebuildFailure, RebuildReport
+from app.rest.schemas import RebuildFailure, RebuildReport
 from app.store.models import model_of
 from app.sync.lifecycle import confirm_gone, held
 from app.sync.queue import (

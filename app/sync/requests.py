@@ -2,7 +2,7 @@
 
 Both end where a delivery ends: the project's requested generation is bumped in PostgreSQL and a sync
 job `sync:<project>:<generation>` is enqueued, so requests coalesce exactly as pushes do (one run
-covers every generation asked while it waited, `app.worker`'s generation loop) and a lost Redis job
+covers every generation asked while it waited, `entry.worker`'s generation loop) and a lost Redis job
 is re-enqueued by the reconcile sweep.
 
 - Index jobs are deduplicated on (project, commit) in `index_requests`: a retried CI job gets the

@@ -2,7 +2,7 @@
 
 Every module of `app/`, `hooks/` and `mcp_server/` has a level here; a module may import modules of
 its own level or below. Entry points may import another entry point only when they compose them
-(`app.web` mounts the receiver, REST and MCP; `app.cli` runs the web app and the worker) or within
+(`entry.web` mounts the receiver, REST and MCP; `entry.cli` runs the web app and the worker) or within
 their own package. A new module without a level fails `test_every_module_has_a_level`.
 """
 
@@ -45,29 +45,29 @@ LEVELS: dict[str, int] = {
     "app.auth": SERVICE,
     # Entry points and the composition root: app/'s own modules, the webhook receiver, MCP.
     "app.deps": SERVICE,
-    "app.supervisor": SERVICE,
-    "app.schemas": SERVICE,
-    "app.openapi": SERVICE,
-    "app.web": ENTRY,
-    "app.admin": ENTRY,
-    "app.admin_client": SERVICE,
-    "app.cli": ENTRY,
-    "app.doctor": ENTRY,
-    "app.system_hook": SERVICE,
-    "app.worker": ENTRY,
-    "app.api": ENTRY,
-    "app.admin_rebuild": ENTRY,
-    "app.rebuild_cli": ENTRY,
-    "app.scrape": SERVICE,
-    "app.local_api": ENTRY,
-    "app.local_socket": ADAPTER,
-    "app.agent_hooks": SERVICE,
-    "app.agent_install": SERVICE,
-    "app.worker_health": ADAPTER,
+    "app.ops.supervisor": SERVICE,
+    "app.rest.schemas": SERVICE,
+    "app.rest.openapi": SERVICE,
+    "entry.web": ENTRY,
+    "entry.admin": ENTRY,
+    "app.ops.admin_client": SERVICE,
+    "entry.cli": ENTRY,
+    "entry.doctor": ENTRY,
+    "app.ops.system_hook": SERVICE,
+    "entry.worker": ENTRY,
+    "entry.api": ENTRY,
+    "entry.admin_rebuild": ENTRY,
+    "entry.rebuild_cli": ENTRY,
+    "app.ops.scrape": SERVICE,
+    "entry.local_api": ENTRY,
+    "app.agents.local_socket": ADAPTER,
+    "app.agents.hook": SERVICE,
+    "app.agents.install": SERVICE,
+    "app.ops.worker_health": ADAPTER,
     "hooks": ENTRY,
     "mcp_server": ENTRY,
 }
-COMPOSERS = frozenset({"app.web", "app.cli"})
+COMPOSERS = frozenset({"entry.web", "entry.cli"})
 
 
 def module_name(path: Path) -> str:
@@ -128,7 +128,7 @@ def test_the_rule_catches_the_arrows_issue_11_named() -> None:
     # The two arrows that ran back up before this layering: an adapter reading the receiver's
     # event type, and the worker building the receiver to replay deliveries.
     assert upward_imports("app.db", {"hooks.events", "app.core.errors"}) == ["hooks.events"]
-    assert upward_imports("app.worker", {"hooks.receiver", "app.sync.deliveries"}) == ["hooks.receiver"]
-    assert upward_imports("app.api", {"mcp_server.auth"}) == ["mcp_server.auth"]
-    assert upward_imports("app.web", {"hooks.receiver", "mcp_server.server"}) == []
+    assert upward_imports("entry.worker", {"hooks.receiver", "app.sync.deliveries"}) == ["hooks.receiver"]
+    assert upward_imports("entry.api", {"mcp_server.auth"}) == ["mcp_server.auth"]
+    assert upward_imports("entry.web", {"hooks.receiver", "mcp_server.server"}) == []
     assert upward_imports("mcp_server.server", {"mcp_server.auth", "app.search.service", "httpx"}) == []

@@ -18,7 +18,7 @@ from qdrant_client import AsyncQdrantClient
 from app.deps import Deps
 from app.gitlab.client import META_RETRIES
 from app.store.vectors import VectorStore
-from app.worker import move_project, purge_project, refresh_project
+from entry.worker import move_project, purge_project, refresh_project
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv
 from tests.app.test_scope_sync import indexed

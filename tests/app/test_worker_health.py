@@ -15,9 +15,9 @@ from pydantic import SecretStr
 
 from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings, SyncWorkerSettings
 from app.deps import Deps, open_deps
+from app.ops.worker_health import health_endpoint, health_key, health_report, serve_health
 from app.sync.queue import SYNC
-from app.worker import build_worker
-from app.worker_health import health_endpoint, health_key, health_report, serve_health
+from entry.worker import build_worker
 
 QUEUE = "javakb:health-test"
 

@@ -18,7 +18,7 @@ from app.core.events import GitLabEvent
 from app.core.settings import GitLabSettings
 from app.deps import open_deps
 from app.sync.deliveries import DeliveryRecorder
-from app.web import create_app
+from entry.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
 from hooks.receiver import accept_delivery

@@ -21,7 +21,7 @@ from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, 
 from app.db import KeyedPush
 from app.deps import open_deps
 from app.sync.deliveries import DeliveryRecorder
-from app.web import create_app, is_ready
+from entry.web import create_app, is_ready
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
 from testkit import payloads

@@ -22,7 +22,7 @@ import uvicorn
 from app.core.settings import Settings
 from app.deps import Deps, open_deps
 from app.sync.local_index import index_directory
-from app.web import create_app
+from entry.web import create_app
 
 START_TIMEOUT_S = 30.0
 Prepare = Callable[[Deps], Awaitable[None]]
