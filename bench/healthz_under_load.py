@@ -75,8 +75,8 @@ def serve(store_dir: Path, port: int) -> None:
     import uvicorn
 
     from app.core.settings import AccessSettings, ServiceToken, token_digest
-    from app.deps import open_deps
     from bench.mcp_latency_stores import lexical_settings
+    from entry.deps import open_deps
     from entry.web import create_app
 
     base = lexical_settings(store_dir)

@@ -34,9 +34,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.settings import QdrantSettings, Settings
-from app.deps import open_deps
 from app.sync.local_index import index_directory
 from bench.common import interpolated, load_avg, log
+from entry.deps import open_deps
 from entry.local_api import serving, socket_path
 
 ROOT = Path(__file__).resolve().parents[1]

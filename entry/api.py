@@ -20,7 +20,6 @@ from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, bearer_token
 from app.core import metrics
 from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
-from app.deps import Deps
 from app.libraries.usage import with_users
 from app.rest.schemas import (
     CONTEXT_PATH,
@@ -33,6 +32,7 @@ from app.rest.schemas import (
     SearchParams,
     validation_message,
 )
+from app.runtime import Deps
 from app.search.context import auto_context, context_answer
 from app.search.results import hit_item
 from app.search.service import Filters

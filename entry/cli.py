@@ -239,9 +239,9 @@ def index_summary(repo: str, run: LocalRun, model: str | None) -> str:
 async def _index(
     settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
 ) -> LocalRun:
-    from app.deps import open_deps
     from app.store.indexing import RunCounts
     from app.sync.local_index import LocalRun, index_directory
+    from entry.deps import open_deps
     from entry.local_api import ask, socket_path
 
     request = {
@@ -279,7 +279,7 @@ async def _optimize(store: Store, command: str) -> bool:
 
 def run_optimize(args: argparse.Namespace, settings: Settings) -> int:
     """Build the embedded store's vector index (HNSW of the dense vectors); `serve` must not hold the store."""
-    from app.deps import open_deps
+    from entry.deps import open_deps
 
     async def optimize() -> None:
         async with open_deps(settings) as deps:
@@ -325,8 +325,8 @@ async def _search(settings: Settings, query: str, filters: Filters, limit: int, 
     import dataclasses
 
     from app.auth.access import LOCAL
-    from app.deps import open_deps
     from app.search.service import SearchScope
+    from entry.deps import open_deps
     from entry.local_api import ask, hits_of, socket_path
 
     request = {
@@ -507,9 +507,9 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _worker(settings: Settings) -> None:
-    from app.deps import open_deps
     from app.ops.scrape import guarded
     from app.ops.worker_health import health_endpoint
+    from entry.deps import open_deps
     from entry.worker import build_worker
 
     async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
@@ -551,9 +551,9 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     import uvicorn
     from redis.exceptions import RedisError
 
-    from app.deps import open_deps
     from app.ops.supervisor import WorkerSupervisor
     from app.sync.watch import watch
+    from entry.deps import open_deps
     from entry.local_api import serving, socket_path
     from entry.web import create_app
     from entry.worker import build_worker
@@ -616,8 +616,8 @@ async def _context(settings: Settings, task: str, repo: str | None, max_chars: i
         answer: dict[str, Any] = remote
         return answer
     from app.auth.access import LOCAL
-    from app.deps import open_deps
     from app.search.context import auto_context, context_answer
+    from entry.deps import open_deps
 
     async with open_deps(settings) as deps:
         await deps.store.ensure(await deps.index_model())

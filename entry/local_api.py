@@ -23,7 +23,7 @@ from app.agents.local_socket import SOCKET_NAME as SOCKET_NAME  # where `serve` 
 from app.agents.local_socket import socket_path as socket_path
 from app.auth.access import LOCAL
 from app.core.errors import ServiceError
-from app.deps import Deps
+from app.runtime import Deps
 from app.search.context import auto_context, context_answer
 from app.search.service import Filters, Hit, SearchScope
 from app.store.payloads import StoredChunk, stored_payload

@@ -39,7 +39,7 @@ from app.core.errors import ServiceError
 from app.core.metrics import CONTENT_TYPE
 from app.core.settings import GITLAB_UNSET, Settings
 from app.core.states import BackfillStatus
-from app.deps import Deps, open_deps
+from app.jobs.queue import BACKFILL, backfill_job_id, enqueue_once
 from app.ops.scrape import scrape, scrape_status
 from app.ops.supervisor import WorkerHealth
 from app.ops.system_hook import RECEIVER_PATH
@@ -49,11 +49,12 @@ from app.rest.schemas import (
     ReindexRequest,
     validation_message,
 )
+from app.runtime import Deps
 from app.sync.deliveries import DeliveryRecorder
-from app.sync.queue import BACKFILL, backfill_job_id, enqueue_once
 from entry.admin import admin_backfill, admin_backfills, admin_jobs, admin_ok, admin_project, admin_projects
 from entry.admin_rebuild import rebuild_routes
 from entry.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
+from entry.deps import open_deps
 from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
 from hooks.receiver import make_endpoint
 from mcp_server.auth import UnavailableAs503, build_auth

@@ -19,10 +19,10 @@ from contextlib import asynccontextmanager
 from app.core.errors import GitLabNotFoundError, ProjectBusyError
 from app.core.events import GitLabEvent
 from app.core.states import ProjectStatus, SyncTrigger, Trigger
-from app.deps import Deps
 from app.gitlab.client import GitLabClient, ProjectInfo
+from app.jobs.queue import enqueue_sync
 from app.libraries.service import forget_project
-from app.sync.queue import enqueue_sync
+from app.runtime import Deps
 from app.sync.scope import OutOfScope, decide, decide_path
 from app.sync.syncer import purge_points, record_access, rename_points
 

@@ -28,9 +28,9 @@ from app.core.errors import RateLimitedError, StorageError
 from app.core.settings import ScopeSettings
 from app.core.states import ProjectStatus, RequestSource, RequestState, SyncTrigger
 from app.db import IndexRequestRow, NewRequest, ProjectRow
-from app.deps import Deps
 from app.gitlab.client import ProjectInfo
-from app.sync.queue import enqueue_sync, refresh_limit_key
+from app.jobs.queue import enqueue_sync, refresh_limit_key
+from app.runtime import Deps
 from app.sync.scope import OutOfScope, decide
 
 logger = logging.getLogger(__name__)

@@ -25,9 +25,9 @@ from app.agents.hook import main as hook_main
 from app.agents.install import RULE_MARK, hook_command, install, is_ours
 from app.core.errors import ConfigError
 from app.core.settings import Settings
-from app.deps import open_deps
 from app.sync.local_index import index_directory
 from entry.cli import main
+from entry.deps import open_deps
 from entry.local_api import serving, socket_path
 from tests.app.test_cli_startup import CLIENTS, WEB_STACK, modules_after
 from tests.support.java_fixtures import SHOP_DIR

@@ -1,7 +1,7 @@
 """Names instead of strings (issue 11): each state, outcome, job id, type kind, event and trigger is spelled once.
 
 The enums of `app.core.states` are the source; PostgreSQL's CHECK constraints and the `Literal`s of the
-published API must list exactly their values, and nothing outside `app.sync.queue` builds a job id or
+published API must list exactly their values, and nothing outside `app.jobs.queue` builds a job id or
 outside `pipeline.model` lists the type kinds.
 """
 
@@ -32,8 +32,8 @@ from app.core.states import (
     RunStatus,
     SyncTrigger,
 )
+from app.jobs import queue
 from app.rest import schemas
-from app.sync import queue
 from hooks.events import parse_event
 from pipeline.buildfiles import DependencyKind
 from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS, SymbolType
@@ -125,7 +125,7 @@ def job_id_literals(tree: ast.AST) -> list[str]:
 @pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT)) for p in SOURCES])
 def test_only_the_queue_module_builds_job_ids(path: Path) -> None:
     found = job_id_literals(ast.parse(path.read_text(encoding="utf-8")))
-    if path == ROOT / "app" / "sync" / "queue.py":
+    if path == ROOT / "app" / "jobs" / "queue.py":
         assert len(found) >= len(JOB_PREFIXES)
     else:
         assert found == []
@@ -267,7 +267,7 @@ async def test_an_enqueued_sync_job_holds_a_plain_string(clean_redis: str) -> No
 
     from app.core.events import GitLabEvent
     from app.core.states import SyncTrigger
-    from app.sync.queue import enqueue_sync, push_syncs
+    from app.jobs.queue import enqueue_sync, push_syncs
 
     queue = await create_pool(RedisSettings.from_dsn(clean_redis))
     try:

@@ -21,10 +21,10 @@ from starlette.testclient import TestClient
 from app.auth.access import LOCAL as EVERYTHING
 from app.core.settings import BackfillSettings, EmbeddingSettings
 from app.core.states import RebuildProjectStatus, RebuildStatus
+from app.jobs.queue import REBUILD, enqueue_once, rebuild_job_id
 from app.search.service import Filters
 from app.store.vectors import DENSE, IndexModel
 from app.sync import rebuild
-from app.sync.queue import REBUILD, enqueue_once, rebuild_job_id
 from entry.rebuild_cli import follow as follow_rebuild
 from entry.rebuild_cli import progress_line
 from entry.web import create_app

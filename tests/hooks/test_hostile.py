@@ -16,8 +16,8 @@ from starlette.testclient import TestClient
 from app.core.errors import PayloadError, SignatureError
 from app.core.events import GitLabEvent
 from app.core.settings import GitLabSettings
-from app.deps import open_deps
 from app.sync.deliveries import DeliveryRecorder
+from entry.deps import open_deps
 from entry.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
