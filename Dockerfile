@@ -18,18 +18,19 @@ COPY constraints.txt pyproject.toml README.md ./
 # Dependencies first, against empty packages, so a source change reuses this layer.
 RUN python3 -m venv /opt/venv \
  && /opt/venv/bin/pip install -q pip setuptools wheel \
- && mkdir app hooks pipeline mcp_server \
+ && mkdir entry app hooks pipeline mcp_server \
  && /opt/venv/bin/pip install -q -e .
 COPY scripts/build_native scripts/
 COPY pipeline/csrc pipeline/csrc
 RUN /opt/venv/bin/python scripts/build_native --python /opt/venv/bin/python && rm -rf .cache scripts
+COPY entry entry
 COPY app app
 COPY hooks hooks
 COPY pipeline pipeline
 COPY mcp_server mcp_server
 COPY migrations migrations
 # Byte-code compiled now: the root file system is read-only at run time. No pip in the final image.
-RUN /opt/venv/bin/python -m compileall -q /opt/venv/lib app hooks pipeline mcp_server \
+RUN /opt/venv/bin/python -m compileall -q /opt/venv/lib entry app hooks pipeline mcp_server \
  && /opt/venv/bin/pip uninstall -q -y pip wheel \
  && rm -rf pipeline/csrc
 

@@ -56,9 +56,9 @@ def read_costs(shard: Any, runs: int) -> dict[str, tuple[float, float]]:
 
 
 async def run(store_dir: Path, rounds: int, runs: int) -> int:
-    from app.deps import open_deps
     from app.search.results import place_floor
     from app.store.edge import EdgeStore
+    from entry.deps import open_deps
     from mcp_server import server
     from mcp_server.render import most_shown
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.states import SyncTrigger
-from app.sync.queue import BACKFILL, backfill_job_id, enqueue_once, enqueue_sync
+from app.jobs.queue import BACKFILL, backfill_job_id, enqueue_once, enqueue_sync
 from bench.common import bench_database, latency_summary, load_avg, log
 from bench.freshness_repo import generate_repository
 from bench.freshness_stack import Stack, commit_all, deliver, open_stack, running_worker, wait_synced

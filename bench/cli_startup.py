@@ -8,7 +8,7 @@ Run from the repository root:
 The baseline is `git archive REV` unpacked into a temporary folder and run with the same interpreter
 and packages (only `PYTHONPATH` differs), alternating with this tree, each command `--repeat` times;
 the best (minimum) CPU time of the child (user + system, from `wait4`) is kept, so load from other
-processes on the machine counts as little as it can. Commands: `import app.cli`; `javakb token`
+processes on the machine counts as little as it can. Commands: `import entry.cli`; `javakb token`
 (needs neither the store nor the web stack); `javakb search` on an empty embedded store in a
 temporary folder (opens Qdrant's local mode). The C extension is not built in the baseline's tree,
 so both run with `JAVAKB_NO_EXTENSIONS=1`.
@@ -27,9 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS: dict[str, str] = {
-    "import app.cli": "import app.cli",
-    "javakb token": "from app.cli import main; main(['token', '--name', 'bench', '--repos', 'acme/'])",
-    "javakb search": "from app.cli import main; main(['search', 'owner reminder'])",
+    "import entry.cli": "import entry.cli",
+    "javakb token": "from entry.cli import main; main(['token', '--name', 'bench', '--repos', 'acme/'])",
+    "javakb search": "from entry.cli import main; main(['search', 'owner reminder'])",
 }
 
 

@@ -1,7 +1,7 @@
 """What every benchmark shares: scratch PostgreSQL and Redis, clocks and memory, percentiles, reports,
 the JDK sources, the stub embedding server in its own process, and timed stand-ins for our parts.
 
-Timing goes through injection (`testkit.standins.around`, `app.deps.open_deps(wrap=...)`), never by
+Timing goes through injection (`testkit.standins.around`, `entry.deps.open_deps(wrap=...)`), never by
 patching attributes of our modules; `tests/test_bench_layout.py` keeps `bench/` free of `tests`.
 """
 

@@ -31,10 +31,11 @@ from app.core.settings import (
     Settings,
     SyncWorkerSettings,
 )
-from app.deps import Deps, open_deps
+from app.runtime import Deps
 from app.sync.deliveries import DeliveryRecorder
-from app.worker import build_worker
 from bench.common import REDIS_SERVER, STUB_DIM, STUB_MODEL, StubServer, timed_async
+from entry.deps import open_deps
+from entry.worker import build_worker
 from hooks.events import parse_event
 from pipeline.chunking import chunk_source
 from pipeline.model import SourceContext

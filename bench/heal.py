@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from app.core.settings import SyncWorkerSettings
-from app.worker import reconcile
 from bench.common import bench_database
 from bench.freshness_repo import edit_method, generate_repository
 from bench.freshness_report import run_row
@@ -44,6 +43,7 @@ from bench.freshness_stack import (
     running_worker,
     wait_synced,
 )
+from entry.worker import reconcile
 from testkit.audit import audit
 from testkit.fake_gitlab import FakeProject
 

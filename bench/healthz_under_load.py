@@ -5,7 +5,7 @@ Run from the repository root, after `bench.mcp_latency --index-only` built the s
     .venv/bin/python -m bench.healthz_under_load --qdrant-path /tmp/javakb-bench/mcp-latency
     .venv/bin/python -m bench.healthz_under_load --baseline ../wt-base --rounds 2   # main and this tree, paired
 
-1. Server: a child process per run, as `javakb serve` answers: the real application (`app.web.create_app` over
+1. Server: a child process per run, as `javakb serve` answers: the real application (`entry.web.create_app` over
    `open_deps` of the lexical store, no PostgreSQL) under uvicorn on loopback, one event loop. `--baseline DIR`
    runs the same child from another checkout (its `.venv`, its `app`), so main and this tree are measured
    alternately in one run on one store. A service token reading everything; rate limits out of the way.
@@ -75,9 +75,9 @@ def serve(store_dir: Path, port: int) -> None:
     import uvicorn
 
     from app.core.settings import AccessSettings, ServiceToken, token_digest
-    from app.deps import open_deps
-    from app.web import create_app
     from bench.mcp_latency_stores import lexical_settings
+    from entry.deps import open_deps
+    from entry.web import create_app
 
     base = lexical_settings(store_dir)
     settings = base.model_copy(

@@ -6,7 +6,7 @@ Run from the repository root:
     .venv/bin/python -m bench.hook_latency --repeat 100
 
 A service like `javakb serve`'s (the embedded Qdrant Edge store in a temporary folder, the `shop`
-fixture indexed, the local socket of `app.local_api`) runs in this process; once warm (a few calls
+fixture indexed, the local socket of `entry.local_api`) runs in this process; once warm (a few calls
 each first), each prompt is sent, in turn, by three fresh processes, as an agent would start them:
 `javakb hook claude-code` with the hook's JSON on stdin (the prompt's context: the search, the named
 symbols, callers and callees, the framed text), `javakb search PROMPT` (the baseline: the same start-up
@@ -34,10 +34,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.settings import QdrantSettings, Settings
-from app.deps import open_deps
-from app.local_api import serving, socket_path
 from app.sync.local_index import index_directory
 from bench.common import interpolated, load_avg, log
+from entry.deps import open_deps
+from entry.local_api import serving, socket_path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOP_DIR = ROOT / "tests" / "fixtures" / "java" / "shop"

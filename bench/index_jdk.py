@@ -138,7 +138,7 @@ async def opened(
 ) -> AsyncIterator[Any]:
     """open_deps with the probe's timed parts, and the in-process stub as the embedder when given; times the
     open and the close."""
-    from app.deps import open_deps
+    from entry.deps import open_deps
 
     t0 = time.perf_counter()
     async with open_deps(settings, wrap=ProbeWrap(probe, stub)) as deps:

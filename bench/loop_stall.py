@@ -51,8 +51,8 @@ from app.store.indexing import Indexer
 from app.store.lexical import SparseVector
 from app.store.qdrant_thread import threaded_local_client
 from app.store.vectors import IndexModel, VectorStore
-from app.web import healthz
 from bench.common import PG_SERVER, bench_database
+from entry.web import healthz
 from testkit.sync_env import SyncEnv, sync_env
 
 DIM = 384

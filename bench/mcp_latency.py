@@ -308,7 +308,7 @@ class Options:
 async def run_all(opts: Options) -> dict[str, Any]:
     from fastmcp import Client
 
-    from app.deps import open_deps
+    from entry.deps import open_deps
 
     warnings.filterwarnings("ignore", message=LOCAL_MODE_WARNING, category=UserWarning)
     opts.store_dir.mkdir(parents=True, exist_ok=True)

@@ -42,7 +42,7 @@ def serve(mode: str, port: int, dsn: str, redis: str) -> None:
     from pydantic import SecretStr
 
     from app.core import settings as cfg
-    from app.web import create_app
+    from entry.web import create_app
 
     oauth = cfg.OAuthSettings(
         client_id="bench-app",

@@ -22,11 +22,11 @@ from typing import Any
 
 from app.auth.access import LOCAL
 from app.core.settings import QdrantSettings, Settings
-from app.deps import open_deps
 from app.search.service import Filters
 from app.store.filters import everything
 from app.store.payloads import StoredChunk
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 
 SHOP_DIR = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "java" / "shop"
 

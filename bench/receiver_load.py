@@ -5,7 +5,7 @@ Run from the repository root:
     .venv/bin/python -m bench.receiver_load                                   # 10 s per run, 32 connections
     .venv/bin/python -m bench.receiver_load --seconds 5 --json bench/results/receiver_load.json
 
-The real application (`app.web.create_app`, settings from `JAVAKB_*` variables) runs under uvicorn in a
+The real application (`entry.web.create_app`, settings from `JAVAKB_*` variables) runs under uvicorn in a
 subprocess pinned to one core (`taskset -c 0`, one worker, no access log, log level warning), against a
 database made for this run (`javakb_bench_<random>`, dropped at the end), a Redis database index that must
 be empty (flushed at the end) and an embedded Qdrant folder in a temporary directory. The load comes from
@@ -95,7 +95,7 @@ def app_factory() -> Starlette:
     """What uvicorn runs in the server process (`--factory`): the real app, settings from `JAVAKB_*`."""
     from app.core.logs import configure_logging
     from app.core.settings import Settings
-    from app.web import create_app
+    from entry.web import create_app
 
     settings = Settings()
     configure_logging(settings.log_level)

@@ -20,7 +20,7 @@ TARGET_P99_MS: Final = 10.0
 
 
 STEPS: Final = (  # (label, function, file) of the receiver's own steps; the deepest one on a stack wins
-    ("enqueue: one MULTI per batch (app/queue.push_syncs)", "push_syncs", "app/sync/queue.py"),
+    ("enqueue: one MULTI per batch (app/queue.push_syncs)", "push_syncs", "app/jobs/queue.py"),
     ("record: one asyncpg query per batch (app/db.record_sync_deliveries)", "record_sync_deliveries", "app/db.py"),
     ("group commit (hooks/group_commit)", "_run", "hooks/group_commit.py"),
     ("read body (hooks/receiver.read_body)", "read_body", "hooks/receiver.py"),

@@ -18,9 +18,9 @@ import asyncpg
 from pydantic import SecretStr
 
 from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, ScopeSettings, Settings
-from app.deps import open_deps
 from app.sync.lifecycle import sweep_scope
 from bench.common import bench_database, redis_url
+from entry.deps import open_deps
 
 REDIS = redis_url(5)
 FILL = """

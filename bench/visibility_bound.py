@@ -76,7 +76,7 @@ async def run(dsn: str, args: argparse.Namespace) -> dict[str, Any]:
                 refresh = build_refresh(settings, lambda: http, db.set_projects_access, time.monotonic)
                 assert refresh is not None
 
-                async def refreshed() -> OpenSet:  # as the web app asks (`app.web`)
+                async def refreshed() -> OpenSet:  # as the web app asks (`entry.web`)
                     return await open_set(db.open_projects, refresh)
 
                 async def recorded_only() -> OpenSet:  # before issue 24: PostgreSQL as hooks and the sweep left it

@@ -30,8 +30,8 @@ from app.core.events import MAX_ID
 from app.core.settings import GITLAB_UNSET
 from app.core.states import RequestSource
 from app.db import IndexRequestRow
-from app.deps import Deps
-from app.schemas import INDEX_JOBS_PATH, IndexJobAnswer, IndexJobRequest, validation_message
+from app.rest.schemas import INDEX_JOBS_PATH, IndexJobAnswer, IndexJobRequest, validation_message
+from app.runtime import Deps
 from app.sync.requests import request_index_job, request_state
 
 logger = logging.getLogger(__name__)

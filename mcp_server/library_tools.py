@@ -17,8 +17,8 @@ from pydantic import Field
 
 from app.auth.access import Access
 from app.core.errors import StorageError
-from app.deps import Deps
 from app.libraries.usage import LibraryName, usages
+from app.runtime import Deps
 from mcp_server.render import DEFAULT_BUDGET, Entry, echo, page
 from mcp_server.status_tools import MISS_LEVEL, UNAVAILABLE, Budget, Offset
 

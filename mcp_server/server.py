@@ -27,8 +27,8 @@ from pydantic import Field
 from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.core.states import ProjectStatus
-from app.deps import Deps
 from app.libraries.usage import with_users
+from app.runtime import Deps
 from app.search.context import DEFAULT_MAX_CHARS as CONTEXT_MAX_CHARS
 from app.search.context import MAX_MAX_CHARS as CONTEXT_MAX_BUDGET
 from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS

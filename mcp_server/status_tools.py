@@ -18,7 +18,7 @@ from pydantic import Field
 
 from app.auth.access import Access
 from app.core.errors import RateLimitedError, StorageError
-from app.deps import Deps
+from app.runtime import Deps
 from app.sync.requests import refresh
 from app.sync.status import index_status, status_line
 from mcp_server.render import DEFAULT_BUDGET, Entry, echo, page

@@ -16,7 +16,7 @@ from typing import Any
 from qdrant_client import models as qm
 
 from app.core.settings import Settings
-from app.deps import Deps
+from app.runtime import Deps
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, SourceContext
 from pipeline.scope import Scope

@@ -2,7 +2,7 @@
 
 `around(part, name=wrapper)` is `part` with some methods wrapped (a test counts calls, a benchmark times
 them) and every other attribute read through to `part`. It is passed in where the part is built: to
-`app.deps.open_deps(wrap=...)`, or to a constructor (`SearchService(around(store, ...), ...)`).
+`entry.deps.open_deps(wrap=...)`, or to a constructor (`SearchService(around(store, ...), ...)`).
 """
 
 from __future__ import annotations

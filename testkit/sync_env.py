@@ -27,9 +27,10 @@ from app.core.settings import (
     Settings,
     SyncWorkerSettings,
 )
-from app.deps import Deps, open_deps
+from app.runtime import Deps
 from app.sync.deliveries import DeliveryRecorder
-from app.worker import build_worker
+from entry.deps import open_deps
+from entry.worker import build_worker
 from hooks.events import parse_event
 from testkit.audit import audit, head_chunks, project_points
 from testkit.fake_gitlab import FakeGitLab, FakeProject

@@ -17,7 +17,7 @@ import pytest
 ROOT: Final = Path(__file__).resolve().parents[1]
 BENCH: Final = ROOT / "bench"
 MAX_BENCH_LINES: Final = 500
-SERVICE: Final = ("app", "hooks", "mcp_server", "pipeline")
+SERVICE: Final = ("entry", "app", "hooks", "mcp_server", "pipeline")
 STORE_CLIENT: Final = re.compile(r"\bstore\.client\b")
 
 

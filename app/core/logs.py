@@ -172,6 +172,7 @@ def log_config(level: str, fmt: str = "text", secrets: Iterable[str] = ()) -> di
         "formatters": {"line": {"()": _formatter, "fmt": fmt, "secrets": tuple(secrets)}},
         "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["safe", "ids"]}},
         "loggers": {
+            "entry": {"level": level},
             "app": {"level": level},
             "hooks": {"level": level},
             "pipeline": {"level": level},

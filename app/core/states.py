@@ -1,7 +1,7 @@
 """The names of states and outcomes that PostgreSQL stores and the APIs answer: each spelled once.
 
 `StrEnum`s, so a member is its string: what is stored, logged and sent as JSON stays the same text.
-The CHECK constraints in `migrations/` and the `Literal`s of `app.schemas` list the same values;
+The CHECK constraints in `migrations/` and the `Literal`s of `app.rest.schemas` list the same values;
 `tests/app/test_names.py` fails when one of them drifts from these.
 """
 

@@ -28,7 +28,7 @@ class RebuildRow:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
-    job_token: str  # carried by its job ids (`app.sync.queue.rebuild_job_id`)
+    job_token: str  # carried by its job ids (`app.jobs.queue.rebuild_job_id`)
 
     @property
     def building(self) -> bool:

@@ -56,7 +56,7 @@ def shown_state(status: str, *, behind: bool) -> str:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Opened:
-    """A backfill or rebuild just opened: its id and the token its job ids carry (`app.sync.queue`)."""
+    """A backfill or rebuild just opened: its id and the token its job ids carry (`app.jobs.queue`)."""
 
     id: int
     job_token: str

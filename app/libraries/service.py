@@ -21,14 +21,14 @@ from redis.exceptions import RedisError
 from app.core.errors import ServiceError, StorageError
 from app.core.states import LibraryStatus
 from app.db import Coordinates, Database
-from app.deps import Deps
 from app.gitlab.client import GitLabClient, RawFile
+from app.jobs.queue import enqueue_libraries
+from app.jobs.targets import collections, write_targets
 from app.libraries.jars import java_files
 from app.libraries.maven import Fetched, Missing, fetch_sources
 from app.libraries.plan import LibraryPlan, plan_libraries
+from app.runtime import Deps
 from app.store import filters
-from app.sync.queue import enqueue_libraries
-from app.sync.targets import collections, write_targets
 from pipeline.buildfiles import is_build_file, library_repo_path, read_builds
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, SourceContext

@@ -24,10 +24,10 @@ from app.core.errors import GitLabAuthError, GitLabError, GitLabNotFoundError
 from app.core.settings import Settings
 from app.core.states import BackfillOutcome, BackfillProgress, SyncTrigger
 from app.db.backfills import Resolved
-from app.deps import Deps
 from app.gitlab.client import GitLabClient, ProjectInfo
+from app.jobs.queue import enqueue_sync
+from app.runtime import Deps
 from app.sync import lifecycle
-from app.sync.queue import enqueue_sync
 
 logger = logging.getLogger(__name__)
 

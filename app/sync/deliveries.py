@@ -20,9 +20,7 @@ from app.core.errors import PayloadError, StorageError, UnstorableError
 from app.core.events import Event, Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested
 from app.core.states import DeliveryOutcome
 from app.db import KeyedPush
-from app.deps import Deps
-from app.sync.group_commit import GroupCommit
-from app.sync.queue import (
+from app.jobs.queue import (
     MOVE,
     PURGE,
     REFRESH,
@@ -34,6 +32,8 @@ from app.sync.queue import (
     refresh_job_id,
     replay_job_id,
 )
+from app.runtime import Deps
+from app.sync.group_commit import GroupCommit
 from app.sync.scope import screen
 
 logger = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ payload; `project_update` re-reads the project. Each also applies the indexing s
 
 Leaving scope is always done by the sync job (`Syncer`), which holds the project's lock: the
 others request a sync. Transient failures (GitLab, Qdrant, PostgreSQL, a busy lock) raise and the
-arq wrappers in `app.worker` turn them into retries.
+arq wrappers in `entry.worker` turn them into retries.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from contextlib import asynccontextmanager
 from app.core.errors import GitLabNotFoundError, ProjectBusyError
 from app.core.events import GitLabEvent
 from app.core.states import ProjectStatus, SyncTrigger, Trigger
-from app.deps import Deps
 from app.gitlab.client import GitLabClient, ProjectInfo
+from app.jobs.queue import enqueue_sync
 from app.libraries.service import forget_project
-from app.sync.queue import enqueue_sync
+from app.runtime import Deps
 from app.sync.scope import OutOfScope, decide, decide_path
 from app.sync.syncer import purge_points, record_access, rename_points
 
@@ -46,7 +46,7 @@ async def held(deps: Deps, project_id: int) -> AsyncIterator[None]:
 async def hand_over(deps: Deps, project_id: int) -> int | None:
     """After the project's lock is released: enqueue a sync when the project is behind; its generation, or None.
 
-    A sync job that finds the lock taken returns at once (`app.worker`), so every holder of the lock,
+    A sync job that finds the lock taken returns at once (`entry.worker`), so every holder of the lock,
     a sync, a lifecycle job or a model rebuild's, looks again when it lets go.
     """
     row = await deps.require_db().project(project_id)

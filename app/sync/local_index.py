@@ -9,7 +9,7 @@ from pathlib import Path
 
 from app.auth.access import LOCAL
 from app.core.errors import ConfigError, StorageError
-from app.deps import Deps
+from app.runtime import Deps
 from app.store.indexing import RunCounts
 from app.store.payloads import stamped_files
 from app.store.vectors import StoredState

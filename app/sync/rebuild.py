@@ -5,7 +5,7 @@
 1. `start`: create the new generation with the next model (`JAVAKB_NEXT_EMBEDDING__*`, else the
    current one), and, holding the generations lock exclusively (no project lock is held), record it
    and list every known project. From then on every sync, rename, citation and purge writes both
-   generations (`app.sync.targets`), under the project's lock as before.
+   generations (`app.jobs.targets`), under the project's lock as before.
 2. `rebuild_project`, one job per project, under the project's lock: the files the manifest lists
    at the indexed commit are fetched by blob id (no tree walk, no compare), chunked, embedded with
    the next model and written to the new generation. Nothing is copied from the old vectors.
@@ -21,19 +21,14 @@ rebuild: the new generation is dropped and the old one keeps serving (docs/opera
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 
 from redis.exceptions import RedisError
 
 from app.core.errors import TRANSIENT_ERRORS, ConfigError, GitLabNotFoundError, ServiceError, StorageError
 from app.core.settings import GITLAB_UNSET
 from app.core.states import ProjectStatus, RebuildProjectStatus, RebuildStatus
-from app.db import Database, ProjectRow, RebuildProgress, RebuildRow
-from app.deps import Deps
-from app.schemas import RebuildFailure, RebuildReport
-from app.store.models import model_of
-from app.sync.lifecycle import confirm_gone, held
-from app.sync.queue import (
+from app.db import Database, ProjectRow, RebuildRow
+from app.jobs.queue import (
     REBUILD,
     REBUILD_FINISH,
     REBUILD_PROJECT,
@@ -43,6 +38,9 @@ from app.sync.queue import (
     rebuild_job_id,
     rebuild_project_job_id,
 )
+from app.runtime import Deps
+from app.store.models import model_of
+from app.sync.lifecycle import confirm_gone, held
 from app.sync.syncer import Fetch, Syncer
 from pipeline.model import SourceContext
 
@@ -201,35 +199,3 @@ async def fail(deps: Deps, rebuild_id: int, error: str) -> None:
     logger.error("rebuild %s failed: %s", rebuild_id, error)
     if row is not None and row.collection is not None and row.collection != await deps.store.target():
         await deps.store.drop_collection(row.collection)
-
-
-def report(row: RebuildRow, progress: RebuildProgress, now: datetime) -> RebuildReport:
-    """The answer, with the rate so far and the time left at that rate (pure)."""
-    rate, eta = None, None
-    if row.started_at is not None:
-        elapsed = ((row.finished_at or now) - row.started_at).total_seconds()
-        rate = progress.chunks / elapsed if elapsed > 0 else None
-        pending = progress.projects.get(RebuildProjectStatus.PENDING, 0)
-        done = sum(progress.projects.values()) - pending
-        if row.status == RebuildStatus.BUILDING and done and elapsed > 0:
-            eta = elapsed / done * pending
-    return RebuildReport.model_validate(
-        {
-            "id": row.id,
-            "status": row.status,
-            "collection": row.collection,
-            "previous": row.previous,
-            "embedding_model": row.embedding_model,
-            "dimension": row.dimension,
-            "error": row.error,
-            "created_at": row.created_at,
-            "started_at": row.started_at,
-            "finished_at": row.finished_at,
-            "projects": progress.projects,
-            "files": progress.files,
-            "chunks": progress.chunks,
-            "chunks_per_s": rate,
-            "eta_s": eta,
-            "failed": [RebuildFailure(project_id=p, detail=d) for p, d in progress.failed],
-        }
-    )

@@ -2,7 +2,7 @@
 
 Both end where a delivery ends: the project's requested generation is bumped in PostgreSQL and a sync
 job `sync:<project>:<generation>` is enqueued, so requests coalesce exactly as pushes do (one run
-covers every generation asked while it waited, `app.worker`'s generation loop) and a lost Redis job
+covers every generation asked while it waited, `entry.worker`'s generation loop) and a lost Redis job
 is re-enqueued by the reconcile sweep.
 
 - Index jobs are deduplicated on (project, commit) in `index_requests`: a retried CI job gets the
@@ -28,9 +28,9 @@ from app.core.errors import RateLimitedError, StorageError
 from app.core.settings import ScopeSettings
 from app.core.states import ProjectStatus, RequestSource, RequestState, SyncTrigger
 from app.db import IndexRequestRow, NewRequest, ProjectRow
-from app.deps import Deps
 from app.gitlab.client import ProjectInfo
-from app.sync.queue import enqueue_sync, refresh_limit_key
+from app.jobs.queue import enqueue_sync, refresh_limit_key
+from app.runtime import Deps
 from app.sync.scope import OutOfScope, decide
 
 logger = logging.getLogger(__name__)

@@ -42,10 +42,10 @@ from app.core.settings import ScopeSettings
 from app.core.states import BackfillOutcome, BackfillStatus, SyncTrigger
 from app.db import HeadSeen, SweepMarks
 from app.db.backfills import Resolved
-from app.deps import Deps
 from app.gitlab.client import Activity, ProjectInfo
+from app.jobs.queue import PURGE, enqueue_once, enqueue_step, enqueue_sync, purge_job_id, push_syncs
+from app.runtime import Deps
 from app.sync.backfill import slots
-from app.sync.queue import PURGE, enqueue_once, enqueue_step, enqueue_sync, purge_job_id, push_syncs
 from app.sync.scope import OutOfScope, decide
 
 logger = logging.getLogger(__name__)

@@ -19,15 +19,15 @@ from app.auth.access import PROJECT_ID_FIELD
 from app.core.errors import GitLabError, GitLabUnavailableError, StorageError
 from app.core.states import ProjectStatus, RunStatus, SyncMode, Trigger
 from app.db import Database, JobCounts, ProjectRow
-from app.deps import Deps
 from app.gitlab.client import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
+from app.jobs.targets import collections, write_targets
 from app.libraries.service import forget_project, record_dependencies
+from app.runtime import Deps
 from app.store import filters
 from app.store.filters import Condition, Filter
 from app.store.indexing import WritePlan
 from app.store.payloads import commit_payload, repo_payload
 from app.sync.scope import InScope, decide
-from app.sync.targets import collections, write_targets
 from pipeline.buildfiles import is_build_file
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import ServiceError
-from app.deps import Deps
+from app.runtime import Deps
 from app.store.indexing import RunCounts
 from app.sync.local_index import index_directory
 from app.sync.localfs import chunk_local_files, iter_sources

@@ -18,12 +18,13 @@ from qdrant_client import models as qm
 
 from app.auth.access import LOCAL, Access, complement_condition, token_digest
 from app.auth.identity import Credentials, GitLabIdentities, OpenSet, bearer_token
-from app.cli import run_token
 from app.core.errors import ConfigError, GitLabUnavailableError
 from app.core.settings import IndexJobToken, OAuthSettings, QdrantSettings, ServiceToken, Settings
-from app.deps import Deps, open_deps
+from app.runtime import Deps
 from app.sync.local_index import index_directory
-from app.web import create_app
+from entry.cli import run_token
+from entry.deps import open_deps
+from entry.web import create_app
 from testkit.fake_gitlab import FakeGitLab
 from testkit.fake_gitlab_users import REPORTER
 from tests.support.tenants import ManualClock
@@ -178,14 +179,14 @@ async def _no_open() -> OpenSet:
 
 
 def test_only_the_composition_root_imports_the_mcp_package() -> None:
-    """`app/` holds credentials and rendering of its own; only `web.py` (which mounts MCP) imports `mcp_server`."""
+    """`app/` holds credentials and rendering of its own; only `entry/web.py` (it mounts MCP) imports `mcp_server`."""
     offenders = []
-    for module in sorted(Path("app").glob("*.py")):
+    for module in sorted([*Path("app").glob("**/*.py"), *Path("entry").glob("*.py")]):
         tree = ast.parse(module.read_text())
         names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-        if module.name != "web.py" and any(n.split(".")[0] == "mcp_server" for n in names):
-            offenders.append(module.name)
+        if module.as_posix() != "entry/web.py" and any(n.split(".")[0] == "mcp_server" for n in names):
+            offenders.append(module.as_posix())
     assert offenders == []
 
 

@@ -17,7 +17,7 @@ import pytest
 from tests.pipeline.test_purity import imported_modules
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("app", "hooks", "mcp_server")
+PACKAGES = ("entry", "app", "hooks", "mcp_server")
 ADAPTERS = {
     "asyncpg": {"app/db/"},  # a folder: every module in it
     # The Edge adapter and the store Protocol use qdrant-client's model types (the store's vocabulary:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from app.web import create_app
+from entry.web import create_app
 from testkit.sync_env import SyncEnv
 from tests.hooks.test_receiver import fetch, make_settings, queued_jobs
 from tests.support.tokens import admin_token

@@ -20,15 +20,15 @@ from typing import Any, Final
 
 import pytest
 
-from app.agent_hooks import GUIDE, Client, run_hook
-from app.agent_hooks import main as hook_main
-from app.agent_install import RULE_MARK, hook_command, install, is_ours
-from app.cli import main
+from app.agents.hook import GUIDE, Client, run_hook
+from app.agents.hook import main as hook_main
+from app.agents.install import RULE_MARK, hook_command, install, is_ours
 from app.core.errors import ConfigError
 from app.core.settings import Settings
-from app.deps import open_deps
-from app.local_api import serving, socket_path
 from app.sync.local_index import index_directory
+from entry.cli import main
+from entry.deps import open_deps
+from entry.local_api import serving, socket_path
 from tests.app.test_cli_startup import CLIENTS, WEB_STACK, modules_after
 from tests.support.java_fixtures import SHOP_DIR
 
@@ -191,7 +191,10 @@ def test_bad_or_empty_input_gives_no_context_and_exit_0(stdin: str, tmp_path: Pa
     assert out.getvalue() == ""
 
 
-HOOK_COMMANDS: Final = ([sys.executable, "-m", "app.cli", "hook"], [str(Path(sys.executable).with_name("javakb-hook"))])
+HOOK_COMMANDS: Final = (
+    [sys.executable, "-m", "entry.cli", "hook"],
+    [str(Path(sys.executable).with_name("javakb-hook"))],
+)
 
 
 def hook_process(
@@ -234,7 +237,7 @@ def test_bad_arguments_never_block_the_prompt(capsys: pytest.CaptureFixture[str]
 def test_javakb_hook_imports_only_the_standard_library_and_its_client(tmp_path: Path) -> None:
     code = (
         'import io, sys\nsys.stdin = io.StringIO(\'{"prompt": "who calls OwnerService.find"}\')\n'
-        "from app.agent_hooks import main\nmain(['claude-code', '--socket', '/nonexistent.sock'])"
+        "from app.agents.hook import main\nmain(['claude-code', '--socket', '/nonexistent.sock'])"
     )
 
     loaded = modules_after(code, tmp_path)
@@ -244,7 +247,7 @@ def test_javakb_hook_imports_only_the_standard_library_and_its_client(tmp_path: 
 def test_the_hook_imports_neither_the_web_stack_nor_a_client(tmp_path: Path) -> None:
     code = (
         'import io, sys\nsys.stdin = io.StringIO(\'{"prompt": "who calls OwnerService.find"}\')\n'
-        "from app.cli import main\nmain(['hook', 'claude-code'])"
+        "from entry.cli import main\nmain(['hook', 'claude-code'])"
     )
 
     assert not modules_after(code, tmp_path) & (WEB_STACK | CLIENTS | {"qdrant_edge", "tree_sitter", "numpy"})

@@ -22,13 +22,13 @@ import pytest_asyncio
 from arq.constants import result_key_prefix
 from starlette.testclient import TestClient
 
-from app.admin_client import render
-from app.cli import run_admin_status
 from app.core.settings import BackfillSettings, Settings
+from app.ops.admin_client import render
 from app.sync.backfill import slots
 from app.sync.sweep import THROTTLE
-from app.web import create_app
-from app.worker import backfill, backfill_step, reconcile
+from entry.cli import run_admin_status
+from entry.web import create_app
+from entry.worker import backfill, backfill_step, reconcile
 from testkit.sync_env import SyncEnv, sync_env
 from tests.app.test_admin_lists import _unclosed
 from tests.app.test_sweep import Clock

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from qdrant_client import models as qm
 
-from app.sync.queue import BACKFILL
+from app.jobs.queue import BACKFILL
 from testkit.sync_env import SyncEnv, push_payload
 from tests.support.sources import service_java as service
 

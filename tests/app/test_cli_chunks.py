@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from app.cli import main
 from app.sync.localfs import chunk_local_files, iter_sources
+from entry.cli import main
 from pipeline.model import Chunk, ChunkerConfig, SourceContext
 from pipeline.scope import Scope
 from tests.support.java_fixtures import SHOP_DIR

@@ -17,13 +17,13 @@ from typing import Any, TypeVar, cast
 
 import pytest
 
-from app.cli import main
 from app.core.settings import Settings
-from app.deps import open_deps
 from app.store import filters
 from app.store.engines import Store, open_store
 from app.store.vectors import IndexModel, StoredState
 from app.sync.local_index import LOCAL_STEPS, LocalRun, index_directory
+from entry.cli import main
+from entry.deps import open_deps
 from pipeline.model import FileResult
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.standins import ByRole, Method

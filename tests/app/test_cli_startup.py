@@ -15,9 +15,9 @@ from typing import Final
 
 import pytest
 
-from app.cli import index_summary
 from app.store.indexing import RunCounts
 from app.sync.local_index import LocalRun
+from entry.cli import index_summary
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 WEB_STACK: Final = frozenset({"starlette", "fastmcp", "uvicorn", "mcp", "sse_starlette", "authlib"})
@@ -36,18 +36,18 @@ def modules_after(code: str, tmp_path: Path) -> set[str]:
 
 
 def test_importing_the_cli_imports_no_web_stack_and_no_client(tmp_path: Path) -> None:
-    loaded = modules_after("import app.cli", tmp_path)
+    loaded = modules_after("import entry.cli", tmp_path)
     assert not loaded & (WEB_STACK | CLIENTS)
     assert "app" in loaded  # the check does see our own imports
 
 
 def test_a_token_is_made_without_the_web_stack_or_a_client(tmp_path: Path) -> None:
-    loaded = modules_after("from app.cli import main; main(['token', '--name', 'n', '--repos', 'acme/'])", tmp_path)
+    loaded = modules_after("from entry.cli import main; main(['token', '--name', 'n', '--repos', 'acme/'])", tmp_path)
     assert not loaded & (WEB_STACK | CLIENTS)
 
 
 def test_search_opens_the_store_but_not_the_web_stack(tmp_path: Path) -> None:
-    loaded = modules_after("from app.cli import main; main(['search', 'owner'])", tmp_path)
+    loaded = modules_after("from entry.cli import main; main(['search', 'owner'])", tmp_path)
     assert "qdrant_client" in loaded
     assert not loaded & WEB_STACK
     assert not loaded & {"arq", "asyncpg", "psycopg", "gitlab", "yoyo"}

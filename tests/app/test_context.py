@@ -14,7 +14,7 @@ import pytest_asyncio
 
 from app.auth.access import LOCAL, Access
 from app.core.settings import QdrantSettings, Settings
-from app.deps import Deps, open_deps
+from app.runtime import Deps
 from app.search.context import (
     MAX_PIECES,
     MIN_MAX_CHARS,
@@ -32,6 +32,7 @@ from app.search.context import (
 from app.search.service import Hit
 from app.store.payloads import StoredChunk, StoreKeys
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 from pipeline.model import Chunk, SymbolType
 from tests.quality.tasks import IRRELEVANT
 from tests.support.java_fixtures import SHOP_DIR

@@ -24,8 +24,8 @@ from app.core.errors import StorageError
 from app.core.settings import SyncWorkerSettings
 from app.core.states import SyncTrigger
 from app.db import lock_key
-from app.sync.queue import enqueue_sync, sync_job_id
-from app.worker import build_worker, move_project, purge_project, sync_project
+from app.jobs.queue import enqueue_sync, sync_job_id
+from entry.worker import build_worker, move_project, purge_project, sync_project
 from hooks.events import parse_event
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env

@@ -11,9 +11,9 @@ from pydantic import SecretStr
 
 from app.auth.access import LOCAL
 from app.core.settings import QdrantSettings, RerankSettings, Settings
-from app.deps import open_deps
 from app.search.crossencoder import CrossEncoder, build_cross_encoder
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 from testkit.fake_reranker import FakeReranker, overlap
 from tests.support.java_fixtures import SHOP_DIR
 

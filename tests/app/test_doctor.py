@@ -15,12 +15,12 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from app import doctor
-from app.cli import run_doctor
 from app.core.settings import Settings
-from app.doctor import Finding, Verdict, examine, judge_hooks, report
 from app.store.engines import open_store
 from app.store.vectors import IndexModel
+from entry import doctor
+from entry.cli import run_doctor
+from entry.doctor import Finding, Verdict, examine, judge_hooks, report
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.fake_gitlab import FakeGitLab
 from testkit.fake_gitlab_api import system_hook_entity

@@ -18,7 +18,7 @@ from app.core.events import GitLabEvent
 from app.sync.status import StatusItem, index_status
 from app.sync.sweep import THROTTLE, sweep
 from app.sync.syncer import Syncer
-from app.worker import reconcile
+from entry.worker import reconcile
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.standins import Method, around
 from testkit.sync_env import SyncEnv, push_payload, sync_env

@@ -1,9 +1,10 @@
-"""No import runs back up: entry points → services → adapters → base (issue 11).
+"""No import runs back up: entry → interfaces → services → adapters → base (issues 11 and 25).
 
-Every module of `app/`, `hooks/` and `mcp_server/` has a level here; a module may import modules of
-its own level or below. Entry points may import another entry point only when they compose them
-(`app.web` mounts the receiver, REST and MCP; `app.cli` runs the web app and the worker) or within
-their own package. A new module without a level fails `test_every_module_has_a_level`.
+Every module of `entry/`, `app/`, `hooks/` and `mcp_server/` has a level here; a module may import
+modules of its own level or below. Above the services each package stands alone: the receiver
+(`hooks/`) and MCP (`mcp_server/`) never import each other, and only `entry/` (the entry points and
+the composition root, the top level) imports them. Folders are held to the same order: the arrows
+between folders form no circle. A new module without a level fails `test_every_module_has_a_level`.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import pytest
 from tests.pipeline.test_purity import imported_modules
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("app", "hooks", "mcp_server")
+PACKAGES = ("entry", "app", "hooks", "mcp_server", "pipeline")
 
 BASE = 0
 ADAPTER = 1
 SERVICE = 2
-ENTRY = 3
+INTERFACE = 3
+ENTRY = 4
 
 LEVELS: dict[str, int] = {
     # Base: values, errors and settings everyone reads; the pure pipeline; pure store rules.
@@ -33,7 +35,6 @@ LEVELS: dict[str, int] = {
     "app.db": ADAPTER,
     "app.store": ADAPTER,
     "app.gitlab": ADAPTER,
-    "app.sync.queue": ADAPTER,
     "app.sync.group_commit": ADAPTER,
     "app.sync.localfs": ADAPTER,
     # Services: indexing, the sync and its sweep, search and ranking, who may read what.
@@ -43,31 +44,20 @@ LEVELS: dict[str, int] = {
     "app.libraries.maven": ADAPTER,
     "app.search": SERVICE,
     "app.auth": SERVICE,
-    # Entry points and the composition root: app/'s own modules, the webhook receiver, MCP.
-    "app.deps": SERVICE,
-    "app.supervisor": SERVICE,
-    "app.schemas": SERVICE,
-    "app.openapi": SERVICE,
-    "app.web": ENTRY,
-    "app.admin": ENTRY,
-    "app.admin_client": SERVICE,
-    "app.cli": ENTRY,
-    "app.doctor": ENTRY,
-    "app.system_hook": SERVICE,
-    "app.worker": ENTRY,
-    "app.api": ENTRY,
-    "app.admin_rebuild": ENTRY,
-    "app.rebuild_cli": ENTRY,
-    "app.scrape": SERVICE,
-    "app.local_api": ENTRY,
-    "app.local_socket": ADAPTER,
-    "app.agent_hooks": SERVICE,
-    "app.agent_install": SERVICE,
-    "app.worker_health": ADAPTER,
-    "hooks": ENTRY,
-    "mcp_server": ENTRY,
+    "app.jobs": SERVICE,  # `targets`: where a job writes
+    "app.jobs.queue": ADAPTER,  # the arq queue's job names and ids
+    "app.runtime": SERVICE,  # `Deps`, which every service reads
+    "app.rest": SERVICE,  # REST's models, its OpenAPI document, the rebuild report
+    "app.agents": SERVICE,  # the agent hooks and their installer
+    "app.agents.local_socket": ADAPTER,
+    "app.ops": SERVICE,  # the worker's supervisor, /metrics, the system hook, the admin client
+    "app.ops.worker_health": ADAPTER,
+    # Interfaces over the services: the webhook receiver, MCP.
+    "hooks": INTERFACE,
+    "mcp_server": INTERFACE,
+    # Entry points and the composition root.
+    "entry": ENTRY,
 }
-COMPOSERS = frozenset({"app.web", "app.cli"})
 
 
 def module_name(path: Path) -> str:
@@ -89,7 +79,7 @@ def level_of(name: str) -> tuple[str, int] | None:
 
 
 def upward_imports(name: str, imports: set[str]) -> list[str]:
-    """What `name` imports that sits above it, or is another package's entry point it does not compose."""
+    """What `name` imports that sits above it, or another package of its level above the services."""
     own = level_of(name)
     assert own is not None, name
     wrong = []
@@ -98,14 +88,14 @@ def upward_imports(name: str, imports: set[str]) -> list[str]:
         if found is None:
             continue  # third-party
         _, level = found
-        crosses_entry = level == own[1] == ENTRY and name not in COMPOSERS and not _same_package(name, target)
-        if level > own[1] or crosses_entry:
+        crosses = level == own[1] >= INTERFACE and _top(name) != _top(target)
+        if level > own[1] or crosses:
             wrong.append(target)
     return wrong
 
 
-def _same_package(a: str, b: str) -> bool:
-    return a.split(".")[0] == b.split(".")[0] and a.split(".")[0] != "app"
+def _top(name: str) -> str:
+    return name.split(".")[0]
 
 
 MODULES = sorted(p for package in PACKAGES for p in (ROOT / package).glob("**/*.py"))
@@ -128,7 +118,66 @@ def test_the_rule_catches_the_arrows_issue_11_named() -> None:
     # The two arrows that ran back up before this layering: an adapter reading the receiver's
     # event type, and the worker building the receiver to replay deliveries.
     assert upward_imports("app.db", {"hooks.events", "app.core.errors"}) == ["hooks.events"]
-    assert upward_imports("app.worker", {"hooks.receiver", "app.sync.deliveries"}) == ["hooks.receiver"]
-    assert upward_imports("app.api", {"mcp_server.auth"}) == ["mcp_server.auth"]
-    assert upward_imports("app.web", {"hooks.receiver", "mcp_server.server"}) == []
+    assert upward_imports("app.sync.deliveries", {"hooks.receiver", "app.db"}) == ["hooks.receiver"]
+    assert upward_imports("mcp_server.auth", {"hooks.auth"}) == ["hooks.auth"]
+    assert upward_imports("entry.web", {"hooks.receiver", "mcp_server.server", "entry.api"}) == []
     assert upward_imports("mcp_server.server", {"mcp_server.auth", "app.search.service", "httpx"}) == []
+
+
+def test_the_rule_catches_the_arrows_issue_25_named() -> None:
+    # The web app and the CLI compose the receiver and MCP from the top, with no exemption by name:
+    # the same imports from a module of `app/` run back up.
+    assert upward_imports("app.runtime", {"hooks.receiver", "mcp_server.server"}) == [
+        "hooks.receiver",
+        "mcp_server.server",
+    ]
+    assert upward_imports("app.ops.scrape", {"entry.deps"}) == ["entry.deps"]
+    assert folder_circles({"app.sync": {"app.libraries"}, "app.libraries": {"app.sync", "app.db"}}) == [
+        ["app.libraries", "app.sync"]
+    ]
+
+
+def folder_of(name: str) -> str:
+    """The folder (package) a module name lives in; a package is its own folder."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        base = ROOT.joinpath(*parts[:i])
+        if base.is_dir():
+            return ".".join(parts[:i])
+        if base.with_suffix(".py").is_file():
+            return ".".join(parts[: i - 1])
+    return ""
+
+
+def folder_arrows() -> dict[str, set[str]]:
+    """Each folder of ours and the other folders of ours its modules import."""
+    arrows: dict[str, set[str]] = {}
+    for path in MODULES:
+        own = folder_of(module_name(path))
+        found = {folder_of(t) for t in imported_modules(path) if level_of(t) is not None}
+        arrows.setdefault(own, set()).update(f for f in found if f and f != own)
+    return arrows
+
+
+def folder_circles(arrows: dict[str, set[str]]) -> list[list[str]]:
+    """The circles (strongly connected sets of more than one folder) of a folder graph, each sorted."""
+    reach = {start: _reachable(arrows, start) for start in arrows}
+    circles = {tuple(sorted(f for f in reach if start in reach[f] and f in reach[start])) for start in reach}
+    return sorted(list(c) for c in circles if len(c) > 1)
+
+
+def _reachable(arrows: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(arrows.get(start, ()))
+    while todo:
+        folder = todo.pop()
+        if folder not in seen:
+            seen.add(folder)
+            todo.extend(arrows.get(folder, ()))
+    return seen
+
+
+def test_no_circle_between_folders() -> None:
+    arrows = folder_arrows()
+    assert {"entry", "app.sync", "app.libraries", "app.rest", "hooks", "mcp_server"} <= set(arrows)
+    assert folder_circles(arrows) == []

@@ -15,10 +15,10 @@ import pytest
 from arq import Retry
 from qdrant_client import AsyncQdrantClient
 
-from app.deps import Deps
 from app.gitlab.client import META_RETRIES
+from app.runtime import Deps
 from app.store.vectors import VectorStore
-from app.worker import move_project, purge_project, refresh_project
+from entry.worker import move_project, purge_project, refresh_project
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv
 from tests.app.test_scope_sync import indexed

@@ -15,13 +15,14 @@ import pytest
 import pytest_asyncio
 
 from app.auth.access import LOCAL
-from app.cli import main
 from app.core.errors import ServiceError
 from app.core.settings import QdrantSettings, Settings
-from app.deps import Deps, open_deps
-from app.local_api import ask, hits_of, serving, socket_path
+from app.runtime import Deps
 from app.search.service import Filters
 from app.sync.watch import diff, watch
+from entry.cli import main
+from entry.deps import open_deps
+from entry.local_api import ask, hits_of, serving, socket_path
 from tests.support.engines import EMBEDDED_ENGINES
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import CORE_SRC

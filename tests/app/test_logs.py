@@ -22,7 +22,7 @@ from uvicorn.protocols.utils import get_path_with_query_string
 
 from app.core.logs import MAX_VALUE_CHARS, REDACTED, TRACEBACK_INDENT, escape, log_config, mask_credentials
 
-FORGED = "x\n2026-12-01 10:00:00,000 WARNING app.web: admin token accepted\r\u2028"
+FORGED = "x\n2026-12-01 10:00:00,000 WARNING entry.web: admin token accepted\r\u2028"
 
 
 @pytest.fixture

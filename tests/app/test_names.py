@@ -1,7 +1,7 @@
 """Names instead of strings (issue 11): each state, outcome, job id, type kind, event and trigger is spelled once.
 
 The enums of `app.core.states` are the source; PostgreSQL's CHECK constraints and the `Literal`s of the
-published API must list exactly their values, and nothing outside `app.sync.queue` builds a job id or
+published API must list exactly their values, and nothing outside `app.jobs.queue` builds a job id or
 outside `pipeline.model` lists the type kinds.
 """
 
@@ -17,7 +17,6 @@ from typing import get_args
 import asyncpg
 import pytest
 
-from app import schemas
 from app.core.events import GitLabEvent, Ignored
 from app.core.states import (
     ACCEPTED,
@@ -33,7 +32,8 @@ from app.core.states import (
     RunStatus,
     SyncTrigger,
 )
-from app.sync import queue
+from app.jobs import queue
+from app.rest import schemas
 from hooks.events import parse_event
 from pipeline.buildfiles import DependencyKind
 from pipeline.model import SYMBOL_TYPES, TYPE_SYMBOLS, SymbolType
@@ -108,7 +108,7 @@ def test_job_ids_keep_their_shapes() -> None:
 
 
 JOB_PREFIXES = ("sync:", "purge:", "move:", "refresh:", "replay:", "backfill:", "rebuild:")
-SOURCES = sorted(p for package in ("app", "hooks", "mcp_server") for p in (ROOT / package).glob("**/*.py"))
+SOURCES = sorted(p for package in ("entry", "app", "hooks", "mcp_server") for p in (ROOT / package).glob("**/*.py"))
 
 
 def job_id_literals(tree: ast.AST) -> list[str]:
@@ -125,7 +125,7 @@ def job_id_literals(tree: ast.AST) -> list[str]:
 @pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT)) for p in SOURCES])
 def test_only_the_queue_module_builds_job_ids(path: Path) -> None:
     found = job_id_literals(ast.parse(path.read_text(encoding="utf-8")))
-    if path == ROOT / "app" / "sync" / "queue.py":
+    if path == ROOT / "app" / "jobs" / "queue.py":
         assert len(found) >= len(JOB_PREFIXES)
     else:
         assert found == []
@@ -149,7 +149,7 @@ def kind_collections(tree: ast.AST) -> list[list[str]]:
 
 KIND_SOURCES = sorted(
     p
-    for package in ("app", "hooks", "mcp_server", "pipeline", "bench")
+    for package in ("entry", "app", "hooks", "mcp_server", "pipeline", "bench")
     for p in (ROOT / package).glob("**/*.py")
     if p not in (ROOT / "pipeline" / "model.py", ROOT / "pipeline" / "outline.py")
 )
@@ -208,7 +208,7 @@ EVENT_NAMES = frozenset(m.value for m in GitLabEvent)
 TRIGGER_CALLS = frozenset({"enqueue_sync", "push_syncs", "sync_once", "start_run", "sync_project", "_request"})
 NAME_SOURCES = sorted(
     p
-    for package in ("app", "hooks", "mcp_server")
+    for package in ("entry", "app", "hooks", "mcp_server")
     for p in (ROOT / package).glob("**/*.py")
     if p not in (ROOT / "app" / "core" / "events.py", ROOT / "app" / "core" / "states.py")
 )
@@ -267,7 +267,7 @@ async def test_an_enqueued_sync_job_holds_a_plain_string(clean_redis: str) -> No
 
     from app.core.events import GitLabEvent
     from app.core.states import SyncTrigger
-    from app.sync.queue import enqueue_sync, push_syncs
+    from app.jobs.queue import enqueue_sync, push_syncs
 
     queue = await create_pool(RedisSettings.from_dsn(clean_redis))
     try:

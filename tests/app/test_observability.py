@@ -24,9 +24,9 @@ from app.core.context import bound
 from app.core.logs import REDACTED, log_config
 from app.core.metrics import LAG_TOP, gitlab_endpoint
 from app.core.settings import EmbeddingSettings, Settings, secret_values
-from app.scrape import guarded
-from app.web import create_app
-from app.worker_health import health_endpoint
+from app.ops.scrape import guarded
+from app.ops.worker_health import health_endpoint
+from entry.web import create_app
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.payloads import system_hook_push
 from testkit.sync_env import sync_env
@@ -40,7 +40,7 @@ from tests.support.tokens import admin_token, service_token
 METRICS = "metrics-token-for-tests-0123"
 EMBED_KEY = "sk-embedding-key-for-tests-0123"
 ADMIN = "admin-token-for-tests-0123"
-OUR_LOGGERS = ("app", "hooks", "mcp_server", "arq")
+OUR_LOGGERS = ("entry", "app", "hooks", "mcp_server", "arq")
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ import re
 import schemathesis
 from starlette.testclient import TestClient
 
-from app.openapi import openapi_document, public_document
-from app.schemas import ReindexRequest, SearchParams
+from app.rest.openapi import openapi_document, public_document
+from app.rest.schemas import ReindexRequest, SearchParams
 from app.search.results import HitItem
-from app.web import create_app
+from entry.web import create_app
 from tests.hooks.test_receiver import make_settings
 from tests.support.tokens import admin_token
 

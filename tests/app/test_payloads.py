@@ -136,7 +136,7 @@ def test_several_keys_read_as_each_alone() -> None:
 
 SOURCES: Final = sorted(
     p
-    for package in ("app", "hooks", "mcp_server")
+    for package in ("entry", "app", "hooks", "mcp_server")
     for p in (ROOT / package).glob("**/*.py")
     if p != ROOT / "app" / "store" / "payloads.py"
 )

@@ -27,7 +27,7 @@ from app.core.settings import (
     Settings,
     SyncWorkerSettings,
 )
-from app.deps import open_deps
+from entry.deps import open_deps
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, push_payload
 from tests.support.processes import RedisServer, ServeProcess

@@ -9,7 +9,7 @@ from starlette.testclient import TestClient
 
 from app.auth.ratelimit import TokenBuckets
 from app.core.settings import AccessSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
-from app.web import create_app
+from entry.web import create_app
 from tests.support.tenants import ManualClock
 from tests.support.tokens import service_token
 

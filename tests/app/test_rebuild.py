@@ -21,13 +21,13 @@ from starlette.testclient import TestClient
 from app.auth.access import LOCAL as EVERYTHING
 from app.core.settings import BackfillSettings, EmbeddingSettings
 from app.core.states import RebuildProjectStatus, RebuildStatus
-from app.rebuild_cli import follow as follow_rebuild
-from app.rebuild_cli import progress_line
+from app.jobs.queue import REBUILD, enqueue_once, rebuild_job_id
 from app.search.service import Filters
 from app.store.vectors import DENSE, IndexModel
 from app.sync import rebuild
-from app.sync.queue import REBUILD, enqueue_once, rebuild_job_id
-from app.web import create_app
+from entry.rebuild_cli import follow as follow_rebuild
+from entry.rebuild_cli import progress_line
+from entry.web import create_app
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env

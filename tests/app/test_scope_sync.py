@@ -13,9 +13,9 @@ from typing import Any
 import pytest_asyncio
 
 from app.core.settings import ScopeSettings
+from app.jobs.queue import BACKFILL
 from app.sync import lifecycle
-from app.sync.queue import BACKFILL
-from app.worker import build_worker
+from entry.worker import build_worker
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.app.test_sync_scenarios import SRC

@@ -27,7 +27,7 @@ from app.search.service import SearchService
 from app.store.engines import Store
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel
-from app.web import healthz
+from entry.web import healthz
 from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, SourceContext
 from testkit.standins import Method, around

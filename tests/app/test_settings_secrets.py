@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from app.cli import main
 from app.core.errors import ConfigError
 from app.core.settings import EmbeddingSettings, GitLabSettings, QdrantSettings, Settings, check_readers, check_secrets
+from entry.cli import main
 from pipeline import native, tree_outline
 from tests.support.readers import FakeNative, drifted
 from tests.support.tokens import admin_token, service_token

@@ -9,8 +9,8 @@ import pytest
 
 from app.auth.access import LOCAL
 from app.core.settings import QdrantSettings, Settings, SummarySettings
-from app.deps import open_deps
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 from pipeline.render import content_hash, with_description
 from testkit.fake_chat import FakeChat
 

@@ -9,7 +9,7 @@ import pytest
 from arq.connections import RedisSettings
 from arq.worker import Worker, func
 
-from app.supervisor import WorkerSupervisor
+from app.ops.supervisor import WorkerSupervisor
 from tests.support.processes import free_port
 
 

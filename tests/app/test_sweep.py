@@ -20,7 +20,7 @@ from app.core.settings import ScopeSettings, SyncWorkerSettings, cron_fields
 from app.db import HeadSeen, SweepMarks
 from app.gitlab.client import Activity, ProjectInfo
 from app.sync.sweep import THROTTLE, believable, confirm_unlisted, listing_cutoff, may_have_moved, plan_sweep, sweep
-from app.worker import build_worker, reconcile
+from entry.worker import build_worker, reconcile
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.sync_env import SyncEnv, push_payload, sync_env
 from tests.support.sources import service_java as service

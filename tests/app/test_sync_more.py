@@ -27,11 +27,11 @@ from app.core.settings import (
     Settings,
     SyncWorkerSettings,
 )
-from app.deps import open_deps
+from app.jobs.queue import BACKFILL
 from app.sync.deliveries import DeliveryRecorder
-from app.sync.queue import BACKFILL
 from app.sync.sweep import DISCOVERED
-from app.worker import NO_GITLAB, build_worker, replay_delivery, sync_project
+from entry.deps import open_deps
+from entry.worker import NO_GITLAB, build_worker, replay_delivery, sync_project
 from hooks.events import SyncRequested, parse_event
 from testkit.fake_gitlab import FakeProject
 from testkit.sync_env import SyncEnv, push_payload, sync_env

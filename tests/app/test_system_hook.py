@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from app.cli import main, run_install_hook
 from app.core.errors import ConfigError
 from app.core.settings import GitLabSettings, OAuthSettings, Settings
-from app.doctor import Verdict, judge_hooks
-from app.system_hook import plan_hook, receiver_url, wanted_hook
+from app.ops.system_hook import plan_hook, receiver_url, wanted_hook
+from entry.cli import main, run_install_hook
+from entry.doctor import Verdict, judge_hooks
 from testkit.fake_gitlab import FakeGitLab
 from testkit.fake_gitlab_api import system_hook_entity
 

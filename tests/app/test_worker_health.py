@@ -14,10 +14,11 @@ from arq.connections import ArqRedis, RedisSettings, create_pool
 from pydantic import SecretStr
 
 from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings, SyncWorkerSettings
-from app.deps import Deps, open_deps
-from app.sync.queue import SYNC
-from app.worker import build_worker
-from app.worker_health import health_endpoint, health_key, health_report, serve_health
+from app.jobs.queue import SYNC
+from app.ops.worker_health import health_endpoint, health_key, health_report, serve_health
+from app.runtime import Deps
+from entry.deps import open_deps
+from entry.worker import build_worker
 
 QUEUE = "javakb:health-test"
 

@@ -20,8 +20,8 @@ from mcp.types import TextContent
 
 from app.auth.access import LOCAL
 from app.core.settings import QdrantSettings, Settings
-from app.deps import open_deps
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 from mcp_server.server import create_server
 from tests.fuzz.strategies import HOSTILE, HOSTILE_INT, HOSTILE_TEXT, JSON_VALUE
 from tests.support.contract import TOOL_NAMES

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from app.web import create_app
+from entry.web import create_app
 from mcp_server.oauth_limits import ClientLimits
 from tests.conftest import REDIS
 from tests.fuzz.strategies import HOSTILE, JSON_VALUE

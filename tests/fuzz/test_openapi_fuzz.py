@@ -12,7 +12,7 @@ from typing import Any
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from app.openapi import openapi_document
+from app.rest.openapi import openapi_document
 from tests.fuzz.conftest import ADMIN_TOKEN, API_TOKEN, HOOK_SECRET, INDEX_TOKEN, Fuzzed, kept
 
 schema = schemathesis.openapi.from_dict(openapi_document("fuzz"))

@@ -16,9 +16,9 @@ from starlette.testclient import TestClient
 from app.core.errors import PayloadError, SignatureError
 from app.core.events import GitLabEvent
 from app.core.settings import GitLabSettings
-from app.deps import open_deps
 from app.sync.deliveries import DeliveryRecorder
-from app.web import create_app
+from entry.deps import open_deps
+from entry.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
 from hooks.receiver import accept_delivery

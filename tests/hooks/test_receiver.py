@@ -19,9 +19,9 @@ from app.core.errors import StorageError
 from app.core.events import GitLabEvent
 from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.db import KeyedPush
-from app.deps import open_deps
 from app.sync.deliveries import DeliveryRecorder
-from app.web import create_app, is_ready
+from entry.deps import open_deps
+from entry.web import create_app, is_ready
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
 from testkit import payloads

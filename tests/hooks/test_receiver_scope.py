@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.testclient import TestClient
 
 from app.core.settings import ScopeSettings
-from app.web import create_app
+from entry.web import create_app
 from testkit import payloads
 from tests.hooks.test_receiver import fetch, make_settings, post, queued_jobs
 

@@ -30,7 +30,7 @@ from mcp.types import TextContent
 from pydantic import SecretStr
 
 from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
-from app.deps import Deps
+from app.runtime import Deps
 from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import SourceContext
 from pipeline.scope import Scope

@@ -9,7 +9,7 @@ from typing import Final
 
 import httpx
 
-from app.agent_hooks import Client, Remote, run_hook
+from app.agents.hook import Client, Remote, run_hook
 from tests.mcp_server.conftest import TOKEN
 from tests.support.live_app import LiveApp
 

@@ -13,8 +13,9 @@ from mcp.types import TextContent
 
 from app.auth.access import LOCAL
 from app.core.settings import QdrantSettings, Settings
-from app.deps import Deps, open_deps
+from app.runtime import Deps
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 from mcp_server.server import create_server
 from tests.support.java_fixtures import SHOP_DIR
 

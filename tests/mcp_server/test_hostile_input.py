@@ -17,8 +17,9 @@ from mcp.types import TextContent
 
 from app.auth.access import LOCAL
 from app.core.settings import QdrantSettings, Settings
-from app.deps import Deps, open_deps
+from app.runtime import Deps
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 from mcp_server.arguments import not_text
 from mcp_server.render import ECHO_CHARS
 from mcp_server.server import create_server

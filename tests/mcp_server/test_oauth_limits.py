@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.core.settings import GitLabSettings, OAuthSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
-from app.web import create_app
+from entry.web import create_app
 from mcp_server.auth import CredentialVerifier, build_auth
 from mcp_server.oauth_limits import CLIENTS, UPSTREAM_TOKENS, ClientLimits, oauth_paths, oversized_field
 from mcp_server.server import create_server

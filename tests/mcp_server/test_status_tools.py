@@ -15,7 +15,7 @@ import pytest_asyncio
 from fastmcp import Client
 
 from app.auth.access import Access, everything
-from app.sync.queue import sync_job_id
+from app.jobs.queue import sync_job_id
 from mcp_server.server import create_server
 from testkit.sync_env import SyncEnv, sync_env
 from tests.hooks.test_receiver import afetch

@@ -25,9 +25,10 @@ from mcp.types import TextContent
 from app.auth.access import LOCAL
 from app.core.errors import StorageError
 from app.core.settings import GitLabSettings, QdrantSettings, Settings
-from app.deps import Deps, open_deps
+from app.runtime import Deps
 from app.sync.local_index import index_directory
 from app.sync.localfs import chunk_local_files
+from entry.deps import open_deps
 from mcp_server.render import SET_CODE_FIRST
 from mcp_server.server import create_server
 from pipeline.model import TYPE_SYMBOLS, SourceContext

@@ -22,6 +22,7 @@ FORBIDDEN = frozenset(
         "starlette",
         "fastmcp",
         "gitlab",
+        "entry",
         "app",
         "hooks",
         "mcp_server",

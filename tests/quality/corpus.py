@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Final, Literal
 
 from app.core.settings import EmbeddingSettings, QdrantSettings, Settings
-from app.deps import open_deps
 from app.search.service import SearchService
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 from testkit.fake_embedder import FakeEmbeddingServer
 
 Mode = Literal["lexical", "hybrid"]

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from app.core.settings import EmbeddingSettings, QdrantSettings, Settings
-from app.deps import open_deps
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 from pipeline import drafts, render
 from pipeline.model import Chunk
 from tests.quality.real.evaluate import ask_single

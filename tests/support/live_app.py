@@ -20,9 +20,10 @@ from pathlib import Path
 import uvicorn
 
 from app.core.settings import Settings
-from app.deps import Deps, open_deps
+from app.runtime import Deps
 from app.sync.local_index import index_directory
-from app.web import create_app
+from entry.deps import open_deps
+from entry.web import create_app
 
 START_TIMEOUT_S = 30.0
 Prepare = Callable[[Deps], Awaitable[None]]

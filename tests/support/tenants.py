@@ -37,7 +37,7 @@ from app.core.settings import (
     QueueSettings,
     Settings,
 )
-from app.deps import Deps
+from app.runtime import Deps
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.fake_gitlab_users import DEVELOPER, GUEST, REPORTER, FakeUser
 from testkit.sync_env import SyncEnv, push_payload

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from app.deps import as_built
+from entry.deps import as_built
 from testkit.standins import ByRole, Method, around
 
 

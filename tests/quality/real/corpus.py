@@ -13,9 +13,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.deps import Deps, open_deps
+from app.runtime import Deps
 from app.search.service import SearchService
 from app.sync.local_index import index_directory
+from entry.deps import open_deps
 from tests.quality.corpus import quality_settings
 from tests.quality.real.repos import Pin
 

@@ -20,9 +20,8 @@ from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, bearer_token
 from app.core import metrics
 from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
-from app.deps import Deps
 from app.libraries.usage import with_users
-from app.schemas import (
+from app.rest.schemas import (
     CONTEXT_PATH,
     INDEX_STATUS_PATH,
     ContextAnswer,
@@ -33,6 +32,7 @@ from app.schemas import (
     SearchParams,
     validation_message,
 )
+from app.runtime import Deps
 from app.search.context import auto_context, context_answer
 from app.search.results import hit_item
 from app.search.service import Filters

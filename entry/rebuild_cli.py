@@ -15,8 +15,9 @@ from typing import TextIO
 
 from app.core.settings import Settings
 from app.core.states import RebuildStatus
-from app.deps import open_deps
+from app.rest.rebuilds import rebuild_report
 from app.sync import rebuild
+from entry.deps import open_deps
 
 WATCH_EVERY_S = 2.0
 FINISHED = frozenset({RebuildStatus.DONE, RebuildStatus.FAILED})
@@ -46,7 +47,7 @@ async def follow(
             if row is None:
                 print(f"no rebuild {rebuild_id}", file=out)
                 return 1
-            answer = rebuild.report(row, await db.rebuild_progress(rebuild_id), datetime.now(UTC))
+            answer = rebuild_report(row, await db.rebuild_progress(rebuild_id), datetime.now(UTC))
             counts = {str(state): n for state, n in answer.projects.items()}
             line = progress_line(answer.status, counts, answer.chunks, answer.eta_s, answer.error)
             if line != last:

@@ -30,10 +30,10 @@ from app.core.logs import escape
 from app.core.settings import Settings, named_secrets, weak_secret
 from app.db.migrate import pending_migrations
 from app.gitlab.client import rest_root
+from app.ops.system_hook import RECEIVER_PATH, hooks_at, receiver_url
 from app.store.embeddings import build_embedder
 from app.store.engines import open_store
 from app.store.vectors import IndexModel
-from app.system_hook import RECEIVER_PATH, hooks_at, receiver_url
 
 READ_SCOPES = frozenset({"api", "read_api"})
 PROBE = "doctor"  # the one text embedded to check the endpoint

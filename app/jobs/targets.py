@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.deps import Deps
+from app.runtime import Deps
 from app.store.indexing import Indexer
 
 

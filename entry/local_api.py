@@ -19,11 +19,11 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from app.agents.local_socket import SOCKET_NAME as SOCKET_NAME  # where `serve` listens: declared there, for the hooks
+from app.agents.local_socket import socket_path as socket_path
 from app.auth.access import LOCAL
 from app.core.errors import ServiceError
-from app.deps import Deps
-from app.local_socket import SOCKET_NAME as SOCKET_NAME  # where `serve` listens: declared there, for the hooks
-from app.local_socket import socket_path as socket_path
+from app.runtime import Deps
 from app.search.context import auto_context, context_answer
 from app.search.service import Filters, Hit, SearchScope
 from app.store.payloads import StoredChunk, stored_payload

@@ -20,8 +20,7 @@ from app.auth.challenge import unauthorized
 from app.auth.identity import bearer_token, match_token
 from app.core.events import MAX_ID
 from app.core.states import BackfillProgress, BackfillStatus, RunStatus
-from app.deps import Deps
-from app.schemas import (
+from app.rest.schemas import (
     BackfillReport,
     BackfillResult,
     BackfillSummary,
@@ -30,6 +29,7 @@ from app.schemas import (
     ProjectState,
     validation_message,
 )
+from app.runtime import Deps
 from app.sync.backfill import rate
 
 E = TypeVar("E")

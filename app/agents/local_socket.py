@@ -1,6 +1,6 @@
 """Where `javakb serve` listens for the CLI, and a small blocking client of it for the agent hooks.
 
-The socket and its protocol are `app.local_api`'s (one JSON request a connection, answered with JSON
+The socket and its protocol are `entry.local_api`'s (one JSON request a connection, answered with JSON
 lines ending in `{"result": ...}` or `{"error": ...}`). This module holds only what a client needs, with
 the standard library alone: an agent hook runs before every prompt, so it must start fast and must
 never wait long (`request` gives up after `timeout_s`, whatever the service is doing).

@@ -239,10 +239,10 @@ def index_summary(repo: str, run: LocalRun, model: str | None) -> str:
 async def _index(
     settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
 ) -> LocalRun:
-    from app.deps import open_deps
-    from app.local_api import ask, socket_path
     from app.store.indexing import RunCounts
     from app.sync.local_index import LocalRun, index_directory
+    from entry.deps import open_deps
+    from entry.local_api import ask, socket_path
 
     request = {
         "command": "index",
@@ -279,7 +279,7 @@ async def _optimize(store: Store, command: str) -> bool:
 
 def run_optimize(args: argparse.Namespace, settings: Settings) -> int:
     """Build the embedded store's vector index (HNSW of the dense vectors); `serve` must not hold the store."""
-    from app.deps import open_deps
+    from entry.deps import open_deps
 
     async def optimize() -> None:
         async with open_deps(settings) as deps:
@@ -325,9 +325,9 @@ async def _search(settings: Settings, query: str, filters: Filters, limit: int, 
     import dataclasses
 
     from app.auth.access import LOCAL
-    from app.deps import open_deps
-    from app.local_api import ask, hits_of, socket_path
     from app.search.service import SearchScope
+    from entry.deps import open_deps
+    from entry.local_api import ask, hits_of, socket_path
 
     request = {
         "command": "search", "query": query, "filters": dataclasses.asdict(filters), "limit": limit, "scope": scope,
@@ -391,7 +391,7 @@ def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_doctor(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Check every dependency; exit 1 when any check failed."""
-    from app import doctor
+    from entry import doctor
 
     text, code = doctor.report(asyncio.run(doctor.examine(settings)))
     print(text, file=out or sys.stdout)
@@ -399,8 +399,8 @@ def run_doctor(args: argparse.Namespace, settings: Settings, out: TextIO | None 
 
 
 def run_rebuild(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
-    """`javakb admin rebuild` (`app.rebuild_cli`)."""
-    from app.rebuild_cli import run_rebuild as run
+    """`javakb admin rebuild` (`entry.rebuild_cli`)."""
+    from entry.rebuild_cli import run_rebuild as run
 
     return run(args, settings, out or sys.stdout)
 
@@ -417,7 +417,7 @@ def run_install_hook(args: argparse.Namespace, settings: Settings, out: TextIO |
 async def _install_hook(settings: Settings, base_url: str) -> str:
     import httpx
 
-    from app.system_hook import install_hook
+    from app.ops.system_hook import install_hook
 
     async with httpx.AsyncClient(timeout=settings.gitlab.timeout_s) as client:
         return await install_hook(settings, base_url, client)
@@ -425,7 +425,7 @@ async def _install_hook(settings: Settings, base_url: str) -> str:
 
 def run_admin_reindex(args: argparse.Namespace, settings: Settings, out: TextIO | None = None, http: Any = None) -> int:
     """`POST /admin/reindex`, then the backfill's progress (followed with --watch); exit 1 if it or a project failed."""
-    from app import admin_client as ac
+    from app.ops import admin_client as ac
 
     out = out or sys.stdout
     body = ac.reindex_body(args.project, args.group, args.all, full=args.full, force=args.force)
@@ -443,7 +443,7 @@ def run_admin_status(
     sleep: Callable[[float], None] = time.sleep,
 ) -> int:
     """Projects by state and the syncs running, or one backfill's progress (refreshed with --watch, until Ctrl-C)."""
-    from app import admin_client as ac
+    from app.ops import admin_client as ac
 
     out = out or sys.stdout
     with http or ac.admin_client(settings) as client:
@@ -479,7 +479,7 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from app.core.logs import configure_logging
-    from app.web import create_app
+    from entry.web import create_app
     from pipeline import native
 
     if not _needs_server(settings, "web"):
@@ -507,10 +507,10 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _worker(settings: Settings) -> None:
-    from app.deps import open_deps
-    from app.scrape import guarded
-    from app.worker import build_worker
-    from app.worker_health import health_endpoint
+    from app.ops.scrape import guarded
+    from app.ops.worker_health import health_endpoint
+    from entry.deps import open_deps
+    from entry.worker import build_worker
 
     async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
         await deps.store.ensure(await deps.index_model())
@@ -544,19 +544,19 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
 
     The worker is supervised: restarted with backoff whenever it stops (a Redis restart), and its
     state is part of `/readyz`. `javakb index` and `javakb search` reach this process through its
-    local socket (`app.local_api`); `watched` checkouts are indexed and kept fresh (`app.sync.watch`).
+    local socket (`entry.local_api`); `watched` checkouts are indexed and kept fresh (`app.sync.watch`).
     """
     import contextlib
 
     import uvicorn
     from redis.exceptions import RedisError
 
-    from app.deps import open_deps
-    from app.local_api import serving, socket_path
-    from app.supervisor import WorkerSupervisor
+    from app.ops.supervisor import WorkerSupervisor
     from app.sync.watch import watch
-    from app.web import create_app
-    from app.worker import build_worker
+    from entry.deps import open_deps
+    from entry.local_api import serving, socket_path
+    from entry.web import create_app
+    from entry.worker import build_worker
 
     async with (
         open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps,
@@ -608,7 +608,7 @@ def run_context(args: argparse.Namespace, settings: Settings, out: TextIO | None
 
 
 async def _context(settings: Settings, task: str, repo: str | None, max_chars: int | None) -> dict[str, Any]:
-    from app.local_api import ask, socket_path
+    from entry.local_api import ask, socket_path
 
     request = {"command": "context", "task": task, "repo": repo, "max_chars": max_chars}
     remote = await ask(socket_path(settings.qdrant), request, None)  # a running `javakb serve` holds the store
@@ -616,8 +616,8 @@ async def _context(settings: Settings, task: str, repo: str | None, max_chars: i
         answer: dict[str, Any] = remote
         return answer
     from app.auth.access import LOCAL
-    from app.deps import open_deps
     from app.search.context import auto_context, context_answer
+    from entry.deps import open_deps
 
     async with open_deps(settings) as deps:
         await deps.store.ensure(await deps.index_model())
@@ -627,9 +627,9 @@ async def _context(settings: Settings, task: str, repo: str | None, max_chars: i
 
 
 def run_hook(args: argparse.Namespace, settings: Settings) -> int:
-    """An agent's prompt hook (`app.agent_hooks`): always exit 0, so the prompt is never held up."""
-    from app.agent_hooks import Client, remote_of, run_hook
-    from app.local_socket import socket_path
+    """An agent's prompt hook (`app.agents.hook`): always exit 0, so the prompt is never held up."""
+    from app.agents.hook import Client, remote_of, run_hook
+    from app.agents.local_socket import socket_path
 
     socket = args.socket or socket_path(settings.qdrant)
     client, remote = Client(args.client), remote_of(args)
@@ -639,10 +639,10 @@ def run_hook(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run_install_agent_hooks(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
-    """Write (or remove) the agents' hook entries, merged into their existing config (`app.agent_install`)."""
-    from app.agent_hooks import Client, Remote
-    from app.agent_install import hook_command, install
-    from app.local_socket import socket_path
+    """Write (or remove) the agents' hook entries, merged into their existing config (`app.agents.install`)."""
+    from app.agents.hook import Client, Remote
+    from app.agents.install import hook_command, install
+    from app.agents.local_socket import socket_path
 
     out = out or sys.stdout
     if bool(args.url) != (args.token_file is not None):

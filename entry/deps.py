@@ -1,8 +1,8 @@
-"""Runtime resources in one frozen `Deps`, built by an async context manager in the entrypoints.
+"""The composition root: `open_deps` builds the one frozen `Deps` (`app.runtime`) the entry points share.
 
 The CLI needs only the store and search; the web app adds PostgreSQL and the arq queue; the worker
 adds the GitLab client and a parse executor. `open_deps` opens what it is asked for and closes it
-in reverse order.
+in reverse order, and wires the parts into each other (the library reader into search).
 """
 
 from __future__ import annotations
@@ -11,22 +11,20 @@ import asyncio
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import httpx
 
-from app.core.errors import ConfigError
 from app.core.settings import Settings
+from app.runtime import Deps
 from app.search.crossencoder import build_cross_encoder
 from app.search.offload import bounded
 from app.search.service import ReadableLibraries, SearchService
 from app.store.embeddings import Embedder, build_embedder
 from app.store.engines import Store, open_store
 from app.store.indexing import Clock, Indexer, utc_now
-from app.store.models import RoutedEmbedder, model_of
+from app.store.models import RoutedEmbedder
 from app.store.summaries import build_summarizer
-from app.store.vectors import IndexModel
 
 if TYPE_CHECKING:  # PostgreSQL, Redis and GitLab are imported when opened: `javakb search` needs none of them
     from arq.connections import ArqRedis
@@ -53,47 +51,6 @@ class Wrap(Protocol):
 def as_built(role: str, part: _Part, /) -> _Part:
     """Every part as `open_deps` built it."""
     return part
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Deps:
-    """What the CLI, the web app, the worker and the MCP server share."""
-
-    settings: Settings
-    http: httpx.AsyncClient
-    store: Store
-    embedder: Embedder | None
-    indexer: Indexer
-    next_embedder: Embedder | None = None  # what a model rebuild embeds with (`JAVAKB_NEXT_EMBEDDING__*`)
-    search: SearchService
-    db: Database | None = None
-    queue: ArqRedis | None = None
-    gitlab: GitLabClient | None = None
-    executor: Executor | None = None
-
-    async def index_model(self) -> IndexModel:
-        """The model the configured embedder produces (probing its dimension once if needed)."""
-        if isinstance(self.embedder, RoutedEmbedder):
-            return await model_of(await self.embedder.serving())
-        return await model_of(self.embedder)
-
-    def require_db(self) -> Database:
-        """The database, which this process must have opened."""
-        if self.db is None:
-            raise ConfigError("this process was started without PostgreSQL")
-        return self.db
-
-    def require_queue(self) -> ArqRedis:
-        """The arq queue, which this process must have opened."""
-        if self.queue is None:
-            raise ConfigError("this process was started without Redis")
-        return self.queue
-
-    def require_gitlab(self) -> GitLabClient:
-        """The GitLab client, which this process must have opened."""
-        if self.gitlab is None:
-            raise ConfigError("this process was started without GitLab access")
-        return self.gitlab
 
 
 @asynccontextmanager

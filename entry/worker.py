@@ -6,7 +6,7 @@ read the generation, sync to the *current* head read from the API (so an older p
 cannot move the index backwards), record the generation as done, and go again if more deliveries
 came in meanwhile. Jobs that find the work done return at once; a job that finds the lock busy
 returns too: the holder reads the generations again after releasing the lock and enqueues one
-follow-up job when work is left (`app.sync.queue.enqueue_sync` never loses it to an old job's id).
+follow-up job when work is left (`app.jobs.queue.enqueue_sync` never loses it to an old job's id).
 
 Errors: transient ones (GitLab 5xx/429/timeouts, embedding outage, Qdrant/PostgreSQL) become
 `arq.Retry` with backoff; arq retries nothing else. The project keeps its previous index and shows
@@ -39,12 +39,7 @@ from app.core.events import Event, GitLabEvent
 from app.core.settings import GITLAB_UNSET, Settings, cron_fields
 from app.core.states import BackfillStatus, ProjectStatus, SyncTrigger, Trigger, trigger_of
 from app.db import Database
-from app.deps import Deps
-from app.libraries.service import LibrariesBusyError, ask_for_run, index_libraries
-from app.sync import backfill as backfills
-from app.sync import lifecycle, rebuild
-from app.sync.deliveries import DeliveryRecorder
-from app.sync.queue import (
+from app.jobs.queue import (
     BACKFILL,
     BACKFILL_STEP,
     LIBRARIES,
@@ -59,9 +54,14 @@ from app.sync.queue import (
     enqueue_step,
     enqueue_sync,
 )
+from app.libraries.service import LibrariesBusyError, ask_for_run, index_libraries
+from app.ops.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
+from app.runtime import Deps
+from app.sync import backfill as backfills
+from app.sync import lifecycle, rebuild
+from app.sync.deliveries import DeliveryRecorder
 from app.sync.sweep import sweep
 from app.sync.syncer import Syncer, SyncOutcome
-from app.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
 
 logger = logging.getLogger(__name__)
 
@@ -355,7 +355,7 @@ def functions(settings: Settings) -> list[Function]:
     tries = settings.worker.max_tries
     timeout = settings.worker.job_timeout_s
     return [
-        # No result kept: a finished sync frees its id at once (see app.sync.queue).
+        # No result kept: a finished sync frees its id at once (see app.jobs.queue).
         func(sync_project, name=SYNC, max_tries=tries, timeout=timeout, keep_result=0),
         func(purge_project, name=PURGE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),
         func(move_project, name=MOVE, max_tries=max(tries, LIFECYCLE_TRIES), keep_result=3600),

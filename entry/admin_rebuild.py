@@ -12,8 +12,9 @@ from starlette.routing import Route
 from app.core.errors import ConfigError, ConflictError, StorageError
 from app.core.events import MAX_ID
 from app.core.states import RebuildStatus
-from app.deps import Deps
-from app.schemas import RebuildAccepted
+from app.rest.rebuilds import rebuild_report
+from app.rest.schemas import RebuildAccepted
+from app.runtime import Deps
 from app.sync import rebuild
 
 Handler = Callable[[Request], Awaitable[JSONResponse]]
@@ -56,4 +57,4 @@ async def admin_rebuild_report(request: Request) -> JSONResponse:
     if row is None:
         return JSONResponse({"error": "no such rebuild"}, status_code=404)
     progress = await db.rebuild_progress(rebuild_id)
-    return JSONResponse(rebuild.report(row, progress, datetime.now(UTC)).model_dump(mode="json"))
+    return JSONResponse(rebuild_report(row, progress, datetime.now(UTC)).model_dump(mode="json"))

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
-from app.agent_hooks import CONTEXT_PATH as CONTEXT_PATH  # declared where the hook reads it
+from app.agents.hook import CONTEXT_PATH as CONTEXT_PATH  # declared where the hook reads it
 from app.core.events import MAX_ID
 from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, ContextItem, RelatedItem
 from app.search.results import HitItem

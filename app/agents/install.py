@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.agent_hooks import GUIDE, Client, Remote
+from app.agents.hook import GUIDE, Client, Remote
 from app.core.errors import ConfigError
 
 HOOK_SCRIPT = "javakb-hook"
-"""The console script of `app.agent_hooks.main`: `javakb hook` without the CLI's start-up."""
+"""The console script of `app.agents.hook.main`: `javakb hook` without the CLI's start-up."""
 CLAUDE_EVENT = "UserPromptSubmit"
 CURSOR_EVENT = "sessionStart"
 CLAUDE_TIMEOUT_S = 5

@@ -1,15 +1,15 @@
 """`javakb hook CLIENT`: what an agent runs before each prompt, reading the hook's JSON on stdin.
 
 Claude Code's `UserPromptSubmit` may add context: the prompt goes to `javakb serve` over its local
-socket (`app.local_socket`), and the context it answers (`app.search.context`, already framed as
+socket (`app.agents.local_socket`), and the context it answers (`app.search.context`, already framed as
 quoted data) comes back as `hookSpecificOutput.additionalContext`. Cursor's `beforeSubmitPrompt` may
 only let the prompt through or stop it (`continue`, `user_message`), so for Cursor the hook answers
 `sessionStart` with `GUIDE` as `additional_context` (when to call the tools), and `{"continue": true}`
-to anything else; the project rule `app.agent_install` writes says the same to every chat.
+to anything else; the project rule `app.agents.install` writes says the same to every chat.
 
 A hook must never block the prompt: any failure (no service, a slow one, bad input, bad arguments)
 ends in exit 0 with no context, within `timeout_s`. `javakb-hook` (`main`) is the same hook without
-the CLI: only the standard library and `app.local_socket` are imported, so it starts in a fraction of
+the CLI: only the standard library and `app.agents.local_socket` are imported, so it starts in a fraction of
 `javakb`'s time (docs/performance.md, "Agent hook"); `install-agent-hooks` writes it.
 """
 
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from app.agents.local_socket import MAX_ANSWER_BYTES, request
 from app.core.errors import ServiceError
-from app.local_socket import MAX_ANSWER_BYTES, request
 
 CONTEXT_PATH = "/api/v1/context"
-"""The REST path of `auto_context` (`app.api.context_endpoint`), declared where the hook reads it."""
+"""The REST path of `auto_context` (`entry.api.context_endpoint`), declared where the hook reads it."""
 DEFAULT_TIMEOUT_S = 1.0
 HOOK_MAX_CHARS = 6000
 MIN_PROMPT_CHARS = 8

@@ -21,7 +21,7 @@ from app.auth.identity import bearer_token, match_token
 from app.core import metrics
 from app.core.errors import ServiceError
 from app.core.settings import Settings
-from app.deps import Deps
+from app.runtime import Deps
 
 logger = logging.getLogger(__name__)
 

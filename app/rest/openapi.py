@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 description of the webhook, REST and admin API, served at `GET /openapi.json`.
 
 Derived, not restated: request bodies, query parameters and answers are the JSON schemas of the
-pydantic models in `app.schemas` that validate and build them. MCP describes itself (`tools/list`).
+pydantic models in `app.rest.schemas` that validate and build them. MCP describes itself (`tools/list`).
 
 Anyone gets the public part (`public_document`: the webhook and `/api/v1/*`, and only the schemas
 they use); an admin token gets the whole document, admin routes included (docs/decisions.md).
@@ -16,7 +16,8 @@ from typing import Any, get_args
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-from app.schemas import (
+from app.ops.system_hook import RECEIVER_PATH
+from app.rest.schemas import (
     CONTEXT_PATH,
     INDEX_JOBS_PATH,
     INDEX_STATUS_PATH,
@@ -44,7 +45,6 @@ from app.schemas import (
     SearchAnswer,
     SearchParams,
 )
-from app.system_hook import RECEIVER_PATH
 
 _REF = "#/components/schemas/{model}"
 ADMIN_ONLY: list[dict[str, list[str]]] = [{"admin": []}]

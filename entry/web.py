@@ -29,9 +29,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from app.admin import admin_backfill, admin_backfills, admin_jobs, admin_ok, admin_project, admin_projects
-from app.admin_rebuild import rebuild_routes
-from app.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
 from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, OpenSet, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
@@ -42,18 +39,22 @@ from app.core.errors import ServiceError
 from app.core.metrics import CONTENT_TYPE
 from app.core.settings import GITLAB_UNSET, Settings
 from app.core.states import BackfillStatus
-from app.deps import Deps, open_deps
-from app.openapi import openapi_document, public_document
-from app.schemas import (
+from app.jobs.queue import BACKFILL, backfill_job_id, enqueue_once
+from app.ops.scrape import scrape, scrape_status
+from app.ops.supervisor import WorkerHealth
+from app.ops.system_hook import RECEIVER_PATH
+from app.rest.openapi import openapi_document, public_document
+from app.rest.schemas import (
     ReindexAccepted,
     ReindexRequest,
     validation_message,
 )
-from app.scrape import scrape, scrape_status
-from app.supervisor import WorkerHealth
+from app.runtime import Deps
 from app.sync.deliveries import DeliveryRecorder
-from app.sync.queue import BACKFILL, backfill_job_id, enqueue_once
-from app.system_hook import RECEIVER_PATH
+from entry.admin import admin_backfill, admin_backfills, admin_jobs, admin_ok, admin_project, admin_projects
+from entry.admin_rebuild import rebuild_routes
+from entry.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
+from entry.deps import open_deps
 from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
 from hooks.receiver import make_endpoint
 from mcp_server.auth import UnavailableAs503, build_auth
@@ -171,7 +172,7 @@ def _freeze_heap() -> None:
 
 
 async def metrics_endpoint(request: Request) -> Response:
-    """Prometheus text exposition of this process (`app.scrape`), for a metrics token."""
+    """Prometheus text exposition of this process (`app.ops.scrape`), for a metrics token."""
     deps: Deps = request.state.deps
     status = scrape_status(deps.settings, request.headers.get("authorization"))
     if status == 404:
