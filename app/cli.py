@@ -549,11 +549,12 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     import contextlib
 
     import uvicorn
-    from redis.exceptions import RedisError
 
+    from app.core.errors import QueueUnavailableError
     from app.deps import open_deps
     from app.local_api import serving, socket_path
     from app.supervisor import WorkerSupervisor
+    from app.sync.redis import translated
     from app.sync.watch import watch
     from app.web import create_app
     from app.worker import build_worker
@@ -581,7 +582,7 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
             with contextlib.suppress(asyncio.CancelledError):
                 await supervised
             if supervisor.worker is not None:
-                with contextlib.suppress(RedisError, OSError):
+                with contextlib.suppress(QueueUnavailableError), translated():
                     await supervisor.worker.close()
 
 

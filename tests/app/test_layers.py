@@ -34,6 +34,7 @@ LEVELS: dict[str, int] = {
     "app.store": ADAPTER,
     "app.gitlab": ADAPTER,
     "app.sync.queue": ADAPTER,
+    "app.sync.redis": ADAPTER,
     "app.sync.group_commit": ADAPTER,
     "app.sync.localfs": ADAPTER,
     # Services: indexing, the sync and its sweep, search and ranking, who may read what.
