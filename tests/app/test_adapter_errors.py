@@ -253,7 +253,7 @@ async def test_a_command_redis_refuses_is_a_queue_error(clean_redis: str, name: 
     pool = await create_pool(RedisSettings.from_dsn(clean_redis), default_queue_name="javakb:queue")
     try:
         for key in ("javakb:queue", "javakb:health-check:w"):
-            await pool.hset(key, "x", "1")
+            await pool.execute_command("HSET", key, "x", "1")
         with pytest.raises(QueueUnavailableError, match="WRONGTYPE") as raised:
             await REDIS_CALLS[name](pool)
     finally:
