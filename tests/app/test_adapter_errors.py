@@ -248,12 +248,11 @@ async def test_doctors_ping_of_a_redis_that_is_down_is_a_queue_error() -> None:
 
 @pytest.mark.parametrize("name", ["health_record", "queue_head", "enqueue_sync", "push_syncs"])
 async def test_a_command_redis_refuses_is_a_queue_error(clean_redis: str, name: str) -> None:
-    # The queue's sorted set and the health record's string hold a hash instead: Redis answers
-    # WRONGTYPE (a `ResponseError`, not a connection failure).
+    # The queue's sorted set holds a string instead: Redis answers WRONGTYPE (a `ResponseError`,
+    # not a connection failure).
     pool = await create_pool(RedisSettings.from_dsn(clean_redis), default_queue_name="javakb:queue")
     try:
-        for key in ("javakb:queue", "javakb:health-check:w"):
-            await pool.execute_command("HSET", key, "x", "1")
+        await pool.set("javakb:queue", "not a sorted set")
         with pytest.raises(QueueUnavailableError, match="WRONGTYPE") as raised:
             await REDIS_CALLS[name](pool)
     finally:
