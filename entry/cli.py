@@ -549,8 +549,9 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     import contextlib
 
     import uvicorn
-    from redis.exceptions import RedisError
 
+    from app.core.errors import QueueUnavailableError
+    from app.jobs.redis import translated
     from app.ops.supervisor import WorkerSupervisor
     from app.sync.watch import watch
     from entry.deps import open_deps
@@ -581,7 +582,7 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
             with contextlib.suppress(asyncio.CancelledError):
                 await supervised
             if supervisor.worker is not None:
-                with contextlib.suppress(RedisError, OSError):
+                with contextlib.suppress(QueueUnavailableError), translated():
                     await supervisor.worker.close()
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import redis.asyncio as aioredis
 
 from app.core.digests import digest_warnings
 from app.core.errors import (
@@ -24,12 +23,14 @@ from app.core.errors import (
     EmbeddingDimensionError,
     EmbeddingError,
     EmbeddingModelError,
+    QueueUnavailableError,
     ServiceError,
 )
 from app.core.logs import escape
 from app.core.settings import Settings, named_secrets, weak_secret
 from app.db.migrate import pending_migrations
 from app.gitlab.client import rest_root
+from app.jobs.redis import ping_url
 from app.ops.system_hook import RECEIVER_PATH, hooks_at, receiver_url
 from app.store.embeddings import build_embedder
 from app.store.engines import open_store
@@ -113,10 +114,9 @@ async def check_postgres(settings: Settings, _: httpx.AsyncClient) -> list[Findi
 
 async def check_redis(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
     """Redis (the queue) answers."""
-    client = aioredis.Redis.from_url(settings.redis.url, socket_connect_timeout=5, socket_timeout=5)
     try:
-        await client.ping()
-    except (OSError, aioredis.RedisError) as exc:
+        await ping_url(settings.redis.url)
+    except QueueUnavailableError as exc:
         return [
             fail(
                 "redis",
@@ -124,8 +124,6 @@ async def check_redis(settings: Settings, _: httpx.AsyncClient) -> list[Finding]
                 "start Redis or fix JAVAKB_REDIS__URL",
             )
         ]
-    finally:
-        await client.aclose()
     return [ok("redis", f"reachable at {_redis_place(settings.redis.url)}")]
 
 

@@ -23,7 +23,6 @@ from typing import TypedDict
 
 from fastmcp.utilities.lifespan import combine_lifespans
 from pydantic import ValidationError
-from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -35,11 +34,12 @@ from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
 from app.auth.visibility import build_refresh, open_set
 from app.core.bodies import BodyTooLargeError, read_body
 from app.core.context import RequestIds
-from app.core.errors import ServiceError
+from app.core.errors import QueueUnavailableError, ServiceError
 from app.core.metrics import CONTENT_TYPE
 from app.core.settings import GITLAB_UNSET, Settings
 from app.core.states import BackfillStatus
 from app.jobs.queue import BACKFILL, backfill_job_id, enqueue_once
+from app.jobs.redis import ping
 from app.ops.scrape import scrape, scrape_status
 from app.ops.supervisor import WorkerHealth
 from app.ops.system_hook import RECEIVER_PATH
@@ -229,9 +229,9 @@ async def _checks(request: Request) -> dict[str, str]:
     except (ServiceError, OSError) as exc:
         checks["postgres"] = f"error: {exc}"
     try:
-        await deps.require_queue().ping()
+        await ping(deps.require_queue())
         checks["redis"] = "ok"
-    except (ServiceError, RedisError, OSError) as exc:
+    except ServiceError as exc:  # QueueUnavailableError (app.jobs.redis), or no queue opened
         checks["redis"] = f"error: {exc}"
     try:
         await deps.store.count()
@@ -268,7 +268,7 @@ async def admin_reindex(request: Request) -> JSONResponse:
     try:
         args = (asked.project_ids, asked.full, backfill_id)
         await enqueue_once(deps.require_queue(), BACKFILL, backfill_job_id(backfill_id, opened.job_token), *args)
-    except (RedisError, OSError) as exc:
+    except QueueUnavailableError as exc:
         await db.set_backfill_status(backfill_id, BackfillStatus.FAILED, f"the queue is unavailable: {exc}")
         return JSONResponse({"error": "the queue is unavailable, try again"}, status_code=503)
     answer = ReindexAccepted(backfill_id=backfill_id, status=BackfillStatus.QUEUED.value)

@@ -10,6 +10,7 @@ ServiceError
 ├── ProjectBusyError     another job holds the project's lock (retried later)
 ├── ConflictError        the request conflicts with work under way (a second rebuild; HTTP 409)
 ├── RateLimitedError     asked again too soon (HTTP 429, or a tool's refusal with the wait)
+├── QueueUnavailableError  Redis failed (the arq queue, refresh limits, health records): `app.jobs.redis`
 └── UpstreamError        a service we call failed
 ├── EmbeddingError       the embedding endpoint
 │   ├── EmbeddingAuthError      wrong or missing API key (401/403); not retried
@@ -67,6 +68,14 @@ class RateLimitedError(ServiceError):
     def __init__(self, message: str, retry_after_s: float) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
+
+
+class QueueUnavailableError(ServiceError):
+    """Redis failed or did not answer (the arq queue, a refresh limit, a health record).
+
+    Not in `TRANSIENT_ERRORS`: each caller says what a Redis outage means there (a delivery deferred
+    to the worker, a nudge left to the reconcile sweep, a 503).
+    """
 
 
 class UpstreamError(ServiceError):

@@ -9,6 +9,7 @@ start-up catch-up ask again for a generation whose id may be held by a job that 
 killed by SIGKILL (its in-progress key lives the job timeout + 10 s) or one out of tries (its result
 is kept). `enqueue_sync` therefore only reports "already queued" when that job is really waiting to
 run, and otherwise enqueues the same work under a fresh id (`sync:<project>:<gen>:<nonce>`).
+Every enqueue runs inside `app.jobs.redis.translated`: Redis failing raises `QueueUnavailableError`.
 Several jobs for one project are harmless: they serialize on the project's lock, and a job that
 finds the lock taken returns at once (the holder looks again after releasing it).
 """
@@ -24,6 +25,7 @@ from arq.jobs import serialize_job
 from arq.utils import timestamp_ms
 
 from app.core.states import Trigger
+from app.jobs.redis import translated
 
 SYNC = "sync_project"
 PURGE = "purge_project"
@@ -87,7 +89,8 @@ def backfill_step_job_id(backfill_id: int, token: str, step: int) -> str:
 async def enqueue_step(queue: ArqRedis, backfill_id: int, token: str, step: int, defer_s: float = 0.0) -> bool:
     """Enqueue a backfill's dispatcher step, after `defer_s` seconds; False when that step is already known."""
     job_id = backfill_step_job_id(backfill_id, token, step)
-    job = await queue.enqueue_job(BACKFILL_STEP, backfill_id, step, _job_id=job_id, _defer_by=defer_s or None)
+    with translated():
+        job = await queue.enqueue_job(BACKFILL_STEP, backfill_id, step, _job_id=job_id, _defer_by=defer_s or None)
     return job is not None
 
 
@@ -117,6 +120,11 @@ async def enqueue_libraries(queue: ArqRedis) -> bool:
     A run already under way may have read the declarations before this change: then another is queued
     under a fresh id (it waits for the running one's lock).
     """
+    with translated():
+        return await _enqueue_libraries(queue)
+
+
+async def _enqueue_libraries(queue: ArqRedis) -> bool:
     if await queue.enqueue_job(LIBRARIES, _job_id=libraries_job_id()) is not None:
         return True
     if await _waiting(queue, libraries_job_id()):
@@ -131,6 +139,11 @@ async def enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: Trig
     it. An id held by anything else (a running or killed job, a kept result) gets the work enqueued
     under a fresh id instead, so a request is never dropped because of an old job.
     """
+    with translated():
+        return await _enqueue_sync(queue, project_id, gen, trigger)
+
+
+async def _enqueue_sync(queue: ArqRedis, project_id: int, gen: int, trigger: Trigger) -> bool:
     job_id = sync_job_id(project_id, gen)
     if await queue.enqueue_job(SYNC, project_id, str(trigger), _job_id=job_id) is not None:
         return True
@@ -161,16 +174,18 @@ async def push_syncs(queue: ArqRedis, jobs: Sequence[tuple[int, int, Trigger]]) 
     if not jobs:
         return
     now = timestamp_ms()
-    async with queue.pipeline(transaction=True) as pipe:
-        for project_id, gen, trigger in jobs:
-            job_id = sync_job_id(project_id, gen)
-            job = serialize_job(SYNC, (project_id, str(trigger)), {}, None, now, serializer=queue.job_serializer)
-            pipe.psetex(job_key_prefix + job_id, queue.expires_extra_ms, job)
-            pipe.zadd(queue.default_queue_name, {job_id: now})
-        await pipe.execute()
+    with translated():
+        async with queue.pipeline(transaction=True) as pipe:
+            for project_id, gen, trigger in jobs:
+                job_id = sync_job_id(project_id, gen)
+                job = serialize_job(SYNC, (project_id, str(trigger)), {}, None, now, serializer=queue.job_serializer)
+                pipe.psetex(job_key_prefix + job_id, queue.expires_extra_ms, job)
+                pipe.zadd(queue.default_queue_name, {job_id: now})
+            await pipe.execute()
 
 
 async def enqueue_once(queue: ArqRedis, function: str, job_id: str, *args: object) -> bool:
     """Enqueue a job under a deterministic id (a redelivered event does not run twice)."""
-    job = await queue.enqueue_job(function, *args, _job_id=job_id)
+    with translated():
+        job = await queue.enqueue_job(function, *args, _job_id=job_id)
     return job is not None

@@ -16,9 +16,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from redis.exceptions import RedisError
-
-from app.core.errors import ServiceError, StorageError
+from app.core.errors import QueueUnavailableError, ServiceError, StorageError
 from app.core.states import LibraryStatus
 from app.db import Coordinates, Database
 from app.gitlab.client import GitLabClient, RawFile
@@ -101,8 +99,8 @@ async def ask_for_run(deps: Deps) -> None:
         return
     try:
         await enqueue_libraries(deps.queue)
-    except (RedisError, OSError) as exc:
-        logger.warning("library job not enqueued (the sweep asks again): %s: %s", type(exc).__name__, exc)
+    except QueueUnavailableError as exc:
+        logger.warning("library job not enqueued (the sweep asks again): %s", exc)
 
 
 async def _read_and_record(

@@ -15,12 +15,11 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from redis.exceptions import RedisError
-
 from app.auth.identity import bearer_token, match_token
 from app.core import metrics
-from app.core.errors import ServiceError
+from app.core.errors import QueueUnavailableError, ServiceError
 from app.core.settings import Settings
+from app.jobs.redis import queue_head
 from app.runtime import Deps
 
 logger = logging.getLogger(__name__)
@@ -44,15 +43,13 @@ async def scrape(deps: Deps, clock: Callable[[], float] = time.time) -> bytes:
 async def _queue(deps: Deps, now: float) -> None:
     if deps.queue is None:
         return
-    name = deps.settings.redis.queue
     try:
-        depth = await deps.queue.zcard(name)
-        due = await deps.queue.zrangebyscore(name, "-inf", now * 1000, start=0, num=1, withscores=True)
-    except (RedisError, OSError) as exc:
-        logger.warning("metrics: Redis: %s: %s", type(exc).__name__, exc)
+        depth, oldest_ms = await queue_head(deps.queue, deps.settings.redis.queue, now * 1000)
+    except QueueUnavailableError as exc:
+        logger.warning("metrics: Redis: %s", exc)
         return
     metrics.QUEUE_DEPTH.set(depth)
-    metrics.QUEUE_AGE.set(max(0.0, now - due[0][1] / 1000) if due else 0.0)
+    metrics.QUEUE_AGE.set(max(0.0, now - oldest_ms / 1000) if oldest_ms is not None else 0.0)
 
 
 async def _projects(deps: Deps) -> None:

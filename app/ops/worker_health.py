@@ -25,10 +25,11 @@ from functools import partial
 from typing import Any
 
 from arq.connections import ArqRedis
-from redis.exceptions import RedisError
 
+from app.core.errors import QueueUnavailableError
 from app.core.metrics import CONTENT_TYPE
 from app.core.settings import Settings
+from app.jobs.redis import health_record
 
 HEALTH_CHECK_INTERVAL_S = 30
 HEALTH_PATH = "/healthz"
@@ -49,13 +50,12 @@ def health_key(settings: Settings) -> str:
 async def health_report(redis: ArqRedis, key: str, queue: str) -> Report:
     """The status code and body of `/healthz`: 200 while the worker's record exists, else 503."""
     try:
-        record = await redis.get(key)
-        queued = await redis.zcard(queue)
-    except (RedisError, OSError) as exc:
-        return 503, {"status": "error", "error": f"Redis: {type(exc).__name__}: {exc}"}
+        record, queued = await health_record(redis, key, queue)
+    except QueueUnavailableError as exc:
+        return 503, {"status": "error", "error": f"Redis: {exc}"}
     if record is None:
         return 503, {"status": "error", "error": f"no health record under {key}: the worker is not polling"}
-    return 200, {"status": "ok", "record": record.decode(errors="replace"), "queued": int(queued)}
+    return 200, {"status": "ok", "record": record.decode(errors="replace"), "queued": queued}
 
 
 @asynccontextmanager

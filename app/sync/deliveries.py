@@ -12,11 +12,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Sequence
 
-from redis.exceptions import RedisError
-
 from app.core import metrics
 from app.core.context import bound
-from app.core.errors import PayloadError, StorageError, UnstorableError
+from app.core.errors import PayloadError, QueueUnavailableError, StorageError, UnstorableError
 from app.core.events import Event, Ignored, ProjectDestroyed, ProjectMoved, ProjectUpdated, SyncRequested
 from app.core.states import DeliveryOutcome
 from app.db import KeyedPush
@@ -67,7 +65,7 @@ class DeliveryRecorder:
             logger.warning("PostgreSQL unavailable, delivery %s deferred to the worker: %s", key, exc)
             try:
                 await enqueue_once(self.deps.require_queue(), REPLAY, replay_job_id(key), event, key)
-            except (RedisError, OSError) as queue_exc:
+            except QueueUnavailableError as queue_exc:
                 raise StorageError(f"{exc}; and the queue is unavailable: {queue_exc}") from queue_exc
             return (
                 DeliveryOutcome.DEFERRED,
@@ -138,6 +136,6 @@ def _lifecycle_job(
 async def _nudge(enqueue: Awaitable[object]) -> None:
     try:
         await enqueue
-    except (RedisError, OSError) as exc:
+    except QueueUnavailableError as exc:
         # The delivery is recorded in PostgreSQL; the reconcile sweep enqueues what is behind.
         logger.warning("queue unavailable, left to the reconcile sweep: %s", exc)

@@ -22,9 +22,14 @@ from __future__ import annotations
 
 import logging
 
-from redis.exceptions import RedisError
-
-from app.core.errors import TRANSIENT_ERRORS, ConfigError, GitLabNotFoundError, ServiceError, StorageError
+from app.core.errors import (
+    TRANSIENT_ERRORS,
+    ConfigError,
+    GitLabNotFoundError,
+    QueueUnavailableError,
+    ServiceError,
+    StorageError,
+)
 from app.core.settings import GITLAB_UNSET
 from app.core.states import ProjectStatus, RebuildProjectStatus, RebuildStatus
 from app.db import Database, ProjectRow, RebuildRow
@@ -62,7 +67,7 @@ async def request(deps: Deps) -> int:
     rebuild_id = opened.id
     try:
         await enqueue_once(deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id, opened.job_token), rebuild_id)
-    except (RedisError, OSError) as exc:
+    except QueueUnavailableError as exc:
         await db.set_rebuild_status(rebuild_id, RebuildStatus.FAILED, error=f"the queue is unavailable: {exc}")
         raise StorageError(f"the queue is unavailable: {exc}") from exc
     return rebuild_id

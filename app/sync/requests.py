@@ -21,15 +21,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from redis.exceptions import RedisError
-
 from app.auth.access import Access
-from app.core.errors import RateLimitedError, StorageError
+from app.core.errors import QueueUnavailableError, RateLimitedError, StorageError
 from app.core.settings import ScopeSettings
 from app.core.states import ProjectStatus, RequestSource, RequestState, SyncTrigger
 from app.db import IndexRequestRow, NewRequest, ProjectRow
 from app.gitlab.client import ProjectInfo
 from app.jobs.queue import enqueue_sync, refresh_limit_key
+from app.jobs.redis import take_limit
 from app.runtime import Deps
 from app.sync.scope import OutOfScope, decide
 
@@ -107,7 +106,7 @@ async def refresh(deps: Deps, access: Access, repo: str) -> Refreshed | None:
     """
     try:
         return await _refresh(deps, access, repo)
-    except (RedisError, OSError) as exc:
+    except QueueUnavailableError as exc:
         raise StorageError(f"the queue is unavailable: {exc}") from exc
 
 
@@ -149,11 +148,9 @@ def _refreshed(
 async def _take_refresh(deps: Deps, project_id: int) -> None:
     """One refresh per project per `access.refresh_every_s`, across every replica (a Redis key with that expiry)."""
     every_ms = int(deps.settings.access.refresh_every_s * 1000)
-    queue = deps.require_queue()
-    key = refresh_limit_key(project_id)
-    if await queue.set(key, "1", nx=True, px=every_ms):
+    wait_ms = await take_limit(deps.require_queue(), refresh_limit_key(project_id), every_ms)
+    if wait_ms is None:
         return
-    wait_ms = await queue.pttl(key)
     wait_s = max(wait_ms, 0) / 1000 or deps.settings.access.refresh_every_s
     raise RateLimitedError(f"project {project_id} was refreshed moments ago", retry_after_s=wait_s)
 
@@ -161,6 +158,6 @@ async def _take_refresh(deps: Deps, project_id: int) -> None:
 async def _nudge(deps: Deps, project_id: int, gen: int, trigger: SyncTrigger) -> None:
     try:
         await enqueue_sync(deps.require_queue(), project_id, gen, trigger)
-    except (RedisError, OSError) as exc:
+    except QueueUnavailableError as exc:
         # The request is recorded in PostgreSQL; the reconcile sweep enqueues what is behind.
         logger.warning("queue unavailable, left to the reconcile sweep: %s", exc)

@@ -1,8 +1,9 @@
-"""The adapters translate every failure of their client in one place (issue 11).
+"""The adapters translate every failure of their client in one place (issues 11 and 25).
 
 Every `VectorStore` call against a Qdrant server where nothing listens, every search entry point
 over such a store, and every `Database` write during a PostgreSQL outage leave the adapter as a
-`StorageError` (chained to the client's own exception), never as a qdrant-client or asyncpg one.
+`StorageError` (chained to the client's own exception), never as a qdrant-client or asyncpg one;
+every Redis call (`app.jobs.redis`, the enqueues of `app.jobs.queue`) as a `QueueUnavailableError`.
 """
 
 from __future__ import annotations
@@ -14,16 +15,21 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
+from arq import create_pool
+from arq.connections import ArqRedis, RedisSettings
 from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ApiException
+from redis.exceptions import RedisError, ResponseError
 
 from app.auth.access import LOCAL, Access
-from app.core.errors import StorageError, UnstorableError
+from app.core.errors import QueueUnavailableError, StorageError, UnstorableError
 from app.core.events import GitLabEvent
 from app.core.settings import EmbeddingSettings
 from app.core.states import DeliveryOutcome, ProjectStatus, RequestSource, RunStatus, SyncMode
 from app.db import Database, JobCounts, NewRequest
+from app.jobs import queue
+from app.jobs import redis as redis_adapter
 from app.search.service import SearchService
 from app.store import filters
 from app.store.embeddings import OpenAIEmbedder
@@ -204,3 +210,51 @@ async def test_a_manifest_value_postgresql_refuses_is_unstorable_not_an_outage(d
     with pytest.raises(UnstorableError, match="cannot store a value"):
         await db.update_manifest(7, {"A\x00.java": ("b" * 40, [])}, [])
     assert await db.manifest(7) == {}  # the transaction wrote nothing
+
+
+# Redis (issue 25): every call of the Redis adapter, and every enqueue over it, leaves as
+# `QueueUnavailableError` chained to redis-py's error, whether Redis is down or refuses the command.
+
+RedisCall = Callable[[ArqRedis], Awaitable[Any]]
+REDIS_CALLS: dict[str, RedisCall] = {
+    "ping": redis_adapter.ping,
+    "take_limit": lambda q: redis_adapter.take_limit(q, "javakb:refresh-limit:1", 1000),
+    "health_record": lambda q: redis_adapter.health_record(q, "javakb:health-check:w", "javakb:queue"),
+    "queue_head": lambda q: redis_adapter.queue_head(q, "javakb:queue", 0.0),
+    "enqueue_sync": lambda q: queue.enqueue_sync(q, 1, 1, GitLabEvent.PUSH),
+    "enqueue_once": lambda q: queue.enqueue_once(q, queue.PURGE, "purge:1:k", 1),
+    "enqueue_step": lambda q: queue.enqueue_step(q, 1, "t", 1),
+    "enqueue_libraries": queue.enqueue_libraries,
+    "push_syncs": lambda q: queue.push_syncs(q, [(1, 1, GitLabEvent.PUSH)]),
+}
+
+
+@pytest.mark.parametrize("call", REDIS_CALLS.values(), ids=REDIS_CALLS.keys())
+async def test_every_redis_call_on_a_redis_that_is_down_is_a_queue_error(call: RedisCall) -> None:
+    down = ArqRedis(host="127.0.0.1", port=UNUSED_PORT, default_queue_name="javakb:queue")
+    try:
+        with pytest.raises(QueueUnavailableError) as raised:
+            await call(down)
+    finally:
+        await down.aclose()
+    assert isinstance(raised.value.__cause__, RedisError | OSError)
+
+
+async def test_doctors_ping_of_a_redis_that_is_down_is_a_queue_error() -> None:
+    with pytest.raises(QueueUnavailableError, match="ConnectionError") as raised:
+        await redis_adapter.ping_url(f"redis://127.0.0.1:{UNUSED_PORT}/0")
+    assert isinstance(raised.value.__cause__, RedisError)
+
+
+@pytest.mark.parametrize("name", ["health_record", "queue_head", "enqueue_sync", "push_syncs"])
+async def test_a_command_redis_refuses_is_a_queue_error(clean_redis: str, name: str) -> None:
+    # The queue's sorted set holds a string instead: Redis answers WRONGTYPE (a `ResponseError`,
+    # not a connection failure).
+    pool = await create_pool(RedisSettings.from_dsn(clean_redis), default_queue_name="javakb:queue")
+    try:
+        await pool.set("javakb:queue", "not a sorted set")
+        with pytest.raises(QueueUnavailableError, match="WRONGTYPE") as raised:
+            await REDIS_CALLS[name](pool)
+    finally:
+        await pool.aclose()
+    assert isinstance(raised.value.__cause__, ResponseError)

@@ -35,6 +35,7 @@ LEVELS: dict[str, int] = {
     "app.db": ADAPTER,
     "app.store": ADAPTER,
     "app.gitlab": ADAPTER,
+    "app.jobs.redis": ADAPTER,
     "app.sync.group_commit": ADAPTER,
     "app.sync.localfs": ADAPTER,
     # Services: indexing, the sync and its sweep, search and ranking, who may read what.
