@@ -5,7 +5,8 @@
 ARG BASE=python:3.11-slim
 
 # Builder: the virtual environment, the project (editable, so migrations/ is found beside the code), and
-# the pipeline's C reader (pipeline/csrc) compiled with the pinned tree-sitter's runtime sources.
+# the pipeline's C reader (pipeline/csrc) compiled with the pinned tree-sitter's runtime sources: required,
+# the pipeline does not import without it, so the build stops here when it cannot be compiled.
 FROM ${BASE} AS builder
 # A Debian base needs python3-dev too (the official python images carry the headers).
 ARG BUILD_PACKAGES="gcc libc6-dev"
@@ -31,6 +32,7 @@ COPY mcp_server mcp_server
 COPY migrations migrations
 # Byte-code compiled now: the root file system is read-only at run time. No pip in the final image.
 RUN /opt/venv/bin/python -m compileall -q /opt/venv/lib entry app hooks pipeline mcp_server \
+ && /opt/venv/bin/python -c "import pipeline.chunking" \
  && /opt/venv/bin/pip uninstall -q -y pip wheel \
  && rm -rf pipeline/csrc
 

@@ -4,8 +4,8 @@
 
 MODE is `imports` (imports and one warm-up file only), `parse` (bare tree-sitter parse) or `pipeline`
 (`chunk_source`), each over the first 150 files of java.base/java/util (sorted). Subtract the
-`imports` count from the other two: parse and pipeline instructions, and their ratio.
-`JAVAKB_NO_EXTENSIONS=1` measures the pure-Python pipeline.
+`imports` count from the other two: parse and pipeline instructions, and their ratio (issue 25 asks
+≤ 2.0x; docs/performance.md, "One reader, public API only").
 """
 
 from __future__ import annotations

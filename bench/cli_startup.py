@@ -10,8 +10,8 @@ and packages (only `PYTHONPATH` differs), alternating with this tree, each comma
 the best (minimum) CPU time of the child (user + system, from `wait4`) is kept, so load from other
 processes on the machine counts as little as it can. Commands: `import entry.cli`; `javakb token`
 (needs neither the store nor the web stack); `javakb search` on an empty embedded store in a
-temporary folder (opens Qdrant's local mode). The C extension is not built in the baseline's tree,
-so both run with `JAVAKB_NO_EXTENSIONS=1`.
+temporary folder (opens Qdrant's local mode). None of them imports the pipeline's outline reader, so
+the baseline's tree needs no built C extension (`pipeline._native`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ def cpu_seconds(code: str, tree: Path, store: Path) -> float:
     env = {
         **os.environ,
         "PYTHONPATH": str(tree),
-        "JAVAKB_NO_EXTENSIONS": "1",
         "JAVAKB_QDRANT__PATH": str(store),
     }
     with subprocess.Popen(

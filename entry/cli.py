@@ -26,7 +26,6 @@ from app.core.settings import (
     IndexJobToken,
     ServiceToken,
     Settings,
-    check_readers,
     check_secrets,
     secret_values,
     token_digest,
@@ -480,13 +479,11 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
 
     from app.core.logs import configure_logging
     from entry.web import create_app
-    from pipeline import native
 
     if not _needs_server(settings, "web"):
         return 2
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings)
-    check_readers(settings, native.PROBLEM)
     # log_config=None: uvicorn's lines go through our handler (JSON when asked, secrets redacted)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
     return 0
@@ -495,13 +492,11 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
 def run_worker(args: argparse.Namespace, settings: Settings) -> int:
     """The sync worker alone."""
     from app.core.logs import configure_logging
-    from pipeline import native
 
     if not _needs_server(settings, "worker"):
         return 2
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings, receives_hooks=False)
-    check_readers(settings, native.PROBLEM)
     asyncio.run(_worker(settings))
     return 0
 
@@ -525,11 +520,9 @@ async def _worker(settings: Settings) -> None:
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Receiver and worker in one process, sharing one Qdrant client (the embedded default)."""
     from app.core.logs import configure_logging
-    from pipeline import native
 
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     check_secrets(settings)
-    check_readers(settings, native.PROBLEM)
     watched = [*map(Path, settings.watch), *args.watch]
     missing = [str(p) for p in watched if not p.is_dir()]
     if missing:

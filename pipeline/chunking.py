@@ -20,7 +20,7 @@ from pipeline.http_calls import file_constants, http_calls, mentions_clients, wa
 from pipeline.javadoc import summarize
 from pipeline.members import Member, member_name, parameter_types, read_members, signature
 from pipeline.model import Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
-from pipeline.native import OutlineReader, Parsed, read_outline
+from pipeline.native import Parsed, read_outline
 from pipeline.outbound import Client, client_of, declared_routes
 from pipeline.outline import CONSTRUCTOR_NODE_KINDS, MemberDecl
 from pipeline.render import chunk_id_prefix, repo_key
@@ -45,17 +45,12 @@ _LOMBOK_LOGGERS = {
 }
 
 
-def chunk_source(
-    raw: bytes, file_path: str, context: SourceContext, config: ChunkerConfig, *, reader: OutlineReader = read_outline
-) -> FileResult:
-    """Chunk one Java file. Bad input comes back as `Skipped` entries, never as an exception.
-
-    `reader` reads the tree (pipeline.native): the C reader when it is built, else the Python one.
-    """
+def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: ChunkerConfig) -> FileResult:
+    """Chunk one Java file. Bad input comes back as `Skipped` entries, never as an exception."""
     decoded = decode_source(raw, file_path, config)
     if isinstance(decoded, Skipped):
         return FileResult(file_path=file_path, skipped=(decoded,))
-    parsed = reader(decoded.data)
+    parsed = read_outline(decoded.data)
     outline, tree = parsed.outline, parsed.tree
     package = outline.package
     types = list(find_types(outline.types))

@@ -1,6 +1,6 @@
 """Methods, constructors and static initializers of a type: names, signatures, injection points and HTTP routes.
 
-The rules that turn a member's facts (pipeline.outline, from either reader) into what its chunk says
+The rules that turn a member's facts (pipeline.outline) into what its chunk says
 live here once: the signature format, the name and signature of a static initializer, which
 parameters are configuration (`@Value`) rather than beans.
 """

@@ -1,15 +1,13 @@
 """The outline of a Java file: every fact the chunker reads from the syntax tree, as plain records.
 
-Two readers build it and give equal outlines for every tree: `pipeline._native`, a C extension that
-reads the tree through the tree-sitter C API in one walk, and `pipeline.tree_outline`, the same in
-Python over py-tree-sitter's `Node` API (the fallback when the extension is not built). Reading a
-`Node` property costs 1,700 to 3,800 instructions in py-tree-sitter, and one tree-sitter query walk
-costs a third of a parse, so the C reader is what keeps the pipeline within 2x of a bare parse
-(docs/performance.md, issue 2).
+One reader builds it: `pipeline._native` (pipeline/native.py), a C extension that parses the file and
+reads the tree through tree-sitter's public C API in one walk. Reading a `Node` property costs 1,700 to
+3,800 instructions in py-tree-sitter, and one tree-sitter query walk costs a third of a parse, so a
+reader in Python over py-tree-sitter costs 2.9x a bare parse where the C reader costs 2.0x
+(docs/performance.md, "One reader, public API only").
 
 Records are named tuples: the C reader allocates them directly (no `__init__` call), and tuples
-compare by value, which is how the two readers are checked against each other. Byte offsets and rows
-are tree-sitter's (zero-based); -1 stands for "no such node".
+compare by value. Byte offsets and rows are tree-sitter's (zero-based); -1 stands for "no such node".
 """
 
 from __future__ import annotations

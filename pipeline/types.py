@@ -11,11 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import field
 from types import MappingProxyType
 
-from tree_sitter import Node
-
 from pipeline._values import value
 from pipeline.outline import Import
-from pipeline.syntax import squash, text
 
 JAVA_LANG = frozenset(
     [
@@ -73,24 +70,6 @@ JAVA_LANG = frozenset(
     ]
 )
 _EMPTY: Mapping[str, str] = MappingProxyType({})
-
-
-def simple_type(node: Node | None) -> str:
-    """The simple name of a type node: `Optional<List<X>>` → `Optional`, `a.b.C` → `C`, `int[]` → `int[]`."""
-    if node is None:
-        return ""
-    kind = node.type
-    if kind == "type_identifier" or kind == "integral_type":
-        return (node.text or b"").decode()
-    if kind == "generic_type":
-        return simple_type(node.named_children[0])
-    if kind == "scoped_type_identifier":
-        return scoped_name(text(node))
-    if kind == "array_type":
-        return simple_type(node.child_by_field_name("element")) + "[]"
-    if kind == "annotated_type":
-        return simple_type(node.named_children[-1])
-    return squash(text(node))
 
 
 def scoped_name(written: str) -> str:

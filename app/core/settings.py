@@ -535,8 +535,7 @@ class Settings(BaseSettings):
     )
     dev_mode: bool = Field(
         default=False,
-        description="Allow placeholder and short secrets (never in production); refuse to start when the C reader"
-        " disagrees with the Python reader",
+        description="Allow placeholder and short secrets (never in production)",
     )
 
     _hide_secrets = model_validator(mode="wrap")(hide_secret_inputs)  # a bad secret's error names it, not its value
@@ -607,19 +606,3 @@ def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
     ]
     if weak:
         raise ConfigError("; ".join(weak) + ": use a long random value, or JAVAKB_DEV_MODE=true for development")
-
-
-def check_readers(settings: Settings, problem: str | None) -> None:
-    """In development, refuse to start when the pipeline's C reader was refused (`pipeline.native.PROBLEM`).
-
-    Outside development the pipeline has logged the error and runs its Python reader (same output,
-    slower); in development the drift between the two readers must be fixed, not worked around.
-
-    Raises:
-        ConfigError: with the reason the C reader was refused.
-    """
-    if problem is not None and settings.dev_mode:
-        raise ConfigError(
-            f"{problem}: the C and Python outline readers disagree; fix pipeline/csrc or pipeline/tree_outline.py "
-            "and rebuild (scripts/build_native), or set JAVAKB_NO_EXTENSIONS=1 to run the Python reader only"
-        )

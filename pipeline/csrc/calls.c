@@ -1,4 +1,4 @@
-/* Calls and local declarations (pipeline/scan.py). */
+/* Calls and local declarations (pipeline/outline.py: Call, LocalDecl; pipeline/calls.py resolves them). */
 #include "outline.h"
 
 static PyObject *empty_str(void) { return PyUnicode_FromStringAndSize("", 0); }

@@ -1,4 +1,4 @@
-/* Modifiers and annotations (pipeline/annotations.py). */
+/* Modifiers and annotations with their arguments by element name, the single unnamed one under `value` (JLS 9.7.3). */
 #include <string.h>
 
 #include "outline.h"

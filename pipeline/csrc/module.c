@@ -337,29 +337,12 @@ static PyObject *children(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* The root's type, byte range and child counts as this module parses `data`: compared with
- * py-tree-sitter's answers before the reader is trusted (pipeline/native.py). */
-static PyObject *probe(PyObject *self, PyObject *data) {
-    if (!PyBytes_Check(data)) {
-        PyErr_SetString(PyExc_TypeError, "probe(data: bytes)");
-        return NULL;
-    }
-    TSTree *tree = parse(data);
-    if (tree == NULL) return NULL;
-    TSNode root = ts_tree_root_node(tree);
-    PyObject *out = Py_BuildValue("(sIIII)", ts_node_type(root), ts_node_start_byte(root), ts_node_end_byte(root),
-                                  ts_node_child_count(root), ts_node_named_child_count(root));
-    ts_tree_delete(tree);
-    return out;
-}
-
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS,
      "bind(outline_module, squash, scoped_name): the record classes, and the text functions non-ASCII text goes to."},
     {"read_outline", read_outline, METH_O, "read_outline(data): (outline, tree) of the Java source `data` (UTF-8)."},
     {"locate", locate, METH_VARARGS, "locate(tree, start, end, kind): the child-index path of that node."},
     {"children", children, METH_VARARGS, "children(tree, path): the named children of the node at `path`."},
-    {"probe", probe, METH_O, "probe(data): (type, start_byte, end_byte, child_count, named_child_count) of its root."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,12 +5,12 @@
  *
  * It reads facts only: node kinds, spans, rows, fields, source texts (squashed, or reduced to a simple
  * type name). Every rule that turns facts into chunks is Python (pipeline/members.py, calls.py,
- * javadoc.py, render.py), applied to the outline whichever reader built it.
+ * javadoc.py, render.py), applied to the outline.
  *
  * py-tree-sitter does not export the tree-sitter runtime nor its trees, so scripts/build_native compiles
  * the runtime of the same release (from its sdist) into this extension, which parses the source itself
  * with the grammar of tree_sitter_java's capsule. Offsets in the outline index py-tree-sitter's trees of
- * the same bytes, so both copies must be one release (pipeline/native.py checks it on a probe file).
+ * the same bytes, so both copies must be one release (pipeline/native.py refuses a build for another).
  */
 #ifndef JAVAKB_OUTLINE_H
 #define JAVAKB_OUTLINE_H

@@ -1,8 +1,8 @@
-/* Source text of nodes, and the string rules of pipeline.syntax.squash and pipeline.types.simple_type.
+/* Source text of nodes, the string rule of pipeline.syntax.squash, and simple type names.
  *
  * Python's str.split() and str.strip() treat Unicode white space as white space and str.islower()
  * knows Unicode case. For pure ASCII text the C versions below give the same results; for any other
- * text they call the Python functions themselves, so both readers always agree.
+ * text they call the Python functions themselves, so the outline and the Python rules always agree.
  */
 #include <string.h>
 
@@ -138,7 +138,7 @@ static PyObject *concat_brackets(PyObject *name, int dims) {
     return result;
 }
 
-/* pipeline.types.simple_type: `Optional<List<X>>` -> `Optional`, `a.b.C` -> `C`, `int[]` -> `int[]`. */
+/* The simple name of a type node: `Optional<List<X>>` -> `Optional`, `a.b.C` -> `C`, `int[]` -> `int[]`. */
 PyObject *simple_type(Reader *r, TSNode node) {
     int dims = 0;
     for (;;) {

@@ -1,4 +1,4 @@
-/* Type declarations, their fields and members (pipeline/tree_outline.py). */
+/* Type declarations, their fields and members (pipeline/outline.py: TypeDecl, Field, MemberDecl). */
 #include "outline.h"
 
 static PyObject *empty_str(void) { return PyUnicode_FromStringAndSize("", 0); }
@@ -23,7 +23,7 @@ static PyObject *as_tuple(PyObject *list) {
     return tuple;
 }
 
-/* The javadoc comment among the previous named siblings, line comments skipped (pipeline.tree_outline._javadoc). */
+/* The javadoc comment among the previous named siblings, line comments skipped (pipeline/javadoc.py reads its text). */
 static TSNode javadoc(const Reader *r, TSNode prev) {
     while (!ts_node_is_null(prev) && kind_of(r, prev) == K_LINE_COMMENT) prev = ts_node_prev_named_sibling(prev);
     if (!ts_node_is_null(prev) && kind_of(r, prev) == K_BLOCK_COMMENT && starts_javadoc(r, prev)) return prev;

@@ -12,10 +12,8 @@ import pytest
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from app.core.errors import ConfigError
-from app.core.settings import EmbeddingSettings, GitLabSettings, QdrantSettings, Settings, check_readers, check_secrets
+from app.core.settings import EmbeddingSettings, GitLabSettings, QdrantSettings, Settings, check_secrets
 from entry.cli import main
-from pipeline import native, tree_outline
-from tests.support.readers import FakeNative, drifted
 from tests.support.tokens import admin_token, service_token
 
 STRONG = "q7Rk2v9XbW4mZp1sLc8N"
@@ -82,19 +80,6 @@ def test_serve_refuses_to_start_with_a_placeholder_secret(
     monkeypatch.setenv("JAVAKB_GITLAB__WEBHOOK_SECRET", "changeme")
     assert main(["serve"]) == 1
     assert "JAVAKB_GITLAB__WEBHOOK_SECRET is a placeholder" in capsys.readouterr().err
-
-
-def test_a_development_start_refuses_readers_that_drifted_apart() -> None:
-    problem = native.check(FakeNative("0.26.1", drifted), "0.26.1")
-    assert problem is not None
-    with pytest.raises(ConfigError, match="reads the probe file differently"):
-        check_readers(strong().model_copy(update={"dev_mode": True}), problem)
-    check_readers(strong(), problem)  # in production: logged at import, and the Python reader runs
-
-
-def test_a_development_start_accepts_readers_that_agree() -> None:
-    problem = native.check(FakeNative("0.26.1", tree_outline.read_outline), "0.26.1")
-    check_readers(strong().model_copy(update={"dev_mode": True}), problem)
 
 
 MARK = "s3cr3t-MARK-value-never-shown"

@@ -1,24 +1,18 @@
 """Outbound HTTP calls on the calling chunk (issue 16): each client style, constants, concatenation, unresolved URIs.
 
-The Java below is written for these tests. Every case runs through both outline readers: the calls that
-gate the tree reading come from the outline, so the C and the Python reader must give the same routes.
+The Java below is written for these tests. The calls that gate the tree reading come from the outline
+(the C reader); the routes come from py-tree-sitter's tree of the same bytes, parsed when asked.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline import native
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, ChunkerConfig, FileResult, SourceContext
 from pipeline.outbound import Client, OutboundRoute, Var, decode, uri_route
 from pipeline.spring import split_url
 from tests.support.java import only
-
-Reader = native.OutlineReader
-READERS = [pytest.param(native.read_python, id="python")]
-if native.NATIVE is not None:
-    READERS.append(pytest.param(native.native_reader(native.NATIVE), id="c"))
 
 CLIENTS = """package demo.calls;
 
@@ -107,20 +101,19 @@ class Checkout {
 """
 
 
-def chunk_with(reader: Reader, source: str, config: ChunkerConfig | None = None) -> FileResult:
+def chunk_with(source: str, config: ChunkerConfig | None = None) -> FileResult:
     context = SourceContext(repo_path="demo/repo")
     path = "src/main/java/demo/calls/All.java"
-    return chunk_source(source.encode(), path, context, config or ChunkerConfig(), reader=reader)
+    return chunk_source(source.encode(), path, context, config or ChunkerConfig())
 
 
 def routes(chunk: Chunk) -> list[str]:
     return [decode(r).describe() for r in chunk.outbound]
 
 
-@pytest.fixture(params=READERS)
-def clients(request: pytest.FixtureRequest) -> FileResult:
-    reader: Reader = request.param
-    return chunk_with(reader, CLIENTS)
+@pytest.fixture(scope="module")
+def clients() -> FileResult:
+    return chunk_with(CLIENTS)
 
 
 def test_feign_methods_are_clients_of_the_service_their_annotation_names(clients: FileResult) -> None:
@@ -202,9 +195,7 @@ class Big {{
     }}
 }}
 """
-    parts = [
-        c for c in chunk_with(native.read_python, source, ChunkerConfig(max_chunk_tokens=300)).chunks if c.name == "run"
-    ]
+    parts = [c for c in chunk_with(source, ChunkerConfig(max_chunk_tokens=300)).chunks if c.name == "run"]
     assert len(parts) > 1
     assert [routes(p) for p in parts if p.outbound] == [
         ["GET /a -> first (rest_template)"],

@@ -1,43 +1,37 @@
-"""The two outline readers: the C extension (`pipeline._native`) and the Python fallback agree exactly.
+"""What the outline reader (`pipeline._native`, the pipeline's one reader) reads, and how it is loaded.
 
-The C reader is what the pipeline uses when `scripts/build_native` built it; these tests compare it
-with the Python reader on every fixture file, on tricky sources and on random token soup, and check
-what both read from a few tricky sources. Without the extension (or with `JAVAKB_NO_EXTENSIONS=1`)
-the comparisons are skipped and the rest runs against the Python reader.
+The reader is checked against expected outlines of tricky sources, against py-tree-sitter's tree of the
+same bytes (`locate` and `children`, which the splitter asks) on tricky sources, every fixture file and
+random token soup; and importing the pipeline without it fails, naming `scripts/build_native`.
 """
 
 from __future__ import annotations
 
 import random
-from importlib.util import find_spec
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from tree_sitter import Node
 
-from pipeline import native, tree_outline
+from pipeline import native
 from pipeline.calls import chain_suffix
-from pipeline.chunking import chunk_source
 from pipeline.members import is_configuration, member_name, signature
-from pipeline.model import ChunkerConfig, SourceContext
-from pipeline.native import OutlineReader
+from pipeline.model import ChunkerConfig
+from pipeline.native import NativeModule, Parsed, read_outline
 from pipeline.outline import Outline, Receiver
 from pipeline.source import Decoded, decode_source
-from pipeline.syntax import parse
+from pipeline.syntax import Span
 from tests.pipeline.test_robustness import JAVA_TOKENS
 from tests.support.java_fixtures import JAVA_FIXTURES
-from tests.support.readers import FakeNative, drifted
 
-NATIVE = native.NATIVE
-needs_native = pytest.mark.skipif(NATIVE is None, reason="pipeline._native is not built (scripts/build_native) or off")
+ROOT = Path(native.__file__).resolve().parents[1]
 FIXTURE_FILES = sorted(
     p
     for p in JAVA_FIXTURES.rglob("*.java")
     if isinstance(decode_source(p.read_bytes(), p.name, ChunkerConfig()), Decoded)  # as the parser sees them
 )
-READERS: dict[str, OutlineReader] = {
-    "python": native.read_python,
-    **({"native": native.native_reader(NATIVE)} if NATIVE else {}),
-}
 
 TRICKY = {
     "syntax-errors": "class A { void m() { int x = ; foo(; } reset() }\n}} class B { int y = 1 +; }",
@@ -94,69 +88,19 @@ TRICKY = {
 }
 
 
-def _outline(read: OutlineReader, source: bytes) -> Outline:
-    return read(source).outline
+def _outline(source: bytes) -> Outline:
+    return read_outline(source).outline
 
 
 def _text(source: str | bytes) -> bytes:
     return source.encode("utf-8") if isinstance(source, str) else source
 
 
-@needs_native
-@pytest.mark.parametrize("path", FIXTURE_FILES, ids=[str(p.relative_to(JAVA_FIXTURES)) for p in FIXTURE_FILES])
-def test_both_readers_give_the_same_outline_of_a_fixture_file(path: Path) -> None:
-    decoded = decode_source(path.read_bytes(), path.name, ChunkerConfig())
-    assert isinstance(decoded, Decoded), decoded  # UTF-8 now, as the parser sees it
-    data = decoded.data
-    assert NATIVE is not None
-    assert NATIVE.read_outline(data)[0] == tree_outline.read_outline(parse(data), data)
+# --------------------------------------------------------------------------------------- what it reads
 
 
-@needs_native
-@pytest.mark.parametrize("name", sorted(TRICKY))
-def test_both_readers_give_the_same_outline_of_tricky_java(name: str) -> None:
-    data = _text(TRICKY[name])
-    assert NATIVE is not None
-    assert NATIVE.read_outline(data)[0] == tree_outline.read_outline(parse(data), data)
-
-
-@needs_native
-@pytest.mark.parametrize("seed", range(20))
-def test_both_readers_give_the_same_outline_of_token_soup(seed: int) -> None:
-    rng = random.Random(seed)
-    data = " ".join(rng.choice(JAVA_TOKENS) for _ in range(rng.randrange(1, 2000))).encode()
-    assert NATIVE is not None
-    assert NATIVE.read_outline(data)[0] == tree_outline.read_outline(parse(data), data)
-
-
-@needs_native
-def test_both_readers_give_the_same_chunks_for_the_fixture_project() -> None:
-    context, config = SourceContext(repo_path="acme/shop"), ChunkerConfig()
-    for path in sorted(JAVA_FIXTURES.rglob("*.java")):  # undecodable ones too: both skip them alike
-        raw, name = path.read_bytes(), str(path.relative_to(JAVA_FIXTURES))
-        in_c = chunk_source(raw, name, context, config, reader=native.read_outline)
-        in_python = chunk_source(raw, name, context, config, reader=native.read_python)
-        assert in_c == in_python, name
-
-
-def test_the_native_reader_is_used_when_it_is_built() -> None:
-    built = find_spec("pipeline._native") is not None
-    if not built or native.DISABLED:
-        pytest.skip("pipeline._native is not built, or JAVAKB_NO_EXTENSIONS is set")
-    assert NATIVE is not None, f"pipeline._native is built but refused: {native.PROBLEM}"
-    assert native.read_outline is not native.read_python
-
-
-# --------------------------------------------------------------------------------------- what both read
-
-
-@pytest.fixture(params=sorted(READERS))
-def read(request: pytest.FixtureRequest) -> OutlineReader:
-    return READERS[request.param]
-
-
-def test_nested_anonymous_and_local_classes(read: OutlineReader) -> None:
-    found = _outline(read, _text(TRICKY["nested-anonymous-local"]))
+def test_nested_anonymous_and_local_classes() -> None:
+    found = _outline(_text(TRICKY["nested-anonymous-local"]))
     names = [(t.nested_name, found.types[t.outer].name if t.outer >= 0 else None) for t in found.types]
     assert names == [
         ("Outer", None),
@@ -173,8 +117,8 @@ def test_nested_anonymous_and_local_classes(read: OutlineReader) -> None:
     assert [(m.owner, m.name, signature(m)) for m in constant.members] == [("Outer.E.A", "a", "a(): void")]
 
 
-def test_calls_keep_document_order_and_rows(read: OutlineReader) -> None:
-    found = _outline(read, _text(TRICKY["lambdas"]))
+def test_calls_keep_document_order_and_rows() -> None:
+    found = _outline(_text(TRICKY["lambdas"]))
     assert [(c.name, c.receiver, c.text or c.root_text, chain_suffix(c.links)) for c in found.calls] == [
         ("stream", Receiver.IDENTIFIER, "xs", ""),
         ("map", Receiver.CHAIN, "xs", ".stream()"),
@@ -189,8 +133,8 @@ def test_calls_keep_document_order_and_rows(read: OutlineReader) -> None:
     ]
 
 
-def test_receivers_are_taken_apart(read: OutlineReader) -> None:
-    calls = {(c.name, c.row): c for c in _outline(read, _text(TRICKY["receivers"])).calls}
+def test_receivers_are_taken_apart() -> None:
+    calls = {(c.name, c.row): c for c in _outline(_text(TRICKY["receivers"])).calls}
     by_name = {name: call for (name, _), call in calls.items()}
     assert (by_name["requireNonNull"].receiver, by_name["requireNonNull"].text) == (Receiver.NONE, "")
     assert (by_name["orElse"].root, by_name["orElse"].root_text, chain_suffix(by_name["orElse"].links)) == (
@@ -211,8 +155,8 @@ def test_receivers_are_taken_apart(read: OutlineReader) -> None:
     assert by_name["baz"].root == Receiver.ORPHAN
 
 
-def test_local_declarations_with_var_and_patterns(read: OutlineReader) -> None:
-    decls = [(d.name, d.type) for d in _outline(read, _text(TRICKY["receivers"])).decls]
+def test_local_declarations_with_var_and_patterns() -> None:
+    decls = [(d.name, d.type) for d in _outline(_text(TRICKY["receivers"])).decls]
     assert decls == [
         ("owner", "Owner"),
         ("v", "Builder"),  # var x = new T<>() states its type
@@ -229,9 +173,9 @@ def test_local_declarations_with_var_and_patterns(read: OutlineReader) -> None:
     ]
 
 
-def test_members_signatures_modifiers_and_javadoc(read: OutlineReader) -> None:
+def test_members_signatures_modifiers_and_javadoc() -> None:
     data = _text(TRICKY["records-and-enums"])
-    record, enum, ann = _outline(read, data).types
+    record, enum, ann = _outline(data).types
     assert [(f.name, f.type, [a.name for a in f.modifiers.annotations]) for f in record.fields] == [("x", "int", ["A"])]
     members = {member_name(m): m for m in record.members}
     assert members["P"].kind == "compact_constructor_declaration" and signature(members["P"]) == "P(int x, T... ys)"
@@ -245,8 +189,8 @@ def test_members_signatures_modifiers_and_javadoc(read: OutlineReader) -> None:
     assert [m.head for m in ann.members] == ["int v() default 1;", "String[] names() default {};"]
 
 
-def test_annotation_arguments(read: OutlineReader) -> None:
-    found = _outline(read, _text(TRICKY["annotations"]))
+def test_annotation_arguments() -> None:
+    found = _outline(_text(TRICKY["annotations"]))
     mapping = found.types[0].modifiers.find("RequestMapping")
     assert mapping is not None and [v.string for v in mapping.values("value")] == ["/api", "/v2"]
     get = next(m for m in found.types[0].members if m.name == "get")
@@ -259,17 +203,17 @@ def test_annotation_arguments(read: OutlineReader) -> None:
     assert methods is not None and [v.text for v in methods.values("method")] == ["RequestMethod.POST", "PUT"]
 
 
-def test_syntax_errors_are_flagged_where_they_are(read: OutlineReader) -> None:
-    first, second = _outline(read, _text(TRICKY["syntax-errors"])).types
+def test_syntax_errors_are_flagged_where_they_are() -> None:
+    first, second = _outline(_text(TRICKY["syntax-errors"])).types
     assert (first.name, first.has_error, first.body_error) == ("A", True, True)
     m = next(m for m in first.members if m.name == "m")
     assert (m.has_error, m.outside_error) == (True, False)  # the error is inside the body
     assert second.name == "B" and second.has_error
 
 
-def test_unicode_names_and_white_space(read: OutlineReader) -> None:
+def test_unicode_names_and_white_space() -> None:
     data = _text(TRICKY["unicode"])
-    found = _outline(read, data)
+    found = _outline(data)
     (t,) = found.types
     assert (found.package, t.name, t.extends) == ("ünï", "Größe", ("Bäse",))
     method = next(m for m in t.members if m.name == "grüß")
@@ -280,39 +224,85 @@ def test_unicode_names_and_white_space(read: OutlineReader) -> None:
     assert t.members[-1].head == "Map<\u00a0String ,\u00a0Ä\u00a0> m;"
 
 
-def test_a_deeply_nested_expression_is_read(read: OutlineReader) -> None:
-    (t,) = _outline(read, _text(TRICKY["deep-nesting"])).types
+def test_a_deeply_nested_expression_is_read() -> None:
+    (t,) = _outline(_text(TRICKY["deep-nesting"])).types
     assert [m.name for m in t.members] == ["m"]
 
 
-# --------------------------------------------------------------------------------------- the check before use
+# --------------------------------------------------------------------------------------- its tree and py-tree-sitter's
 
 
-def test_a_reader_built_for_another_tree_sitter_is_refused() -> None:
-    problem = native.check(FakeNative("0.0.1", tree_outline.read_outline), "0.26.1")
-    assert problem == "pipeline._native was built for tree-sitter 0.0.1 but 0.26.1 is installed"
+def _node_at(root: Node, path: tuple[int, ...]) -> Node:
+    node = root
+    for index in path:
+        node = node.children[index]
+    return node
 
 
-def test_a_reader_that_reads_the_probe_differently_is_refused() -> None:
-    assert native.check(FakeNative("0.26.1", drifted), "0.26.1") == (
-        "pipeline._native reads the probe file differently: types differs"
+def _as_span(parent: Node, index: int, path: tuple[int, ...]) -> Span:
+    c = parent.children[index]
+    return Span(
+        c.type, parent.field_name_for_child(index), c.start_byte, c.end_byte, c.start_point.row, c.end_point.row, path
     )
 
 
-def test_a_reader_that_reads_the_probe_right_is_accepted() -> None:
-    assert native.check(FakeNative("0.26.1", tree_outline.read_outline), "0.26.1") is None
+def _check_nodes_against_py_tree_sitter(parsed: Parsed) -> int:
+    """Each member `locate`s to py-tree-sitter's node; each named node below it is as py-tree-sitter has it."""
+    root, seen = parsed.tree().root_node, 0
+    for decl in (m for t in parsed.outline.types for m in t.members):
+        path = parsed.locate(decl.start, decl.end, decl.kind)
+        node = _node_at(root, path)
+        assert (node.type, node.start_byte, node.end_byte) == (decl.kind, decl.start, decl.end)
+        stack = [path]
+        while stack:  # every named node below the member, as the splitter may ask for it
+            at = stack.pop()
+            parent = _node_at(root, at)
+            expected = tuple(_as_span(parent, i, (*at, i)) for i, c in enumerate(parent.children) if c.is_named)
+            assert parsed.children(at) == expected
+            seen += len(expected)
+            stack.extend(s.path for s in expected)
+    return seen
 
 
-def test_the_built_reader_reads_the_probe_as_the_python_reader_does() -> None:
-    """Drift between the readers fails here (and refuses a development start-up), it is never skipped over."""
-    if find_spec("pipeline._native") is None or native.DISABLED:
-        pytest.skip("pipeline._native is not built, or JAVAKB_NO_EXTENSIONS is set")
-    assert native.PROBLEM is None
-    assert NATIVE is not None
-    assert NATIVE.read_outline(native.PROBE)[0] == tree_outline.read_outline(parse(native.PROBE), native.PROBE)
+def _soup(seed: int) -> bytes:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(JAVA_TOKENS) for _ in range(rng.randrange(1, 2000))).encode()
 
 
-CSRC = Path(native.__file__).parent / "csrc"
+@pytest.mark.parametrize("name", sorted(set(TRICKY) - {"only-garbage"}))  # that one has no member
+def test_the_nodes_of_tricky_java_are_py_tree_sitters(name: str) -> None:
+    """The extension's own parse builds py-tree-sitter's tree: outline offsets index `Parsed.tree()`."""
+    assert _check_nodes_against_py_tree_sitter(read_outline(_text(TRICKY[name]))) > 0
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=[str(p.relative_to(JAVA_FIXTURES)) for p in FIXTURE_FILES])
+def test_the_nodes_of_a_fixture_file_are_py_tree_sitters(path: Path) -> None:
+    decoded = decode_source(path.read_bytes(), path.name, ChunkerConfig())
+    assert isinstance(decoded, Decoded), decoded  # UTF-8 now, as the parser sees it
+    parsed = read_outline(decoded.data)
+    assert parsed.outline.types or path.name in ("package-info.java", "module-info.java"), path
+    _check_nodes_against_py_tree_sitter(parsed)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_token_soup_is_read_and_its_nodes_are_py_tree_sitters(seed: int) -> None:
+    data = _soup(seed)
+    parsed = read_outline(data)
+    assert parsed.tree().root_node.end_byte == len(data)
+    _check_nodes_against_py_tree_sitter(parsed)
+
+
+def test_the_c_reader_parses_the_bytes_itself_and_the_tree_comes_on_demand() -> None:
+    data = _text(TRICKY["syntax-errors"])
+    parsed = read_outline(data)
+    assert parsed.outline.has_error
+    assert parsed.tree() is parsed.tree()  # parsed once, when asked
+    assert parsed.tree().root_node.end_byte == len(data)
+
+
+# --------------------------------------------------------------------------------------- how it is loaded
+
+CSRC = ROOT / "pipeline" / "csrc"
 PUBLIC_INCLUDES = {'"outline.h"', '"tree_sitter/api.h"'}
 
 
@@ -327,31 +317,35 @@ def test_the_c_reader_uses_only_the_public_tree_sitter_api() -> None:
         assert "PyObject_HEAD" not in code, f"{path.name} restates a Python object's layout"
 
 
-@needs_native
-def test_the_c_reader_parses_the_bytes_itself_and_the_tree_comes_on_demand() -> None:
-    assert NATIVE is not None
-    data = _text(TRICKY["syntax-errors"])
-    parsed = native.native_reader(NATIVE)(data)
-    assert parsed.outline == tree_outline.read_outline(parse(data), data)
-    assert parsed.outline.has_error
-    assert parsed.tree() is parsed.tree()  # parsed once, when asked
-    assert parsed.tree().root_node.end_byte == len(data)
+def test_the_one_reader_is_the_c_extension() -> None:
+    assert native.NATIVE.__name__ == "pipeline._native"  # type: ignore[attr-defined]
+    assert read_outline(b"class A { void m() {} }").outline.types[0].name == "A"
 
 
-@pytest.mark.parametrize("name", sorted(set(TRICKY) - {"only-garbage"}))  # that one has no member
-def test_both_readers_find_the_same_nodes_again(name: str) -> None:
-    """`locate` and `children` (what splits a long method) answer alike from either reader's tree."""
-    data = _text(TRICKY[name])
-    answers = []
-    for read in READERS.values():
-        parsed = read(data)
-        found = []
-        for decl in (m for t in parsed.outline.types for m in t.members):
-            stack = list(parsed.children(parsed.locate(decl.start, decl.end, decl.kind)))
-            while stack:  # every named node below the member, as the splitter may ask for it
-                span = stack.pop()
-                found.append(span)
-                stack.extend(parsed.children(span.path))
-        answers.append(found)
-    assert answers[0]
-    assert all(a == answers[0] for a in answers)
+def _import_pipeline_with(native_module: str) -> subprocess.CompletedProcess[str]:
+    """Import the pipeline in a fresh interpreter where `pipeline._native` is what `native_module` makes it."""
+    code = f"import sys, types\n{native_module}\nimport pipeline.chunking\n"
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_the_pipeline_does_not_import_without_the_extension() -> None:
+    done = _import_pipeline_with("sys.modules['pipeline._native'] = None  # not built")
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: pipeline._native is not built (")
+    assert last.endswith("run scripts/build_native (it needs a C compiler and the Python headers)")
+
+
+def test_the_pipeline_does_not_import_with_an_extension_built_for_another_tree_sitter() -> None:
+    stale = "m = types.ModuleType('pipeline._native'); m.TREE_SITTER_VERSION = '0.0.1'; sys.modules[m.__name__] = m"
+    done = _import_pipeline_with(stale)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: pipeline._native was built for tree-sitter 0.0.1 but 0.26.1 is installed: ")
+    assert last.endswith("run scripts/build_native (it needs a C compiler and the Python headers)")
+
+
+def test_a_build_for_the_installed_tree_sitter_is_used() -> None:
+    built: NativeModule = native.NATIVE
+    assert native.stale(built, built.TREE_SITTER_VERSION) is None
+    assert native.stale(built, "0.0.1") is not None
