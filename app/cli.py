@@ -33,7 +33,8 @@ from app.core.settings import (
 )
 
 if TYPE_CHECKING:
-    from app.search.service import Filters, Hit
+    from app.search.hits import Hit
+    from app.search.scoping import Filters
     from app.store.engines import Store
     from app.sync.local_index import LocalRun, Progress
 
@@ -298,7 +299,7 @@ def _progress_bar(done: int, total: int) -> None:
 
 def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Print ranked results with citations (or JSON lines with `--json`)."""
-    from app.search.service import Filters
+    from app.search.scoping import Filters
 
     out = out or sys.stdout
     filters = Filters(
@@ -327,7 +328,7 @@ async def _search(settings: Settings, query: str, filters: Filters, limit: int, 
     from app.auth.access import LOCAL
     from app.deps import open_deps
     from app.local_api import ask, hits_of, socket_path
-    from app.search.service import SearchScope
+    from app.search.scoping import SearchScope
 
     request = {
         "command": "search", "query": query, "filters": dataclasses.asdict(filters), "limit": limit, "scope": scope,

@@ -25,7 +25,8 @@ from app.deps import Deps
 from app.local_socket import SOCKET_NAME as SOCKET_NAME  # where `serve` listens: declared there, for the hooks
 from app.local_socket import socket_path as socket_path
 from app.search.context import auto_context, context_answer
-from app.search.service import Filters, Hit, SearchScope
+from app.search.hits import Hit
+from app.search.scoping import Filters, SearchScope
 from app.store.payloads import StoredChunk, stored_payload
 from app.sync.local_index import index_directory
 

@@ -24,7 +24,8 @@ from pathlib import Path
 from app.auth.access import LOCAL
 from app.core.settings import GeneratedCode, QdrantSettings, Settings
 from app.deps import open_deps
-from app.search.service import Filters, SearchService
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import SourceContext
 from pipeline.scope import Scope

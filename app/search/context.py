@@ -27,9 +27,11 @@ from typing import Any
 
 from app.auth.access import Access
 from app.search import untrusted
+from app.search.hits import Citation, Hit
 from app.search.question import QueryTerms, expand_query, query_terms
 from app.search.results import HitItem, excerpt, hit_block, hit_item, hit_line, kind_label, place
-from app.search.service import Citation, Filters, Hit, SearchService
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from app.store.lexical import stem, tokenize
 from pipeline.model import TYPE_SYMBOLS, Chunk
 from pipeline.render import embedding_text

@@ -20,7 +20,7 @@ from app.core.errors import ServiceError
 from app.core.settings import QdrantSettings, Settings
 from app.deps import Deps, open_deps
 from app.local_api import ask, hits_of, serving, socket_path
-from app.search.service import Filters
+from app.search.scoping import Filters
 from app.sync.watch import diff, watch
 from tests.support.engines import EMBEDDED_ENGINES
 from tests.support.java_fixtures import SHOP_DIR

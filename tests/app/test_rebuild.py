@@ -23,7 +23,7 @@ from app.core.settings import BackfillSettings, EmbeddingSettings
 from app.core.states import RebuildProjectStatus, RebuildStatus
 from app.rebuild_cli import follow as follow_rebuild
 from app.rebuild_cli import progress_line
-from app.search.service import Filters
+from app.search.scoping import Filters
 from app.store.vectors import DENSE, IndexModel
 from app.sync import rebuild
 from app.sync.queue import REBUILD, enqueue_once, rebuild_job_id
