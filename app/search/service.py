@@ -24,7 +24,7 @@ from app.search.catalog import Catalog
 from app.search.crossencoder import CrossEncoder
 from app.search.hits import Hit, Member, SetWindow
 from app.search.offload import Offload, bounded
-from app.search.question import parse_question
+from app.search.question import Question, parse_question
 from app.search.reader import Reader
 from app.search.scoping import Filters, ReadableLibraries, SearchScope
 from app.store.embeddings import Embedder
@@ -111,13 +111,30 @@ class SearchService:
             PayloadError: the query is over the length or word caps (`check_query`).
         """
         self.check_query(query)
-        if self._searching is None:
-            return await self._search(access, query, filters, limit)
-        async with self._searching:
-            return await self._search(access, query, filters, limit)
+        return await self._bounded(access, query, filters, limit)
 
-    async def _search(self, access: Access, query: str, filters: Filters, limit: int) -> list[Hit]:
-        question = await self._reader.offload(lambda: parse_question(query))
+    async def ask(
+        self, access: Access, question: Question, filters: Filters = NO_FILTERS, limit: int = 10
+    ) -> list[Hit]:
+        """`search` for a question already parsed (`parse_question`), which its caller reads too (`auto_context`).
+
+        Raises:
+            PayloadError: the question is over the length or word caps (`check_query`).
+        """
+        self.check_query(question.text)
+        return await self._bounded(access, question, filters, limit)
+
+    async def _bounded(self, access: Access, question: str | Question, filters: Filters, limit: int) -> list[Hit]:
+        """The search once its turn comes (`search.max_concurrent` at once); a text is parsed off the loop."""
+        if self._searching is None:
+            return await self._search(access, question, filters, limit)
+        async with self._searching:
+            return await self._search(access, question, filters, limit)
+
+    async def _search(self, access: Access, question: str | Question, filters: Filters, limit: int) -> list[Hit]:
+        if isinstance(question, str):
+            text = question
+            question = await self._reader.offload(lambda: parse_question(text))
         rankers = pool.Rankers(
             embedder=self.embedder, cross_encoder=self.cross_encoder, generated_code=self.generated_code
         )
