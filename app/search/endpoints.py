@@ -40,7 +40,7 @@ async def endpoint(
     scored = []
     for hit in await with_composed_routes(reader, access, found):
         if not handles(verbs, hit.chunk):
-            continue  # the verb is checked here: a composed mapping's is known only after `_with_composed_routes`
+            continue  # the verb is checked here: a composed mapping's is known only after `with_composed_routes`
         matching = [p for p in hit.chunk.http_path if route_matches(p, path)]
         if matching:
             scored.append((min(specificity(p) for p in matching), hit))

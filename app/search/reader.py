@@ -97,7 +97,7 @@ class Reader:
     async def libraries_of(self, access: Access, scope: SearchScope | None) -> frozenset[str]:
         """The library versions a restricted caller may read, when the scope reads libraries (cached per access scope).
 
-        Cached like `repositories`, for `repos_ttl_s`: a dependency a readable project adds shows its
+        Cached like `repositories`, for `ttl_s`: a dependency a readable project adds shows its
         library within that time. Nothing is asked for the `code` scope or an unrestricted caller.
         """
         if access.unrestricted or scope not in (SearchScope.LIBRARIES, SearchScope.ALL):
@@ -118,7 +118,7 @@ class Reader:
         """The scope's condition, or None while the store holds no library point and the scope is `code`.
 
         Without libraries, `code` needs no condition, and a read keeps the query it had before scopes
-        (the same plan, the same scores to the last digit). Absence is re-checked every `repos_ttl_s`; a
+        (the same plan, the same scores to the last digit). Absence is re-checked every `ttl_s`; a
         library seen once is taken as there for good (its `must_not` is harmless if it goes).
         """
         if self.scope is not SearchScope.CODE:

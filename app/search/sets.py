@@ -17,7 +17,7 @@ from app.store.filters import Condition, Filter, everything
 from app.store.payloads import FILE_ORDER, PAYLOAD_FIELDS, read_fields
 
 WINDOW_READ = 32
-"""Payloads a set page reads a call (`SearchService.window`): about one page of one-line entries."""
+"""Payloads a set page reads a call (`window`): about one page of one-line entries."""
 
 WINDOW_IDS = 4 * WINDOW_READ
 """Ids a set page lists past its offset in its first call (doubled while the page needs more): a set shorter
@@ -65,7 +65,7 @@ async def scanned(reader: Reader, where: Filter, limit: int) -> list[Member]:
 
     def members() -> list[Member]:
         found = [Member(str(r.id), read_fields(r.payload or {}, ORDER_FIELDS), r.payload or {}) for r in records]
-        found.sort(key=lambda m: m.order)  # stable: as `_in_file_order` sorts the same members' hits
+        found.sort(key=lambda m: m.order)  # stable: as `in_file_order` sorts the same members' hits
         return found
 
     return await reader.offload(members)
