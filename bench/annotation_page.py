@@ -32,7 +32,7 @@ from bench.mcp_latency_stores import lexical_settings
 
 ANNOTATIONS: Final = ("Override", "Deprecated", "SuppressWarnings", "FunctionalInterface", "Serial", "Documented")
 BUDGET: Final = 4_000  # bench.mcp_latency_calls.ANNOTATION_BUDGET
-SCAN: Final = 500  # app.search.service.SET_SCAN
+SCAN: Final = 500  # app.search.sets.SET_SCAN
 
 
 def read_costs(shard: Any, runs: int) -> dict[str, tuple[float, float]]:

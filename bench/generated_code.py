@@ -23,7 +23,8 @@ from pathlib import Path
 
 from app.auth.access import LOCAL
 from app.core.settings import GeneratedCode, QdrantSettings, Settings
-from app.search.service import Filters, SearchService
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from app.sync.localfs import chunk_local_files, iter_sources
 from entry.deps import open_deps
 from pipeline.model import SourceContext

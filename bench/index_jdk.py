@@ -209,7 +209,7 @@ async def index_phase(
 
 async def search_phase(deps: Any, queries: Sequence[Query], names: Sequence[str], probe: Probe) -> dict[str, Any]:
     from app.auth.access import LOCAL
-    from app.search.service import Filters
+    from app.search.scoping import Filters
 
     probe.reset()
     meter = Meter(peak_resettable=False)

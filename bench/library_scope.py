@@ -8,7 +8,7 @@ Run from the repository root:
 An embedded Qdrant in memory (`JAVAKB_QDRANT__ENGINE` picks the engine; Edge by default) gets
 `--points` lexical-only points of the org over `--projects` project ids and `--library-points`
 points of a few library versions (`flags: ["library"]`, no project id). Each query shape is timed
-`--runs` times, interleaved, under the filter `app.search.service.build_filter` builds for two
+`--runs` times, interleaved, under the filter `app.search.scoping.build_filter` builds for two
 callers (`LOCAL`, and a reader of `--reader` projects) in each scope, and under the filter it built
 before scopes existed (the access condition alone, `before`): what `code`, the default, adds to every
 read is the difference between `before` and `code`. The shape `repos` is what every MCP tool checks
@@ -34,7 +34,8 @@ from qdrant_client import models as qm
 
 from app.auth.access import LOCAL, Access
 from app.core.settings import QdrantSettings
-from app.search.service import Filters, SearchScope, SearchService, build_filter
+from app.search.scoping import Filters, SearchScope, build_filter
+from app.search.service import SearchService
 from app.store.engines import Store, open_store
 from app.store.lexical import document_vector, query_vector
 from app.store.vectors import LEXICAL, IndexModel

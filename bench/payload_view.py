@@ -22,7 +22,7 @@ from typing import Any
 
 from app.auth.access import LOCAL
 from app.core.settings import QdrantSettings, Settings
-from app.search.service import Filters
+from app.search.scoping import Filters
 from app.store.filters import everything
 from app.store.payloads import StoredChunk
 from app.sync.local_index import index_directory

@@ -35,7 +35,7 @@ from app.rest.schemas import (
 from app.runtime import Deps
 from app.search.context import auto_context, context_answer
 from app.search.results import hit_item
-from app.search.service import Filters
+from app.search.scoping import Filters
 from app.sync.status import index_status
 
 STATUS_PATH = INDEX_STATUS_PATH

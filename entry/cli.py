@@ -32,7 +32,8 @@ from app.core.settings import (
 )
 
 if TYPE_CHECKING:
-    from app.search.service import Filters, Hit
+    from app.search.hits import Hit
+    from app.search.scoping import Filters
     from app.store.engines import Store
     from app.sync.local_index import LocalRun, Progress
 
@@ -297,7 +298,7 @@ def _progress_bar(done: int, total: int) -> None:
 
 def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Print ranked results with citations (or JSON lines with `--json`)."""
-    from app.search.service import Filters
+    from app.search.scoping import Filters
 
     out = out or sys.stdout
     filters = Filters(
@@ -324,7 +325,7 @@ async def _search(settings: Settings, query: str, filters: Filters, limit: int, 
     import dataclasses
 
     from app.auth.access import LOCAL
-    from app.search.service import SearchScope
+    from app.search.scoping import SearchScope
     from entry.deps import open_deps
     from entry.local_api import ask, hits_of, socket_path
 

@@ -19,7 +19,8 @@ from app.core.settings import Settings
 from app.runtime import Deps
 from app.search.crossencoder import build_cross_encoder
 from app.search.offload import bounded
-from app.search.service import ReadableLibraries, SearchService
+from app.search.scoping import ReadableLibraries
+from app.search.service import SearchService
 from app.store.embeddings import Embedder, build_embedder
 from app.store.engines import Store, open_store
 from app.store.indexing import Clock, Indexer, utc_now

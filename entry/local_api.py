@@ -25,7 +25,8 @@ from app.auth.access import LOCAL
 from app.core.errors import ServiceError
 from app.runtime import Deps
 from app.search.context import auto_context, context_answer
-from app.search.service import Filters, Hit, SearchScope
+from app.search.hits import Hit
+from app.search.scoping import Filters, SearchScope
 from app.store.payloads import StoredChunk, stored_payload
 from app.sync.local_index import index_directory
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from app.search.hits import Hit
 from app.search.results import excerpt, hit_block, hit_item, hit_line
-from app.search.service import Hit
 
 DEFAULT_BUDGET = 12_000
 DEFAULT_EXCERPT_LINES = 30

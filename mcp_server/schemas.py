@@ -11,8 +11,8 @@ from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
 from app.search.context import ContextItem, RelatedItem
+from app.search.hits import Citation
 from app.search.results import HitItem
-from app.search.service import Citation
 from app.sync.status import StatusItem
 
 

@@ -33,9 +33,11 @@ from app.search.context import DEFAULT_MAX_CHARS as CONTEXT_MAX_CHARS
 from app.search.context import MAX_MAX_CHARS as CONTEXT_MAX_BUDGET
 from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS
 from app.search.context import auto_context, context_items, related_items
+from app.search.hits import Hit, Member, SetWindow
 from app.search.links import EndpointLinks, Targets, describe
 from app.search.results import place_floor
-from app.search.service import Filters, Hit, Member, SearchScope, SearchService, SetWindow
+from app.search.scoping import Filters, SearchScope
+from app.search.service import SearchService
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
 from mcp_server.library_tools import LibraryTools

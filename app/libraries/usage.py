@@ -4,7 +4,7 @@
 (`maven:org.zebrasecret:privonly:9.9` tells a private project's plans): every answer here goes
 through the caller's readable set inside the PostgreSQL query (`Access.read_set`). A library
 version's code is readable by a caller who may read at least one project that declares it
-(`readable_versions`, joined into the Qdrant query by `app.search.service.build_filter`); its users
+(`readable_versions`, joined into the Qdrant query by `app.search.scoping.build_filter`); its users
 are named only when readable (`usages`, `with_users`).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from app.auth.access import Access
 from app.db import Database, UsageRow
-from app.search.service import Hit
+from app.search.hits import Hit
 from pipeline.buildfiles import library_repo_path, parse_library_repo_path
 
 MAX_LIBRARIES_LOOKED_UP = 20  # distinct library versions in one answer whose users are looked up

@@ -15,7 +15,7 @@ from app.agents.hook import CONTEXT_PATH as CONTEXT_PATH  # declared where the h
 from app.core.events import MAX_ID
 from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, ContextItem, RelatedItem
 from app.search.results import HitItem
-from app.search.service import SearchScope
+from app.search.scoping import SearchScope
 from app.sync.status import StatusItem
 from pipeline.model import SYMBOL_TYPES
 

@@ -27,9 +27,11 @@ from typing import Any
 
 from app.auth.access import Access
 from app.search import untrusted
-from app.search.question import QueryTerms, expand_query, query_terms
+from app.search.hits import Citation, Hit
+from app.search.question import QueryTerms, expand_query, parse_question
 from app.search.results import HitItem, excerpt, hit_block, hit_item, hit_line, kind_label, place
-from app.search.service import Citation, Filters, Hit, SearchService
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from app.store.lexical import stem, tokenize
 from pipeline.model import TYPE_SYMBOLS, Chunk
 from pipeline.render import embedding_text
@@ -132,7 +134,12 @@ class RelatedItem(Citation):
 
 def content_stems(task: str, terms: QueryTerms | None = None) -> frozenset[str]:
     """The stems of a task's content words: its lexical terms without the way a task is asked (`TASK_WORDS`)."""
-    words = tokenize(expand_query(task, terms))
+    return lexical_stems(expand_query(task, terms))
+
+
+def lexical_stems(lexical: str) -> frozenset[str]:
+    """The stems of a question's lexical text (`Question.lexical`) without the way a task is asked."""
+    words = tokenize(lexical)
     return frozenset(stem(w) for w in words if w not in TASK_WORDS and stem(w) not in TASK_WORDS)
 
 
@@ -263,9 +270,10 @@ async def auto_context(
 ) -> Context:
     """The context for a task: named symbols and relevant hits, their neighbours one call away, within the budget."""
     query = clipped(task, search.max_query_chars, search.max_query_terms)
-    terms = query_terms(query)
-    hits = await search.search(access, query, Filters(repo=repo), CANDIDATES) if query.strip() else []
-    wanted = content_stems(query, terms)
+    question = parse_question(query)
+    terms = question.terms
+    hits = await search.ask(access, question, Filters(repo=repo), CANDIDATES) if query.strip() else []
+    wanted = lexical_stems(question.lexical)
     scored = [(h, relevance(wanted, h.chunk)) for h in hits]
     named = await _named(search, access, terms, repo)
     pieces = choose(named, scored, threshold)

@@ -18,7 +18,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from app.auth.access import Access
-from app.search.service import Filters, Hit, SearchService
+from app.search.hits import Hit
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from app.store.filters import any_of
 from app.store.routes import query_keys, route_matches
 from pipeline.outbound import DECLARED_CLIENTS, OutboundRoute, decode

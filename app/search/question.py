@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.store.lexical import singular
@@ -205,9 +206,32 @@ class QueryTerms:
     plurals: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A question read once: its text, its tokens and what they name; every stage of a search reads this value."""
+
+    text: str
+    tokens: tuple[Token, ...]
+    terms: QueryTerms
+
+    @property
+    def lexical(self) -> str:
+        """The question as the lexical index should read it (`expand_query`), from the tokens already read."""
+        return _expanded(self.text, self.tokens, self.terms)
+
+
+def parse_question(text: str) -> Question:
+    """Tokenize a question once and read its terms from those tokens."""
+    tokens = tuple(tokenize(text))
+    return Question(text, tokens, _terms_of(tokens))
+
+
 def query_terms(query: str) -> QueryTerms:
     """Read a question: its tokens, then the intent their structure shows (see the module docstring)."""
-    tokens = tokenize(query)
+    return _terms_of(tokenize(query))
+
+
+def _terms_of(tokens: Sequence[Token]) -> QueryTerms:
     identifiers = tuple(dict.fromkeys(t.text for t in tokens if t.kind is Kind.CODE))
     routes = tuple(dict.fromkeys(t.text for t in tokens if t.kind is Kind.ROUTE))
     verbs = tuple(dict.fromkeys(t.text for t in tokens if t.kind is Kind.VERB))
@@ -326,7 +350,7 @@ def _lone_slash(tokens: list[Token], i: int) -> Token:
     return token if marked else Token("/", Kind.WORD, token.sentence_start, token.quoted)
 
 
-def _relation(tokens: list[Token]) -> tuple[Relation | None, tuple[str, ...]]:
+def _relation(tokens: Sequence[Token]) -> tuple[Relation | None, tuple[str, ...]]:
     for i, token in enumerate(tokens):
         if token.kind is not Kind.WORD:
             continue
@@ -337,7 +361,7 @@ def _relation(tokens: list[Token]) -> tuple[Relation | None, tuple[str, ...]]:
     return None, ()
 
 
-def _governed(tokens: list[Token], i: int, word: str) -> tuple[Relation, tuple[str, ...]] | None:
+def _governed(tokens: Sequence[Token], i: int, word: str) -> tuple[Relation, tuple[str, ...]] | None:
     if word in INVERSE_NOUNS:
         of = _code_after(tokens, i, through=NOUN_PREPOSITIONS)
         subject = of if of is not None else _code_before(tokens, i, window=2)
@@ -376,7 +400,7 @@ def _foreign_cue(word: str) -> tuple[_Meaning, _Form] | None:
     return next(((m, _Form.PARTICIPLE) for verb, m in FOREIGN_CUES.items() if verb in word), None)
 
 
-def _code_after(tokens: list[Token], i: int, *, through: frozenset[str] | None = None) -> str | None:
+def _code_after(tokens: Sequence[Token], i: int, *, through: frozenset[str] | None = None) -> str | None:
     """The code name governed after token i; with `through`, only past one of those words ("callers of X")."""
     passed = through is None
     for token in tokens[i + 1 : i + 1 + WINDOW]:
@@ -388,7 +412,7 @@ def _code_after(tokens: list[Token], i: int, *, through: frozenset[str] | None =
     return None
 
 
-def _code_before(tokens: list[Token], i: int, *, window: int = WINDOW) -> str | None:
+def _code_before(tokens: Sequence[Token], i: int, *, window: int = WINDOW) -> str | None:
     for token in reversed(tokens[max(0, i - window) : i]):
         if token.kind is Kind.CODE:
             return token.text
@@ -424,8 +448,12 @@ def expand_query(query: str, terms: QueryTerms | None = None) -> str:
     also finds `@Entity`, "listeners" `Listener`), its annotations' names and the English of its Chinese
     words (`pipeline.glossary`: "数据权限" also finds code that says "data permission" only in English).
     """
-    terms = terms if terms is not None else query_terms(query)
-    kept = [t.text for t in tokenize(query) if not (t.kind is Kind.WORD and t.text.lower() in SCAFFOLDING)]
+    tokens = tokenize(query)
+    return _expanded(query, tokens, terms if terms is not None else _terms_of(tokens))
+
+
+def _expanded(query: str, tokens: Sequence[Token], terms: QueryTerms) -> str:
+    kept = [t.text for t in tokens if not (t.kind is Kind.WORD and t.text.lower() in SCAFFOLDING)]
     present = {k.lower() for k in kept}
     extra = [singular(w) for w in terms.plurals if w not in SCAFFOLDING] + list(terms.annotations)
     extra += gloss(query).split()

@@ -11,7 +11,7 @@ from typing import NotRequired
 
 from typing_extensions import TypedDict
 
-from app.search.service import Citation, Hit
+from app.search.hits import Citation, Hit
 from app.search.untrusted import fence_for
 from pipeline.buildfiles import parse_library_repo_path
 from pipeline.model import Chunk

@@ -29,7 +29,7 @@ from app.search.context import (
     fit,
     relevance,
 )
-from app.search.service import Hit
+from app.search.hits import Hit
 from app.store.payloads import StoredChunk, StoreKeys
 from app.sync.local_index import index_directory
 from entry.deps import open_deps

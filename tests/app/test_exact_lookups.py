@@ -16,7 +16,9 @@ import pytest_asyncio
 
 from app.auth.access import LOCAL, Access
 from app.search.hierarchy import Declaration, Hierarchy
-from app.search.service import Filters, Hit, SearchService
+from app.search.hits import Hit
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from app.store.filters import Condition
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel

@@ -18,7 +18,7 @@ from app.auth.access import LOCAL, Access
 from app.core.settings import LibrarySettings, MavenRepository
 from app.core.states import LibraryStatus
 from app.libraries.usage import LibraryName, usages, with_users
-from app.search.service import SearchScope
+from app.search.scoping import SearchScope
 from app.store import filters
 from testkit.fake_maven import FakeMaven
 from testkit.sync_env import SyncEnv, sync_env

@@ -18,7 +18,7 @@ from app.auth.access import LOCAL
 from app.core.errors import ServiceError
 from app.core.settings import QdrantSettings, Settings
 from app.runtime import Deps
-from app.search.service import Filters
+from app.search.scoping import Filters
 from app.sync.watch import diff, watch
 from entry.cli import main
 from entry.deps import open_deps

@@ -22,7 +22,7 @@ from app.auth.access import LOCAL as EVERYTHING
 from app.core.settings import BackfillSettings, EmbeddingSettings
 from app.core.states import RebuildProjectStatus, RebuildStatus
 from app.jobs.queue import REBUILD, enqueue_once, rebuild_job_id
-from app.search.service import Filters
+from app.search.scoping import Filters
 from app.store.vectors import DENSE, IndexModel
 from app.sync import rebuild
 from entry.rebuild_cli import follow as follow_rebuild

@@ -22,8 +22,10 @@ from qdrant_client import AsyncQdrantClient
 
 from app.auth.access import LOCAL
 from app.core.settings import EmbeddingSettings
-from app.search import service
-from app.search.service import Filters, Hit, Member, SearchService
+from app.search import sets as service
+from app.search.hits import Hit, Member
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from app.store.embeddings import OpenAIEmbedder
 from app.store.engines import Store
 from app.store.indexing import Indexer

@@ -15,7 +15,8 @@ import pytest_asyncio
 from qdrant_client import AsyncQdrantClient
 
 from app.auth.access import LOCAL, Access
-from app.search.service import Filters, SearchService
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
 from pipeline.chunking import chunk_source

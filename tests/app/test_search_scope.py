@@ -16,7 +16,9 @@ from qdrant_client import AsyncQdrantClient
 
 from app.auth.access import LOCAL
 from app.core.settings import GeneratedCode
-from app.search.service import Filters, Hit, SearchService
+from app.search.hits import Hit
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
 from pipeline.chunking import chunk_source
@@ -246,7 +248,7 @@ async def test_demote_keeps_a_generated_symbol_the_question_names(store: VectorS
 
 
 async def test_a_sticky_fact_is_checked_again_only_after_its_ttl_while_false_and_never_once_true() -> None:
-    from app.search.service import StickyFact
+    from app.search.reader import StickyFact
 
     now = [0.0]
     answers = [False, False, True]

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final, overload
 
+from app.search.hits import Hit
 from app.search.results import place_floor
-from app.search.service import Hit
 from app.store.payloads import StoredChunk, StoreKeys
 from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST, most_shown, render_hits, render_window
 from tests.support.java import header_chunk

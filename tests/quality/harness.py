@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.auth.access import LOCAL
-from app.search.service import Filters, SearchService
+from app.search.scoping import Filters
+from app.search.service import SearchService
 from tests.quality.questions import KINDS, Kind, Question
 
 DEPTH = 10

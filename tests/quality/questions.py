@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from app.search.service import Filters
+from app.search.scoping import Filters
 
 Kind = Literal["natural", "symbol", "route", "annotation", "callers", "injection"]
 KINDS: Final[tuple[Kind, ...]] = ("natural", "symbol", "route", "annotation", "callers", "injection")

@@ -9,7 +9,8 @@ from fastmcp.tools import ToolResult
 from mcp.types import TextContent
 
 from app.auth.access import LOCAL
-from app.search.service import Hit, SearchService
+from app.search.hits import Hit
+from app.search.service import SearchService
 from mcp_server.render import render_hits
 from mcp_server.server import KnowledgeTools
 from pipeline.model import TYPE_SYMBOLS

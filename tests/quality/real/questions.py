@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from app.search.service import Filters
+from app.search.scoping import Filters
 
 SingleKind = Literal["natural", "symbol", "route"]
 SetKind = Literal["annotation", "callers", "injection", "inverse", "endpoints"]

@@ -1,0 +1,267 @@
+"""Exact lookups of symbols and their relations: a name, its callers and callees, injectors, implementations.
+
+Each is a few store lookups in file order, filtered by the caller's access inside the query (`Reader`);
+calls and types are followed through the hierarchy the caller may read (`app.search.hierarchy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.auth.access import Access
+from app.search.endpoints import annotation_types
+from app.search.hierarchy import in_order, simple_name
+from app.search.hits import Hit, in_file_order
+from app.search.reader import Reader
+from app.search.scoping import Filters
+from app.store.filters import Condition, Filter, all_of, any_of, either, eq
+from pipeline.model import TYPE_SYMBOLS
+from pipeline.spring import BEAN_ANNOTATIONS, learned_stereotypes
+
+
+async def outline(reader: Reader, access: Access, repo: str, file_path: str) -> list[Hit]:
+    """Every chunk of one file in line order."""
+    return await reader.lookup(access, Filters(repo=repo), eq("file_path", file_path.strip("/")))
+
+
+async def symbol(
+    reader: Reader, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+) -> list[Hit]:
+    """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads.
+
+    Every lookup takes `repo` and `path_prefix` (a folder, e.g. a Maven module, or a file) as
+    `Filters` does; both go into the store query.
+    """
+    base, params = _split_params(name)
+    simple = base.rsplit(".", 1)[-1]
+    qualified = base if "." in base and base[:1].islower() else None
+    condition = eq("qualified_name", qualified) if qualified else eq("name", simple)
+    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), condition)
+    if "." in base and not qualified:
+        hits = [h for h in hits if h.qualified_name.endswith("." + base)]
+    if params is not None:
+        hits = [h for h in hits if _params_match(h.chunk.parameter_types, params)]
+    return hits
+
+
+async def callers(
+    reader: Reader, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+) -> list[Hit]:
+    """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`).
+
+    Through the type hierarchy: a call recorded under a subtype that inherits the method, or
+    under a supertype whose declaration it overrides (`Iface.m` for `Impl.m`), counts too.
+    `path_prefix` narrows the callers, not the method: its declaring types are looked up in all of `repo`.
+    """
+    condition = await callers_condition(reader, access, name, repo)
+    if condition is None:
+        return []
+    return await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), condition)
+
+
+async def callers_condition(reader: Reader, access: Access, name: str, repo: str | None) -> Condition | None:
+    """What a caller of the named method matches (None: nothing can): its call keys, hierarchy included."""
+    keys_fq, keys = await call_keys(reader, access, name, repo)
+    conditions: list[Condition] = []
+    if keys_fq:
+        conditions.append(any_of("calls_fq", keys_fq))
+    if keys:
+        conditions.append(any_of("calls", keys))
+    return either(*conditions) if conditions else None
+
+
+async def callees(
+    reader: Reader, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+) -> list[tuple[str, list[Hit]]]:
+    """What the named method calls: each call as written, with the indexed symbols it resolves to.
+
+    `path_prefix` picks which method is meant; the called symbols are looked up in all of `repo`.
+
+    Every call is resolved from a few lookups in all (by qualified name where the caller's imports
+    made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
+    A call on a type that inherits the method resolves to the nearest supertype declaring it
+    (`child.isActive()` → `Base.isActive`), walked a level per lookup (app.search.hierarchy).
+    """
+    # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
+    calls: list[tuple[str, str | None, list[str]]] = []
+    for hit in await symbol(reader, access, name, repo, path_prefix=path_prefix):
+        fq = set(hit.chunk.calls_fq)
+        for call in hit.chunk.calls:
+            method = _method_of(call)
+            calls.append((call, method, sorted(f for f in fq if f.endswith("." + call)) if method is not None else []))
+    exact_names = sorted({f for _, _, exact in calls for f in exact})
+    methods = sorted({method for _, method, exact in calls if method is not None and not exact})
+    scope = Filters(repo=repo)
+    by_fq = await reader.lookup(access, scope, any_of("qualified_name", exact_names)) if exact_names else []
+    by_name = await reader.lookup(access, scope, any_of("name", methods)) if methods else []
+    resolved: dict[str, list[Hit]] = {}
+    for call, method, exact in calls:
+        if method is None:
+            targets = []
+        elif exact:
+            targets = [h for h in by_fq if h.qualified_name in exact]
+        else:
+            targets = [h for h in by_name if h.chunk.name == method and h.qualified_name.endswith("." + call)]
+        resolved[call] = targets
+    inherited = await inherited_targets(
+        reader, access, repo, [(call, method, exact) for call, method, exact in calls if method and not resolved[call]]
+    )
+    return [(call, resolved[call] or inherited.get(call, [])) for call, _, _ in calls]
+
+
+async def inherited_targets(
+    reader: Reader, access: Access, repo: str | None, calls: Sequence[tuple[str, str | None, list[str]]]
+) -> dict[str, list[Hit]]:
+    """Calls that name no declaration resolved to the nearest supertype of their receiver declaring the method."""
+    if not calls:
+        return {}
+    hierarchy = reader.hierarchy(access, repo)
+    # The receiver's fully qualified types: from the exact name, else the indexed types of that simple name.
+    receivers: dict[str, set[str]] = {}
+    loose = sorted({call.rsplit(".", 1)[0] for call, _, exact in calls if not exact})
+    by_simple: dict[str, set[str]] = {}
+    if loose:
+        for chunk in await hierarchy.types(any_of("name", sorted({simple_name(r) for r in loose}))):
+            by_simple.setdefault(chunk.name, set()).add(chunk.qualified_name)
+    for call, _, exact in calls:
+        owner = call.rsplit(".", 1)[0]
+        receivers[call] = (
+            {e.rsplit(".", 1)[0] for e in exact}
+            if exact
+            else {fq for fq in by_simple.get(simple_name(owner), ()) if fq.endswith("." + owner) or fq == owner}
+        )
+    parents = await hierarchy.ancestors({fq for fqs in receivers.values() for fq in fqs})
+    wanted = {
+        f"{ancestor}.{method}"
+        for call, method, _ in calls
+        for fq in receivers[call]
+        for ancestor in in_order(fq, parents)
+    }
+    found: dict[str, list[Hit]] = {}
+    if wanted:
+        for hit in await reader.lookup(access, Filters(repo=repo), any_of("qualified_name", sorted(wanted))):
+            if hit.symbol_type not in TYPE_SYMBOLS:
+                found.setdefault(hit.qualified_name, []).append(hit)
+    out: dict[str, list[Hit]] = {}
+    for call, method, _ in calls:
+        targets: list[Hit] = []
+        for fq in sorted(receivers[call]):
+            nearest = next((found[f"{a}.{method}"] for a in in_order(fq, parents) if f"{a}.{method}" in found), [])
+            targets.extend(nearest)
+        out[call] = targets
+    return out
+
+
+async def call_keys(reader: Reader, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
+    """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included)."""
+    base, _ = _split_params(name)
+    owner, _, method = base.rpartition(".")
+    hierarchy = reader.hierarchy(access, repo)
+    if owner and base[:1].islower():  # `com.acme.Base.isActive`: the owner is known
+        owners = {owner}
+    elif owner:  # `Base.isActive`: the indexed types named Base, declaring the method or inheriting it
+        named = await hierarchy.types(eq("name", simple_name(owner)))
+        owners = {
+            c.qualified_name for c in named if c.qualified_name == owner or c.qualified_name.endswith("." + owner)
+        } or await hierarchy.named_supertypes(owner)  # else a library type that indexed types extend
+    else:  # `isActive`: the types that declare it
+        targets = await symbol(reader, access, base, repo)
+        owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
+    if not owners:
+        return [], [base] if owner else []  # a type the index does not know: the call as written
+    related = await hierarchy.dispatch_owners(owners, method)
+    keys_fq = sorted(f"{fq}.{method}" for fq in related)
+    keys = sorted(
+        {f"{simple_name(fq)}.{method}" for fq in related} | ({base} if owner and not owner[:1].islower() else set())
+    )
+    return keys_fq, keys
+
+
+async def injectors(
+    reader: Reader, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
+) -> list[Hit]:
+    """Types (and their constructors, setters, @Bean methods) that receive the named type by injection.
+
+    Beans of a stereotype learned from the index (`bean_stereotypes`) count too: their
+    constructor's `injects_if_bean`, recorded because the file alone could not tell.
+    """
+    condition = _type_condition("injects", type_name)
+    scope = Filters(repo=repo, path_prefix=path_prefix)
+    learned = await bean_stereotypes(reader, access)
+    if not learned:
+        return await reader.lookup(access, scope, condition)
+    if_bean = _type_condition("injects_if_bean", type_name)
+    hits = await reader.lookup(
+        access, scope, either(condition, all_of(if_bean, any_of("annotation_names", sorted(learned))))
+    )
+    # A constructor's chunk carries its own annotations, not its class's: found by its class.
+    beans = sorted({h.qualified_name for h in hits if h.symbol_type in TYPE_SYMBOLS and h.chunk.injects_if_bean})
+    if beans:
+        seen = {h.id for h in hits}
+        members = await reader.lookup(access, scope, all_of(if_bean, any_of("enclosing_type", beans)))
+        hits = in_file_order([*hits, *(h for h in members if h.id not in seen)])
+    return hits
+
+
+async def dependencies(reader: Reader, access: Access, type_name: str, repo: str | None = None) -> list[str]:
+    """What the named type receives by injection (the inverse of `injectors`), learned stereotypes included."""
+    types = [h.chunk for h in await symbol(reader, access, type_name, repo) if h.symbol_type in TYPE_SYMBOLS]
+    learned = await bean_stereotypes(reader, access) if any(c.injects_if_bean for c in types) else frozenset()
+    found: dict[str, None] = {}
+    for chunk in types:
+        found.update(dict.fromkeys(chunk.injects))
+        if learned.intersection(chunk.annotation_names):
+            found.update(dict.fromkeys(chunk.injects_if_bean))
+    return sorted(found)
+
+
+async def bean_stereotypes(reader: Reader, access: Access) -> frozenset[str]:
+    """Annotation types declared anywhere the caller may read that make a class a bean (one lookup).
+
+    Learned across repositories: an organization's `@UseCase` may be declared in a shared library's
+    project. The frameworks' own stereotypes are known at index time (`pipeline.spring.STEREOTYPES`).
+    """
+    declared = await annotation_types(reader, access)
+    learned = learned_stereotypes({h.chunk.name: h.chunk.annotation_names for h in declared})
+    return learned - BEAN_ANNOTATIONS
+
+
+async def implementations(
+    reader: Reader, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
+) -> list[Hit]:
+    """Types that implement or extend the named type."""
+    should = [_type_condition(key, type_name) for key in ("implements", "extends")]
+    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), either(*should))
+    return [h for h in hits if h.symbol_type in TYPE_SYMBOLS]
+
+
+def _method_of(call: str) -> str | None:
+    """The method of `Type.method`; None for an unqualified or chained call, which resolves to nothing."""
+    owner, _, method = call.rpartition(".")
+    return None if not owner or "(" in owner else method
+
+
+def _type_condition(key: str, type_name: str) -> Filter:
+    """Match a type by simple name on `key` or by fully qualified name on `key_fq`."""
+    base = type_name.strip()
+    if "." in base and base[:1].islower():
+        return either(eq(f"{key}_fq", base), eq(key, base.rsplit(".", 1)[-1]))
+    return either(eq(key, base))
+
+
+def _split_params(name: str) -> tuple[str, list[str] | None]:
+    base, paren, rest = name.strip().partition("(")
+    if not paren:
+        return base, None
+    inner = rest.rstrip(")").strip()
+    return base, [p.strip() for p in inner.split(",")] if inner else []
+
+
+def _params_match(declared: Sequence[str], wanted: Sequence[str]) -> bool:
+    if len(declared) != len(wanted):
+        return False
+    # A parameter may be given with or without type arguments or names: `List<OwnerDto> dtos` ~ `List`.
+    return all(
+        d.split("<", 1)[0].strip() == w.split(" ", 1)[0].split("<", 1)[0].strip()
+        for d, w in zip(declared, wanted, strict=True)
+    )
