@@ -12,7 +12,7 @@ tree. py-tree-sitter parses a file again only when a node is asked for (`Read`).
 runtime must build the same trees, so before the extension is used it must have been built for the
 installed version and read a probe file exactly as the Python reader does. When it does not,
 that is drift: `PROBLEM` says why, an error is logged and the Python reader is used; in development
-(`JAVAKB_DEV_MODE`) the services refuse to start (`app.core.settings.check_readers`), and the pipeline tests
+(`JAVAKB_DEV_MODE`) the services refuse to start (`app.core.startup_checks.check_readers`), and the pipeline tests
 fail (tests/pipeline/test_outline.py). Setting `JAVAKB_NO_EXTENSIONS=1` forces Python (as
 `MULTIDICT_NO_EXTENSIONS` does for multidict), for tests and comparisons.
 """
