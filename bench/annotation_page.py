@@ -9,8 +9,8 @@ Run from the repository root, after `.venv/bin/python -m bench.mcp_latency --ind
    the four order fields and the whole payload (the calling thread's CPU, median and min): what a lookup
    pays per point it reads, whichever fields it asks for.
 2. The page, both ways, interleaved in rounds: every member parsed into a `Hit` and the page rendered
-   (`by_annotation` + `_set`, the path before), against the members sorted on their order fields and only
-   the ones the page can show parsed (`annotated` + `most_shown` + `_set_window`, the tool's path). The two
+   (`by_annotation` + `tool_pages.set_page`, the path before), against the members sorted on their order fields and only
+   the ones the page can show parsed (`annotated` + `most_shown` + `set_window_page`, the tool's path). The two
    answers are checked equal first. Process CPU per call (both threads), so a loaded machine matters less.
 """
 
@@ -59,7 +59,7 @@ async def run(store_dir: Path, rounds: int, runs: int) -> int:
     from app.search.results import place_floor
     from app.store.edge import EdgeStore
     from entry.deps import open_deps
-    from mcp_server import server
+    from mcp_server import tool_pages
     from mcp_server.render import most_shown
 
     async with open_deps(lexical_settings(store_dir)) as deps:
@@ -67,13 +67,13 @@ async def run(store_dir: Path, rounds: int, runs: int) -> int:
 
         async def every_member(name: str) -> Any:
             hits = await search.by_annotation(LOCAL, name, None, SCAN)
-            return server._set(hits, "h", 0, False, BUDGET, excerpt_lines=8)
+            return tool_pages.set_page(hits, "h", 0, False, BUDGET, excerpt_lines=8)
 
         async def the_page(name: str) -> Any:
             members = await search.annotated(LOCAL, name, None, SCAN)
             shown = most_shown((place_floor(m.repo_path, m.file_path) for m in members), BUDGET)
             window = search.hits_of(members[:shown])
-            return server._set_window(window, len(members), "h", 0, False, BUDGET, excerpt_lines=8)
+            return tool_pages.set_window_page(window, len(members), "h", 0, False, BUDGET, excerpt_lines=8)
 
         paths: dict[str, Callable[[str], Awaitable[Any]]] = {
             "every member parsed (before)": every_member,

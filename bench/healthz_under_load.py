@@ -74,7 +74,7 @@ def serve(store_dir: Path, port: int) -> None:
     """Child process: the application over the lexical store at `store_dir`, on `port`, until killed."""
     import uvicorn
 
-    from app.core.settings import AccessSettings, ServiceToken, token_digest
+    from app.core.access_settings import AccessSettings, ServiceToken, token_digest
     from bench.mcp_latency_stores import lexical_settings
     from entry.deps import open_deps
     from entry.web import create_app

@@ -43,7 +43,7 @@ from qdrant_client import models as qm
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from app.core.settings import AccessSettings
+from app.core.access_settings import AccessSettings
 from app.search.service import SearchService
 from app.store.edge import EdgeStore
 from app.store.engines import Store

@@ -42,16 +42,17 @@ def serve(mode: str, port: int, dsn: str, redis: str) -> None:
     from pydantic import SecretStr
 
     from app.core import settings as cfg
+    from app.core.access_settings import OAuthSettings
     from entry.web import create_app
 
-    oauth = cfg.OAuthSettings(
+    oauth = OAuthSettings(
         client_id="bench-app",
         client_secret=SecretStr(secrets.token_hex(16)),
         public_url=f"http://{HOST}:{port}",
         jwt_signing_key=SecretStr(secrets.token_hex(32)),
     )
     if mode == "lifted":
-        oauth = cfg.OAuthSettings.model_validate(oauth.model_dump() | LIFTED)
+        oauth = OAuthSettings.model_validate(oauth.model_dump() | LIFTED)
     settings = cfg.Settings(
         postgres=cfg.PostgresSettings(dsn=SecretStr(dsn)),
         redis=cfg.QueueSettings(url=redis, queue="javakb:bench-oauth"),

@@ -27,7 +27,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from app.auth.access import Access
-from app.core.settings import AccessSettings, QdrantSettings
+from app.core.access_settings import AccessSettings
+from app.core.settings import QdrantSettings
 from app.store import filters
 from app.store.engines import open_store
 from app.store.lexical import query_vector

@@ -32,7 +32,8 @@ from pydantic import SecretStr
 
 from app.auth.identity import GitLabIdentities, OpenProjects, OpenSet
 from app.auth.visibility import build_refresh, open_set
-from app.core.settings import AccessSettings, GitLabSettings, Settings
+from app.core.access_settings import AccessSettings
+from app.core.settings import GitLabSettings, Settings
 from app.db import Database
 from bench.common import bench_database, log
 from testkit.fake_gitlab import FakeGitLab

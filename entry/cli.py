@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import secrets
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -19,17 +17,19 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
-from app.core.errors import ConfigError, ServiceError
-from app.core.settings import (
-    ALL_REPOS,
-    AdminToken,
-    IndexJobToken,
-    ServiceToken,
-    Settings,
-    check_secrets,
-    secret_values,
-    token_digest,
+from app.core.access_settings import ALL_REPOS
+from app.core.errors import ServiceError
+from app.core.settings import Settings
+from entry.cli_admin import (
+    run_admin_reindex,
+    run_admin_status,
+    run_doctor,
+    run_install_hook,
+    run_migrate,
+    run_rebuild,
+    run_token,
 )
+from entry.cli_services import run_serve, run_web, run_worker
 
 if TYPE_CHECKING:
     from app.search.hits import Hit
@@ -349,235 +349,6 @@ def _render_hit(rank: int, hit: Hit) -> str:
     return (
         f"{rank:>2}. {hit.qualified_name}  ({kind})  score {hit.score:.3f}\n   {hit.signature}\n   {where}{sha}{link}\n"
     )
-
-
-TOKEN_PREFIX = "jkb_"
-
-
-def run_token(
-    args: argparse.Namespace, settings: Settings, out: TextIO | None = None, err: TextIO | None = None
-) -> int:
-    """Print a new token's settings entry (a JSON list, the value of the variable) and the token itself, once."""
-    out, err = out or sys.stdout, err or sys.stderr
-    kinds = [bool(args.admin), bool(args.repos), args.project is not None]
-    if sum(kinds) != 1 or (args.project is not None and args.project < 1):
-        print("javakb token: give one of --repos, --admin or --project ID", file=err)
-        return 2
-    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    digest = token_digest(token)
-    entry: AdminToken
-    if args.admin:
-        entry, variable = AdminToken(name=args.name, sha256=digest), "JAVAKB_ADMIN_TOKENS"
-    elif args.project is not None:
-        entry = IndexJobToken(name=args.name, sha256=digest, project_id=args.project)
-        variable = "JAVAKB_INDEX_JOB_TOKENS"
-    else:
-        entry = ServiceToken(name=args.name, sha256=digest, repos=args.repos)
-        variable = "JAVAKB_SERVICE_TOKENS"
-    out.write(json.dumps([entry.model_dump()]) + "\n")
-    err.write(f"javakb token: bearer token for {args.name!r} (shown once, only its sha256 goes into {variable}):\n")
-    err.write(token + "\n")
-    return 0
-
-
-def run_migrate(args: argparse.Namespace, settings: Settings) -> int:
-    """Apply pending migrations."""
-    from app.db.migrate import apply_migrations
-
-    applied = apply_migrations(settings.postgres.dsn.get_secret_value())
-    print(f"javakb migrate: {applied} migrations applied", file=sys.stderr)
-    return 0
-
-
-def run_doctor(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
-    """Check every dependency; exit 1 when any check failed."""
-    from entry import doctor
-
-    text, code = doctor.report(asyncio.run(doctor.examine(settings)))
-    print(text, file=out or sys.stdout)
-    return code
-
-
-def run_rebuild(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
-    """`javakb admin rebuild` (`entry.rebuild_cli`)."""
-    from entry.rebuild_cli import run_rebuild as run
-
-    return run(args, settings, out or sys.stdout)
-
-
-def run_install_hook(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
-    """Create or repair the system hook that sends pushes to this service's receiver."""
-    base_url = args.url or settings.oauth.public_url
-    if not base_url:
-        raise ConfigError("give --url (this service's public base URL) or set JAVAKB_OAUTH__PUBLIC_URL")
-    print(asyncio.run(_install_hook(settings, base_url)), file=out or sys.stdout)
-    return 0
-
-
-async def _install_hook(settings: Settings, base_url: str) -> str:
-    import httpx
-
-    from app.ops.system_hook import install_hook
-
-    async with httpx.AsyncClient(timeout=settings.gitlab.timeout_s) as client:
-        return await install_hook(settings, base_url, client)
-
-
-def run_admin_reindex(args: argparse.Namespace, settings: Settings, out: TextIO | None = None, http: Any = None) -> int:
-    """`POST /admin/reindex`, then the backfill's progress (followed with --watch); exit 1 if it or a project failed."""
-    from app.ops import admin_client as ac
-
-    out = out or sys.stdout
-    body = ac.reindex_body(args.project, args.group, args.all, full=args.full, force=args.force)
-    with http or ac.admin_client(settings) as client:
-        accepted = ac.call(client, "POST", "/admin/reindex", json=body)
-        print(f"backfill {accepted['backfill_id']} {accepted['status']}", file=out)
-        return _follow(ac, client, accepted["backfill_id"], out, follow=args.watch)
-
-
-def run_admin_status(
-    args: argparse.Namespace,
-    settings: Settings,
-    out: TextIO | None = None,
-    http: Any = None,
-    sleep: Callable[[float], None] = time.sleep,
-) -> int:
-    """Projects by state and the syncs running, or one backfill's progress (refreshed with --watch, until Ctrl-C)."""
-    from app.ops import admin_client as ac
-
-    out = out or sys.stdout
-    with http or ac.admin_client(settings) as client:
-        if args.backfill is not None:
-            return _follow(ac, client, args.backfill, out, follow=args.watch)
-        with contextlib.suppress(KeyboardInterrupt):  # how a --watch ends
-            ac.watch_status(client, ac.Screen(out, out.isatty()), follow=args.watch, sleep=sleep)
-        return 0
-
-
-def _follow(ac: Any, client: Any, backfill_id: int, out: TextIO, *, follow: bool) -> int:
-    screen = ac.Screen(out, out.isatty())
-    report = ac.watch(lambda: ac.call(client, "GET", f"/admin/backfills/{backfill_id}"), screen, follow=follow)
-    if report["status"] in ac.FINISHED and report["progress"].get("failed"):
-        failed = ac.call(client, "GET", f"/admin/backfills/{backfill_id}", params={"state": "failed"})
-        print("\n".join(ac.failures(failed)), file=out)
-    return 1 if report["status"] == "failed" or report["progress"].get("failed") else 0
-
-
-def _needs_server(settings: Settings, command: str) -> bool:
-    if settings.qdrant.url:
-        return True
-    print(
-        f"javakb {command}: embedded Qdrant can be opened by one process only; set JAVAKB_QDRANT__URL to run "
-        "web and worker apart, or run `javakb serve` (receiver and worker in one process)",
-        file=sys.stderr,
-    )
-    return False
-
-
-def run_web(args: argparse.Namespace, settings: Settings) -> int:
-    """The web application alone (scale it out behind a load balancer)."""
-    import uvicorn
-
-    from app.core.logs import configure_logging
-    from entry.web import create_app
-
-    if not _needs_server(settings, "web"):
-        return 2
-    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
-    check_secrets(settings)
-    # log_config=None: uvicorn's lines go through our handler (JSON when asked, secrets redacted)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
-    return 0
-
-
-def run_worker(args: argparse.Namespace, settings: Settings) -> int:
-    """The sync worker alone."""
-    from app.core.logs import configure_logging
-
-    if not _needs_server(settings, "worker"):
-        return 2
-    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
-    check_secrets(settings, receives_hooks=False)
-    asyncio.run(_worker(settings))
-    return 0
-
-
-async def _worker(settings: Settings) -> None:
-    from app.ops.scrape import guarded
-    from app.ops.worker_health import health_endpoint
-    from entry.deps import open_deps
-    from entry.worker import build_worker
-
-    async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
-        await deps.store.ensure(await deps.index_model())
-        worker = build_worker(settings, deps)
-        try:
-            async with health_endpoint(settings, deps.require_queue(), guarded(deps)):
-                await worker.async_run()
-        finally:
-            await worker.close()
-
-
-def run_serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Receiver and worker in one process, sharing one Qdrant client (the embedded default)."""
-    from app.core.logs import configure_logging
-
-    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
-    check_secrets(settings)
-    watched = [*map(Path, settings.watch), *args.watch]
-    missing = [str(p) for p in watched if not p.is_dir()]
-    if missing:
-        print(f"javakb serve: --watch: not a directory: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    asyncio.run(serve(settings, watched))
-    return 0
-
-
-async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
-    """Run uvicorn and the arq worker on one event loop until the server stops.
-
-    The worker is supervised: restarted with backoff whenever it stops (a Redis restart), and its
-    state is part of `/readyz`. `javakb index` and `javakb search` reach this process through its
-    local socket (`entry.local_api`); `watched` checkouts are indexed and kept fresh (`app.sync.watch`).
-    """
-    import contextlib
-
-    import uvicorn
-
-    from app.core.errors import QueueUnavailableError
-    from app.jobs.redis import translated
-    from app.ops.supervisor import WorkerSupervisor
-    from app.sync.watch import watch
-    from entry.deps import open_deps
-    from entry.local_api import serving, socket_path
-    from entry.web import create_app
-    from entry.worker import build_worker
-
-    async with (
-        open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps,
-        serving(deps, socket_path(settings.qdrant)),
-    ):
-        await deps.store.ensure(await deps.index_model())
-        supervisor = WorkerSupervisor(lambda: build_worker(settings, deps, handle_signals=False))
-        app = create_app(settings, deps, worker_health=supervisor.health)
-        config = uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on", log_config=None)
-        server = uvicorn.Server(config)
-        supervised = asyncio.create_task(supervisor.run())
-        stop_watching = asyncio.Event()
-        watching = asyncio.create_task(watch(deps, watched, settings.watch_interval_s, stop_watching))
-        try:
-            await server.serve()
-        finally:
-            stop_watching.set()
-            watching.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watching
-            supervised.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await supervised
-            if supervisor.worker is not None:
-                with contextlib.suppress(QueueUnavailableError), translated():
-                    await supervisor.worker.close()
 
 
 def run_context(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:

@@ -27,7 +27,8 @@ from app.core.errors import (
     ServiceError,
 )
 from app.core.logs import escape
-from app.core.settings import Settings, named_secrets, weak_secret
+from app.core.settings import Settings
+from app.core.startup_checks import named_secrets, weak_secret
 from app.db.migrate import pending_migrations
 from app.gitlab.client import rest_root
 from app.jobs.redis import ping_url

@@ -36,8 +36,8 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.auth.ratelimit import TokenBuckets, client_address, too_many
+from app.core.access_settings import OAuthSettings
 from app.core.bodies import BodyTooLargeError, read_body
-from app.core.settings import OAuthSettings
 
 CLIENTS = "mcp-oauth-proxy-clients"
 """fastmcp's collection of registered clients (`OAuthProxy._client_store`)."""

@@ -17,66 +17,48 @@ Shapes and behaviour follow gitlabhq (paths relative to its repository):
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import json
-import math
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import formatdate
-from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import parse_qsl, quote, unquote, urlencode
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, quote
 
-from testkit.fake_gitlab_users import FakeUser, user_entity
-from testkit.git_repo import EMPTY_TREE, CommitInfo, FileChange, GitError, TreeEntry
+from testkit.fake_gitlab_users import user_entity
+from testkit.fake_gitlab_wire import (
+    ARCHIVE_RATE_LIMITED,
+    ARCHIVE_ROUTES,
+    HEX_SHA,
+    ApiError,
+    HeaderPair,
+    Json,
+    Request,
+    Response,
+    api_timestamp,
+    bad_request,
+    bool_param,
+    commit_entity,
+    decode_page_token,
+    fault_response,
+    filter_activity,
+    filter_attributes,
+    filter_ids,
+    filter_updated,
+    json_response,
+    match_segments,
+    next_link,
+    not_found,
+    offset_page,
+    per_page_param,
+    project_sort_key,
+    q_format,
+    raw_headers,
+    system_hook_entity,
+    token_entity,
+)
+from testkit.git_repo import EMPTY_TREE, FileChange, GitError, TreeEntry
 
 if TYPE_CHECKING:
-    from testkit.fake_gitlab import FakeGitLab, Fault, ProjectSnapshot
-
-T = TypeVar("T")
-Json = dict[str, Any]
-
-DEFAULT_PER_PAGE = 20
-MAX_PER_PAGE = 100
-_HEX_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
-_TRUE = {"true", "1", "yes", "t"}
-_FALSE = {"false", "0", "no", "f"}
-
-
-@dataclass(frozen=True, slots=True)
-class Response:
-    status: int
-    body: bytes
-    headers: tuple[tuple[str, str], ...]
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, payload: Json) -> None:
-        super().__init__(status, payload)
-        self.status = status
-        self.payload = payload
-
-
-def not_found(what: str | None = None) -> ApiError:
-    return ApiError(404, {"message": f"404 {what} Not Found" if what else "404 Not Found"})
-
-
-def bad_request(message: str) -> ApiError:
-    return ApiError(400, {"error": message})
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Request:
-    method: str
-    path: str  # as sent, percent-encoded
-    query: dict[str, str]
-    params: dict[str, str]  # route placeholders, decoded
-    base_url: str
-    user: FakeUser | None = None  # None: the sync's own (administrator) token
-    body: bytes = b""
+    from testkit.fake_gitlab import FakeGitLab, ProjectSnapshot
 
 
 Handler = Callable[[Request], Response]
@@ -109,7 +91,7 @@ class GitLabApi:
         path, _, query_string = target.partition("?")
         fault = self.gl.record_call(method, path)
         if fault is not None:
-            return _fault_response(fault)
+            return fault_response(fault)
         user = None if token == self.gl.token else self.gl.directory.user_for(token)
         if token != self.gl.token and user is None:
             return json_response(401, {"message": "401 Unauthorized"})
@@ -130,7 +112,7 @@ class GitLabApi:
         segments = path.split("/")
         if segments[:3] == ["", "api", "v4"]:
             for route_method, pattern, handler in self.routes:
-                params = _match_segments(pattern, segments[3:])
+                params = match_segments(pattern, segments[3:])
                 # Rack answers HEAD on every GET route (without a body).
                 if params is not None and (route_method == method or (method == "HEAD" and route_method == "GET")):
                     return handler, params
@@ -205,8 +187,8 @@ class GitLabApi:
         projects = self.gl.snapshots()
         if req.user is not None:  # what the caller may list (`testkit/fake_gitlab_users.py`)
             projects = self.gl.directory.visible(req.user, projects, q)
-        projects = _filter_updated(_filter_activity(_filter_ids(_filter_attributes(projects, q), q), q), q, order_by)
-        projects.sort(key=lambda p: (_project_sort_key(p, order_by), p.id), reverse=sort == "desc")
+        projects = filter_updated(filter_activity(filter_ids(filter_attributes(projects, q), q), q), q, order_by)
+        projects.sort(key=lambda p: (project_sort_key(p, order_by), p.id), reverse=sort == "desc")
         simple = bool_param(q, "simple", default=False)
         if q.get("pagination") == "keyset":
             if order_by != "id":
@@ -241,7 +223,7 @@ class GitLabApi:
             "forks_count": 0,
             "avatar_url": None,
             "star_count": 0,
-            "last_activity_at": _api_timestamp(project.last_activity_at),
+            "last_activity_at": api_timestamp(project.last_activity_at),
             "namespace": {
                 "id": namespace.id,
                 "name": namespace.path,
@@ -260,7 +242,7 @@ class GitLabApi:
             "_links": {"self": api_self, "repo_branches": f"{api_self}/repository/branches"},
             "empty_repo": project.repo.is_empty(),
             "archived": project.archived,
-            "updated_at": _api_timestamp(project.updated_at),
+            "updated_at": api_timestamp(project.updated_at),
             "visibility": project.visibility,
             "repository_access_level": project.repository_access_level,
             # `ee/lib/ee/api/entities/project.rb`: both name the date delayed deletion was asked for (null
@@ -394,7 +376,7 @@ class GitLabApi:
         token = req.query.get("page_token")
         start = 0
         if token:
-            file_name, by_path = _decode_page_token(token)
+            file_name, by_path = decode_page_token(token)
             keys = [e.path if by_path else e.sha for e in entries]
             if file_name not in keys:
                 # Gitaly: "could not find starting OID", an unhandled error that GitLab turns into a 500.
@@ -410,7 +392,7 @@ class GitLabApi:
 
     def raw_file(self, req: Request) -> Response:
         headers, data = self._file(req, ref_required=False)
-        return Response(200, data, (*headers, *_raw_headers(req.params["file_path"].rsplit("/", 1)[-1])))
+        return Response(200, data, (*headers, *raw_headers(req.params["file_path"].rsplit("/", 1)[-1])))
 
     def file_metadata(self, req: Request) -> Response:
         headers, _data = self._file(req, ref_required=True)
@@ -449,9 +431,9 @@ class GitLabApi:
     def raw_blob(self, req: Request) -> Response:
         project = self._project(req)
         sha = req.params["sha"]
-        if not _HEX_SHA.fullmatch(sha) or project.repo.object_type(sha) != "blob":
+        if not HEX_SHA.fullmatch(sha) or project.repo.object_type(sha) != "blob":
             raise not_found("Blob")
-        return Response(200, project.repo.read_blob(sha), tuple(_raw_headers(None)))
+        return Response(200, project.repo.read_blob(sha), tuple(raw_headers(None)))
 
     # -- groups and archives ---------------------------------------------------------------------
 
@@ -469,9 +451,9 @@ class GitLabApi:
             if p.namespace.full_path == group.full_path
             or (nested and p.namespace.full_path.startswith(group.full_path + "/"))
         ]
-        projects = _filter_attributes(inside, q)
+        projects = filter_attributes(inside, q)
         order_by, sort = q.get("order_by", "created_at"), q.get("sort", "desc")
-        projects.sort(key=lambda p: (_project_sort_key(p, order_by), p.id), reverse=sort == "desc")
+        projects.sort(key=lambda p: (project_sort_key(p, order_by), p.id), reverse=sort == "desc")
         page, headers = offset_page(projects, req)
         simple = bool_param(q, "simple", default=False)
         return json_response(200, [self._project_entity(p, req.base_url, simple=simple) for p in page], headers)
@@ -506,282 +488,10 @@ class GitLabApi:
         return Response(200, data, headers)
 
 
-ARCHIVE_ROUTES: dict[str, str | None] = {
-    "archive": None,
-    "archive.tar.gz": "tar.gz",
-    "archive.tgz": "tar.gz",
-    "archive.tar": "tar",
-    "archive.zip": "zip",
-}
-ARCHIVE_RATE_LIMITED = "This archive has been requested too many times. Try again later."
-
-
-def q_format(query: dict[str, str]) -> str | None:
-    """The `format` parameter of the archive endpoint (tar.gz when absent); None for one git cannot write."""
-    fmt = query.get("format") or "tar.gz"
-    return fmt if fmt in ("tar.gz", "tgz", "tar", "zip") else None
-
-
-HeaderPair = tuple[str, str]
-
-
 # -- entities -------------------------------------------------------------------------------------
-
-
-def token_entity(user_id: int, scopes: Sequence[str]) -> Json:
-    """`Entities::PersonalAccessToken` of the token that asks."""
-    return {
-        "id": 1000 + user_id, "name": "javakb", "revoked": False, "created_at": "2026-01-01T00:00:00.000Z",
-        "description": None, "scopes": list(scopes), "user_id": user_id, "last_used_at": None, "active": True,
-        "expires_at": None,
-    }  # fmt: skip
-
-
-def system_hook_entity(
-    hook_id: int, url: str, *, push_events: bool = True, repository_update_events: bool = True
-) -> Json:
-    """`Entities::Hook` of a system hook as `GET /hooks` lists it (the token is never returned)."""
-    return {
-        "id": hook_id, "url": url, "name": "", "description": "", "created_at": "2026-01-01T00:00:00.000Z",
-        "push_events": push_events, "tag_push_events": False, "merge_requests_events": False,
-        "repository_update_events": repository_update_events, "enable_ssl_verification": True, "url_variables": [],
-    }  # fmt: skip
-
-
-def commit_entity(commit: CommitInfo, project_web_url: str) -> Json:
-    extended: dict[str, list[str]] = {}
-    for key, value in commit.trailers:
-        extended.setdefault(key, []).append(value)
-    return {
-        "id": commit.sha,
-        "short_id": commit.sha[:8],
-        "created_at": _api_time(commit.committed_date),
-        "parent_ids": list(commit.parent_ids),
-        "title": commit.message.split("\n", 1)[0].rstrip("\r"),
-        "message": commit.message,
-        "author_name": commit.author_name,
-        "author_email": commit.author_email,
-        "authored_date": _api_time(commit.authored_date),
-        "committer_name": commit.committer_name,
-        "committer_email": commit.committer_email,
-        "committed_date": _api_time(commit.committed_date),
-        "trailers": {key: values[-1] for key, values in extended.items()},
-        "extended_trailers": extended,
-        "web_url": f"{project_web_url}/-/commit/{commit.sha}",
-    }
-
-
-def _api_time(git_iso: str) -> str:
-    """Git's strict ISO date as Rails renders times in the API: with milliseconds and the commit's offset."""
-    return datetime.fromisoformat(git_iso).isoformat(timespec="milliseconds")
 
 
 # -- params and pagination ------------------------------------------------------------------------
 
 
-def bool_param(query: dict[str, str], name: str, *, default: bool) -> bool:
-    """Grape's Boolean coercion: python-gitlab sends `True`, curl users send `true`."""
-    raw = query.get(name)
-    if raw is None:
-        return default
-    if raw.lower() in _TRUE:
-        return True
-    if raw.lower() in _FALSE:
-        return False
-    raise bad_request(f"{name} is invalid")
-
-
-def int_param(query: dict[str, str], name: str, default: int) -> int:
-    raw = query.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise bad_request(f"{name} is invalid") from None
-
-
-def per_page_param(query: dict[str, str]) -> int:
-    per_page = int_param(query, "per_page", DEFAULT_PER_PAGE)
-    return DEFAULT_PER_PAGE if per_page <= 0 else min(per_page, MAX_PER_PAGE)
-
-
-def offset_page(items: Sequence[T], req: Request) -> tuple[list[T], list[HeaderPair]]:
-    """Kaminari-style page plus GitLab's `OffsetHeaderBuilder` headers."""
-    per_page = per_page_param(req.query)
-    page = max(int_param(req.query, "page", 1), 1)
-    total_pages = max(math.ceil(len(items) / per_page), 1)
-    next_page = page + 1 if page < total_pages else None
-    prev_page = page - 1 if page > 1 else None
-    links = [f'<{page_url(req, [("page", str(prev_page))])}>; rel="prev"'] if prev_page else []
-    links += [f'<{page_url(req, [("page", str(next_page))])}>; rel="next"'] if next_page else []
-    links += [f'<{page_url(req, [("page", "1")])}>; rel="first"']
-    links += [f'<{page_url(req, [("page", str(total_pages))])}>; rel="last"']
-    headers = [
-        ("X-Per-Page", str(per_page)),
-        ("X-Page", str(page)),
-        ("X-Next-Page", str(next_page or "")),
-        ("X-Prev-Page", str(prev_page or "")),
-        ("Link", ", ".join(links)),
-        ("X-Total", str(len(items))),
-        ("X-Total-Pages", str(total_pages)),
-    ]
-    return list(items[(page - 1) * per_page : page * per_page]), headers
-
-
-def page_url(req: Request, updates: list[HeaderPair]) -> str:
-    """The request's URL on GitLab's configured host with some params replaced (Rails `to_query`: sorted)."""
-    params = dict(req.query) | dict(updates)
-    return f"{req.base_url}{req.path}?{urlencode(sorted(params.items()))}"
-
-
-def next_link(req: Request, updates: list[HeaderPair]) -> str:
-    return f'<{page_url(req, updates)}>; rel="next"'
-
-
-def _filter_attributes(projects: list[ProjectSnapshot], query: dict[str, str]) -> list[ProjectSnapshot]:
-    """`archived` (absent: both), `visibility` and `topic` filters of `GET /projects` (`lib/api/projects.rb`)."""
-    if "archived" in query:
-        archived = bool_param(query, "archived", default=False)
-        projects = [p for p in projects if p.archived == archived]
-    visibility = query.get("visibility")
-    if visibility:
-        if visibility not in ("private", "internal", "public"):
-            raise bad_request("visibility does not have a valid value")
-        projects = [p for p in projects if p.visibility == visibility]
-    topic = query.get("topic")
-    if topic:
-        wanted = {t.strip().lower() for t in topic.split(",") if t.strip()}
-        projects = [p for p in projects if wanted <= {t.lower() for t in p.topics}]
-    return projects
-
-
-def _filter_ids(projects: list[ProjectSnapshot], query: dict[str, str]) -> list[ProjectSnapshot]:
-    after = int_param(query, "id_after", 0)
-    before = int_param(query, "id_before", 0)
-    return [p for p in projects if p.id > after and (before == 0 or p.id < before)]
-
-
-def _filter_activity(projects: list[ProjectSnapshot], query: dict[str, str]) -> list[ProjectSnapshot]:
-    """`last_activity_after` / `_before` (`ProjectsFinder#by_last_activity_after`: strictly later / earlier)."""
-    after, before = datetime_param(query, "last_activity_after"), datetime_param(query, "last_activity_before")
-    return [
-        p
-        for p in projects
-        if (after is None or p.last_activity_at > after) and (before is None or p.last_activity_at < before)
-    ]
-
-
-def _filter_updated(projects: list[ProjectSnapshot], query: dict[str, str], order_by: str) -> list[ProjectSnapshot]:
-    """`updated_after` / `_before` (GitLab 15.10, strictly later / earlier), only when ordered by `updated_at`.
-
-    `lib/api/projects.rb`: "updated_after and updated_before are only available when ordering by updated_at".
-    """
-    after, before = datetime_param(query, "updated_after"), datetime_param(query, "updated_before")
-    if after is None and before is None:
-        return projects
-    if order_by != "updated_at":
-        raise bad_request("`updated_after` and `updated_before` are only available when ordering by `updated_at`")
-    return [
-        p for p in projects if (after is None or p.updated_at > after) and (before is None or p.updated_at < before)
-    ]
-
-
-def datetime_param(query: dict[str, str], name: str) -> datetime | None:
-    """Grape's DateTime coercion (`DateTime.parse`): ISO 8601, a zone-less time is UTC; else 400 invalid."""
-    raw = query.get(name)
-    if raw is None or raw == "":
-        return None
-    try:
-        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        raise bad_request(f"{name} is invalid") from None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-
-
-def _api_timestamp(moment: datetime) -> str:
-    """A Rails time in the API: UTC with milliseconds and a `Z`."""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _project_sort_key(project: ProjectSnapshot, order_by: str) -> Any:
-    if order_by in {"name", "path"}:
-        return project.path.lower()
-    if order_by == "last_activity_at":
-        return project.last_activity_at
-    if order_by == "updated_at":
-        return project.updated_at
-    return project.id  # created_at: ids grow with creation time here
-
-
-def _decode_page_token(token: str) -> tuple[str, bool]:
-    """Gitaly's `decodePageToken`: base64 JSON `{"file_name": path}`, else an old-style object id."""
-    try:
-        decoded = json.loads(base64.b64decode(token, validate=True))
-    except (binascii.Error, ValueError):
-        return token, False
-    if isinstance(decoded, dict) and isinstance(decoded.get("file_name"), str):
-        return decoded["file_name"], True
-    return token, False
-
-
-def _match_segments(pattern: tuple[str, ...], segments: list[str]) -> dict[str, str] | None:
-    # Placeholders match one segment (GitLab's NO_SLASH_URL_PART_REGEX); "%2F" inside decodes to "/".
-    if len(pattern) != len(segments):
-        return None
-    params: dict[str, str] = {}
-    for want, got in zip(pattern, segments, strict=True):
-        if want.startswith(":") and got:
-            params[want[1:]] = unquote(got)
-        elif want != got:
-            return None
-    return params
-
-
 # -- responses ------------------------------------------------------------------------------------
-
-
-def json_response(status: int, body: Any, headers: Sequence[HeaderPair] = ()) -> Response:
-    data = json.dumps(body, separators=(",", ":")).encode()
-    return Response(status, data, (("Content-Type", "application/json"), *_COMMON_HEADERS, *headers))
-
-
-_COMMON_HEADERS: tuple[HeaderPair, ...] = (
-    ("X-Content-Type-Options", "nosniff"),
-    ("X-Frame-Options", "SAMEORIGIN"),
-    ("Cache-Control", "max-age=0, private, must-revalidate"),
-)
-
-
-def _raw_headers(file_name: str | None) -> list[HeaderPair]:
-    # `send_git_blob` + `no_cache_headers`; Workhorse streams the bytes.
-    disposition = "inline"
-    if file_name:
-        disposition = f"inline; filename=\"{quote(file_name)}\"; filename*=UTF-8''{quote(file_name)}"
-    return [
-        ("Content-Type", "text/plain; charset=utf-8"),
-        ("Content-Disposition", disposition),
-        ("Cache-Control", "no-cache, no-store"),
-        ("Pragma", "no-cache"),
-        ("Expires", "Fri, 01 Jan 1990 00:00:00 GMT"),
-        ("X-Content-Type-Options", "nosniff"),
-    ]
-
-
-def _fault_response(fault: Fault) -> Response:
-    extra = [("Retry-After", fault.retry_after)] if fault.retry_after is not None else []
-    if fault.status != 429:
-        phrase = HTTPStatus(fault.status).phrase
-        return json_response(fault.status, {"message": f"{fault.status} {phrase}"}, extra)
-    # Rack::Attack's throttled response: plain text plus RateLimit-* headers.
-    headers = [
-        ("Content-Type", "text/plain"),
-        ("RateLimit-Name", "throttle_authenticated_api"),
-        ("RateLimit-Limit", "7200"),
-        ("RateLimit-Observed", "7201"),
-        ("RateLimit-Remaining", "0"),
-    ]
-    if fault.retry_after is not None and fault.retry_after.isdigit():
-        reset = int(datetime.now(tz=UTC).timestamp()) + int(fault.retry_after)
-        headers += [("RateLimit-Reset", str(reset)), ("RateLimit-ResetTime", formatdate(reset, usegmt=True))]
-    return Response(429, b"Retry later\n", (*headers, *extra))

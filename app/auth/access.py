@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from app.core.settings import token_digest as token_digest  # declared with the settings that store digests
+from app.core.access_settings import token_digest as token_digest
 from app.store import filters
 from app.store.filters import Condition, Filter
 

@@ -34,8 +34,9 @@ from typing import Any, NamedTuple, TypeVar
 import httpx
 
 from app.auth.access import Access, everything, token_digest
+from app.core.access_settings import ALL_REPOS, AdminToken
 from app.core.errors import GitLabAuthError, GitLabUnavailableError
-from app.core.settings import ALL_REPOS, AdminToken, Settings
+from app.core.settings import Settings
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,9 @@ import string
 from collections.abc import Iterator
 from functools import cache
 
-from app.core.settings import PLACEHOLDERS, AdminToken, Settings, token_digest
+from app.core.access_settings import AdminToken, token_digest
+from app.core.settings import Settings
+from app.core.startup_checks import PLACEHOLDERS
 
 WEAK_WORDS = PLACEHOLDERS | {
     "admin", "test", "testing", "dev", "demo", "default", "pass", "passwd", "root", "qwerty", "letmein",

@@ -6,30 +6,28 @@ for example `JAVAKB_CHUNKING__MAX_CHUNK_TOKENS=1200`.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import enum
-import hashlib
 import logging
 import os
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.core.errors import ConfigError
+from app.core.access_settings import (
+    AccessSettings,
+    AdminToken,
+    IndexJobToken,
+    OAuthSettings,
+    ServiceToken,
+)
 from app.core.secret_errors import hide_secret_inputs
+from app.core.startup_checks import (
+    whsec_key,
+)
 from pipeline.model import ChunkerConfig
 
 logger = logging.getLogger(__name__)
-
-WHSEC_PREFIX = "whsec_"
-MIN_SECRET_CHARS = 16
-PLACEHOLDERS = frozenset(
-    {"changeme", "change-me", "change_me", "secret", "password", "token", "example", "placeholder", "xxx", "todo"}
-)
-"""Values seen in sample configurations; compared lower-cased, also as a prefix (`changeme123`)."""
 
 
 def _empty_is_unset(value: Any) -> Any:
@@ -38,23 +36,6 @@ def _empty_is_unset(value: Any) -> Any:
     if isinstance(raw, str) and not raw.strip():
         return None
     return value
-
-
-def whsec_key(secret: str) -> bytes:
-    """The HMAC key of a Standard Webhooks secret: `whsec_` + base64 of at least one byte.
-
-    Raises:
-        ValueError: the secret has no `whsec_` prefix, is not base64 after it, or decodes to nothing.
-    """
-    if not secret.startswith(WHSEC_PREFIX):
-        raise ValueError("the signing token must look like whsec_<base64>")
-    try:
-        key = base64.b64decode(secret.removeprefix(WHSEC_PREFIX), validate=True)
-    except binascii.Error as exc:
-        raise ValueError("the signing token is not valid base64 after whsec_") from exc
-    if not key:
-        raise ValueError("the signing token's key is empty")
-    return key
 
 
 _DEFAULTS = ChunkerConfig()
@@ -377,94 +358,6 @@ def cron_fields(every_s: int) -> dict[str, set[int]]:
     raise ValueError(f"{every_s} s does not divide a minute, an hour or a day evenly (e.g. 30, 60, 300, 3600)")
 
 
-ALL_REPOS = "*"
-"""A service token's `repos` entry that reads every repository."""
-
-
-def token_digest(token: str) -> str:
-    """The sha256 hex digest of a token: how tokens are stored in settings and keyed in caches."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-class AdminToken(BaseModel):
-    """A bearer token for `/admin/*`, stored as its sha256 (`javakb token --admin` prints one)."""
-
-    name: str = Field(min_length=1, description="Who holds it (shown in logs, never the token)")
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 hex digest of the token")
-
-
-class ServiceToken(AdminToken):
-    """A bearer token for `/mcp` and `/api/v1/*` limited to repository path prefixes (`javakb token` prints one)."""
-
-    repos: list[str] = Field(
-        min_length=1, description="Repository paths or group prefixes ending in '/'; '*' reads everything"
-    )
-
-
-class IndexJobToken(AdminToken):
-    """A bearer token for `POST /api/v1/index-jobs` of one project (`javakb token --project ID` prints one)."""
-
-    project_id: int = Field(ge=1, description="The GitLab project this token may ask to index, and no other")
-
-
-class OAuthSettings(BaseModel):
-    """MCP OAuth with GitLab as the identity provider (a GitLab OAuth application with scope `read_api`)."""
-
-    client_id: str | None = Field(default=None, description="The GitLab OAuth application's id")
-    client_secret: SecretStr | None = Field(default=None, description="The GitLab OAuth application's secret")
-    public_url: str | None = Field(
-        default=None, description="This service's public base URL, e.g. https://kb.example.com"
-    )
-    jwt_signing_key: SecretStr | None = Field(default=None, description="Signs the tokens the proxy issues to clients")
-    scopes: list[str] = Field(default_factory=lambda: ["read_api"], description="GitLab scopes asked for")
-    require_consent: bool = Field(default=True, description="Show a consent page before a new MCP client is let in")
-    max_clients: int = Field(
-        default=10_000, ge=1, description="Registered MCP clients kept at most; registration answers 429 beyond"
-    )
-    max_registrations_per_address: int = Field(
-        default=20, ge=1, description="Registrations one client address may make per `pending_ttl_s`"
-    )
-    pending_ttl_s: float = Field(
-        default=900.0, gt=0, description="A registered client that completes no sign-in in this time is forgotten"
-    )
-    max_body_bytes: int = Field(
-        default=8192, ge=1024, description="Larger requests to the OAuth endpoints (/register, /token, ...) get 413"
-    )
-    max_field_chars: int = Field(
-        default=1000,
-        ge=64,
-        description="Longest string a registration may carry; lists at most a 50th of it in items (20); beyond: 400",
-    )
-    rate_per_s: float = Field(
-        default=2.0, gt=0, description="Requests per second per client address to the OAuth endpoints"
-    )
-    rate_burst: int = Field(default=60, ge=1, description="Bucket size of the OAuth endpoints' per-address limit")
-
-    @property
-    def enabled(self) -> bool:
-        """Whether the OAuth proxy is served (client id, secret and public URL all set)."""
-        return bool(self.client_id and self.client_secret and self.public_url)
-
-
-class AccessSettings(BaseModel):
-    """Permission caching, rate limits and query caps for `/mcp` and `/api/v1/*`."""
-
-    ttl_s: float = Field(default=60.0, gt=0, description="How long a GitLab identity's readable projects are cached")
-    rate_per_s: float = Field(default=10.0, gt=0, description="Requests per second per credential (token bucket)")
-    rate_burst: int = Field(default=60, ge=1, description="Bucket size: requests a credential may send at once")
-    max_query_chars: int = Field(default=2000, ge=16, description="Longer search queries are refused")
-    max_query_terms: int = Field(default=64, ge=1, description="Queries with more words are refused")
-    refresh_every_s: float = Field(
-        default=60.0, gt=0, description="Least time between two agent refreshes (`refresh_repo`) of one project"
-    )
-    visibility_every_s: float = Field(
-        default=15.0,
-        gt=0,
-        description="How often GitLab is asked which projects changed visibility (at most half of `ttl_s`), so a"
-        " project made private leaves every cached access within `ttl_s` even without its `project_update` hook",
-    )
-
-
 class GeneratedCode(enum.StrEnum):
     """What free-text search does with code a generator wrote (`pipeline.generated`)."""
 
@@ -539,70 +432,3 @@ class Settings(BaseSettings):
     )
 
     _hide_secrets = model_validator(mode="wrap")(hide_secret_inputs)  # a bad secret's error names it, not its value
-
-
-def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
-    """The secrets `check_secrets` judges, by their environment variable's name."""
-    return {
-        "JAVAKB_GITLAB__WEBHOOK_SECRET": settings.gitlab.webhook_secret,
-        "JAVAKB_GITLAB__SIGNING_TOKEN": settings.gitlab.signing_token,
-        "JAVAKB_GITLAB__TOKEN": settings.gitlab.token,
-        "JAVAKB_EMBEDDING__API_KEY": settings.embedding.api_key,
-        "JAVAKB_NEXT_EMBEDDING__API_KEY": settings.next_embedding.api_key if settings.next_embedding else None,
-        "JAVAKB_QDRANT__API_KEY": settings.qdrant.api_key,
-        "JAVAKB_OAUTH__CLIENT_SECRET": settings.oauth.client_secret,
-        "JAVAKB_OAUTH__JWT_SIGNING_KEY": settings.oauth.jwt_signing_key,  # signs MCP clients' tokens: never guessable
-    }
-
-
-def secret_values(model: BaseModel) -> list[str]:
-    """Every secret's value in a settings model, found by type (`SecretStr`), and a DSN's password: what logs redact."""
-    found: list[str] = []
-    for name in type(model).model_fields:
-        value = getattr(model, name)
-        for item in value if isinstance(value, list | tuple) else [value]:
-            if isinstance(item, SecretStr):
-                found.append(item.get_secret_value())
-                password = urlsplit(item.get_secret_value()).password if "://" in item.get_secret_value() else None
-                found.extend([password] if password else [])
-            elif isinstance(item, BaseModel):
-                found.extend(secret_values(item))
-    return found
-
-
-def weak_secret(value: str) -> str | None:
-    """Why a secret is too weak for production (a placeholder, or under 16 characters), else None."""
-    lowered = value.removeprefix(WHSEC_PREFIX).lower()
-    if any(lowered.startswith(p) for p in PLACEHOLDERS):
-        return "is a placeholder"
-    if len(value) < MIN_SECRET_CHARS:
-        return f"is shorter than {MIN_SECRET_CHARS} characters"
-    return None
-
-
-def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
-    """Refuse to start a service with placeholder or short secrets outside `dev_mode`; warn when hooks are shut.
-
-    Guessable or shared token digests (`app.core.digests`) are warned about, in dev mode too.
-
-    Raises:
-        ConfigError: naming every weak secret (never its value) and how to proceed.
-    """
-    if receives_hooks and settings.gitlab.webhook_secret is None and settings.gitlab.signing_token is None:
-        logger.warning(
-            "no webhook secret or signing key is set: every GitLab delivery is refused "
-            "(set JAVAKB_GITLAB__WEBHOOK_SECRET or JAVAKB_GITLAB__SIGNING_TOKEN)"
-        )
-    from app.core.digests import digest_warnings  # it reads this module's token models
-
-    for warning in digest_warnings(settings):
-        logger.warning("%s (javakb token makes a random one)", warning)
-    if settings.dev_mode:
-        return
-    weak = [
-        f"{name} {why}"
-        for name, secret in named_secrets(settings).items()
-        if secret is not None and (why := weak_secret(secret.get_secret_value()))
-    ]
-    if weak:
-        raise ConfigError("; ".join(weak) + ": use a long random value, or JAVAKB_DEV_MODE=true for development")

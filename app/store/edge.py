@@ -38,13 +38,21 @@ import qdrant_edge as qe
 from qdrant_client import models as qm
 
 from app.core.errors import StorageError
-from app.store.edge_filters import client_vectors, edge_filter, edge_point
+from app.store.edge_filters import edge_filter, edge_point
+from app.store.edge_shard import (
+    apply_all,
+    payload_indexes,
+    scored_points,
+    shard_config,
+    shard_ids_page,
+    shard_payloads,
+    shard_records,
+    shard_retrieved,
+)
 from app.store.filters import Filter
 from app.store.fusion import TIE_MARGIN, candidates
 from app.store.vectors import (
     DENSE,
-    INTEGER_INDEXES,
-    KEYWORD_INDEXES,
     LEXICAL,
     STATE_PAGE,
     IndexModel,
@@ -142,7 +150,7 @@ class EdgeStore(StateReads):
         if generation is None:
             generation = 1 + max(map(self._gen, self._generations()), default=0)
         name = f"{self.alias}_{generation}"
-        config = _config(model, self.indexing_threshold_kb)
+        config = shard_config(model, self.indexing_threshold_kb)
         shard = await self._run(f"creating collection {name!r}", qe.EdgeShard.create, str(self.root / name), config)
         await self._index_missing(name, shard)
         self._shards[name] = shard
@@ -210,7 +218,7 @@ class EdgeStore(StateReads):
     async def _index_missing(self, name: str, shard: qe.EdgeShard) -> None:
         """Create the payload indexes this shard lacks (all of them on a new one)."""
         present = (await self._run(f"reading collection {name!r}", shard.info)).payload_schema
-        for field_name, kind in _indexes():
+        for field_name, kind in payload_indexes():
             if field_name not in present:
                 op = qe.UpdateOperation.create_field_index(field_name, kind)
                 await self._run(f"creating the payload index {field_name!r} of {name!r}", shard.update, op)
@@ -242,14 +250,14 @@ class EdgeStore(StateReads):
         # Ids and scores only in the searches: the payloads of the fused best are read after, in short
         # calls (a search with payloads holds the GIL about twice as long; docs/performance.md).
         payloads = await self._payloads(shard, [str(point.id) for point, _ in best])
-        return await self._run("Qdrant query", _all_scored, best, payloads)  # built on the store's thread, as `_page`
+        return await self._run("Qdrant query", scored_points, best, payloads)  # built on the store's thread, as `_page`
 
     async def _payloads(self, shard: qe.EdgeShard, ids: Sequence[str]) -> dict[str, Any]:
         """The whole payloads of these points (those that still exist), read `READ_BATCH` points a call."""
         found: dict[str, Any] = {}
         for start in range(0, len(ids), READ_BATCH):
             batch = list(ids[start : start + READ_BATCH])
-            found.update(await self._run(f"Qdrant retrieve of {len(batch)} points", _payloads_of, shard, batch))
+            found.update(await self._run(f"Qdrant retrieve of {len(batch)} points", shard_payloads, shard, batch))
         return found
 
     async def scroll(
@@ -276,7 +284,7 @@ class EdgeStore(StateReads):
             request = qe.ScrollRequest(
                 offset=offset, limit=page, filter=edge_where, with_payload=False, with_vector=False
             )
-            ids, offset = await self._run("Qdrant scroll", _ids_page, shard, request)
+            ids, offset = await self._run("Qdrant scroll", shard_ids_page, shard, request)
             for start in range(0, len(ids), READ_BATCH):
                 for record in await self._read(shard, ids[start : start + READ_BATCH], with_payload, with_vectors):
                     yield record
@@ -290,7 +298,7 @@ class EdgeStore(StateReads):
         if with_payload is False and not with_vectors:
             return [qm.Record.model_construct(id=i, payload=None, vector=None) for i in ids]
         read = f"Qdrant retrieve of {len(ids)} points"
-        return await self._run(read, _records, shard, list[int | uuid.UUID | str](ids), with_payload, with_vectors)
+        return await self._run(read, shard_records, shard, list[int | uuid.UUID | str](ids), with_payload, with_vectors)
 
     async def optimize(self) -> bool:
         """Build the index of the dense vectors (HNSW) where Edge's optimizer plans one; True if it built any.
@@ -321,7 +329,7 @@ class EdgeStore(StateReads):
     async def retrieve(self, ids: Sequence[str], fields: Sequence[str]) -> list[qm.Record]:
         """The points with these ids (those that exist), with the given payload fields: a lookup, not a scan."""
         shard = await self._shard()
-        return await self._run(f"Qdrant retrieve of {len(ids)} points", _retrieved, shard, list(ids), list(fields))
+        return await self._run(f"Qdrant retrieve of {len(ids)} points", shard_retrieved, shard, list(ids), list(fields))
 
     async def counts_by(
         self, key: str, limit: int = 100_000, where: Filter | None = None, *, by_facet: bool = False
@@ -383,7 +391,7 @@ class EdgeStore(StateReads):
         shard = await self._shard(collection)
         ops = [qe.UpdateOperation.overwrite_payload([point_id], payload) for point_id, payload in payloads.items()]
         for batch in _batched(ops, WRITE_BATCH):
-            await self._run(f"Qdrant payload update of {len(ops)} points", _apply_all, shard, batch)
+            await self._run(f"Qdrant payload update of {len(ops)} points", apply_all, shard, batch)
 
     async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None:
         """Delete points by id."""
@@ -427,65 +435,6 @@ def _memory_dir() -> str | None:
     (a test opens hundreds of stores), in RAM about 0.15 s.
     """
     return SHM if os.path.isdir(SHM) and os.access(SHM, os.W_OK) else None
-
-
-def _ids_page(shard: qe.EdgeShard, request: qe.ScrollRequest) -> tuple[list[str], Any]:
-    """The ids of one scroll page (asked without payloads) and the next page's offset."""
-    records, offset = shard.scroll(request)
-    return [str(r.id) for r in records], offset
-
-
-def _records(
-    shard: qe.EdgeShard, ids: list[int | uuid.UUID | str], with_payload: Any, with_vectors: bool
-) -> list[qm.Record]:
-    """These points as records in the order of `ids` (one deleted since is left out), built on the store's thread.
-
-    Built unvalidated: the engine's own values; building a page's records took the event loop 15-30 ms.
-    """
-    found = {str(r.id): r for r in shard.retrieve(ids, with_payload, with_vectors)}
-    return [
-        qm.Record.model_construct(id=key, payload=r.payload, vector=client_vectors(r.vector) if with_vectors else None)
-        for key in map(str, ids)
-        if (r := found.get(key)) is not None
-    ]
-
-
-def _retrieved(shard: qe.EdgeShard, ids: list[int | uuid.UUID | str], fields: list[str]) -> list[qm.Record]:
-    """The points with these ids as records (the engine's own values), built on the store's thread as `_page`."""
-    return [qm.Record.model_construct(id=str(r.id), payload=r.payload) for r in shard.retrieve(ids, fields, False)]
-
-
-def _payloads_of(shard: qe.EdgeShard, ids: list[int | uuid.UUID | str]) -> dict[str, Any]:
-    """The whole payloads of these points by id (those that exist)."""
-    return {str(r.id): r.payload for r in shard.retrieve(ids, True, False)}
-
-
-def _all_scored(best: Sequence[tuple[qe.ScoredPoint, float]], payloads: Mapping[str, Any]) -> list[qm.ScoredPoint]:
-    """The fused best with their payloads, as qdrant-client's points (a point deleted meanwhile is left out)."""
-    return [_scored(point, score, payloads[str(point.id)]) for point, score in best if str(point.id) in payloads]
-
-
-def _scored(point: qe.ScoredPoint, score: float, payload: Any) -> qm.ScoredPoint:
-    return qm.ScoredPoint(id=str(point.id), version=point.version, score=score, payload=payload)
-
-
-def _config(model: IndexModel, indexing_threshold_kb: int | None = None) -> qe.EdgeConfig:
-    dense = {DENSE: qe.EdgeVectorParams(size=model.dimension, distance=qe.Distance.Cosine)} if model.dimension else None
-    sparse = {LEXICAL: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
-    optimizers = (
-        None if indexing_threshold_kb is None else qe.EdgeOptimizersConfig(indexing_threshold=indexing_threshold_kb)
-    )
-    return qe.EdgeConfig(vectors=dense, sparse_vectors=sparse, optimizers=optimizers)
-
-
-def _indexes() -> list[tuple[str, qe.PayloadSchemaType]]:
-    kinds = [(f, qe.PayloadSchemaType.Keyword) for f in KEYWORD_INDEXES]
-    return kinds + [(f, qe.PayloadSchemaType.Integer) for f in INTEGER_INDEXES]
-
-
-def _apply_all(shard: qe.EdgeShard, ops: Sequence[qe.UpdateOperation]) -> None:
-    for op in ops:
-        shard.update(op)
 
 
 def _required(where: qe.Filter | None) -> qe.Filter:

@@ -18,11 +18,12 @@ from qdrant_client import models as qm
 
 from app.auth.access import LOCAL, Access, complement_condition, token_digest
 from app.auth.identity import Credentials, GitLabIdentities, OpenSet, bearer_token
+from app.core.access_settings import IndexJobToken, OAuthSettings, ServiceToken
 from app.core.errors import ConfigError, GitLabUnavailableError
-from app.core.settings import IndexJobToken, OAuthSettings, QdrantSettings, ServiceToken, Settings
+from app.core.settings import QdrantSettings, Settings
 from app.runtime import Deps
 from app.sync.local_index import index_directory
-from entry.cli import run_token
+from entry.cli_admin import run_token
 from entry.deps import open_deps
 from entry.web import create_app
 from testkit.fake_gitlab import FakeGitLab

@@ -31,8 +31,9 @@ ADAPTERS = {
         "app/store/engines.py",
         "app/store/edge.py",
         "app/store/edge_filters.py",
+        "app/store/edge_shard.py",
     },
-    "qdrant_edge": {"app/store/edge.py", "app/store/edge_filters.py"},
+    "qdrant_edge": {"app/store/edge.py", "app/store/edge_filters.py", "app/store/edge_shard.py"},
     # arq's `ArqRedis` is a redis-py client: its failures are translated in one module (issue 25).
     "redis": {"app/jobs/redis.py"},
 }

@@ -11,7 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from app.ops.admin_client import Screen, bar, reindex_body, render, watch
-from entry.cli import run_admin_reindex, run_admin_status
+from entry.cli_admin import run_admin_reindex, run_admin_status
 from entry.web import create_app
 from tests.hooks.test_receiver import fetch, make_settings
 from tests.support.tokens import admin_token

@@ -26,7 +26,7 @@ from app.core.settings import BackfillSettings, Settings
 from app.ops.admin_client import render
 from app.sync.backfill import slots
 from app.sync.sweep import THROTTLE
-from entry.cli import run_admin_status
+from entry.cli_admin import run_admin_status
 from entry.web import create_app
 from entry.worker import backfill, backfill_step, reconcile
 from testkit.sync_env import SyncEnv, sync_env

@@ -19,11 +19,11 @@ from app.core.settings import Settings
 from app.store.engines import open_store
 from app.store.vectors import IndexModel
 from entry import doctor
-from entry.cli import run_doctor
+from entry.cli_admin import run_doctor
 from entry.doctor import Finding, Verdict, examine, judge_hooks, report
 from testkit.fake_embedder import FakeEmbeddingServer
 from testkit.fake_gitlab import FakeGitLab
-from testkit.fake_gitlab_api import system_hook_entity
+from testkit.fake_gitlab_wire import system_hook_entity
 from tests.conftest import REDIS, SERVER
 from tests.support.tokens import admin_token, service_token
 

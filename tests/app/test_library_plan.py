@@ -11,7 +11,8 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from app.core.settings import LibrarySettings, MavenRepository, Settings, secret_values
+from app.core.settings import LibrarySettings, MavenRepository, Settings
+from app.core.startup_checks import secret_values
 from app.core.states import LibraryStatus
 from app.db import Coordinates, LibraryRow
 from app.libraries.jars import java_files

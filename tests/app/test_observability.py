@@ -23,7 +23,8 @@ from app.core import metrics
 from app.core.context import bound
 from app.core.logs import REDACTED, log_config
 from app.core.metrics import LAG_TOP, gitlab_endpoint
-from app.core.settings import EmbeddingSettings, Settings, secret_values
+from app.core.settings import EmbeddingSettings, Settings
+from app.core.startup_checks import secret_values
 from app.ops.scrape import guarded
 from app.ops.worker_health import health_endpoint
 from entry.web import create_app

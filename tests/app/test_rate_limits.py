@@ -8,7 +8,8 @@ from pydantic import SecretStr
 from starlette.testclient import TestClient
 
 from app.auth.ratelimit import TokenBuckets
-from app.core.settings import AccessSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
+from app.core.access_settings import AccessSettings
+from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings
 from entry.web import create_app
 from tests.support.tenants import ManualClock
 from tests.support.tokens import service_token

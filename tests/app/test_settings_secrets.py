@@ -12,7 +12,8 @@ import pytest
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from app.core.errors import ConfigError
-from app.core.settings import EmbeddingSettings, GitLabSettings, QdrantSettings, Settings, check_secrets
+from app.core.settings import EmbeddingSettings, GitLabSettings, QdrantSettings, Settings
+from app.core.startup_checks import check_secrets
 from entry.cli import main
 from tests.support.tokens import admin_token, service_token
 

@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from app.core.access_settings import OAuthSettings
 from app.core.errors import ConfigError
-from app.core.settings import GitLabSettings, OAuthSettings, Settings
+from app.core.settings import GitLabSettings, Settings
 from app.ops.system_hook import plan_hook, receiver_url, wanted_hook
-from entry.cli import main, run_install_hook
+from entry.cli import main
+from entry.cli_admin import run_install_hook
 from entry.doctor import Verdict, judge_hooks
 from testkit.fake_gitlab import FakeGitLab
-from testkit.fake_gitlab_api import system_hook_entity
+from testkit.fake_gitlab_wire import system_hook_entity
 
 SECRET = "x7Jq2mP9vL4sR8tW1zK6"
 PUBLIC = "https://kb.example.com"

@@ -26,7 +26,7 @@ from fastmcp import Client
 from mcp.types import TextContent
 from pydantic import SecretStr
 
-from app.core.settings import OAuthSettings
+from app.core.access_settings import OAuthSettings
 from testkit.fake_gitlab import FakeGitLab
 from tests.conftest import REDIS
 from tests.support.tenants import ALL_REPOS, Org, serve_org

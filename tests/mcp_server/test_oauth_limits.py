@@ -16,7 +16,8 @@ from pydantic import SecretStr
 from starlette.testclient import TestClient
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.core.settings import GitLabSettings, OAuthSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
+from app.core.access_settings import OAuthSettings
+from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from entry.web import create_app
 from mcp_server.auth import CredentialVerifier, build_auth
 from mcp_server.oauth_limits import CLIENTS, UPSTREAM_TOKENS, ClientLimits, oauth_paths, oversized_field

@@ -28,7 +28,7 @@ from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import Chunk, SourceContext
 from pipeline.render import model_text
 from pipeline.scope import Scope
-from tests.quality.real.questions import SINGLES
+from tests.quality.real.question_lookups import SINGLES
 from tests.quality.real.repos import DEFAULT_CACHE, PINS, materialise
 from tests.quality.real.scoring import ranks
 

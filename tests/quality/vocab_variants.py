@@ -27,7 +27,7 @@ from pipeline import drafts, render
 from pipeline.model import Chunk
 from tests.quality.real.evaluate import ask_single
 from tests.quality.real.gold import Corpus
-from tests.quality.real.questions import SINGLES
+from tests.quality.real.question_lookups import SINGLES
 from tests.quality.real.repos import DEFAULT_CACHE, PINS, materialise
 from tests.quality.real.scoring import SingleOutcome, single_table
 

@@ -28,15 +28,8 @@ from typing import Final
 import asyncpg
 from pydantic import SecretStr
 
-from app.core.settings import (
-    AccessSettings,
-    GitLabSettings,
-    OAuthSettings,
-    PostgresSettings,
-    QdrantSettings,
-    QueueSettings,
-    Settings,
-)
+from app.core.access_settings import AccessSettings, OAuthSettings
+from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.runtime import Deps
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.fake_gitlab_users import DEVELOPER, GUEST, REPORTER, FakeUser

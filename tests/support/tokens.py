@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.auth.access import token_digest
-from app.core.settings import ALL_REPOS, AdminToken, IndexJobToken, ServiceToken
+from app.core.access_settings import ALL_REPOS, AdminToken, IndexJobToken, ServiceToken
 
 
 def service_token(token: str, repos: list[str] | None = None, name: str = "test") -> ServiceToken:

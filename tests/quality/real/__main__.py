@@ -22,7 +22,9 @@ from app.auth.access import LOCAL
 from tests.quality.real.corpus import indexed_repos
 from tests.quality.real.evaluate import applicable, evaluate, problem
 from tests.quality.real.gold import Corpus
-from tests.quality.real.questions import ALL_SETS, SINGLES, SetQuestion, Single
+from tests.quality.real.question_lookups import SINGLES
+from tests.quality.real.question_sets import ALL_SETS
+from tests.quality.real.questions import SetQuestion, Single
 from tests.quality.real.repos import DEFAULT_CACHE, PINS, Pin, materialise
 from tests.quality.real.scoring import SetOutcome, SingleOutcome, set_table, single_table
 

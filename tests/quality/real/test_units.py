@@ -13,7 +13,9 @@ import pytest
 
 from tests.quality.real.evaluate import applicable, expected_of, problem
 from tests.quality.real.gold import Corpus, parse_file, route_matches
-from tests.quality.real.questions import ALL_SETS, NATURAL, SETS, SINGLES, SetQuestion, Single
+from tests.quality.real.question_lookups import SINGLES
+from tests.quality.real.question_sets import ALL_SETS, SETS
+from tests.quality.real.questions import NATURAL, SetQuestion, Single
 from tests.quality.real.repos import FetchError, Pin, materialise
 from tests.quality.real.scoring import SetOutcome, SingleOutcome, first_rank, named_in, ranks, set_score
 

@@ -1,0 +1,132 @@
+"""The `javakb` commands that run the service: `web`, `worker` and `serve` (both, with one local index).
+
+Like every command they import what they need when they run (`entry.cli`'s rule), and refuse to start
+on weak secrets or a refused C reader (`app.core.startup_checks`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.core.settings import Settings
+from app.core.startup_checks import check_secrets, secret_values
+
+
+def _needs_server(settings: Settings, command: str) -> bool:
+    if settings.qdrant.url:
+        return True
+    print(
+        f"javakb {command}: embedded Qdrant can be opened by one process only; set JAVAKB_QDRANT__URL to run "
+        "web and worker apart, or run `javakb serve` (receiver and worker in one process)",
+        file=sys.stderr,
+    )
+    return False
+
+
+def run_web(args: argparse.Namespace, settings: Settings) -> int:
+    """The web application alone (scale it out behind a load balancer)."""
+    import uvicorn
+
+    from app.core.logs import configure_logging
+    from entry.web import create_app
+
+    if not _needs_server(settings, "web"):
+        return 2
+    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
+    check_secrets(settings)
+    # log_config=None: uvicorn's lines go through our handler (JSON when asked, secrets redacted)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
+    return 0
+
+
+def run_worker(args: argparse.Namespace, settings: Settings) -> int:
+    """The sync worker alone."""
+    from app.core.logs import configure_logging
+
+    if not _needs_server(settings, "worker"):
+        return 2
+    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
+    check_secrets(settings, receives_hooks=False)
+    asyncio.run(_worker(settings))
+    return 0
+
+
+async def _worker(settings: Settings) -> None:
+    from app.ops.scrape import guarded
+    from app.ops.worker_health import health_endpoint
+    from entry.deps import open_deps
+    from entry.worker import build_worker
+
+    async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
+        await deps.store.ensure(await deps.index_model())
+        worker = build_worker(settings, deps)
+        try:
+            async with health_endpoint(settings, deps.require_queue(), guarded(deps)):
+                await worker.async_run()
+        finally:
+            await worker.close()
+
+
+def run_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Receiver and worker in one process, sharing one Qdrant client (the embedded default)."""
+    from app.core.logs import configure_logging
+
+    configure_logging(settings.log_level, settings.log_format, secret_values(settings))
+    check_secrets(settings)
+    watched = [*map(Path, settings.watch), *args.watch]
+    missing = [str(p) for p in watched if not p.is_dir()]
+    if missing:
+        print(f"javakb serve: --watch: not a directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    asyncio.run(serve(settings, watched))
+    return 0
+
+
+async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
+    """Run uvicorn and the arq worker on one event loop until the server stops.
+
+    The worker is supervised: restarted with backoff whenever it stops (a Redis restart), and its
+    state is part of `/readyz`. `javakb index` and `javakb search` reach this process through its
+    local socket (`entry.local_api`); `watched` checkouts are indexed and kept fresh (`app.sync.watch`).
+    """
+    import uvicorn
+
+    from app.core.errors import QueueUnavailableError
+    from app.jobs.redis import translated
+    from app.ops.supervisor import WorkerSupervisor
+    from app.sync.watch import watch
+    from entry.deps import open_deps
+    from entry.local_api import serving, socket_path
+    from entry.web import create_app
+    from entry.worker import build_worker
+
+    async with (
+        open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps,
+        serving(deps, socket_path(settings.qdrant)),
+    ):
+        await deps.store.ensure(await deps.index_model())
+        supervisor = WorkerSupervisor(lambda: build_worker(settings, deps, handle_signals=False))
+        app = create_app(settings, deps, worker_health=supervisor.health)
+        config = uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on", log_config=None)
+        server = uvicorn.Server(config)
+        supervised = asyncio.create_task(supervisor.run())
+        stop_watching = asyncio.Event()
+        watching = asyncio.create_task(watch(deps, watched, settings.watch_interval_s, stop_watching))
+        try:
+            await server.serve()
+        finally:
+            stop_watching.set()
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
+            supervised.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await supervised
+            if supervisor.worker is not None:
+                with contextlib.suppress(QueueUnavailableError), translated():
+                    await supervisor.worker.close()
