@@ -1,4 +1,4 @@
-"""The search package by concept (issue 25): a question read once for every stage (module sizes: tests/test_module_sizes.py)."""
+"""The search package by concept (issue 25): a question read once for every stage."""
 
 from __future__ import annotations
 
