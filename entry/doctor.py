@@ -27,8 +27,9 @@ from app.core.errors import (
     ServiceError,
 )
 from app.core.logs import escape
+from app.core.secret_rules import weak_secret
 from app.core.settings import Settings
-from app.core.startup_checks import named_secrets, weak_secret
+from app.core.startup_checks import named_secrets
 from app.db.migrate import pending_migrations
 from app.gitlab.client import rest_root
 from app.jobs.redis import ping_url

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.core.errors import SignatureError
-from app.core.startup_checks import whsec_key
+from app.core.secret_rules import whsec_key
 
 MAX_WEBHOOK_ID_CHARS = 256
 _TIMESTAMP = re.compile(r"[0-9]{1,12}")  # seconds since the epoch: 12 digits reach the year 33658

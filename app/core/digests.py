@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from functools import cache
 
 from app.core.access_settings import AdminToken, token_digest
+from app.core.secret_rules import PLACEHOLDERS
 from app.core.settings import Settings
-from app.core.startup_checks import PLACEHOLDERS
 
 WEAK_WORDS = PLACEHOLDERS | {
     "admin", "test", "testing", "dev", "demo", "default", "pass", "passwd", "root", "qwerty", "letmein",

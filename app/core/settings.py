@@ -22,9 +22,7 @@ from app.core.access_settings import (
     ServiceToken,
 )
 from app.core.secret_errors import hide_secret_inputs
-from app.core.startup_checks import (
-    whsec_key,
-)
+from app.core.secret_rules import whsec_key
 from pipeline.model import ChunkerConfig
 
 logger = logging.getLogger(__name__)

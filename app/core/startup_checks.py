@@ -1,50 +1,26 @@
 """What a service checks of its Settings before it starts.
 
-Weak or placeholder secrets, the webhook signing key's form, the pipeline's C reader in development;
-and `secret_values`, what logs redact.
+Weak or placeholder secrets (the rules: `app.core.secret_rules`), guessable token digests
+(`app.core.digests`), and `secret_values`, what logs redact.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, SecretStr
 
+from app.core.digests import digest_warnings
 from app.core.errors import ConfigError
+from app.core.secret_rules import weak_secret
 
 if TYPE_CHECKING:
     from app.core.settings import Settings
 
 
 logger = logging.getLogger("app.core.settings")  # the name these checks have always logged under
-
-WHSEC_PREFIX = "whsec_"
-MIN_SECRET_CHARS = 16
-PLACEHOLDERS = frozenset(
-    {"changeme", "change-me", "change_me", "secret", "password", "token", "example", "placeholder", "xxx", "todo"}
-)
-"""Values seen in sample configurations; compared lower-cased, also as a prefix (`changeme123`)."""
-
-
-def whsec_key(secret: str) -> bytes:
-    """The HMAC key of a Standard Webhooks secret: `whsec_` + base64 of at least one byte.
-
-    Raises:
-        ValueError: the secret has no `whsec_` prefix, is not base64 after it, or decodes to nothing.
-    """
-    if not secret.startswith(WHSEC_PREFIX):
-        raise ValueError("the signing token must look like whsec_<base64>")
-    try:
-        key = base64.b64decode(secret.removeprefix(WHSEC_PREFIX), validate=True)
-    except binascii.Error as exc:
-        raise ValueError("the signing token is not valid base64 after whsec_") from exc
-    if not key:
-        raise ValueError("the signing token's key is empty")
-    return key
 
 
 def named_secrets(settings: Settings) -> dict[str, SecretStr | None]:
@@ -76,16 +52,6 @@ def secret_values(model: BaseModel) -> list[str]:
     return found
 
 
-def weak_secret(value: str) -> str | None:
-    """Why a secret is too weak for production (a placeholder, or under 16 characters), else None."""
-    lowered = value.removeprefix(WHSEC_PREFIX).lower()
-    if any(lowered.startswith(p) for p in PLACEHOLDERS):
-        return "is a placeholder"
-    if len(value) < MIN_SECRET_CHARS:
-        return f"is shorter than {MIN_SECRET_CHARS} characters"
-    return None
-
-
 def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
     """Refuse to start a service with placeholder or short secrets outside `dev_mode`; warn when hooks are shut.
 
@@ -99,8 +65,6 @@ def check_secrets(settings: Settings, *, receives_hooks: bool = True) -> None:
             "no webhook secret or signing key is set: every GitLab delivery is refused "
             "(set JAVAKB_GITLAB__WEBHOOK_SECRET or JAVAKB_GITLAB__SIGNING_TOKEN)"
         )
-    from app.core.digests import digest_warnings  # it reads this module's token models
-
     for warning in digest_warnings(settings):
         logger.warning("%s (javakb token makes a random one)", warning)
     if settings.dev_mode:
