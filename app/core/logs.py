@@ -178,7 +178,11 @@ def log_config(level: str, fmt: str = "text", secrets: Iterable[str] = ()) -> di
             "pipeline": {"level": level},
             "mcp_server": {"level": level},
             "arq": {"level": level},
-            "uvicorn": {"level": level},  # uvicorn runs with log_config=None: its lines use this handler
+            # uvicorn runs with log_config=None: its lines use this handler. Its two children are named so that a
+            # uvicorn configured earlier in the process (its own handlers, propagate off) passes through ours too.
+            "uvicorn": {"level": level, "handlers": [], "propagate": True},
+            "uvicorn.access": {"level": level, "handlers": [], "propagate": True},
+            "uvicorn.error": {"level": level, "handlers": [], "propagate": True},
             "httpx": {"level": "WARNING"},
         },
         "root": {"level": "WARNING", "handlers": ["stderr"]},
