@@ -28,7 +28,7 @@ from typing import Any
 from app.auth.access import Access
 from app.search import untrusted
 from app.search.hits import Citation, Hit
-from app.search.question import QueryTerms, expand_query, parse_question
+from app.search.question import QueryTerms, Question, parse_question
 from app.search.results import HitItem, excerpt, hit_block, hit_item, hit_line, kind_label, place
 from app.search.scoping import Filters
 from app.search.service import SearchService
@@ -132,9 +132,9 @@ class RelatedItem(Citation):
     of: str
 
 
-def content_stems(task: str, terms: QueryTerms | None = None) -> frozenset[str]:
+def content_stems(question: Question) -> frozenset[str]:
     """The stems of a task's content words: its lexical terms without the way a task is asked (`TASK_WORDS`)."""
-    return lexical_stems(expand_query(task, terms))
+    return lexical_stems(question.lexical)
 
 
 def lexical_stems(lexical: str) -> frozenset[str]:
@@ -273,7 +273,7 @@ async def auto_context(
     question = parse_question(query)
     terms = question.terms
     hits = await search.ask(access, question, Filters(repo=repo), CANDIDATES) if query.strip() else []
-    wanted = lexical_stems(question.lexical)
+    wanted = content_stems(question)
     scored = [(h, relevance(wanted, h.chunk)) for h in hits]
     named = await _named(search, access, terms, repo)
     pieces = choose(named, scored, threshold)

@@ -30,6 +30,7 @@ from app.search.context import (
     relevance,
 )
 from app.search.hits import Hit
+from app.search.question import parse_question
 from app.store.payloads import StoredChunk, StoreKeys
 from app.sync.local_index import index_directory
 from entry.deps import open_deps
@@ -82,12 +83,12 @@ def test_no_more_than_the_piece_limit_is_chosen() -> None:
 
 
 def test_relevance_counts_the_task_words_not_the_way_it_is_asked() -> None:
-    wanted = content_stems("please fix the owner reminders")
+    wanted = content_stems(parse_question("please fix the owner reminders"))
     chunk = hit("Owner.remind", "void sendReminders(Owner owner) {}").chunk
 
     assert wanted == {"owner", "reminder"}  # "please", "fix", "the" say how, not what
     assert relevance(wanted, chunk) == 1.0
-    assert relevance(content_stems("write a haiku about autumn"), chunk) == 0.0
+    assert relevance(content_stems(parse_question("write a haiku about autumn")), chunk) == 0.0
     assert relevance(frozenset(), chunk) == 0.0
 
 
