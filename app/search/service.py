@@ -44,7 +44,7 @@ class _OnReader(Generic[P, R]):
     """A facade method that is a function of the search's `Reader`: `fn(search._reader, ...)`, typed as `fn`.
 
     The exact lookups and set pages are functions of a reader (`app.search.lookups`, `endpoints`, `sets`);
-    `SearchService.symbol = _on_reader(lookups.symbol)` calls `lookups.symbol` with the search's reader (that of
+    `SearchService.symbol = _OnReader(lookups.symbol)` calls `lookups.symbol` with the search's reader (that of
     its scope, after `within`) and takes the same other parameters, documented where the function is.
     """
 
@@ -60,9 +60,6 @@ class _OnReader(Generic[P, R]):
         if search is None:
             return self
         return functools.partial(self._fn, search._reader)
-
-
-_on_reader = _OnReader
 
 
 class SearchService:
@@ -189,18 +186,18 @@ class SearchService:
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
         return await self._reader.lookup(access, filters, *extra, limit=limit)
 
-    outline = _on_reader(lookups.outline)
-    symbol = _on_reader(lookups.symbol)
-    callers = _on_reader(lookups.callers)
-    callees = _on_reader(lookups.callees)
-    injectors = _on_reader(lookups.injectors)
-    dependencies = _on_reader(lookups.dependencies)
-    bean_stereotypes = _on_reader(lookups.bean_stereotypes)
-    implementations = _on_reader(lookups.implementations)
-    endpoint = _on_reader(endpoints.endpoint)
-    by_annotation = _on_reader(sets.by_annotation)
-    annotated = _on_reader(sets.annotated)
-    annotation_window = _on_reader(sets.annotation_window)
-    callers_window = _on_reader(sets.callers_window)
-    window = _on_reader(sets.window)
-    hits_of = _on_reader(sets.hits_of)
+    outline = _OnReader(lookups.outline)
+    symbol = _OnReader(lookups.symbol)
+    callers = _OnReader(lookups.callers)
+    callees = _OnReader(lookups.callees)
+    injectors = _OnReader(lookups.injectors)
+    dependencies = _OnReader(lookups.dependencies)
+    bean_stereotypes = _OnReader(lookups.bean_stereotypes)
+    implementations = _OnReader(lookups.implementations)
+    endpoint = _OnReader(endpoints.endpoint)
+    by_annotation = _OnReader(sets.by_annotation)
+    annotated = _OnReader(sets.annotated)
+    annotation_window = _OnReader(sets.annotation_window)
+    callers_window = _OnReader(sets.callers_window)
+    window = _OnReader(sets.window)
+    hits_of = _OnReader(sets.hits_of)
