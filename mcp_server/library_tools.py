@@ -12,15 +12,16 @@ from typing import Annotated, Any
 
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import ToolResult
-from mcp.types import TextContent
 from pydantic import Field
 
 from app.auth.access import Access
 from app.core.errors import StorageError
 from app.libraries.usage import LibraryName, usages
 from app.runtime import Deps
-from mcp_server.render import DEFAULT_BUDGET, Entry, echo, page
-from mcp_server.status_tools import MISS_LEVEL, UNAVAILABLE, Budget, Offset
+from mcp_server.render import echo
+from mcp_server.status_tools import MISS_LEVEL, UNAVAILABLE
+from mcp_server.tool_pages import lines_page, tool_result
+from mcp_server.tool_params import FIRST_PAGE, Page
 
 Library = Annotated[
     str,
@@ -35,9 +36,7 @@ class LibraryTools:
         self.get_deps = get_deps
         self._access = access
 
-    async def find_library_usages(
-        self, library: Library, offset: Offset = 0, max_chars: Budget = DEFAULT_BUDGET
-    ) -> ToolResult:
+    async def find_library_usages(self, library: Library, page: Page = FIRST_PAGE) -> ToolResult:
         """Which of our projects declare a library, at which versions and in which build file.
 
         Each version says whether its sources are indexed: search them with scope="libraries".
@@ -75,9 +74,9 @@ class LibraryTools:
                     "repo_path": f"maven:{r.group_id}:{r.artifact_id}:{r.version}" if known is not None else None,
                 }
             )
-        entries = [Entry(_line(i), i, "\n") for i in items][offset:]
-        rendered = page(entries, total=len(items), offset=offset, budget=max_chars, header=f"Users of {echo(library)}:")
-        return ToolResult(content=[TextContent(type="text", text=rendered.text)], structured_content=rendered.data())
+        lines = [_line(i) for i in items]
+        rendered = lines_page(lines, items, page.offset, page.max_chars, header=f"Users of {echo(library)}:")
+        return tool_result(rendered)
 
 
 def _line(item: dict[str, Any]) -> str:

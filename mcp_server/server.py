@@ -41,7 +41,6 @@ from mcp_server.auth import caller_access
 from mcp_server.instructions import INSTRUCTIONS, tool_description
 from mcp_server.library_tools import LibraryTools
 from mcp_server.render import (
-    DEFAULT_BUDGET,
     Note,
     echo,
     render_hits,
@@ -73,7 +72,22 @@ from mcp_server.tool_pages import (
     targets_page,
     tool_result,
 )
-from mcp_server.tool_params import CALLER, Budget, Code, MethodName, Offset, PathPrefix, Repo, ScopeArg, TypeName
+from mcp_server.tool_params import (
+    CALLER,
+    EVERYWHERE,
+    FIRST_PAGE,
+    FIRST_SET_PAGE,
+    HttpMethod,
+    MethodName,
+    OneRepo,
+    Page,
+    Repo,
+    ScopeArg,
+    SetPage,
+    TypeName,
+    Where,
+    flat,
+)
 from pipeline.model import SYMBOL_TYPES
 
 MISS = logging.INFO
@@ -100,7 +114,7 @@ def create_server(
 
     def add(tool: Callable[..., Any], answer: type[Any], **annotations: bool) -> None:
         hints = annotations or {"readOnlyHint": True}
-        mcp.tool(tool, annotations=hints, description=tool_description(tool), output_schema=output_schema(answer))
+        mcp.tool(flat(tool), annotations=hints, description=tool_description(tool), output_schema=output_schema(answer))
         names.append(tool.__name__)
 
     for tool in (
@@ -151,8 +165,9 @@ class KnowledgeTools:
             raise miss("Unauthorized.")
         return access
 
-    async def _search(self, repo: str | None, scope: SearchScope = SearchScope.CODE) -> tuple[SearchService, Access]:
-        """The search module within `scope` and the caller's access, once `repo` (if given) is readable."""
+    async def _search(self, where: Where) -> tuple[SearchService, Access]:
+        """The search module within `where.scope` and the caller's access, once `where.repo` (if any) is readable."""
+        repo, scope = where.repo, where.scope
         deps = self.get_deps()
         access = self._access()
         search = deps.search.within(SearchScope(scope))
@@ -167,33 +182,40 @@ class KnowledgeTools:
         return search, access
 
     async def _set_page(
-        self, access: Access, search: SearchService, found: SetWindow, title: str, offset: int, code: bool,
-        budget: int, excerpt_lines: int,
-    ) -> ToolResult:  # fmt: skip
+        self, access: Access, search: SearchService, found: SetWindow, title: str, page: SetPage, excerpt_lines: int
+    ) -> ToolResult:
         """A set answer's page from its window: only the shown members become hits; a scan that stopped says so."""
         capped = f" (the scan stopped at {found.total}: narrow with repo or path_prefix for the rest)"
         header = f"{title}{capped if found.scanned else ''}:"
         window = await self._users(access, search.hits_of(found.members))
         return tool_result(
-            set_window_page(window, found.total, header, offset, code, budget, excerpt_lines=excerpt_lines)
+            set_window_page(
+                window, found.total, header, page.offset, page.code, page.max_chars, excerpt_lines=excerpt_lines
+            )
         )
 
     async def _users(self, access: Access, hits: Sequence[Hit]) -> list[Hit]:
         """The hits, those on library code with the readable projects that use their version."""
         return await with_users(self.get_deps().db, access, hits)
 
+    async def _hits_page(
+        self, access: Access, hits: Sequence[Hit], header: str, page: SetPage, *, excerpt_lines: int | None,
+        **extra: Any,
+    ) -> ToolResult:  # fmt: skip
+        """A set answer's page of `hits` (with their users), `extra` added to its data."""
+        shown = await self._users(access, hits)
+        rendered = set_page(shown, header, page.offset, page.code, page.max_chars, excerpt_lines=excerpt_lines)
+        return tool_result(rendered, **extra)
+
     async def semantic_search(
         self,
         query: Annotated[str, Field(description="What you are looking for, in words or identifiers.")],
-        repo: Repo = None,
-        scope: ScopeArg = SearchScope.CODE,
-        path_prefix: PathPrefix = None,
+        where: Where = EVERYWHERE,
         symbol_type: Annotated[str | None, Field(description="method, constructor, method_part, class, ...")] = None,
         stereotype: Annotated[str | None, Field(description="service, repository, rest_controller, ...")] = None,
         annotation: Annotated[str | None, Field(description="Annotation simple name, e.g. Transactional.")] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="How many ranked results, offset included.")] = 10,
-        offset: Offset = 0,
-        max_chars: Budget = DEFAULT_BUDGET,
+        page: Page = FIRST_PAGE,
     ) -> ToolResult:
         """Hybrid (meaning + keyword) search over all indexed Java code; the first tool for a question in words.
 
@@ -201,41 +223,40 @@ class KnowledgeTools:
         """
         if symbol_type and symbol_type not in SYMBOL_TYPES:
             raise miss(f"Bad symbol_type {symbol_type!r}; use one of {', '.join(sorted(SYMBOL_TYPES))}.")
-        search, access = await self._search(repo, scope)
+        search, access = await self._search(where)
         filters = Filters(
-            repo=repo, path_prefix=path_prefix, symbol_type=symbol_type, stereotype=stereotype, annotation=annotation
+            repo=where.repo,
+            path_prefix=where.path_prefix,
+            symbol_type=symbol_type,
+            stereotype=stereotype,
+            annotation=annotation,
         )
         try:
             hits = await search.search(access, query, filters, limit)
         except PayloadError as exc:
             raise miss(f"Query refused: {exc}. Ask with fewer words.") from exc
         header = f"Results for {echo(query)!r}:"
-        return tool_result(render_hits(await self._users(access, hits), budget=max_chars, header=header, offset=offset))
+        hits = await self._users(access, hits)
+        return tool_result(render_hits(hits, budget=page.max_chars, header=header, offset=page.offset))
 
     async def get_symbol(
         self,
         name: Annotated[str, Field(description="Qualified or simple name; add (Types) to pick an overload.")],
-        repo: Repo = None,
-        scope: ScopeArg = SearchScope.CODE,
-        path_prefix: PathPrefix = None,
-        offset: Offset = 0,
-        max_chars: Budget = DEFAULT_BUDGET,
+        where: Where = EVERYWHERE,
+        page: Page = FIRST_PAGE,
     ) -> ToolResult:
         """The full code and metadata of a method or type; every overload when the name is ambiguous.
 
         Example: get_symbol(name="OwnerService.find") or get_symbol(name="com.acme.shop.core.service.OwnerService")
         """
-        search, access = await self._search(repo, scope)
-        hits = await search.symbol(access, name, repo, path_prefix=path_prefix)
+        search, access = await self._search(where)
+        hits = await search.symbol(access, name, where.repo, path_prefix=where.path_prefix)
         if not hits:
             raise miss(f"No symbol named {echo(name)!r}. Try semantic_search with the name in words.")
-        return tool_result(
-            render_hits(await self._users(access, hits), budget=max_chars, excerpt_lines=None, offset=offset)
-        )
+        hits = await self._users(access, hits)
+        return tool_result(render_hits(hits, budget=page.max_chars, excerpt_lines=None, offset=page.offset))
 
-    async def list_repos(
-        self, scope: ScopeArg = SearchScope.CODE, offset: Offset = 0, max_chars: Budget = DEFAULT_BUDGET
-    ) -> ToolResult:
+    async def list_repos(self, scope: ScopeArg = SearchScope.CODE, page: Page = FIRST_PAGE) -> ToolResult:
         """Indexed repositories with default branch, indexed commit, time, chunk counts and sync status.
 
         `chunks` counts every chunk; `generated_chunks` how many of them a code generator wrote.
@@ -260,84 +281,61 @@ class KnowledgeTools:
             + (f" error={i['last_error']}" if i["last_error"] else "")
             for i in items
         ]
-        return tool_result(lines_page(lines, items, offset, max_chars))
+        return tool_result(lines_page(lines, items, page.offset, page.max_chars))
 
     async def find_by_annotation(
         self,
         annotation: Annotated[str, Field(description="Annotation name, with or without @ and arguments.")],
-        repo: Repo = None,
-        scope: ScopeArg = SearchScope.CODE,
-        path_prefix: PathPrefix = None,
-        offset: Offset = 0,
-        code: Code = False,
-        max_chars: Budget = DEFAULT_BUDGET,
+        where: Where = EVERYWHERE,
+        page: SetPage = FIRST_SET_PAGE,
     ) -> ToolResult:
         """Every type or method carrying an annotation: one line each, the first few with code.
 
         Example: find_by_annotation(annotation="@Transactional")
         or find_by_annotation(annotation="GetMapping", path_prefix="mall-admin")
         """
-        search, access = await self._search(repo, scope)
+        search, access = await self._search(where)
+        shows = shows_within(page.max_chars)
         found = await search.annotation_window(
-            access, annotation, repo, offset, shows_within(max_chars), path_prefix=path_prefix
+            access, annotation, where.repo, page.offset, shows, path_prefix=where.path_prefix
         )
-        return await self._set_page(access, search, found, f"Carrying {echo(annotation)}", offset, code, max_chars, 8)
+        return await self._set_page(access, search, found, f"Carrying {echo(annotation)}", page, 8)
 
     async def get_callers(
-        self,
-        name: MethodName,
-        repo: Repo = None,
-        scope: ScopeArg = SearchScope.CODE,
-        path_prefix: PathPrefix = None,
-        offset: Offset = 0,
-        code: Code = False,
-        max_chars: Budget = DEFAULT_BUDGET,
+        self, name: MethodName, where: Where = EVERYWHERE, page: SetPage = FIRST_SET_PAGE
     ) -> ToolResult:
         """Methods whose bodies call the named method (resolved through declared receiver types).
 
         Example: get_callers(name="NotificationService.notifyOwner")
         """
-        search, access = await self._search(repo, scope)
-        found = await search.callers_window(
-            access, name, repo, offset, shows_within(max_chars), path_prefix=path_prefix
-        )
-        return await self._set_page(access, search, found, f"Callers of {echo(name)}", offset, code, max_chars, 12)
+        search, access = await self._search(where)
+        shows = shows_within(page.max_chars)
+        found = await search.callers_window(access, name, where.repo, page.offset, shows, path_prefix=where.path_prefix)
+        return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12)
 
-    async def get_callees(
-        self,
-        name: MethodName,
-        repo: Repo = None,
-        scope: ScopeArg = SearchScope.CODE,
-        path_prefix: PathPrefix = None,
-        offset: Offset = 0,
-        max_chars: Budget = DEFAULT_BUDGET,
-    ) -> ToolResult:
+    async def get_callees(self, name: MethodName, where: Where = EVERYWHERE, page: Page = FIRST_PAGE) -> ToolResult:
         """What the named method calls, each call with the indexed symbols it resolves to.
 
         Example: get_callees(name="OwnerController.findOwner")
         """
-        search, access = await self._search(repo, scope)
-        pairs = await search.callees(access, name, repo, path_prefix=path_prefix)
+        search, access = await self._search(where)
+        pairs = await search.callees(access, name, where.repo, path_prefix=where.path_prefix)
         if not pairs:
             raise miss(f"No method named {echo(name)!r}, or it calls nothing.")
         lines = [
             f"{call} -> " + (", ".join(cite(h) for h in hits) if hits else "(not indexed)") for call, hits in pairs
         ]
         items = [{"call": call, "targets": [h.citation() for h in hits]} for call, hits in pairs]
-        return tool_result(lines_page(lines, items, offset, max_chars))
+        return tool_result(lines_page(lines, items, page.offset, page.max_chars))
 
     async def find_endpoint(
         self,
         path: Annotated[
             str | None, Field(description="A concrete path or a pattern: /owners/42 matches /owners/{id}.")
         ] = None,
-        http_method: Annotated[str | None, Field(description="GET, POST, ...")] = None,
-        repo: Repo = None,
-        scope: ScopeArg = SearchScope.CODE,
-        path_prefix: PathPrefix = None,
-        offset: Offset = 0,
-        code: Code = False,
-        max_chars: Budget = DEFAULT_BUDGET,
+        http_method: HttpMethod = None,
+        where: Where = EVERYWHERE,
+        page: SetPage = FIRST_SET_PAGE,
         caller: Annotated[str | None, Field(description=CALLER)] = None,
     ) -> ToolResult:
         """The handler (Spring MVC, JAX-RS) or Feign client method for an HTTP route, the likeliest first.
@@ -348,32 +346,28 @@ class KnowledgeTools:
         or find_endpoint(caller="StatisticsServiceClient.updateStatistics")
         """
         if caller:
-            search, access = await self._search(repo)
-            found = await EndpointLinks(search).targets(access, caller, repo)
+            search, access = await self._search(Where(where.repo))
+            found = await EndpointLinks(search).targets(access, caller, where.repo)
             if not found.calls:
                 raise miss(
                     f"{echo(caller)!r} makes no HTTP call the index knows of (no such method, or no client call)."
                 )
-            return tool_result(*targets_page(found, caller, offset, code, max_chars))
+            return tool_result(*targets_page(found, caller, page.offset, page.code, page.max_chars))
         if not path:
             raise miss("Give the route's path, or a client call site as caller.")
-        search, access = await self._search(repo, scope)
-        hits = await search.endpoint(access, path, http_method, repo, path_prefix=path_prefix)
+        search, access = await self._search(where)
+        hits = await search.endpoint(access, path, http_method, where.repo, path_prefix=where.path_prefix)
         header = f"Handlers of {echo(http_method or 'any')} {echo(path)}:"
-        return tool_result(
-            set_page(await self._users(access, hits), header, offset, code, max_chars, excerpt_lines=None)
-        )
+        return await self._hits_page(access, hits, header, page, excerpt_lines=None)
 
     async def find_endpoint_callers(
         self,
         path: Annotated[
             str, Field(description="The endpoint's path or pattern: /accounts/demo matches /accounts/{name}.")
         ],
-        http_method: Annotated[str | None, Field(description="GET, POST, ...")] = None,
+        http_method: HttpMethod = None,
         repo: Repo = None,
-        offset: Offset = 0,
-        code: Code = False,
-        max_chars: Budget = DEFAULT_BUDGET,
+        page: SetPage = FIRST_SET_PAGE,
     ) -> ToolResult:
         """Who calls an HTTP endpoint from other services: client call sites across repositories.
 
@@ -381,7 +375,7 @@ class KnowledgeTools:
         RestClient and WebClient calls whose URI the code fixes; `repo` narrows where the callers are.
         Example: find_endpoint_callers(path="/accounts/demo", http_method="GET")
         """
-        search, access = await self._search(repo)
+        search, access = await self._search(Where(repo))
         sites = await EndpointLinks(search).callers(access, path, http_method, repo)
         notes = [
             Note(
@@ -395,62 +389,47 @@ class KnowledgeTools:
         ]
         header = f"Callers of {echo(http_method or 'any')} {echo(path)}:"
         hits = [s.hit for s in sites]
-        return tool_result(set_page(hits, header, offset, code, max_chars, excerpt_lines=12, notes=notes))
+        return tool_result(
+            set_page(hits, header, page.offset, page.code, page.max_chars, excerpt_lines=12, notes=notes)
+        )
 
     async def find_injections(
-        self,
-        type: TypeName,
-        repo: Repo = None,
-        scope: ScopeArg = SearchScope.CODE,
-        path_prefix: PathPrefix = None,
-        offset: Offset = 0,
-        code: Code = False,
-        max_chars: Budget = DEFAULT_BUDGET,
+        self, type: TypeName, where: Where = EVERYWHERE, page: SetPage = FIRST_SET_PAGE
     ) -> ToolResult:
         """Which classes receive a type by dependency injection, and what that type itself depends on.
 
         `path_prefix` narrows who receives it; what the type depends on is read from the type wherever it is.
         Example: find_injections(type="OwnerRepository")
         """
-        search, access = await self._search(repo, scope)
-        injectors = await search.injectors(access, type, repo, path_prefix=path_prefix)
-        depends_on = await search.dependencies(access, type, repo)
+        search, access = await self._search(where)
+        injectors = await search.injectors(access, type, where.repo, path_prefix=where.path_prefix)
+        depends_on = await search.dependencies(access, type, where.repo)
         header = f"{echo(type)} depends on: {', '.join(depends_on) or 'nothing injected'}\nInjected into:"
-        rendered = set_page(await self._users(access, injectors), header, offset, code, max_chars, excerpt_lines=6)
-        return tool_result(rendered, depends_on=depends_on)
+        return await self._hits_page(access, injectors, header, page, excerpt_lines=6, depends_on=depends_on)
 
     async def find_implementations(
-        self,
-        type: TypeName,
-        repo: Repo = None,
-        scope: ScopeArg = SearchScope.CODE,
-        path_prefix: PathPrefix = None,
-        offset: Offset = 0,
-        code: Code = False,
-        max_chars: Budget = DEFAULT_BUDGET,
+        self, type: TypeName, where: Where = EVERYWHERE, page: SetPage = FIRST_SET_PAGE
     ) -> ToolResult:
         """Classes, records and enums that implement an interface or extend a class.
 
         Example: find_implementations(type="PricingPolicy")
         """
-        search, access = await self._search(repo, scope)
-        hits = await search.implementations(access, type, repo, path_prefix=path_prefix)
-        header = f"Implementations of {echo(type)}:"
-        return tool_result(set_page(await self._users(access, hits), header, offset, code, max_chars, excerpt_lines=10))
+        search, access = await self._search(where)
+        hits = await search.implementations(access, type, where.repo, path_prefix=where.path_prefix)
+        return await self._hits_page(access, hits, f"Implementations of {echo(type)}:", page, excerpt_lines=10)
 
     async def get_file_outline(
         self,
-        repo: Annotated[str, Field(description="Repository path (group/project).")],
+        repo: OneRepo,
         path: Annotated[str, Field(description="The file's path in the repository, as results cite it.")],
         scope: ScopeArg = SearchScope.CODE,
-        offset: Offset = 0,
-        max_chars: Budget = DEFAULT_BUDGET,
+        page: Page = FIRST_PAGE,
     ) -> ToolResult:
         """Every type, method and constructor of one file, in line order, with signatures.
 
         Example: get_file_outline(repo="acme/shop", path="core/src/main/java/com/acme/OwnerService.java")
         """
-        search, access = await self._search(repo, scope)
+        search, access = await self._search(Where(repo, scope))
         hits = await search.outline(access, repo, path)
         if not hits:
             raise miss(f"No indexed file {echo(path)!r} in {echo(repo)!r}.")
@@ -461,7 +440,7 @@ class KnowledgeTools:
         ]
         items = [{**h.citation(), "symbol_type": h.symbol_type, "generated": h.chunk.generated} for h in hits]
         header = cited_place(hits[0], f"{hits[0].repo_path}:{hits[0].file_path}")
-        return tool_result(lines_page(lines, items, offset, max_chars, header=header))
+        return tool_result(lines_page(lines, items, page.offset, page.max_chars, header=header))
 
     async def auto_context(
         self,
@@ -476,7 +455,7 @@ class KnowledgeTools:
         Nothing when nothing in the index is relevant enough: then the task is not about indexed code.
         Example: auto_context(task="make OwnerService.find throw when the owner is missing")
         """
-        search, access = await self._search(repo)
+        search, access = await self._search(Where(repo))
         context = await auto_context(search, access, task, repo=repo, max_chars=max_chars)
         text = context.text or (
             f"Nothing indexed is relevant enough to this task (best relevance {context.relevance:.2f}, "

@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import ToolResult
-from mcp.types import TextContent
 from pydantic import Field
 
 from app.auth.access import Access
@@ -21,16 +20,12 @@ from app.core.errors import RateLimitedError, StorageError
 from app.runtime import Deps
 from app.sync.requests import refresh
 from app.sync.status import index_status, status_line
-from mcp_server.render import DEFAULT_BUDGET, Entry, echo, page
+from mcp_server.render import echo
+from mcp_server.tool_pages import lines_page, tool_result
+from mcp_server.tool_params import FIRST_PAGE, OneRepo, Page, StatusRepo
 
 MISS_LEVEL = 20  # logging.INFO: a miss is the caller's business, not a server error (as `server.MISS`)
 UNAVAILABLE = "The service's PostgreSQL or Redis is unavailable; try again in a minute."
-
-StatusRepo = Annotated[
-    str | None, Field(description="Repository path (group/project), or a group prefix ending in '/'; all when omitted.")
-]
-Offset = Annotated[int, Field(ge=0, description="Skip this many results: the next_offset of a previous answer.")]
-Budget = Annotated[int, Field(ge=500, le=100_000, description="Output budget in characters; whole results are cut.")]
 
 
 class StatusTools:
@@ -40,9 +35,7 @@ class StatusTools:
         self.get_deps = get_deps
         self._access = access
 
-    async def index_status(
-        self, repo: StatusRepo = None, offset: Offset = 0, max_chars: Budget = DEFAULT_BUDGET
-    ) -> ToolResult:
+    async def index_status(self, repo: StatusRepo = None, page: Page = FIRST_PAGE) -> ToolResult:
         """How fresh the index is, per repository, as GitLab reported it and when it was checked.
 
         Each entry: the indexed commit, GitLab's default-branch head and when it was checked, how far
@@ -60,11 +53,9 @@ class StatusTools:
         if not items:
             what = f"repository {echo(repo)!r}" if repo else "any repository you may read"
             raise ToolError(f"No index status for {what}: nothing was synced from GitLab yet.", log_level=MISS_LEVEL)
-        return _page([status_line(i) for i in items], items, offset, max_chars)
+        return _page([status_line(i) for i in items], items, page)
 
-    async def refresh_repo(
-        self, repo: Annotated[str, Field(description="Repository path (group/project).", min_length=1)]
-    ) -> ToolResult:
+    async def refresh_repo(self, repo: Annotated[OneRepo, Field(min_length=1)]) -> ToolResult:
         """Ask for a sync of one repository now, when index_status shows it behind or you know of a push.
 
         Idempotent: while a sync is already waiting nothing new is asked. New refreshes of one repository
@@ -95,10 +86,8 @@ class StatusTools:
             "detail": done.detail,
         }
         line = f"{done.repo}: {done.state} (generation {done.generation}): {done.detail}"
-        return _page([line], [item], 0, DEFAULT_BUDGET)
+        return _page([line], [item], FIRST_PAGE)
 
 
-def _page(lines: Sequence[str], items: Sequence[Any], offset: int, budget: int) -> ToolResult:
-    entries = [Entry(line, item, "\n") for line, item in zip(lines, items, strict=True)][offset:]
-    rendered = page(entries, total=len(lines), offset=offset, budget=budget)
-    return ToolResult(content=[TextContent(type="text", text=rendered.text)], structured_content=rendered.data())
+def _page(lines: Sequence[str], items: Sequence[Any], page: Page) -> ToolResult:
+    return tool_result(lines_page(lines, items, page.offset, page.max_chars))

@@ -93,6 +93,11 @@ def _error(description: str) -> dict[str, Any]:
     return _json(ErrorAnswer, description)
 
 
+def _id_in_path(name: str) -> dict[str, Any]:
+    """The path parameter `name`: a record's id (a whole number from 0)."""
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}
+
+
 def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
     schema = model.model_json_schema()
     required = set(schema.get("required", []))
@@ -156,8 +161,7 @@ def _paths() -> dict[str, Any]:
         }},
         INDEX_JOBS_PATH + "/{job_id}": {"get": {
             "summary": "An index job's state", "security": [{"job_token": []}, {"index_token": []}, {"admin": []}],
-            "parameters": [{"name": "job_id", "in": "path", "required": True,
-                            "schema": {"type": "integer", "minimum": 0}}],
+            "parameters": [_id_in_path("job_id")],
             "responses": {"200": _json(IndexJobAnswer, "The job"), "401": _error("Not authenticated"),
                           "404": _error("No such job for this token"), "503": _error("Try again")},
         }},
@@ -184,8 +188,7 @@ def _paths() -> dict[str, Any]:
         }},
         "/admin/backfills/{backfill_id}": {"get": {
             "summary": "A backfill's progress, throughput, ETA and a page of its projects", "security": admin,
-            "parameters": [{"name": "backfill_id", "in": "path", "required": True,
-                            "schema": {"type": "integer", "minimum": 0}}, *pages,
+            "parameters": [_id_in_path("backfill_id"), *pages,
                            {"name": "state", "in": "query", "required": False, "schema": {"type": "string",
                             "enum": list(get_args(BackfillProgressValue))}}],
             "responses": {"200": _json(BackfillReport, "The backfill"), "400": _error("Bad parameters"),
@@ -200,8 +203,7 @@ def _paths() -> dict[str, Any]:
         }},
         "/admin/rebuilds/{rebuild_id}": {"get": {
             "summary": "A model rebuild's state and progress", "security": admin,
-            "parameters": [{"name": "rebuild_id", "in": "path", "required": True,
-                            "schema": {"type": "integer", "minimum": 0}}],
+            "parameters": [_id_in_path("rebuild_id")],
             "responses": {"200": _json(RebuildReport, "The rebuild"), "401": _error("Not authenticated"),
                           "404": _error("No such rebuild")},
         }},
@@ -212,8 +214,7 @@ def _paths() -> dict[str, Any]:
         }},
         "/admin/projects/{project_id}": {"get": {
             "summary": "One project's sync state", "security": admin,
-            "parameters": [{"name": "project_id", "in": "path", "required": True,
-                            "schema": {"type": "integer", "minimum": 0}}],
+            "parameters": [_id_in_path("project_id")],
             "responses": {"200": _json(ProjectState, "The project"), "401": _error("Not authenticated"),
                           "404": _error("No such project")},
         }},

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import httpx
 
 from app.core.settings import RerankSettings
+from app.store.model_http import bearer, endpoint_url, post_json
 
 logger = logging.getLogger(__name__)
 
@@ -38,10 +39,8 @@ class CrossEncoder:
             raise ValueError("CrossEncoder needs settings.base_url; use build_cross_encoder, which returns None")
         self.settings = settings
         self._client = client
-        url = httpx.URL(settings.base_url)
-        self._url = url.copy_with(path=url.path.rstrip("/") + "/rerank")
-        key = settings.api_key.get_secret_value() if settings.api_key else ""
-        self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._url = endpoint_url(settings.base_url, "/rerank")
+        self._headers = bearer(settings.api_key)
 
     async def scores(self, query: str, documents: Sequence[str]) -> list[float]:
         """One relevance score per document, in input order (higher is more relevant).
@@ -58,14 +57,9 @@ class CrossEncoder:
         }
         if self.settings.model:
             body["model"] = self.settings.model
-        try:
-            response = await self._client.post(
-                self._url, json=body, headers=self._headers, timeout=self.settings.timeout_s
-            )
-        except httpx.HTTPError as exc:
-            raise RerankFailedError(f"{type(exc).__name__}: {exc}") from exc
-        if response.is_error:
-            raise RerankFailedError(f"HTTP {response.status_code}: {response.text[:200]}")
+        response = await post_json(
+            self._client, self._url, body, self._headers, timeout_s=self.settings.timeout_s, error=RerankFailedError
+        )
         return parse_scores(response, len(documents))
 
     async def reordered(self, query: str, items: Sequence[T], text: Callable[[T], str]) -> list[T]:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from app.auth.access import Access
 from app.core.errors import PayloadError
@@ -22,7 +24,7 @@ from app.core.settings import GeneratedCode
 from app.search import endpoints, lookups, pool, sets
 from app.search.catalog import Catalog
 from app.search.crossencoder import CrossEncoder
-from app.search.hits import Hit, Member, SetWindow
+from app.search.hits import Hit
 from app.search.offload import Offload, bounded
 from app.search.question import Question, parse_question
 from app.search.reader import Reader
@@ -33,6 +35,31 @@ from app.store.filters import Condition
 
 NO_FILTERS = Filters()
 """A search's default: no filter but the caller's access and the scope (`Filters` is frozen: one value serves)."""
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class _OnReader(Generic[P, R]):
+    """A facade method that is a function of the search's `Reader`: `fn(search._reader, ...)`, typed as `fn`.
+
+    The exact lookups and set pages are functions of a reader (`app.search.lookups`, `endpoints`, `sets`);
+    `SearchService.symbol = _OnReader(lookups.symbol)` calls `lookups.symbol` with the search's reader (that of
+    its scope, after `within`) and takes the same other parameters, documented where the function is.
+    """
+
+    def __init__(self, fn: Callable[Concatenate[Reader, P], R]) -> None:
+        self._fn = fn
+        self.__doc__ = fn.__doc__
+
+    @overload
+    def __get__(self, search: None, owner: type[SearchService]) -> _OnReader[P, R]: ...
+    @overload
+    def __get__(self, search: SearchService, owner: type[SearchService]) -> Callable[P, R]: ...
+    def __get__(self, search: SearchService | None, owner: type[SearchService]) -> _OnReader[P, R] | Callable[P, R]:
+        if search is None:
+            return self
+        return functools.partial(self._fn, search._reader)
 
 
 class SearchService:
@@ -159,127 +186,18 @@ class SearchService:
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
         return await self._reader.lookup(access, filters, *extra, limit=limit)
 
-    async def outline(self, access: Access, repo: str, file_path: str) -> list[Hit]:
-        """Every chunk of one file in line order."""
-        return await lookups.outline(self._reader, access, repo, file_path)
-
-    async def symbol(
-        self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
-    ) -> list[Hit]:
-        """A method or type by qualified or simple name, all overloads (`app.search.lookups.symbol`)."""
-        return await lookups.symbol(self._reader, access, name, repo, path_prefix=path_prefix)
-
-    async def callers(
-        self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
-    ) -> list[Hit]:
-        """Chunks whose body calls the named method, through the type hierarchy (`app.search.lookups.callers`)."""
-        return await lookups.callers(self._reader, access, name, repo, path_prefix=path_prefix)
-
-    async def callees(
-        self, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
-    ) -> list[tuple[str, list[Hit]]]:
-        """What the named method calls, each call with the symbols it resolves to (`app.search.lookups.callees`)."""
-        return await lookups.callees(self._reader, access, name, repo, path_prefix=path_prefix)
-
-    async def injectors(
-        self, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
-    ) -> list[Hit]:
-        """Types that receive the named type by injection (`app.search.lookups.injectors`)."""
-        return await lookups.injectors(self._reader, access, type_name, repo, path_prefix=path_prefix)
-
-    async def dependencies(self, access: Access, type_name: str, repo: str | None = None) -> list[str]:
-        """What the named type receives by injection (the inverse of `injectors`)."""
-        return await lookups.dependencies(self._reader, access, type_name, repo)
-
-    async def bean_stereotypes(self, access: Access) -> frozenset[str]:
-        """Annotation types the caller may read that make a class a bean (`app.search.lookups.bean_stereotypes`)."""
-        return await lookups.bean_stereotypes(self._reader, access)
-
-    async def implementations(
-        self, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
-    ) -> list[Hit]:
-        """Types that implement or extend the named type."""
-        return await lookups.implementations(self._reader, access, type_name, repo, path_prefix=path_prefix)
-
-    async def endpoint(
-        self,
-        access: Access,
-        path: str,
-        http_method: str | None = None,
-        repo: str | None = None,
-        *,
-        path_prefix: str | None = None,
-    ) -> list[Hit]:
-        """Handlers of a route, the one Spring dispatches to first (`app.search.endpoints.endpoint`)."""
-        return await endpoints.endpoint(self._reader, access, path, http_method, repo, path_prefix=path_prefix)
-
-    async def by_annotation(
-        self,
-        access: Access,
-        annotation: str,
-        repo: str | None = None,
-        limit: int = 200,
-        *,
-        path_prefix: str | None = None,
-    ) -> list[Hit]:
-        """Chunks carrying an annotation (by simple name): the first `limit` found, in file order."""
-        return await sets.by_annotation(self._reader, access, annotation, repo, limit, path_prefix=path_prefix)
-
-    async def annotated(
-        self,
-        access: Access,
-        annotation: str,
-        repo: str | None = None,
-        limit: int = 200,
-        *,
-        path_prefix: str | None = None,
-    ) -> list[Member]:
-        """`by_annotation`'s members, sorted by their order fields only; `hits_of` makes the shown ones hits."""
-        return await sets.annotated(self._reader, access, annotation, repo, limit, path_prefix=path_prefix)
-
-    async def annotation_window(
-        self,
-        access: Access,
-        annotation: str,
-        repo: str | None,
-        offset: int,
-        shows: Callable[[Sequence[Member]], int],
-        *,
-        path_prefix: str | None = None,
-        scan: int = sets.SET_SCAN,
-    ) -> SetWindow:
-        """The members of `by_annotation` from `offset` on that a page can show (`shows`: how many of some it does)."""
-        return await sets.annotation_window(
-            self._reader, access, annotation, repo, offset, shows, path_prefix=path_prefix, scan=scan
-        )
-
-    async def callers_window(
-        self,
-        access: Access,
-        name: str,
-        repo: str | None,
-        offset: int,
-        shows: Callable[[Sequence[Member]], int],
-        *,
-        path_prefix: str | None = None,
-    ) -> SetWindow:
-        """The members of `callers` from `offset` on that a page can show (`callers` for how they are found)."""
-        return await sets.callers_window(self._reader, access, name, repo, offset, shows, path_prefix=path_prefix)
-
-    async def window(
-        self,
-        access: Access,
-        filters: Filters,
-        condition: Condition | None,
-        offset: int,
-        shows: Callable[[Sequence[Member]], int],
-        *,
-        scan: int = sets.SET_SCAN,
-        listing: int = sets.WINDOW_IDS,
-    ) -> SetWindow:
-        """The points matching the filters (and `condition`) from `offset` on that a page can show (`sets.window`)."""
-        return await sets.window(self._reader, access, filters, condition, offset, shows, scan=scan, listing=listing)
-
-    def hits_of(self, members: Sequence[Member]) -> list[Hit]:
-        """These members as hits (their payloads parsed), in the same order."""
-        return sets.hits_of(self._reader, members)
+    outline = _OnReader(lookups.outline)
+    symbol = _OnReader(lookups.symbol)
+    callers = _OnReader(lookups.callers)
+    callees = _OnReader(lookups.callees)
+    injectors = _OnReader(lookups.injectors)
+    dependencies = _OnReader(lookups.dependencies)
+    bean_stereotypes = _OnReader(lookups.bean_stereotypes)
+    implementations = _OnReader(lookups.implementations)
+    endpoint = _OnReader(endpoints.endpoint)
+    by_annotation = _OnReader(sets.by_annotation)
+    annotated = _OnReader(sets.annotated)
+    annotation_window = _OnReader(sets.annotation_window)
+    callers_window = _OnReader(sets.callers_window)
+    window = _OnReader(sets.window)
+    hits_of = _OnReader(sets.hits_of)

@@ -22,6 +22,7 @@ from dataclasses import replace
 import httpx
 
 from app.core.settings import SummarySettings
+from app.store.model_http import bearer, endpoint_url, post_json
 from pipeline.model import Chunk
 from pipeline.render import with_description
 
@@ -41,11 +42,9 @@ class Summarizer:
     def __init__(self, settings: SummarySettings, client: httpx.AsyncClient) -> None:
         if not settings.base_url:
             raise ValueError("Summarizer needs settings.base_url; use build_summarizer, which returns None")
-        url = httpx.URL(settings.base_url)
         self.settings = settings
-        self.url = url.copy_with(path=url.path.rstrip("/") + "/chat/completions")
-        key = settings.api_key.get_secret_value() if settings.api_key else ""
-        self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.url = endpoint_url(settings.base_url, "/chat/completions")
+        self._headers = bearer(settings.api_key)
         self._client = client
 
     async def described(self, chunks: Sequence[Chunk]) -> list[Chunk]:
@@ -87,14 +86,9 @@ class Summarizer:
             "max_tokens": self.settings.max_tokens,
             "temperature": 0,
         }
-        try:
-            response = await self._client.post(
-                self.url, json=body, headers=self._headers, timeout=self.settings.timeout_s
-            )
-        except httpx.HTTPError as exc:
-            raise SummaryFailedError(f"{type(exc).__name__}: {exc}") from exc
-        if response.is_error:
-            raise SummaryFailedError(f"HTTP {response.status_code}: {response.text[:200]}")
+        response = await post_json(
+            self._client, self.url, body, self._headers, timeout_s=self.settings.timeout_s, error=SummaryFailedError
+        )
         try:
             content = response.json()["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:

@@ -13,6 +13,7 @@ from app.search.hits import Hit
 from app.search.service import SearchService
 from mcp_server.render import render_hits
 from mcp_server.server import KnowledgeTools
+from mcp_server.tool_params import Where
 from pipeline.model import TYPE_SYMBOLS
 from tests.quality.real.corpus import Indexed
 from tests.quality.real.gold import Corpus, simple_type
@@ -112,18 +113,18 @@ async def ask_set(search: SearchService, question: SetQuestion) -> frozenset[str
 
 async def agent_view(tools: KnowledgeTools, question: SetQuestion, gold: frozenset[str]) -> AgentView:
     """What the MCP tool an agent would call shows at its default budget, and how much of the gold is in it."""
-    repo = question.repo
+    where = Where(repo=question.repo)
     match question.kind:
         case "annotation":
-            result = await tools.find_by_annotation(annotation=question.target, repo=repo)
+            result = await tools.find_by_annotation(annotation=question.target, where=where)
         case "callers":
-            result = await tools.get_callers(name=question.target, repo=repo)
+            result = await tools.get_callers(name=question.target, where=where)
         case "injection":
-            result = await tools.find_injections(type=question.target, repo=repo)
+            result = await tools.find_injections(type=question.target, where=where)
         case "inverse":
-            result = await tools.find_injections(type=question.target, repo=repo)
+            result = await tools.find_injections(type=question.target, where=where)
         case "endpoints":
-            result = await tools.find_endpoint(path=question.target, http_method=question.http_method, repo=repo)
+            result = await tools.find_endpoint(path=question.target, http_method=question.http_method, where=where)
     text = _text_of(result)
     return AgentView(chars=len(text), lines=text.count("\n") + 1, shown=named_in(text, gold))
 
