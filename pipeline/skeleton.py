@@ -13,7 +13,7 @@ from pipeline.declarations import TypeInfo
 from pipeline.drafts import Draft, FileUnit
 from pipeline.javadoc import summarize
 from pipeline.members import Member
-from pipeline.model import Chunk, SymbolType
+from pipeline.model import SymbolType
 from pipeline.outline import CALLABLE_NODE_KINDS, TYPE_NODE_KINDS, MemberDecl
 from pipeline.splitting import LineSpan
 from pipeline.spring import injected_type, lombok_constructor_fields, maps_http
@@ -33,36 +33,30 @@ def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: 
     injects = _type_injections(info, members)
     if_bean = _injections_if_bean(info, members)
     rows = LineSpan(decl.doc_row if decl.doc_start >= 0 else decl.start_row, decl.end_row)
-    ctx = unit.context
-    chunk = Chunk(
-        id="", repo_path=ctx.repo_path, gitlab_project_id=ctx.gitlab_project_id, commit_sha=ctx.commit_sha,
-        branch=ctx.branch, library=ctx.library, file_path=unit.file_path, package=unit.package,
-        qualified_name=qualified,
-        symbol_type=info.kind,
-        name=info.name,
-        signature=_declaration_line(unit, info),
-        enclosing_type=qualified.rsplit(".", 1)[0] if outer is not None else None,
-        modifiers=info.modifiers.keywords,
-        annotations=tuple(a.text for a in annotations) if annotations else (),
-        annotation_names=tuple(a.name for a in annotations) if annotations else (),
-        stereotype=info.stereotype,
-        maps_http=maps_http(info.modifiers) if info.kind is SymbolType.ANNOTATION and annotations else (),
-        extends=info.extends,
-        implements=info.implements,
-        injects=injects,
-        extends_fq=unit.resolve_all(info.extends),
-        implements_fq=unit.resolve_all(info.implements),
-        injects_fq=unit.resolve_all(injects),
-        injects_if_bean=if_bean,
-        injects_if_bean_fq=unit.resolve_all(if_bean),
-        javadoc_summary=summarize(javadoc) if decl.doc_start >= 0 else None,
-        line_start=rows.first + 1,
-        line_end=rows.last + 1,
-        content_hash="",
-        parse_errors=decl.has_error and (decl.head_error or any(m.outside_error for m in decl.members)),
-        code=_render(unit, info, javadoc),
-        text="",
-    )  # fmt: skip
+    chunk = unit.blank_chunk()  # cheaper than `Chunk(...)` with 30 keywords (`pipeline._values.blank`)
+    chunk.qualified_name = qualified
+    chunk.symbol_type = info.kind
+    chunk.name = info.name
+    chunk.signature = _declaration_line(unit, info)
+    chunk.enclosing_type = qualified.rsplit(".", 1)[0] if outer is not None else None
+    chunk.modifiers = info.modifiers.keywords
+    chunk.annotations = tuple(a.text for a in annotations) if annotations else ()
+    chunk.annotation_names = tuple(a.name for a in annotations) if annotations else ()
+    chunk.stereotype = info.stereotype
+    chunk.maps_http = maps_http(info.modifiers) if info.kind is SymbolType.ANNOTATION and annotations else ()
+    chunk.extends = info.extends
+    chunk.implements = info.implements
+    chunk.injects = injects
+    chunk.extends_fq = unit.resolve_all(info.extends)
+    chunk.implements_fq = unit.resolve_all(info.implements)
+    chunk.injects_fq = unit.resolve_all(injects)
+    chunk.injects_if_bean = if_bean
+    chunk.injects_if_bean_fq = unit.resolve_all(if_bean)
+    chunk.javadoc_summary = summarize(javadoc) if decl.doc_start >= 0 else None
+    chunk.line_start = rows.first + 1
+    chunk.line_end = rows.last + 1
+    chunk.parse_errors = decl.has_error and (decl.head_error or any(m.outside_error for m in decl.members))
+    chunk.code = _render(unit, info, javadoc)
     return Draft(f"type:{info.nested_name}", chunk)
 
 
