@@ -7,13 +7,14 @@ import asyncio
 import json
 import math
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.quality.real.repos import Pin, materialise
 from tests.quality.semble import annotated, bm25, report
-from tests.quality.semble.__main__ import _presence
+from tests.quality.semble.__main__ import _checkout, _presence
 from tests.quality.semble.annotated import AnnotationError, Target
 from tests.quality.semble.metrics import Located, chunk_ndcg, file_ndcg, ndcg, path_matches
 from tests.quality.semble.run import run_bm25, run_ours, settings_for
@@ -146,9 +147,19 @@ def test_end_to_end_on_a_tiny_repository(tmp_path: Path) -> None:
     assert [o.chunk for o in ours.outcomes][:2] == [1.0, 1.0]
     assert ours.outcomes[2].file == 1.0
     assert ours.units >= 3 and baseline.units == 3 and len(ours.latencies_ms) == 3
+    assert ours.outcomes[0].top_files[0] == "lib/src/main/java/com/acme/OrderService.java"  # checkout-relative
     assert baseline.outcomes[1].chunk == 1.0
     table = report.system_table([ours])
     assert table[2].startswith("tiny") and "mean of repos" in table[-1]
     _, ok = report.bm25_check([baseline], [spec])
     assert ok is (abs(report.mean([o.chunk for o in baseline.outcomes]) - 1.0) <= 0.04)
     assert report.as_json([ours])[0]["repo"] == "tiny"
+
+    unreachable = spec.at("0" * 40)
+    with pytest.raises(SystemExit, match="--fallback tiny=COMMIT"):
+        _checkout(unreachable, tmp_path / "cache", tmp_path / "mirrors", None)
+    moved, _ = _checkout(unreachable, tmp_path / "cache", tmp_path / "mirrors", spec.pin.commit)
+    assert moved.pin.commit == spec.pin.commit
+    at_fallback = replace(baseline, commit="f" * 40)  # a fallback's BM25 is shown, never failed
+    assert report.bm25_check([at_fallback], [replace(spec, published_bm25=0.0)])[1] is True
+    assert report.bm25_check([baseline], [replace(spec, published_bm25=0.0)])[1] is False
