@@ -53,6 +53,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="NAME=COMMIT",
         help="use COMMIT for NAME when its pinned commit cannot be materialised (said in the output)",
     )
+    parser.add_argument(
+        "--relocate",
+        action="store_true",
+        help="at a fallback commit, point an annotated file that is missing at the one file of its name",
+    )
     parser.add_argument("--no-bm25", action="store_true", help="skip the reference BM25 over plain windows")
     parser.add_argument("--misses", action="store_true", help="also list the queries scoring 0 (chunk protocol)")
     parser.add_argument("--json", type=Path, help="also write every query's scores here")
@@ -77,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         spec, checkout = _checkout(spec, args.cache, args.mirrors, fallbacks.get(spec.name))
         queries = annotated.load(folder, spec.name)
         print(_presence(spec, checkout, queries))
+        if args.relocate and not spec.pinned and (moves := relocations(checkout, spec.benchmark_root, queries)):
+            print("  relocated (the one file of that name): " + ", ".join(f"{a} -> {b}" for a, b in moves.items()))
+            queries = annotated.relocate(queries, moves)
         ours.append(asyncio.run(run_ours(spec, checkout, queries, settings, system)))
         if not args.no_bm25:
             baseline.append(run_bm25(spec, checkout, queries))
@@ -120,6 +128,18 @@ def _presence(spec: RepoSpec, checkout: Path, queries: Sequence[Query]) -> str:
     line = f"{spec.name} at {spec.pin.commit[:12]} ({where}): {len(queries)} queries, "
     line += f"{len(paths) - len(missing)}/{len(paths)} annotated files present"
     return line + (f"; missing: {', '.join(missing)}" if missing else "")
+
+
+def relocations(checkout: Path, root: str, queries: Sequence[Query]) -> dict[str, str]:
+    """Annotated files missing from a fallback checkout that moved: the one file of the same name under the
+    benchmark root, if there is exactly one (checkout-relative paths)."""
+    missing = sorted({t.path for q in queries for t in q.targets if not (checkout / t.path).is_file()})
+    moves = {}
+    for path in missing:
+        found = list((checkout / root).rglob(Path(path).name))
+        if len(found) == 1:
+            moves[path] = found[0].relative_to(checkout).as_posix()
+    return moves
 
 
 if __name__ == "__main__":

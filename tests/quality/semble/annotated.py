@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import urllib.request
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
@@ -103,3 +103,13 @@ def download(folder: Path, repos: Sequence[str], base_url: str) -> Path:
             parse(repo, json.loads(body))  # refuse to cache what does not parse
             path.write_bytes(body)
     return folder
+
+
+def relocate(queries: Sequence[Query], moves: Mapping[str, str]) -> list[Query]:
+    """The queries with every target whose path `moves` names pointed at its new path (span dropped: the
+    lines of a moved file are not the annotated ones)."""
+
+    def moved(target: Target) -> Target:
+        return Target(moves[target.path]) if target.path in moves else target
+
+    return [replace(q, targets=tuple(moved(t) for t in q.targets)) for q in queries]

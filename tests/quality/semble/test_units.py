@@ -14,7 +14,7 @@ import pytest
 
 from tests.quality.real.repos import Pin, materialise
 from tests.quality.semble import annotated, bm25, report
-from tests.quality.semble.__main__ import _checkout, _presence
+from tests.quality.semble.__main__ import _checkout, _presence, relocations
 from tests.quality.semble.annotated import AnnotationError, Target
 from tests.quality.semble.metrics import Located, chunk_ndcg, file_ndcg, ndcg, path_matches
 from tests.quality.semble.run import run_bm25, run_ours, settings_for
@@ -163,3 +163,18 @@ def test_end_to_end_on_a_tiny_repository(tmp_path: Path) -> None:
     at_fallback = replace(baseline, commit="f" * 40)  # a fallback's BM25 is shown, never failed
     assert report.bm25_check([at_fallback], [replace(spec, published_bm25=0.0)])[1] is True
     assert report.bm25_check([baseline], [replace(spec, published_bm25=0.0)])[1] is False
+
+
+def test_a_moved_file_is_relocated_only_to_the_one_file_of_its_name(tmp_path: Path) -> None:
+    for path in ("r/a/bean/Bean.java", "r/a/x/Twin.java", "r/a/y/Twin.java", "r/a/Here.java"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("class X {}")
+    queries = annotated.parse("r", [
+        {"query": "beans", "relevant": [{"path": "r/a/Bean.java", "start_line": 3, "end_line": 9}, "r/a/Here.java"]},
+        {"query": "twins", "relevant": ["r/a/Twin.java"]},
+    ])  # fmt: skip
+    moves = relocations(tmp_path, "r", queries)
+    assert moves == {"r/a/Bean.java": "r/a/bean/Bean.java"}  # Twin.java is ambiguous: left missing
+    moved = annotated.relocate(queries, moves)
+    assert moved[0].targets == (Target("r/a/bean/Bean.java"), Target("r/a/Here.java"))
+    assert moved[1] == queries[1]
