@@ -15,28 +15,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.quality.real.repos import FetchError, materialise
+from tests.quality.real.repos import FetchError, materialise, source_arguments
 from tests.quality.semble import annotated, report
 from tests.quality.semble.annotated import Query
 from tests.quality.semble.run import MODES, Mode, RepoRun, run_bm25, run_ours, settings_for
 from tests.quality.semble.spec import ANNOTATIONS_URL, DEFAULT_CACHE, SPECS, RepoSpec
 
-MIRRORS_ENV = "JAVAKB_QUALITY_MIRRORS"
-
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench_semble", description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--mirrors",
-        type=Path,
-        default=os.environ.get(MIRRORS_ENV),
-        help=f"local mirror root (<owner>+<name>/repo), else fetched from GitHub (env {MIRRORS_ENV})",
-    )
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where checkouts go (git-ignored)")
+    source_arguments(parser, DEFAULT_CACHE)
     parser.add_argument("--annotations", type=Path, help="folder of semble's <repo>.json (default: downloaded)")
     parser.add_argument(
         "--mode",
