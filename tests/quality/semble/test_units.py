@@ -178,3 +178,18 @@ def test_a_moved_file_is_relocated_only_to_the_one_file_of_its_name(tmp_path: Pa
     moved = annotated.relocate(queries, moves)
     assert moved[0].targets == (Target("r/a/bean/Bean.java"), Target("r/a/Here.java"))
     assert moved[1] == queries[1]
+
+
+def test_annotations_are_downloaded_once_and_refused_when_they_do_not_parse(tmp_path: Path) -> None:
+    source = tmp_path / "semble"
+    source.mkdir()
+    (source / "good.json").write_text(json.dumps([{"query": "JsonObject", "relevant": ["a/J.java"]}]))
+    (source / "bad.json").write_text(json.dumps({"query": "not a list"}))
+    cache = tmp_path / "cache"
+    assert annotated.download(cache, ["good"], source.as_uri()) == cache
+    assert annotated.load(cache, "good")[0].targets == (Target("a/J.java"),)
+    (source / "good.json").write_text("[]")  # already cached: not fetched again
+    assert len(annotated.load(annotated.download(cache, ["good"], source.as_uri()), "good")) == 1
+    with pytest.raises(AnnotationError):
+        annotated.download(cache, ["bad"], source.as_uri())
+    assert not (cache / "bad.json").exists()
