@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,21 +24,13 @@ from tests.quality.real.gold import Corpus
 from tests.quality.real.question_lookups import SINGLES
 from tests.quality.real.question_sets import ALL_SETS
 from tests.quality.real.questions import SetQuestion, Single
-from tests.quality.real.repos import DEFAULT_CACHE, PINS, Pin, materialise
+from tests.quality.real.repos import DEFAULT_CACHE, PINS, Pin, materialise, source_arguments
 from tests.quality.real.scoring import SetOutcome, SingleOutcome, set_table, single_table
-
-MIRRORS_ENV = "JAVAKB_QUALITY_MIRRORS"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.quality.real", description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--mirrors",
-        type=Path,
-        default=os.environ.get(MIRRORS_ENV),
-        help=f"local mirror root (<owner>+<name>/repo), else fetched from GitHub (env {MIRRORS_ENV})",
-    )
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where checkouts go (git-ignored)")
+    source_arguments(parser, DEFAULT_CACHE)
     parser.add_argument("--embedding-url", help="also report hybrid search with this OpenAI-compatible endpoint")
     parser.add_argument("--model", help="the endpoint's model name")
     parser.add_argument(

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.settings import Settings
 from app.runtime import Deps
 from app.search.service import SearchService
 from app.sync.local_index import index_directory
@@ -35,10 +36,18 @@ class Indexed:
 
 @asynccontextmanager
 async def indexed_repos(
-    checkouts: Sequence[tuple[Pin, Path]], *, embedding_url: str | None = None, model: str | None = None
+    checkouts: Sequence[tuple[Pin, Path]],
+    *,
+    embedding_url: str | None = None,
+    model: str | None = None,
+    settings: Settings | None = None,
 ) -> AsyncIterator[Indexed]:
-    """Index every checkout into one in-memory collection and yield the search service over it."""
-    async with open_deps(quality_settings(embedding_url, model)) as deps:
+    """Index every checkout into one in-memory collection and yield the search service over it.
+
+    `settings` replaces the in-memory settings made from `embedding_url` and `model` (a caller choosing
+    its own embedding configuration, e.g. the semble benchmark's modes).
+    """
+    async with open_deps(settings or quality_settings(embedding_url, model)) as deps:
         indexed = Indexed(deps)
         for pin, root in checkouts:
             started = time.perf_counter()

@@ -8,6 +8,8 @@ is given, else a shallow fetch of `https://github.com/<owner>/<name>` into the c
 
 from __future__ import annotations
 
+import argparse
+import os
 import shutil
 import subprocess
 import tarfile
@@ -47,6 +49,8 @@ PINS: Final[tuple[Pin, ...]] = (MALL, ELADMIN, JHIPSTER, PIGGY)
 
 DEFAULT_CACHE: Final = Path(__file__).resolve().parents[3] / ".cache" / "quality"
 MARKER: Final = ".complete"
+MIRRORS_ENV: Final = "JAVAKB_QUALITY_MIRRORS"
+"""The environment variable naming a local mirror root (`<owner>+<name>/repo`) for the benchmarks that fetch."""
 
 
 class FetchError(RuntimeError):
@@ -105,3 +109,14 @@ def _git(git_dir: Path, *args: str, stdout: IO[bytes] | None = None) -> None:
     )
     if result.returncode != 0:
         raise FetchError(f"git {' '.join(args)} failed in {git_dir}: {result.stderr.decode(errors='replace').strip()}")
+
+
+def source_arguments(parser: argparse.ArgumentParser, cache: Path) -> None:
+    """`--mirrors` (default from `MIRRORS_ENV`) and `--cache` (default `cache`): where checkouts come from and go."""
+    parser.add_argument(
+        "--mirrors",
+        type=Path,
+        default=os.environ.get(MIRRORS_ENV),
+        help=f"local mirror root (<owner>+<name>/repo), else fetched from GitHub (env {MIRRORS_ENV})",
+    )
+    parser.add_argument("--cache", type=Path, default=cache, help="where checkouts go (git-ignored)")
