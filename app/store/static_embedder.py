@@ -64,8 +64,8 @@ def embed_one(table: TokenTable, text: str) -> list[float]:
         return [0.0] * table.dimension
     rows = np.fromiter(counts.keys(), dtype=np.intp, count=len(counts))
     weights = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
-    vector = weights @ table.rows(rows)
-    norm = float(np.linalg.norm(vector))
+    vector = weights @ table.vectors[rows]  # float32 from the int8 rows directly: no scaled copy (normalised below)
+    norm = float(np.sqrt(vector @ vector))
     return (vector / norm).tolist() if norm > 0 else [0.0] * table.dimension
 
 
