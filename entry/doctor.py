@@ -143,7 +143,7 @@ async def check_qdrant(settings: Settings, client: httpx.AsyncClient) -> list[Fi
         return [ok("qdrant", f"{where}: no collection yet (the first index creates it)")]
     wanted = settings.embedding.model_name
     following = settings.next_embedding
-    if following is not None and recorded is not None and recorded.embedding_model == following.model != wanted:
+    if following is not None and recorded is not None and recorded.embedding_model == following.model_name != wanted:
         return [  # a rebuild switched to the next model: the settings are one step behind, which still works
             warn(
                 "qdrant",
