@@ -69,8 +69,10 @@ async def open_deps(
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=httpx.Timeout(settings.embedding.timeout_s)))
         store = wrap("store", open_store(settings.qdrant, lambda client: wrap("qdrant", client)))
         stack.push_async_callback(store.close)
-        current = wrap("embedder", build_embedder(settings.embedding, http))
-        following = build_embedder(settings.next_embedding, http) if settings.next_embedding else current
+        # One thread for the embedded model's batches of chunks, off the event loop and off the searches' thread.
+        embed_cpu = stack.enter_context(ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed"))
+        current = wrap("embedder", build_embedder(settings.embedding, http, embed_cpu))
+        following = build_embedder(settings.next_embedding, http, embed_cpu) if settings.next_embedding else current
         embedder = _serving(store, current, following) if settings.next_embedding else current
         summarizer = build_summarizer(settings.summaries, http)
         db = wrap("db", await _open_db(settings, stack)) if with_db else None

@@ -144,7 +144,13 @@ async def sync_env(
             redis=QueueSettings(url=redis_url, queue=f"javakb:test:{uuid.uuid4().hex[:8]}"),
             qdrant=QdrantSettings(path=":memory:"),
             gitlab=GitLabSettings(url=gitlab.url, token=SecretStr(token), webhook_secret=SecretStr("x")),
-            embedding=EmbeddingSettings(base_url=embedding_url, model="fake", max_retries=1, max_backoff_s=0.05),
+            embedding=EmbeddingSettings(
+                provider=None if embedding_url else "none",  # lexical-only without a (fake) endpoint
+                base_url=embedding_url,
+                model="fake",
+                max_retries=1,
+                max_backoff_s=0.05,
+            ),
             chunking=chunking or ChunkingSettings(),
             worker=worker or SyncWorkerSettings(max_jobs=4, files_per_batch=8),
             scope=scope or ScopeSettings(),
