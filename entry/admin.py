@@ -29,7 +29,7 @@ from app.rest.schemas import (
     ProjectState,
     validation_message,
 )
-from app.runtime import Deps
+from app.runtime import ServiceDeps
 from app.sync.backfill import rate
 
 E = TypeVar("E")
@@ -37,7 +37,7 @@ E = TypeVar("E")
 
 def admin_ok(request: Request) -> bool:
     """Whether the request carries one of the admin tokens (stored as sha256 digests)."""
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     token = bearer_token(request.headers.get("authorization"))
     return token is not None and match_token(token, deps.settings.admin_tokens) is not None
 
@@ -97,8 +97,8 @@ async def admin_projects(request: Request) -> JSONResponse:
     page = admin_page(request)
     if isinstance(page, JSONResponse):
         return page
-    deps: Deps = request.state.deps
-    rows = await deps.require_db().projects_page(page.after, page.per_page)
+    deps: ServiceDeps = request.state.deps
+    rows = await deps.db.projects_page(page.after, page.per_page)
     body = [project_state(r).model_dump(mode="json") for r in rows]
     return paged(request, body, page, [r.id for r in rows])
 
@@ -108,8 +108,8 @@ async def admin_project(request: Request) -> JSONResponse:
     if not admin_ok(request):
         return unauthorized()
     project_id: int = request.path_params["project_id"]
-    deps: Deps = request.state.deps
-    row = await deps.require_db().project(project_id) if project_id <= MAX_ID else None
+    deps: ServiceDeps = request.state.deps
+    row = await deps.db.project(project_id) if project_id <= MAX_ID else None
     if row is None:
         return JSONResponse({"error": "no such project"}, status_code=404)
     return JSONResponse(project_state(row).model_dump(mode="json"))
@@ -123,8 +123,8 @@ async def admin_jobs(request: Request) -> JSONResponse:
     status = choice(request, "status", RunStatus, lambda s: s.value.lower())
     if isinstance(status, JSONResponse):
         return status
-    deps: Deps = request.state.deps
-    rows = await deps.require_db().runs_page(status, page.after, page.per_page)
+    deps: ServiceDeps = request.state.deps
+    rows = await deps.db.runs_page(status, page.after, page.per_page)
     fields = JobState.model_fields
     body = [JobState.model_validate({k: r[k] for k in fields}).model_dump(mode="json") for r in rows]
     return paged(request, body, page, [int(r["id"]) for r in rows])
@@ -138,8 +138,8 @@ async def admin_backfills(request: Request) -> JSONResponse:
     status = choice(request, "status", BackfillStatus)
     if isinstance(status, JSONResponse):
         return status
-    deps: Deps = request.state.deps
-    rows = await deps.require_db().backfills_page(status, page.after, page.per_page)
+    deps: ServiceDeps = request.state.deps
+    rows = await deps.db.backfills_page(status, page.after, page.per_page)
     shown = {"full": "full_sync", "force": "force_embed"}
     body = [
         BackfillSummary.model_validate({k: r[shown.get(k, k)] for k in BackfillSummary.model_fields}).model_dump(
@@ -159,8 +159,8 @@ async def admin_backfill(request: Request) -> JSONResponse:
     if isinstance(state, JSONResponse):
         return state
     backfill_id: int = request.path_params["backfill_id"]
-    deps: Deps = request.state.deps
-    db = deps.require_db()
+    deps: ServiceDeps = request.state.deps
+    db = deps.db
     row = await db.backfill(backfill_id) if backfill_id <= MAX_ID else None
     if row is None:
         return JSONResponse({"error": "no such backfill"}, status_code=404)

@@ -32,7 +32,7 @@ from app.rest.schemas import (
     SearchParams,
     validation_message,
 )
-from app.runtime import Deps
+from app.runtime import Deps, ServiceDeps
 from app.search.context import auto_context, context_answer
 from app.search.results import hit_item
 from app.search.scoping import Filters
@@ -112,9 +112,7 @@ def status_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[J
         if isinstance(found, JSONResponse):
             return found
         access, params = found
-        deps: Deps = request.state.deps
-        if deps.db is None:
-            return JSONResponse({"error": "this process has no PostgreSQL: no index status"}, status_code=409)
+        deps: ServiceDeps = request.state.deps
         try:
             items = await index_status(deps.db, access, params.repo)
         except StorageError:

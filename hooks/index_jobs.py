@@ -31,7 +31,7 @@ from app.core.settings import GITLAB_UNSET
 from app.core.states import RequestSource
 from app.db import IndexRequestRow
 from app.rest.schemas import INDEX_JOBS_PATH, IndexJobAnswer, IndexJobRequest, validation_message
-from app.runtime import Deps
+from app.runtime import ServiceDeps
 from app.sync.requests import request_index_job, request_state
 
 logger = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def unauthorized() -> JSONResponse:
 
 async def job_caller(request: Request, *, admin: bool = False) -> JobCaller | JSONResponse:
     """The caller of an index-job endpoint, or the response refusing it (401; 503 while GitLab cannot say)."""
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     settings = deps.settings
     job_token = request.headers.get(JOB_TOKEN_HEADER)
     if job_token:
@@ -113,7 +113,7 @@ async def post_index_job(request: Request) -> JSONResponse:
         return _error(403, f"this token may only index project {who.project_id}")
     if who.sha is not None and who.sha != asked.commit_sha:
         return _error(403, f"this job token's pipeline is at {who.sha}, not at commit_sha")
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     if deps.gitlab is None:
         return _error(409, GITLAB_UNSET)
     try:
@@ -134,9 +134,9 @@ async def get_index_job(request: Request) -> JSONResponse:
     if isinstance(who, JSONResponse):
         return who
     request_id: int = request.path_params["job_id"]
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     try:
-        row = await deps.require_db().index_request(request_id) if request_id <= MAX_ID else None
+        row = await deps.db.index_request(request_id) if request_id <= MAX_ID else None
         if row is None or (who.project_id is not None and row.project_id != who.project_id):
             return _error(404, "no such index job")
         answer = await _answer(deps, row)
@@ -146,8 +146,8 @@ async def get_index_job(request: Request) -> JSONResponse:
     return JSONResponse(answer.model_dump(mode="json"))
 
 
-async def _answer(deps: Deps, row: IndexRequestRow) -> IndexJobAnswer:
-    project = await deps.require_db().project(row.project_id)
+async def _answer(deps: ServiceDeps, row: IndexRequestRow) -> IndexJobAnswer:
+    project = await deps.db.project(row.project_id)
     state, error = request_state(row, project)
     return IndexJobAnswer(
         id=row.id,

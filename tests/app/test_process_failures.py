@@ -27,7 +27,7 @@ from app.core.settings import (
     Settings,
     SyncWorkerSettings,
 )
-from entry.deps import open_deps
+from entry.deps import open_sync
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.sync_env import SyncEnv, push_payload
 from tests.support.processes import RedisServer, ServeProcess
@@ -113,7 +113,7 @@ def converged_to(pg_dsn: str, project: FakeProject) -> Callable[[], Awaitable[bo
 @asynccontextmanager
 async def audited(settings: Settings, gitlab: FakeGitLab) -> AsyncIterator[SyncEnv]:
     """The stopped service's store and state, opened for the audit."""
-    async with open_deps(settings, with_db=True) as deps:
+    async with open_sync(settings) as deps:
         yield SyncEnv(deps=deps, settings=settings, gitlab=gitlab)
 
 
