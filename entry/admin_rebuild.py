@@ -20,18 +20,19 @@ from app.sync import rebuild
 Handler = Callable[[Request], Awaitable[JSONResponse]]
 
 
-def rebuild_routes(is_admin: Callable[[Request], bool], refuse: Callable[[], JSONResponse]) -> list[Route]:
-    """The two routes, behind the web app's admin check (`refuse` answers a request without an admin token)."""
+def rebuild_routes(admin_only: Callable[[Request], None]) -> list[Route]:
+    """The two routes, behind the web app's admin check (`admin_only` refuses a request without an admin token)."""
 
-    def admin_only(handler: Handler) -> Handler:
-        async def checked(request: Request) -> JSONResponse:
-            return await handler(request) if is_admin(request) else refuse()
+    def checked(handler: Handler) -> Handler:
+        async def admitted(request: Request) -> JSONResponse:
+            admin_only(request)
+            return await handler(request)
 
-        return checked
+        return admitted
 
     return [
-        Route("/admin/rebuild", admin_only(admin_rebuild), methods=["POST"]),
-        Route("/admin/rebuilds/{rebuild_id:int}", admin_only(admin_rebuild_report), methods=["GET"]),
+        Route("/admin/rebuild", checked(admin_rebuild), methods=["POST"]),
+        Route("/admin/rebuilds/{rebuild_id:int}", checked(admin_rebuild_report), methods=["GET"]),
     ]
 
 

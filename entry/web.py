@@ -29,7 +29,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, OpenSet, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
 from app.auth.visibility import build_refresh, open_set
@@ -37,6 +36,7 @@ from app.core.bodies import BodyTooLargeError, read_body
 from app.core.context import RequestIds
 from app.core.errors import QueueUnavailableError, ServiceError
 from app.core.metrics import CONTENT_TYPE
+from app.core.refusals import RefusedError, answer_refused, unauthorized_error
 from app.core.settings import GITLAB_UNSET, Settings
 from app.core.states import BackfillStatus
 from app.jobs.queue import BACKFILL, backfill_job_id, enqueue_once
@@ -52,7 +52,15 @@ from app.rest.schemas import (
 )
 from app.runtime import Deps, ServiceDeps, service_deps
 from app.sync.deliveries import DeliveryRecorder
-from entry.admin import admin_backfill, admin_backfills, admin_jobs, admin_ok, admin_project, admin_projects
+from entry.admin import (
+    admin_backfill,
+    admin_backfills,
+    admin_jobs,
+    admin_ok,
+    admin_only,
+    admin_project,
+    admin_projects,
+)
 from entry.admin_rebuild import rebuild_routes
 from entry.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
 from entry.deps import open_service
@@ -133,10 +141,15 @@ def create_app(
         Route("/admin/jobs", admin_jobs, methods=["GET"]),
         Route("/admin/backfills", admin_backfills, methods=["GET"]),
         Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
-        *rebuild_routes(admin_ok, unauthorized),
+        *rebuild_routes(admin_only),
         Mount("/", app=UnavailableAs503(mcp_app)),
     ]
-    app = Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
+    # A request refused below its endpoint (credentials, parameters, a page) is answered here, once.
+    app = Starlette(
+        routes=routes,
+        lifespan=combine_lifespans(lifespan, mcp_app.lifespan),
+        exception_handlers={RefusedError: answer_refused},
+    )
     buckets = TokenBuckets(settings.access.rate_per_s, settings.access.rate_burst, clock)
     app.add_middleware(RateLimitMiddleware, buckets=buckets, prefixes=RATE_LIMITED)
     if settings.oauth.enabled:
@@ -179,7 +192,7 @@ async def metrics_endpoint(request: Request) -> Response:
     if status == 404:
         return JSONResponse({"error": "not found"}, status_code=404)
     if status == 401:
-        return unauthorized()
+        raise unauthorized_error()
     return Response(await scrape(deps), media_type=CONTENT_TYPE)
 
 
@@ -252,8 +265,7 @@ async def admin_reindex(request: Request) -> JSONResponse:
     with the backfill's id at once (the worker resolves the target); `GET /admin/backfills/{id}`
     reports its progress and each project's outcome.
     """
-    if not admin_ok(request):
-        return unauthorized()
+    admin_only(request)
     try:
         asked = ReindexRequest.model_validate_json(await read_body(request, ADMIN_MAX_BODY_BYTES))
     except BodyTooLargeError as exc:

@@ -27,6 +27,7 @@ from app.auth.job_token import JOB_TOKEN_HEADER, verify_job_token
 from app.core.bodies import BodyTooLargeError, read_body
 from app.core.errors import GitLabAuthError, GitLabNotFoundError, GitLabUnavailableError, StorageError
 from app.core.events import MAX_ID
+from app.core.refusals import RefusedError, refusal, unauthorized_error
 from app.core.settings import GITLAB_UNSET
 from app.core.states import RequestSource
 from app.db import IndexRequestRow
@@ -53,7 +54,7 @@ class JobCaller:
 
 
 def _error(status: int, message: str, **headers: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers or None)
+    return refusal(RefusedError(status, message, headers))
 
 
 def plausible_token(token: str) -> bool:
@@ -61,27 +62,22 @@ def plausible_token(token: str) -> bool:
     return len(token) <= MAX_TOKEN_CHARS and token.isascii() and token.isprintable() and " " not in token
 
 
-def unauthorized() -> JSONResponse:
-    """401 with the bearer challenge (RFC 6750); a job token is the other credential accepted."""
-    return _error(401, "unauthorized", **{"WWW-Authenticate": "Bearer"})
-
-
-async def job_caller(request: Request, *, admin: bool = False) -> JobCaller | JSONResponse:
-    """The caller of an index-job endpoint, or the response refusing it (401; 503 while GitLab cannot say)."""
+async def job_caller(request: Request, *, admin: bool = False) -> JobCaller:
+    """The caller of an index-job endpoint; refused (401), or while GitLab cannot say (503)."""
     deps: ServiceDeps = request.state.deps
     settings = deps.settings
     job_token = request.headers.get(JOB_TOKEN_HEADER)
     if job_token:
         if not settings.gitlab.url or not plausible_token(job_token):
-            return unauthorized()  # never forwarded to GitLab: what no GitLab token looks like
+            raise unauthorized_error()  # never forwarded to GitLab: what no GitLab token looks like
         try:
             job = await verify_job_token(deps.http, settings.gitlab.url, job_token, settings.gitlab.timeout_s)
-        except GitLabAuthError:
+        except GitLabAuthError as exc:
             logger.warning("index job refused: GitLab does not know the job token")
-            return unauthorized()
+            raise unauthorized_error() from exc
         except GitLabUnavailableError as exc:
             logger.warning("index job: cannot check a job token: %s", exc)
-            return _error(503, "GitLab is unavailable; try again", **{"Retry-After": "5"})
+            raise RefusedError(503, "GitLab is unavailable; try again", {"Retry-After": "5"}) from exc
         ref = f"refs/tags/{job.ref}" if job.tag and job.ref else job.ref
         return JobCaller(
             project_id=job.project_id, source=RequestSource.CI_JOB, name=f"ci_job:{job.id}", sha=job.sha, ref=ref
@@ -95,14 +91,12 @@ async def job_caller(request: Request, *, admin: bool = False) -> JobCaller | JS
             )
         if admin and (held := match_token(token, settings.admin_tokens)) is not None:
             return JobCaller(project_id=None, source=RequestSource.INDEX_TOKEN, name=f"admin:{held.name}")
-    return unauthorized()
+    raise unauthorized_error()
 
 
 async def post_index_job(request: Request) -> JSONResponse:
     """`POST /api/v1/index-jobs`: record and enqueue a sync of the caller's project."""
     who = await job_caller(request)
-    if isinstance(who, JSONResponse):
-        return who
     try:
         asked = IndexJobRequest.model_validate_json(await read_body(request, MAX_BODY_BYTES))
     except BodyTooLargeError as exc:
@@ -131,8 +125,6 @@ async def post_index_job(request: Request) -> JSONResponse:
 async def get_index_job(request: Request) -> JSONResponse:
     """`GET /api/v1/index-jobs/{id}`: one index job's state, for its project's tokens or an admin."""
     who = await job_caller(request, admin=True)
-    if isinstance(who, JSONResponse):
-        return who
     request_id: int = request.path_params["job_id"]
     deps: ServiceDeps = request.state.deps
     try:
