@@ -65,7 +65,7 @@ async def time_to_sync(stack: Stack, project: FakeProject, timeout: float) -> di
     run = await wait_synced(stack, project.id, project.head(), timeout)
     seconds = time.perf_counter() - t0
     steps = stack.steps.take()
-    await audit(stack.deps, stack.settings, project)
+    await audit(stack.deps, stack.deps.db, stack.settings, project)
     return {"seconds": seconds} | run_row(run) | {"steps": steps}
 
 

@@ -99,7 +99,7 @@ class SyncEnv:
 
     async def audit(self, project: FakeProject, *, gone_paths: Iterable[str] = ()) -> None:
         """The index equals the default branch head (`testkit.audit`)."""
-        await audit(self.deps, self.settings, project, gone_paths=gone_paths)
+        await audit(self.deps, self.deps.db, self.settings, project, gone_paths=gone_paths)
 
 
 def _head_or_zero(project: FakeProject) -> str:
