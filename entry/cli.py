@@ -298,17 +298,10 @@ def _progress_bar(done: int, total: int) -> None:
 
 def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Print ranked results with citations (or JSON lines with `--json`)."""
-    from app.search.scoping import Filters
+    from entry.filters import filters_of
 
     out = out or sys.stdout
-    filters = Filters(
-        repo=args.repo,
-        path_prefix=args.path,
-        symbol_type=args.symbol_type,
-        stereotype=args.stereotype,
-        annotation=args.annotation,
-        http_method=args.http_method,
-    )
+    filters = filters_of(args)
     hits = asyncio.run(_search(settings, args.query, filters, args.limit, args.scope))
     for rank, hit in enumerate(hits, 1):
         if args.json:
