@@ -29,7 +29,14 @@ from fastmcp import Client
 from mcp.types import TextContent
 from pydantic import SecretStr
 
-from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
+from app.core.settings import (
+    EmbeddingSettings,
+    GitLabSettings,
+    PostgresSettings,
+    QdrantSettings,
+    QueueSettings,
+    Settings,
+)
 from app.runtime import ServiceDeps
 from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import SourceContext
@@ -98,6 +105,7 @@ def answers_app(pg_dsn: str) -> Iterator[LiveApp]:
         redis=QueueSettings(url=REDIS, queue="javakb:test-answers"),
         qdrant=QdrantSettings(path=":memory:"),
         gitlab=GitLabSettings(url="https://gitlab.example.com"),
+        embedding=EmbeddingSettings(provider="none"),  # the answers were recorded lexical-only
     )
     with serve_app(settings, prepare=index_as_gitlab_project) as app:
         yield app
