@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.core.env_names import warn_unknown
 from app.core.settings import Settings
 from app.core.startup_checks import check_secrets, secret_values
 
@@ -38,6 +40,7 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
     if not _needs_server(settings, "web"):
         return 2
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
+    warn_unknown(os.environ)
     check_secrets(settings)
     # log_config=None: uvicorn's lines go through our handler (JSON when asked, secrets redacted)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
@@ -51,6 +54,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
     if not _needs_server(settings, "worker"):
         return 2
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
+    warn_unknown(os.environ)
     check_secrets(settings, receives_hooks=False)
     asyncio.run(_worker(settings))
     return 0
@@ -77,6 +81,7 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     from app.core.logs import configure_logging
 
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
+    warn_unknown(os.environ)
     check_secrets(settings)
     watched = [*map(Path, settings.watch), *args.watch]
     missing = [str(p) for p in watched if not p.is_dir()]

@@ -17,10 +17,8 @@ from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from app.core.env_names import ENV_PREFIX, NESTED
 from app.core.settings import Settings
-
-ENV_PREFIX = "JAVAKB_"
-NESTED = "__"
 
 HEADER = """# Configuration
 
