@@ -11,6 +11,7 @@ import asyncio
 import json
 import sys
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from pydantic import ValidationError
 
 from app.core.access_settings import ALL_REPOS
+from app.core.env_names import invalid_settings
 from app.core.errors import ServiceError
 from app.core.settings import Settings
 from entry.cli_admin import (
@@ -47,15 +49,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     command: Command = args.command
     try:
         settings = Settings()
-    except ValidationError as exc:  # names each field; a secret's value is hidden (app.core.secret_errors)
-        print(f"javakb {argv_command(args)}: invalid configuration: {exc}", file=sys.stderr)
+    except ValidationError as exc:  # a secret's value is hidden (app.core.secret_errors)
+        _debug(args)
+        print(f"javakb {argv_command(args)}: invalid configuration: {invalid_settings(exc.errors())}", file=sys.stderr)
         return 2
     try:
         return command(args, settings)
     except ServiceError as exc:
-        # Typed errors carry a message meant for the operator; a traceback would bury it.
+        # Typed errors carry a message meant for the operator; a traceback would bury it (`--debug` shows it).
+        _debug(args)
         print(f"javakb {argv_command(args)}: {exc}", file=sys.stderr)
         return 1
+
+
+def _debug(args: argparse.Namespace) -> None:
+    """With `--debug`, the traceback of the error being handled, before its one-line message."""
+    if args.debug:
+        traceback.print_exc(file=sys.stderr)
 
 
 def argv_command(args: argparse.Namespace) -> str:
@@ -66,6 +76,7 @@ def argv_command(args: argparse.Namespace) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="javakb", description="Index Java code for AI coding agents.")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error with its message")
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     chunks = sub.add_parser("chunks", help="print the chunks a file or directory would be indexed as (JSON lines)")
     chunks.add_argument("path", type=Path, help="a Java file, or a directory walked with the scope rules")
