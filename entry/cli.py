@@ -329,10 +329,12 @@ async def _search(settings: Settings, query: str, filters: Filters, limit: int, 
     import dataclasses
 
     from app.auth.access import LOCAL
+    from app.search.query_limits import check_query
     from app.search.scoping import SearchScope
     from entry.deps import open_deps
     from entry.local_api import ask, hits_of, socket_path
 
+    check_query(query, settings.access.max_query_chars, settings.access.max_query_terms)  # before the socket
     request = {
         "command": "search", "query": query, "filters": dataclasses.asdict(filters), "limit": limit, "scope": scope,
     }  # fmt: skip

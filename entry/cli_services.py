@@ -35,6 +35,7 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from app.core.logs import configure_logging
+    from entry.http_server import http_protocol
     from entry.web import create_app
 
     if not _needs_server(settings, "web"):
@@ -43,7 +44,8 @@ def run_web(args: argparse.Namespace, settings: Settings) -> int:
     warn_unknown(os.environ)
     check_secrets(settings)
     # log_config=None: uvicorn's lines go through our handler (JSON when asked, secrets redacted)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
+    app = create_app(settings)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, http=http_protocol(settings.access))
     return 0
 
 
@@ -106,6 +108,7 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     from app.ops.supervisor import WorkerSupervisor
     from app.sync.watch import watch
     from entry.deps import open_service
+    from entry.http_server import http_protocol
     from entry.local_api import serving, socket_path
     from entry.web import create_app
     from entry.worker import build_worker
@@ -118,7 +121,14 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
         await deps.store.ensure(await deps.index_model())
         supervisor = WorkerSupervisor(lambda: build_worker(settings, deps, handle_signals=False))
         app = create_app(settings, deps, worker_health=supervisor.health)
-        config = uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on", log_config=None)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            lifespan="on",
+            log_config=None,
+            http=http_protocol(settings.access),
+        )
         server = uvicorn.Server(config)
         supervised = asyncio.create_task(supervisor.run())
         stop_watching = asyncio.Event()

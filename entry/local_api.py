@@ -44,7 +44,7 @@ async def serving(deps: Deps, path: Path | None) -> AsyncIterator[None]:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)  # a socket left by a process that died; the store's lock says we own the folder
-    server = await asyncio.start_unix_server(lambda r, w: _handle(deps, r, w), path=str(path))
+    server = await asyncio.start_unix_server(lambda r, w: _handle(deps, r, w), path=str(path), limit=MAX_REQUEST_BYTES)
     os.chmod(path, 0o600)
     try:
         yield
@@ -59,7 +59,7 @@ async def _handle(deps: Deps, reader: asyncio.StreamReader, writer: asyncio.Stre
         writer.write(json.dumps(message).encode() + b"\n")
 
     try:
-        request = json.loads(await reader.readline())
+        request = json.loads(await _request_line(reader))
         emit({"result": await _answer(deps, request, emit)})
     except (ServiceError, ValueError, KeyError, TypeError) as exc:
         emit({"error": str(exc)})
@@ -67,6 +67,14 @@ async def _handle(deps: Deps, reader: asyncio.StreamReader, writer: asyncio.Stre
         with contextlib.suppress(ConnectionError):
             await writer.drain()
             writer.close()
+
+
+async def _request_line(reader: asyncio.StreamReader) -> bytes:
+    """The request's one line; a longer one than the stream's limit is refused by its size, not asyncio's words."""
+    try:
+        return await reader.readline()
+    except ValueError as exc:  # asyncio: "Separator is found, but chunk is longer than limit"
+        raise ValueError(f"the request is longer than {MAX_REQUEST_BYTES} bytes") from exc
 
 
 async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
