@@ -126,8 +126,10 @@ def _cell(text: str) -> str:
 
 
 def chart_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The Helm chart's values.schema.json with `$defs.settingName`, the names `config` and `secrets.values`
-    accept, set to every setting's variable: a misspelt key fails `helm install` instead of being ignored.
+    """The Helm chart's values.schema.json with `$defs.settingName` set to every setting's variable.
+
+    `config` and `secrets.values` accept only these names: a misspelt key fails `helm install` instead of
+    being ignored.
     """
     names = {"type": "string", "enum": sorted(KNOWN)}
     return schema | {"$defs": schema.get("$defs", {}) | {"settingName": names}}
