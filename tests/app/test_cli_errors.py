@@ -58,7 +58,7 @@ def test_debug_adds_the_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytes
     assert err.rstrip().splitlines()[-1].startswith("javakb migrate: PostgreSQL at 127.0.0.1:")
 
 
-def serve(tmp_path: Path, pg_dsn: str, **env: str) -> subprocess.CompletedProcess[str]:
+def serve(tmp_path: Path, pg_dsn: str, command: str = "serve", **env: str) -> subprocess.CompletedProcess[str]:
     script = Path(sys.executable).parent / "javakb"
     environ = {k: v for k, v in os.environ.items() if not k.startswith("JAVAKB_")}
     environ |= {
@@ -69,7 +69,7 @@ def serve(tmp_path: Path, pg_dsn: str, **env: str) -> subprocess.CompletedProces
         "JAVAKB_EMBEDDING__PROVIDER": "none",
     } | env
     return subprocess.run(
-        [str(script), "serve"], env=environ, capture_output=True, text=True, timeout=SERVE_TIMEOUT_S, check=False
+        [str(script), command], env=environ, capture_output=True, text=True, timeout=SERVE_TIMEOUT_S, check=False
     )
 
 
@@ -93,3 +93,14 @@ def test_serve_with_redis_down_prints_one_message(tmp_path: Path, pg_dsn: str) -
     assert "Traceback" not in done.stderr, done.stderr
     [message] = [line for line in done.stderr.splitlines() if line.startswith("javakb serve:")]
     assert "Redis at 127.0.0.1:" in message and "JAVAKB_REDIS__URL" in message and "scripts/services" in message
+
+
+def test_web_with_postgresql_down_prints_one_message(tmp_path: Path) -> None:
+    down = f"postgresql://root@127.0.0.1:{free_port()}/javakb"
+
+    done = serve(tmp_path, down, "web", JAVAKB_QDRANT__URL=f"http://127.0.0.1:{free_port()}")
+
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr, done.stderr
+    [message] = [line for line in done.stderr.splitlines() if line.startswith("javakb web:")]
+    assert "PostgreSQL at 127.0.0.1:" in message and "JAVAKB_POSTGRES__DSN" in message
