@@ -114,8 +114,9 @@ async def _run(
     sizes = (f"{repo} {counts.get(repo, 0)} chunks in {s:.1f} s" for repo, s in indexed.seconds.items())
     print("indexed: " + ", ".join(sizes))
     print("\n".join(single_table(singles)))
-    print()
-    print("\n".join(set_table(sets)))
+    if sets:
+        print()
+        print("\n".join(set_table(sets)))
     return singles, sets
 
 
@@ -127,8 +128,9 @@ def misses(singles: Sequence[SingleOutcome], sets: Sequence[SetOutcome]) -> list
             tool = f" tool={o.tool_rank or '-'}" if o.question.kind != "natural" else ""
             top = ", ".join(_short(n) for n in o.returned[:3]) or "(nothing)"
             lines.append(f"  {o.rank or '-':>2}{tool} [{o.question.kind}] {o.question.text!r} -> {top}")
-    lines.append("")
-    lines.append("sets below 1.0 (recall, precision; missed / extra, at most 4 each):")
+    if sets:
+        lines.append("")
+        lines.append("sets below 1.0 (recall, precision; missed / extra, at most 4 each):")
     for s in sets:
         if s.recall < 1 or s.precision < 1:
             missed = ", ".join(_short(n) for n in sorted(s.gold - s.got)[:4])
