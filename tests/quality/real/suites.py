@@ -26,27 +26,27 @@ from tests.quality.real.repos import Pin
 
 @dataclass(frozen=True, slots=True)
 class Suite:
-    """Pinned repositories and the questions asked over them; `strict`: refuse unscorable questions."""
+    """Pinned repositories and the questions asked over them; `held_out`: refuse unscorable questions, hide misses."""
 
     name: str
     pins: tuple[Pin, ...]
     singles: tuple[Single, ...]
     sets: tuple[SetQuestion, ...]
-    strict: bool = False
+    held_out: bool = False
 
 
 SUITES: Final[dict[str, Suite]] = {
     suite.name: suite
     for suite in (
         Suite("real", repos.PINS, SINGLES, ALL_SETS),
-        Suite("heldout", heldout_repos.PINS, heldout_questions.SINGLES, (), strict=True),
+        Suite("heldout", heldout_repos.PINS, heldout_questions.SINGLES, (), held_out=True),
     )
 }
 DEFAULT_SUITE: Final = "real"
 
 
 class UnscorableError(RuntimeError):
-    """A strict suite's question whose expected answer the source or the index does not hold."""
+    """A held-out suite's question whose expected answer the source or the index does not hold."""
 
 
 def refuse(reasons: Iterable[str]) -> None:

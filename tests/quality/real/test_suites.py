@@ -1,5 +1,5 @@
 """The question sets of `python -m tests.quality.real --set`: the held-out set's shape and pins, and the
-strict run's refusal of unscorable questions. Offline: a local git repository stands in for a mirror."""
+held-out run's refusal of unscorable questions. Offline: a local git repository stands in for a mirror."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_the_heldout_set_is_pinned_apart_from_every_other_benchmark() -> None:
     others = {p.repo_path for p in real.pins} | {spec.pin.repo_path for spec in SPECS}
 
     assert {p.repo_path for p in heldout.pins}.isdisjoint(others)
-    assert heldout.strict and not real.strict
+    assert heldout.held_out and not real.held_out
     assert all(len(p.commit) == 40 for p in heldout.pins)
 
 
@@ -81,7 +81,7 @@ def _mirror(root: Path) -> Pin:
         ("com.acme.generated.Gen.make", 1, "com.acme.generated.Gen.make not among the indexed chunks"),
     ],
 )
-def test_a_strict_set_refuses_to_score_a_question_without_its_answer(
+def test_a_heldout_set_refuses_to_score_a_question_without_its_answer(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -91,9 +91,23 @@ def test_a_strict_set_refuses_to_score_a_question_without_its_answer(
 ) -> None:
     pin = _mirror(tmp_path / "mirrors")
     question = Single("where is one item read", "natural", frozenset({expected}))
-    monkeypatch.setitem(SUITES, "probe", Suite("probe", (pin,), (question,), (), strict=True))
+    monkeypatch.setitem(SUITES, "probe", Suite("probe", (pin,), (question,), (), held_out=True))
 
     argv = ["--set", "probe", "--mirrors", str(tmp_path / "mirrors"), "--cache", str(tmp_path / "cache")]
 
-    assert main([*argv, "--no-misses"]) == code
-    assert said in capsys.readouterr().out
+    assert main(argv) == code
+    out = capsys.readouterr().out
+    assert said in out
+    assert "not at rank 1" not in out  # a held-out set prints its tables, not its questions
+
+
+def test_a_heldout_set_shows_its_misses_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pin = _mirror(tmp_path / "mirrors")
+    question = Single("where is one item read", "natural", frozenset({"com.acme.ItemController.one"}))
+    monkeypatch.setitem(SUITES, "probe", Suite("probe", (pin,), (question,), (), held_out=True))
+    argv = ["--set", "probe", "--mirrors", str(tmp_path / "mirrors"), "--cache", str(tmp_path / "cache")]
+
+    assert main([*argv, "--misses"]) == 0
+    assert "not at rank 1" in capsys.readouterr().out
