@@ -23,7 +23,7 @@ import json
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +51,22 @@ class AlreadyServingError(ServiceError):
 
 
 @contextlib.asynccontextmanager
-async def serving(deps: Deps, path: Path | None) -> AsyncIterator[None]:
-    """Listen on `path` for the CLI while the block runs (nothing when `path` is None)."""
+async def serving(
+    deps: Deps, path: Path | None, *, opening: Callable[[], Awaitable[object]] | None = None
+) -> AsyncIterator[None]:
+    """Listen on `path` for the CLI while the block runs (nothing when `path` is None).
+
+    `opening` (the store's) is awaited once the socket is claimed and before it accepts: a request
+    arriving meanwhile waits in the socket's backlog instead of opening the store beside it.
+    """
     if path is None:
+        if opening is not None:
+            await opening()
         yield
         return
     with claimed(path) as listener:
+        if opening is not None:
+            await opening()
         # Bound here, not by asyncio: `start_unix_server(path=...)` would remove a socket another serve listens on.
         server = await asyncio.start_unix_server(lambda r, w: _handle(deps, r, w), sock=listener)
         try:

@@ -85,6 +85,26 @@ async def test_a_refused_request_comes_back_as_a_service_error(deps: Deps) -> No
             await asyncio.to_thread(ask, path, {"command": "drop"})
 
 
+async def test_a_request_sent_while_the_store_opens_waits_for_it_and_is_answered(deps: Deps) -> None:
+    path = socket_path(deps.settings.qdrant)
+    assert path is not None
+    early = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    async def opening() -> None:
+        early.connect(str(path))  # the socket is claimed: the connection waits in its backlog
+        early.sendall(json.dumps({"command": "search", "query": "OwnerService", "limit": 1}).encode() + b"\n")
+        early.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            early.recv(1)  # nothing answers while the store is not open
+        await deps.store.ensure(await deps.index_model())
+
+    with early:
+        async with serving(deps, path, opening=opening):
+            early.settimeout(30)
+            answer = await asyncio.to_thread(early.makefile("rb").readline)
+    assert json.loads(answer) == {"result": []}  # answered once open (nothing indexed yet)
+
+
 def test_a_second_claim_on_a_socket_someone_listens_on_is_refused_and_leaves_it(tmp_path: Path) -> None:
     path = tmp_path / "javakb.sock"
     with claimed(path):
