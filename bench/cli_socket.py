@@ -25,7 +25,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 import urllib.request
@@ -33,6 +32,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from app.agents.local_socket import SOCKET_NAME, UnreachableError, request
+from bench.cli_startup import unpack as unpacked
 from bench.common import bench_database, free_port, load_avg, log, redis_url
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,12 +59,8 @@ def timed(argv: Sequence[str], env: dict[str, str]) -> Run:
 
 
 def unpack(rev: str, into: Path) -> Path:
-    """The tree of commit `rev`, with this tree's built extension when it has none (the same interpreter)."""
-    archive = into / "baseline.tar"
-    subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(archive), rev], check=True)
-    tree = into / "tree"
-    with tarfile.open(archive) as tar:
-        tar.extractall(tree, filter="data")
+    """The tree of commit `rev` (`bench.cli_startup.unpack`), with this tree's built extension when it has none."""
+    tree = unpacked(rev, into)
     for built in (ROOT / "pipeline").glob("_native*.so"):
         if not (tree / "pipeline" / built.name).exists():
             shutil.copy2(built, tree / "pipeline" / built.name)
