@@ -13,10 +13,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.env_names import warn_unknown
 from app.core.settings import Settings
 from app.core.startup_checks import check_secrets, secret_values
+
+if TYPE_CHECKING:
+    from app.runtime import Deps
 
 
 def _needs_server(settings: Settings, command: str) -> bool:
@@ -142,9 +146,9 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     async with (
         # GitLab only where its URL is set: without it deliveries are recorded and nothing syncs (`entry.worker`)
         open_service(settings, with_gitlab=bool(settings.gitlab.url)) as deps,
-        serving(deps, socket_path(settings.qdrant)),
+        # The socket claimed first (a second serve refuses before touching the store), answered once it is open.
+        serving(deps, socket_path(settings.qdrant), opening=lambda: _opened(deps)),
     ):
-        await deps.store.ensure(await deps.index_model())
         supervisor = WorkerSupervisor(lambda: build_worker(settings, deps, handle_signals=False))
         app = create_app(settings, deps, worker_health=supervisor.health)
         config = uvicorn.Config(
@@ -172,3 +176,8 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
             if supervisor.worker is not None:
                 with contextlib.suppress(QueueUnavailableError), translated():
                     await supervisor.worker.close()
+
+
+async def _opened(deps: Deps) -> None:
+    """The index's collection opened (created when missing) for the configured embedding model."""
+    await deps.store.ensure(await deps.index_model())

@@ -19,12 +19,13 @@ import pytest
 from fastmcp import Client
 from mcp.types import TextContent
 
+from app.agents.local_socket import ask
 from app.core.errors import ServiceError
 from app.core.settings import QdrantSettings, Settings
 from app.search.query_limits import query_refusal
 from entry.cli import main
 from entry.deps import open_deps
-from entry.local_api import ask, serving, socket_path
+from entry.local_api import serving, socket_path
 from tests.mcp_server.conftest import TOKEN
 from tests.support.live_app import LiveApp
 
@@ -83,7 +84,7 @@ async def test_the_cli_refuses_it_with_or_without_a_running_serve(
 
 async def _asked(qdrant: QdrantSettings, query: str) -> Any:
     try:
-        await ask(socket_path(qdrant), {"command": "search", "query": query}, None)
+        await asyncio.to_thread(ask, socket_path(qdrant), {"command": "search", "query": query})
     except ServiceError as exc:  # the message is what is compared
         return str(exc)
     return "answered"
