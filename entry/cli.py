@@ -14,6 +14,7 @@ import asyncio
 import json
 import sys
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from pydantic import ValidationError
 
 from app.core.access_settings import ALL_REPOS
+from app.core.env_names import invalid_settings
 from app.core.errors import ServiceError
 from app.core.settings import Settings
 from entry.cli_admin import (
@@ -48,15 +50,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     command: Command = args.command
     try:
         settings = Settings()
-    except ValidationError as exc:  # names each field; a secret's value is hidden (app.core.secret_errors)
-        print(f"javakb {argv_command(args)}: invalid configuration: {exc}", file=sys.stderr)
+    except ValidationError as exc:  # a secret's value is hidden (app.core.secret_errors)
+        _debug(args)
+        print(f"javakb {argv_command(args)}: invalid configuration: {invalid_settings(exc.errors())}", file=sys.stderr)
         return 2
     try:
         return command(args, settings)
     except ServiceError as exc:
-        # Typed errors carry a message meant for the operator; a traceback would bury it.
+        # Typed errors carry a message meant for the operator; a traceback would bury it (`--debug` shows it).
+        _debug(args)
         print(f"javakb {argv_command(args)}: {exc}", file=sys.stderr)
         return 1
+
+
+def _debug(args: argparse.Namespace) -> None:
+    """With `--debug`, the traceback of the error being handled, before its one-line message."""
+    if args.debug:
+        traceback.print_exc(file=sys.stderr)
 
 
 def argv_command(args: argparse.Namespace) -> str:
@@ -67,6 +77,7 @@ def argv_command(args: argparse.Namespace) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="javakb", description="Index Java code for AI coding agents.")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error with its message")
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     chunks = sub.add_parser("chunks", help="print the chunks a file or directory would be indexed as (JSON lines)")
     chunks.add_argument("path", type=Path, help="a Java file, or a directory walked with the scope rules")
@@ -310,9 +321,11 @@ def _progress_bar(done: int, total: int) -> None:
 def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Print ranked results with citations (or JSON lines with `--json`)."""
     from app.agents.local_socket import ask, socket_path
+    from app.search.query_limits import check_query
     from entry.filters import filter_fields
 
     out = out or sys.stdout
+    check_query(args.query, settings.access.max_query_chars, settings.access.max_query_terms)  # before the socket
     request = {
         "command": "search", "query": args.query, "filters": filter_fields(args), "limit": args.limit,
         "scope": args.scope,

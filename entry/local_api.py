@@ -43,6 +43,7 @@ Emit = Callable[[dict[str, Any]], None]
 
 
 LOCK_SUFFIX = ".lock"
+MAX_REQUEST_BYTES = 64 * 1024  # asyncio's default line limit, named: a longer request is refused by its size
 BACKLOG = 64
 
 
@@ -68,7 +69,9 @@ async def serving(
         if opening is not None:
             await opening()
         # Bound here, not by asyncio: `start_unix_server(path=...)` would remove a socket another serve listens on.
-        server = await asyncio.start_unix_server(lambda r, w: _handle(deps, r, w), sock=listener)
+        server = await asyncio.start_unix_server(
+            lambda r, w: _handle(deps, r, w), sock=listener, limit=MAX_REQUEST_BYTES
+        )
         try:
             yield
         finally:
@@ -144,7 +147,7 @@ async def _handle(deps: Deps, reader: asyncio.StreamReader, writer: asyncio.Stre
         writer.write(json.dumps(message).encode() + b"\n")
 
     try:
-        request = json.loads(await reader.readline())
+        request = json.loads(await _request_line(reader))
         emit({"result": await _answer(deps, request, emit)})
     except (ServiceError, ValueError, KeyError, TypeError) as exc:
         emit({"error": str(exc)})
@@ -152,6 +155,14 @@ async def _handle(deps: Deps, reader: asyncio.StreamReader, writer: asyncio.Stre
         with contextlib.suppress(ConnectionError):
             await writer.drain()
             writer.close()
+
+
+async def _request_line(reader: asyncio.StreamReader) -> bytes:
+    """The request's one line; a longer one than the stream's limit is refused by its size, not asyncio's words."""
+    try:
+        return await reader.readline()
+    except ValueError as exc:  # asyncio: "Separator is found, but chunk is longer than limit"
+        raise ValueError(f"the request is longer than {MAX_REQUEST_BYTES} bytes") from exc
 
 
 async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
