@@ -133,7 +133,7 @@ def test_a_malformed_signing_key_at_start_names_the_variable_not_the_key(
     assert main(["doctor"]) == 2
     err = capsys.readouterr().err
     assert MARK not in err
-    assert "gitlab.signing_token" in err and "not valid base64" in err
+    assert "JAVAKB_GITLAB__SIGNING_TOKEN" in err and "not valid base64" in err
     assert "not-a-port" in err  # a setting that is no secret is still quoted
 
 
