@@ -153,6 +153,14 @@ async def check_postgres(settings: Settings, _: httpx.AsyncClient) -> list[Findi
     return [ok("postgres", "reachable, every migration applied")]
 
 
+async def check_local_postgres(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:
+    """`check_postgres`, where a database not yet created or migrated is a warning: `serve` does both at start."""
+    findings = await check_postgres(settings, client)
+    if findings[0].verdict is Verdict.FAIL and "`javakb migrate`" in findings[0].fix:
+        return [warn("postgres", findings[0].detail, "none needed: `javakb serve` creates and migrates it at start")]
+    return findings
+
+
 async def check_redis(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
     """Redis (the queue) answers."""
     try:
@@ -398,7 +406,7 @@ LOCAL_CHECKS: tuple[Check, ...] = (
     check_environment,
     check_secret_strength,
     check_clients,
-    check_postgres,
+    check_local_postgres,
     check_redis,
     check_qdrant,
     check_embeddings,

@@ -119,6 +119,9 @@ async def test_postgres_down_missing_or_unmigrated(pg_dsn: str, gitlab: FakeGitL
     missing = settings_for(f"{SERVER}/javakb_missing_{uuid.uuid4().hex[:8]}", gitlab, None, tmp_path)
     found = only(await examine(missing, [doctor.check_postgres]), "postgres")
     assert found.verdict is Verdict.FAIL and "does not exist" in found.detail and "javakb migrate" in found.fix
+    found = only(await examine(missing, [doctor.check_local_postgres]), "postgres")  # `serve` makes it at start
+    assert found.verdict is Verdict.WARN and "does not exist" in found.detail and "javakb serve" in found.fix
+    assert only(await examine(down, [doctor.check_local_postgres]), "postgres").verdict is Verdict.FAIL
 
     name = f"javakb_empty_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(f"{SERVER}/postgres")
