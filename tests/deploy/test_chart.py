@@ -252,9 +252,10 @@ def test_the_notes_print_the_hook_url_and_cursor_s_mcp_json() -> None:
 
 def test_without_an_ingress_the_notes_give_the_service_s_url_and_say_gitlab_must_reach_it() -> None:
     text = notes(render(needed()))
-    assert "127.0.0.1" not in text
     assert f"URL:          http://{FULL}.tools.svc:8080/hooks/gitlab" in text
+    assert "127.0.0.1:8080/hooks" not in text
     assert "GitLab must reach the hook URL" in text
+    assert '"url": "http://127.0.0.1:8080/mcp"' in text  # Cursor, through the port-forward the notes give
 
 
 def test_without_a_postgres_dsn_the_render_fails_naming_it() -> None:
