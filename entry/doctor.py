@@ -140,25 +140,29 @@ async def check_environment(settings: Settings, _: httpx.AsyncClient) -> list[Fi
 
 async def check_postgres(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
     """PostgreSQL answers and every migration is applied."""
+    return await _postgres(settings, fail)
+
+
+async def check_local_postgres(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
+    """`check_postgres`, where a database not yet created or migrated is a warning: `serve` does both at start."""
+    return await _postgres(settings, lambda name, detail, _: warn(name, detail, SERVE_MIGRATES))
+
+
+SERVE_MIGRATES = "none needed: `javakb serve` creates and migrates it at start"
+
+
+async def _postgres(settings: Settings, unmigrated: Callable[[str, str, str], Finding]) -> list[Finding]:
     try:
         pending = await asyncio.to_thread(pending_migrations, settings.postgres.dsn.get_secret_value())
     except ServiceError as exc:
         return [fail("postgres", _short(exc), "start PostgreSQL or fix JAVAKB_POSTGRES__DSN")]
     if pending is None:
-        return [fail("postgres", "reachable, but its database does not exist", "run `javakb migrate` (it creates it)")]
+        missing = "reachable, but its database does not exist"
+        return [unmigrated("postgres", missing, "run `javakb migrate` (it creates it)")]
     if pending:
-        return [
-            fail("postgres", f"{len(pending)} migrations not applied: {', '.join(pending)}", "run `javakb migrate`")
-        ]
+        detail = f"{len(pending)} migrations not applied: {', '.join(pending)}"
+        return [unmigrated("postgres", detail, "run `javakb migrate`")]
     return [ok("postgres", "reachable, every migration applied")]
-
-
-async def check_local_postgres(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:
-    """`check_postgres`, where a database not yet created or migrated is a warning: `serve` does both at start."""
-    findings = await check_postgres(settings, client)
-    if findings[0].verdict is Verdict.FAIL and "`javakb migrate`" in findings[0].fix:
-        return [warn("postgres", findings[0].detail, "none needed: `javakb serve` creates and migrates it at start")]
-    return findings
 
 
 async def check_redis(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
