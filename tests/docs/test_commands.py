@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.model import ChunkerConfig
 from tests.conftest import REDIS
 from tests.docs.blocks import Block, blocks, script, statements
 from tests.support.contract import TOOL_NAMES
@@ -120,3 +121,13 @@ def test_cursor_s_page_gives_the_server_s_tool_count() -> None:
     text = (ROOT / "docs" / "cursor.md").read_text(encoding="utf-8")
     assert f"should then show {len(TOOL_NAMES)} tools" in text
     assert f"#> {len(TOOL_NAMES)} tools" in text
+
+
+def test_the_readme_names_what_the_default_scope_leaves_out() -> None:
+    # "What is indexed" restates the pipeline's default globs for readers: it must name each of them.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    paragraph = readme[readme.index("**What is indexed.**") :].split("\n\n", 1)[0]
+    defaults = ChunkerConfig()
+    assert [g for g in defaults.include if g.split("/**")[0].strip("*/") not in paragraph] == []
+    assert [g for g in defaults.exclude if g.strip("*/") + "/" not in paragraph] == []
+    assert "Test code is not indexed by default" in paragraph
