@@ -130,9 +130,15 @@ def _parser() -> argparse.ArgumentParser:
     token.set_defaults(command=run_token)
 
     sub.add_parser("migrate", help="apply the PostgreSQL migrations").set_defaults(command=run_migrate)
-    sub.add_parser("doctor", help="check every dependency and say what is wrong and how to fix it").set_defaults(
-        command=run_doctor
+    doctor = sub.add_parser("doctor", help="check every dependency and say what is wrong and how to fix it")
+    chosen = doctor.add_mutually_exclusive_group()
+    chosen.add_argument(
+        "--local", dest="local", action="store_true", default=None, help="what `serve --watch` needs (no GitLab)"
     )
+    chosen.add_argument(
+        "--service", dest="local", action="store_false", help="a GitLab deployment (the default with a GitLab URL)"
+    )
+    doctor.set_defaults(command=run_doctor)
     admin = sub.add_parser("admin", help="administer the service").add_subparsers(required=True, metavar="ACTION")
     hook = admin.add_parser("install-hook", help="register (or repair) the GitLab system hook, idempotently")
     hook.add_argument("--url", help="this service's public base URL (default: JAVAKB_OAUTH__PUBLIC_URL)")

@@ -64,8 +64,9 @@ def run_doctor(args: argparse.Namespace, settings: Settings, out: TextIO | None 
     """Check every dependency; exit 1 when any check failed."""
     from entry import doctor
 
-    text, code = doctor.report(asyncio.run(doctor.examine(settings)))
-    print(text, file=out or sys.stdout)
+    name, checks = doctor.profile(settings, args.local)
+    text, code = doctor.report(asyncio.run(doctor.examine(settings, checks)))
+    print(f"profile: {name}\n{text}", file=out or sys.stdout)
     return code
 
 

@@ -81,7 +81,7 @@ def fail(name: str, detail: str, fix: str) -> Finding:
     return Finding(name, Verdict.FAIL, detail, fix)
 
 
-async def check_secrets(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
+async def check_secrets(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:
     """The hook's secret is set; no secret is a placeholder or short (the rule `check_secrets` applies)."""
     findings = []
     if settings.gitlab.webhook_secret is None and settings.gitlab.signing_token is None:
@@ -92,6 +92,13 @@ async def check_secrets(settings: Settings, _: httpx.AsyncClient) -> list[Findin
                 "set JAVAKB_GITLAB__WEBHOOK_SECRET (the system hook's secret token) or JAVAKB_GITLAB__SIGNING_TOKEN",
             )
         )
+    strength = await check_secret_strength(settings, client)
+    return findings + [f for f in strength if f.verdict is not Verdict.OK] if findings else strength
+
+
+async def check_secret_strength(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
+    """No secret that is set is a placeholder or short; token digests are not guessable or shared."""
+    findings = []
     for name, secret in named_secrets(settings).items():
         why = weak_secret(secret.get_secret_value()) if secret is not None else None
         if why:
@@ -100,6 +107,22 @@ async def check_secrets(settings: Settings, _: httpx.AsyncClient) -> list[Findin
     fix = "make a new token with `javakb token` (one per role) and configure its digest"
     findings.extend(warn("token digests", warning, fix) for warning in digest_warnings(settings))
     return findings or [ok("secrets", "set, none a placeholder")]
+
+
+async def check_clients(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
+    """Some client can authenticate to `/mcp` and `/api/v1`: a service token, a GitLab token, or OAuth."""
+    if settings.service_tokens:
+        return [ok("clients", f"{len(settings.service_tokens)} service token(s) configured")]
+    if settings.gitlab.url:
+        accepted = "GitLab tokens" + (" and GitLab sign-in (OAuth)" if settings.oauth.enabled else "")
+        return [ok("clients", f"no service token; {accepted} of {settings.gitlab.url} are accepted")]
+    return [
+        fail(
+            "clients",
+            "JAVAKB_SERVICE_TOKENS is empty and no GitLab is set: no client can use /mcp or /api/v1",
+            "export JAVAKB_SERVICE_TOKENS=\"$(javakb token --name dev --repos '*')\" (the token is printed on stderr)",
+        )
+    ]
 
 
 async def check_environment(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
@@ -117,16 +140,28 @@ async def check_environment(settings: Settings, _: httpx.AsyncClient) -> list[Fi
 
 async def check_postgres(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
     """PostgreSQL answers and every migration is applied."""
+    return await _postgres(settings, fail)
+
+
+async def check_local_postgres(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
+    """`check_postgres`, where a database not yet created or migrated is a warning: `serve` does both at start."""
+    return await _postgres(settings, lambda name, detail, _: warn(name, detail, SERVE_MIGRATES))
+
+
+SERVE_MIGRATES = "none needed: `javakb serve` creates and migrates it at start"
+
+
+async def _postgres(settings: Settings, unmigrated: Callable[[str, str, str], Finding]) -> list[Finding]:
     try:
         pending = await asyncio.to_thread(pending_migrations, settings.postgres.dsn.get_secret_value())
     except ServiceError as exc:
         return [fail("postgres", _short(exc), "start PostgreSQL or fix JAVAKB_POSTGRES__DSN")]
     if pending is None:
-        return [fail("postgres", "reachable, but its database does not exist", "run `javakb migrate` (it creates it)")]
+        missing = "reachable, but its database does not exist"
+        return [unmigrated("postgres", missing, "run `javakb migrate` (it creates it)")]
     if pending:
-        return [
-            fail("postgres", f"{len(pending)} migrations not applied: {', '.join(pending)}", "run `javakb migrate`")
-        ]
+        detail = f"{len(pending)} migrations not applied: {', '.join(pending)}"
+        return [unmigrated("postgres", detail, "run `javakb migrate`")]
     return [ok("postgres", "reachable, every migration applied")]
 
 
@@ -363,12 +398,33 @@ def _redis_place(url: str) -> str:
 CHECKS: tuple[Check, ...] = (
     check_environment,
     check_secrets,
+    check_clients,
     check_postgres,
     check_redis,
     check_qdrant,
     check_embeddings,
     check_gitlab,
 )
+"""The service profile: a deployment that GitLab pushes to."""
+LOCAL_CHECKS: tuple[Check, ...] = (
+    check_environment,
+    check_secret_strength,
+    check_clients,
+    check_local_postgres,
+    check_redis,
+    check_qdrant,
+    check_embeddings,
+)
+"""The local profile: what `javakb serve --watch` needs (no GitLab, no webhook secret)."""
+
+
+def profile(settings: Settings, local: bool | None) -> tuple[str, tuple[Check, ...]]:
+    """The profile's name and checks: `local` when asked, or when no GitLab is set (`None`: decide)."""
+    if local is None:
+        local = settings.gitlab.url is None
+    if local:
+        return "local (what `javakb serve --watch` needs; `--service` checks GitLab too)", LOCAL_CHECKS
+    return "service (GitLab, its hook and secrets; `--local` for `javakb serve --watch` alone)", CHECKS
 
 
 async def examine(settings: Settings, checks: Sequence[Check] = CHECKS, timeout_s: float = 20.0) -> list[Finding]:

@@ -66,7 +66,7 @@ from entry.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_en
 from entry.deps import open_service
 from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
 from hooks.receiver import make_endpoint
-from mcp_server.auth import UnavailableAs503, build_auth
+from mcp_server.auth import PlainBearerChallenge, UnavailableAs503, build_auth
 from mcp_server.oauth_limits import ClientLimits, OAuthGuard, oauth_paths
 from mcp_server.server import create_server
 
@@ -142,7 +142,7 @@ def create_app(
         Route("/admin/backfills", admin_backfills, methods=["GET"]),
         Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
         *rebuild_routes(admin_only),
-        Mount("/", app=UnavailableAs503(mcp_app)),
+        Mount("/", app=UnavailableAs503(mcp_app if settings.oauth.enabled else PlainBearerChallenge(mcp_app))),
     ]
     # A request refused below its endpoint (credentials, parameters, a page) is answered here, once.
     app = Starlette(

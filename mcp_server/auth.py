@@ -4,6 +4,8 @@ Verification and permission resolution live in `app.auth.identity`; this module 
 
 - `CredentialVerifier` accepts service tokens and GitLab tokens (personal, project, group, OAuth)
   and returns a `CallerToken` that carries the caller's `Access` to the tools;
+- without OAuth, `PlainBearerChallenge` answers a refused request with RFC 6750's plain challenge
+  (fastmcp's own text tells the client to re-register, which only makes sense with OAuth);
 - with `JAVAKB_OAUTH__*` set, fastmcp's `OAuthProxy` serves the MCP authorization flow (protected
   resource metadata, authorization server metadata, client registration, PKCE) in front of GitLab,
   which has no dynamic client registration for arbitrary clients. The proxy hands our verifier the
@@ -26,7 +28,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.auth.access import Access
-from app.auth.identity import Credentials
+from app.auth.identity import Credentials, bearer_token
 from app.core.errors import ConfigError, GitLabUnavailableError
 from app.core.settings import Settings
 
@@ -142,3 +144,47 @@ class UnavailableAs503:
             raise
         for message in held:
             await send(message)
+
+
+INVALID_TOKEN = {"error": "invalid_token", "error_description": "not a known service or GitLab token"}
+MISSING_TOKEN = {"error": "unauthorized", "error_description": "send Authorization: Bearer <token>"}
+
+
+class PlainBearerChallenge:
+    """ASGI wrapper for `/mcp` without OAuth: a 401 becomes a plain bearer challenge (RFC 6750 section 3).
+
+    fastmcp's 401 for a wrong token says "clear authentication tokens ... re-register", and clients
+    such as the MCP Inspector then start an OAuth flow the server does not offer. Here a request with a
+    bearer token gets `WWW-Authenticate: Bearer error="invalid_token"`, one without gets `Bearer` (no error
+    attribute, section 3.1), each with a short JSON body; any other response goes through untouched.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve the request, replacing fastmcp's 401 with ours."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = False
+
+        async def replace_401(message: Message) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and message["status"] == 401:
+                refused = True
+            if not refused:
+                await send(message)
+
+        await self.app(scope, receive, replace_401)
+        if refused:
+            await self._challenge(scope, receive, send)
+
+    @staticmethod
+    async def _challenge(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if bearer_token(headers.get("authorization")) is None:
+            body, challenge = MISSING_TOKEN, "Bearer"
+        else:
+            body, challenge = INVALID_TOKEN, 'Bearer error="invalid_token"'
+        await JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})(scope, receive, send)

@@ -3,8 +3,10 @@ embedded Qdrant: all well, then each dependency broken in turn, with the message
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import io
+import os
 import socket
 import uuid
 from collections.abc import Iterator
@@ -19,6 +21,7 @@ from app.core.settings import EMBEDDED_MODEL, Settings
 from app.store.engines import open_store
 from app.store.vectors import IndexModel
 from entry import doctor
+from entry.cli import main
 from entry.cli_admin import run_doctor
 from entry.doctor import Finding, Verdict, examine, judge_hooks, report
 from testkit.fake_embedder import FakeEmbeddingServer
@@ -90,6 +93,7 @@ async def test_everything_well_is_all_ok_and_exit_zero(
         [
             "environment",
             "secrets",
+            "clients",
             "postgres",
             "redis",
             "qdrant",
@@ -115,6 +119,9 @@ async def test_postgres_down_missing_or_unmigrated(pg_dsn: str, gitlab: FakeGitL
     missing = settings_for(f"{SERVER}/javakb_missing_{uuid.uuid4().hex[:8]}", gitlab, None, tmp_path)
     found = only(await examine(missing, [doctor.check_postgres]), "postgres")
     assert found.verdict is Verdict.FAIL and "does not exist" in found.detail and "javakb migrate" in found.fix
+    found = only(await examine(missing, [doctor.check_local_postgres]), "postgres")  # `serve` makes it at start
+    assert found.verdict is Verdict.WARN and "does not exist" in found.detail and "javakb serve" in found.fix
+    assert only(await examine(down, [doctor.check_local_postgres]), "postgres").verdict is Verdict.FAIL
 
     name = f"javakb_empty_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(f"{SERVER}/postgres")
@@ -338,6 +345,55 @@ def test_the_hook_rule() -> None:
 def test_the_cli_prints_the_report_and_fails(pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path) -> None:
     settings = settings_for(pg_dsn, gitlab, None, tmp_path, redis={"url": f"redis://127.0.0.1:{free_port()}/0"})
     out = io.StringIO()
-    assert run_doctor(None, settings, out) == 1  # type: ignore[arg-type]
+    assert run_doctor(argparse.Namespace(local=None), settings, out) == 1
     text = out.getvalue()
     assert "FAIL  redis:" in text and "ok    postgres:" in text and text.rstrip().endswith("1 failed, 0 warnings")
+
+
+def local_env(monkeypatch: pytest.MonkeyPatch, pg_dsn: str, qdrant: Path, tokens: str) -> None:
+    """The README's local set-up: PostgreSQL, Redis, embedded Qdrant and model, a service token, no GitLab."""
+    for name in [n for n in os.environ if n.startswith("JAVAKB_") and n != "JAVAKB_TEST_REDIS"]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("JAVAKB_POSTGRES__DSN", pg_dsn)
+    monkeypatch.setenv("JAVAKB_REDIS__URL", REDIS)
+    monkeypatch.setenv("JAVAKB_QDRANT__PATH", str(qdrant))
+    monkeypatch.setenv("JAVAKB_SERVICE_TOKENS", tokens)
+
+
+def test_the_readme_s_local_set_up_passes_doctor_in_its_local_profile(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entry = service_token("a-local-token-" + SECRET).model_dump_json()
+    local_env(monkeypatch, pg_dsn, tmp_path / "q", f"[{entry}]")
+
+    code = main(["doctor"])  # no GitLab URL: the local profile, chosen by itself
+
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.startswith("profile: local")
+    assert "gitlab" not in out.split("\n", 1)[1].lower()  # neither GitLab nor its webhook secret is asked for
+    assert "ok    clients: 1 service token(s)" in out
+    assert main(["doctor", "--service"]) == 1  # the service profile still wants GitLab and the hook's secret
+    assert "FAIL  gitlab" in capsys.readouterr().out
+
+
+def test_without_any_client_credential_doctor_fails_and_says_how_to_make_one(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    local_env(monkeypatch, pg_dsn, tmp_path / "q", "[]")
+
+    assert main(["doctor", "--local"]) == 1
+
+    out = capsys.readouterr().out
+    assert "FAIL  clients: JAVAKB_SERVICE_TOKENS is empty and no GitLab is set" in out
+    assert "javakb token --name dev --repos '*'" in out
+
+
+async def test_with_a_gitlab_its_tokens_are_client_credentials_and_the_service_profile_is_chosen(
+    pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path
+) -> None:
+    settings = settings_for(pg_dsn, gitlab, None, tmp_path)
+    assert doctor.profile(settings, None)[1] == doctor.CHECKS
+    assert doctor.profile(settings, True)[1] == doctor.LOCAL_CHECKS
+    found = only(await examine(settings, [doctor.check_clients]), "clients")
+    assert found.verdict is Verdict.OK and "GitLab tokens" in found.detail

@@ -32,6 +32,12 @@ CUSTOM_SCHEMAS = {
 }
 
 Manifest = dict[str, Any]
+DSN = "postgresql://javakb:not-a-real-password@postgres:5432/javakb"
+
+
+def needed(values: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`values` plus the chart's one required value (the PostgreSQL DSN in secrets.values), unless it sets secrets."""
+    return {"secrets": {"values": {"JAVAKB_POSTGRES__DSN": DSN}}} | (values or {})
 
 
 def values_of(path: Path) -> dict[str, Any]:

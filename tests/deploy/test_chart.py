@@ -12,12 +12,14 @@ import pytest
 from app.core.settings_doc import chart_schema
 from tests.deploy.chart import (
     CHART,
+    DSN,
     KUBE_VERSIONS,
     VALUE_SETS,
     Manifest,
     find,
     lint,
     manifests,
+    needed,
     notes,
     pod_specs,
     render,
@@ -70,7 +72,7 @@ def test_every_rendered_object_is_valid_for_its_kubernetes_version(
 
 
 def test_strict_validation_catches_an_unknown_field() -> None:
-    deployment = find(manifests(render({})), "Deployment", f"{FULL}-web")
+    deployment = find(manifests(render(needed())), "Deployment", f"{FULL}-web")
     deployment["spec"]["template"]["spec"]["containers"][0]["readinesProbe"] = {}
     with pytest.raises(Exception, match="readinesProbe"):
         validate(deployment, KUBE_VERSIONS[0])
@@ -120,7 +122,7 @@ def test_the_schema_rejects_wrong_names_and_types(values: dict[str, Any], refusa
 def test_the_setting_names_the_chart_accepts_are_the_settings_model_s() -> None:
     schema = json.loads((CHART / "values.schema.json").read_text(encoding="utf-8"))
     assert schema == chart_schema(schema), "run scripts/settings_doc"
-    assert render({"config": {"JAVAKB_GITLAB__URL": "https://gitlab.example.com", "JAVAKB_SCOPE__FORKS": True}})
+    assert render(needed({"config": {"JAVAKB_GITLAB__URL": "https://gitlab.example.com", "JAVAKB_SCOPE__FORKS": True}}))
 
 
 def test_the_migration_job_reads_configuration_created_before_it_with_the_new_values() -> None:
@@ -167,7 +169,7 @@ def test_an_existing_secret_and_secret_values_together_fail_clearly() -> None:
 def test_keda_and_a_worker_hpa_together_fail_clearly() -> None:
     both = {"worker": {"keda": {"enabled": True}, "autoscaling": {"enabled": True, "minReplicas": 1, "maxReplicas": 2}}}
     with pytest.raises(helm.HelmRenderError, match="not both"):
-        render(both)
+        render(needed(both))
 
 
 def test_an_hpa_without_a_target_fails_clearly() -> None:
@@ -177,21 +179,20 @@ def test_an_hpa_without_a_target_fails_clearly() -> None:
         }
     }
     with pytest.raises(helm.HelmRenderError, match=r"web\.autoscaling: set targetCPUUtilizationPercentage"):
-        render(blind)
+        render(needed(blind))
 
 
 def test_a_configuration_change_rolls_the_pods() -> None:
     def checksum(values: dict[str, Any]) -> str:
-        web = find(manifests(render(values)), "Deployment", f"{FULL}-web")
+        web = find(manifests(render(needed(values))), "Deployment", f"{FULL}-web")
         annotation: str = web["spec"]["template"]["metadata"]["annotations"]["checksum/config"]
         return annotation
 
     base = checksum({})
     assert checksum({}) == base
     assert checksum({"config": {"JAVAKB_LOG_LEVEL": "DEBUG"}}) != base
-    assert checksum({"secrets": {"values": {"JAVAKB_GITLAB__TOKEN": "glpat-one"}}}) != checksum(
-        {"secrets": {"values": {"JAVAKB_GITLAB__TOKEN": "glpat-two"}}}
-    )
+    one, two = ({"secrets": {"values": {"JAVAKB_GITLAB__TOKEN": t, "JAVAKB_POSTGRES__DSN": DSN}}} for t in ("1", "2"))
+    assert checksum(one) != checksum(two)
 
 
 def test_every_pod_runs_locked_down_as_the_image_s_numeric_user(
@@ -213,7 +214,7 @@ def test_every_pod_runs_locked_down_as_the_image_s_numeric_user(
 
 
 def test_probes_are_the_ones_the_service_answers() -> None:
-    objects = manifests(render({"web": {"port": 9000}, "worker": {"healthPort": 9001}}))
+    objects = manifests(render(needed({"web": {"port": 9000}, "worker": {"healthPort": 9001}})))
     web = find(objects, "Deployment", f"{FULL}-web")["spec"]["template"]["spec"]["containers"][0]
     worker = find(objects, "Deployment", f"{FULL}-worker")["spec"]["template"]["spec"]["containers"][0]
     assert web["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
@@ -229,7 +230,8 @@ def test_probes_are_the_ones_the_service_answers() -> None:
 
 def test_probes_are_tunable_and_can_be_turned_off() -> None:
     values = {"web": {"livenessProbe": {"enabled": False}, "readinessProbe": {"enabled": True, "periodSeconds": 3}}}
-    web = find(manifests(render(values)), "Deployment", f"{FULL}-web")["spec"]["template"]["spec"]["containers"][0]
+    objects = manifests(render(needed(values)))
+    web = find(objects, "Deployment", f"{FULL}-web")["spec"]["template"]["spec"]["containers"][0]
     assert "livenessProbe" not in web
     assert web["readinessProbe"] == {
         "httpGet": {"path": "/readyz", "port": "http"},
@@ -244,8 +246,28 @@ def test_the_notes_print_the_hook_url_and_cursor_s_mcp_json() -> None:
     text = notes(render(values_of(CHART / "ci" / "ingress-hpa-pdb-values.yaml")))
     assert "URL:          https://kb.example.com/hooks/gitlab" in text
     assert '"url": "https://kb.example.com/mcp"' in text
-    assert "WARNING: no secrets" in text
+    assert "WARNING: no JAVAKB_GITLAB__WEBHOOK_SECRET" in text
     assert "WARNING" not in notes(render({"secrets": {"existingSecret": "mine"}}))
+
+
+def test_without_an_ingress_the_notes_give_the_service_s_url_and_say_gitlab_must_reach_it() -> None:
+    text = notes(render(needed()))
+    assert f"URL:          http://{FULL}.tools.svc:8080/hooks/gitlab" in text
+    assert "127.0.0.1:8080/hooks" not in text
+    assert "GitLab must reach the hook URL" in text
+    assert '"url": "http://127.0.0.1:8080/mcp"' in text  # Cursor, through the port-forward the notes give
+
+
+def test_without_a_postgres_dsn_the_render_fails_naming_it() -> None:
+    # The default DSN (127.0.0.1) is never right in a pod: the migration Job would fail after its retries.
+    with pytest.raises(helm.HelmRenderError, match=r"JAVAKB_POSTGRES__DSN is required.*secrets\.existingSecret"):
+        render({})
+    for given in (
+        {"secrets": {"existingSecret": "mine"}},
+        {"secrets": {"values": {"JAVAKB_POSTGRES__DSN": DSN}}},
+        {"config": {"JAVAKB_POSTGRES__DSN": DSN}},
+    ):
+        assert manifests(render(given))
 
 
 def test_the_network_policies_open_only_what_is_listed() -> None:
@@ -268,16 +290,16 @@ def test_the_network_policies_open_only_what_is_listed() -> None:
 
 
 def test_the_helm_test_calls_readyz_through_the_service() -> None:
-    objects = manifests(render({}))
+    objects = manifests(render(needed()))
     pod = find(objects, "Pod", f"{FULL}-test-readyz")
     assert pod["metadata"]["annotations"][HOOK] == "test"
     assert f"http://{FULL}:8080/readyz" in pod["spec"]["containers"][0]["args"][0]
 
 
 def test_names_can_be_overridden() -> None:
-    objects = manifests(render({"fullnameOverride": "kb-prod"}))
+    objects = manifests(render(needed({"fullnameOverride": "kb-prod"})))
     assert {o["metadata"]["name"] for o in objects if o["kind"] == "Deployment"} == {"kb-prod-web", "kb-prod-worker"}
-    renamed = manifests(render({"nameOverride": "javakb"}))
+    renamed = manifests(render(needed({"nameOverride": "javakb"})))
     assert find(renamed, "Service", "kb-javakb")["spec"]["selector"]["app.kubernetes.io/name"] == "javakb"
 
 
@@ -303,4 +325,4 @@ def test_the_service_monitor_scrapes_web_and_workers_with_a_metrics_token() -> N
     }
     assert len(find(objects, "NetworkPolicy", f"{FULL}-worker")["spec"]["ingress"]) == 2  # KEDA and Prometheus
     with pytest.raises(Exception, match="bearerTokenSecret"):
-        render({"serviceMonitor": {"enabled": True}})
+        render(needed({"serviceMonitor": {"enabled": True}}))

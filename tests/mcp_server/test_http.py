@@ -91,6 +91,22 @@ def test_mcp_without_a_good_token_is_401(http: httpx.Client, headers: dict[str, 
     assert response.headers["www-authenticate"].startswith("Bearer")
 
 
+def test_without_oauth_a_refused_mcp_request_gets_a_plain_bearer_challenge(http: httpx.Client) -> None:
+    # RFC 6750 section 3: no OAuth text ("re-register"), nothing that sends a client into an OAuth flow.
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    wrong = http.post("/mcp", json=body, headers=STREAMABLE | {"Authorization": "Bearer not-a-token"})
+    assert wrong.status_code == 401
+    assert wrong.headers["www-authenticate"] == 'Bearer error="invalid_token"'
+    assert wrong.json()["error"] == "invalid_token"
+    assert len(wrong.content) < 200
+    assert "register" not in wrong.text
+    missing = http.post("/mcp", json=body, headers=STREAMABLE)
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"] == "Bearer"
+    assert missing.json()["error"] == "unauthorized"
+    assert "resource_metadata" not in wrong.headers["www-authenticate"] + missing.headers["www-authenticate"]
+
+
 @pytest.mark.parametrize("headers", BAD_AUTH)
 def test_rest_search_without_a_good_token_is_401(http: httpx.Client, headers: dict[str, str]) -> None:
     response = http.get("/api/v1/search", params={"q": "owner"}, headers=headers)

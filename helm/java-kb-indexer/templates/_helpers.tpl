@@ -68,6 +68,17 @@ app.kubernetes.io/part-of: java-kb-indexer
 {{- end -}}
 {{- end -}}
 
+{{/*
+Values without which no pod can work, checked at render time (`helm template`/`install` fail naming them):
+the PostgreSQL DSN, from an existing Secret (whose content the chart cannot see), secrets.values or config.
+Its default (127.0.0.1) is never right inside a pod.
+*/}}
+{{- define "javakb.required" -}}
+{{- if not (or .Values.secrets.existingSecret (hasKey .Values.secrets.values "JAVAKB_POSTGRES__DSN") (hasKey .Values.config "JAVAKB_POSTGRES__DSN")) -}}
+{{- fail "JAVAKB_POSTGRES__DSN is required: set secrets.existingSecret (a Secret holding JAVAKB_POSTGRES__DSN) or secrets.values.JAVAKB_POSTGRES__DSN; its default, 127.0.0.1, is never right inside a pod (docs/deploy-kubernetes.md, section 3)" -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The non-secret environment: what the chart derives, then config (config wins). */}}
 {{- define "javakb.configData" -}}
 JAVAKB_HOST: "0.0.0.0"
