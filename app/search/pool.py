@@ -162,7 +162,10 @@ def _reranked(
 ) -> list[Hit]:
     """The fused candidates and the exact matches, in reranked order (pure: run off the event loop)."""
     pool, evidence = _with_exact(terms, hits, routes, symbols, answers)
-    return [pool[i] for i in rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits))]
+    return [
+        pool[i]
+        for i in rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits), scores=[h.score for h in hits])
+    ]
 
 
 def _with_exact(

@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from app.search import boosts
 from app.search.question import QueryTerms
 from app.store.fusion import RRF_K
 from app.store.lexical import singular
@@ -63,7 +64,11 @@ class Evidence:
 
 
 def rerank(
-    terms: QueryTerms, chunks: Sequence[Chunk], evidence: Evidence = Evidence(), fused: int | None = None
+    terms: QueryTerms,
+    chunks: Sequence[Chunk],
+    evidence: Evidence = Evidence(),
+    fused: int | None = None,
+    scores: Sequence[float] | None = None,
 ) -> list[int]:
     """Indexes of `chunks` in reranked order.
 
@@ -72,17 +77,26 @@ def rerank(
         chunks: The pool: Qdrant's candidates in its order, then the exact matches it lacked.
         evidence: The exact matches, as indexes into `chunks`.
         fused: How many of `chunks` Qdrant returned (all of them by default).
+        scores: The store's scores of those, best first: then their order is `boosts.reordered`'s.
     """
     count = len(chunks) if fused is None else fused
-    ranked = [(1.0, range(count)), *((EXACT_WEIGHT, lst) for lst in evidence.lists())]
+    store_order: Sequence[int] = range(count)
+    if scores is not None:
+        store_order = boosts.reordered(terms, chunks[:count], scores[:count], asks_behaviour(terms))
+    ranked = [(1.0, store_order), *((EXACT_WEIGHT, lst) for lst in evidence.lists())]
     order = fuse(len(chunks), ranked)
     exact = {i for lst in evidence.lists() for i in lst}
     order = promote(order, [MAX_PLACES if i in exact else places(signals(terms, chunks[i])) for i in order])
-    if not QUESTION_WORDS & terms.words or TYPE_WORDS & terms.words:
+    if not asks_behaviour(terms):
         return order
     head, tail = order[:WINDOW], order[WINDOW:]
     head = below_members(members_first(head, chunks, exact), chunks, exact)
     return (head if WEB_WORDS & terms.words else callees_first(head, chunks, exact)) + tail
+
+
+def asks_behaviour(terms: QueryTerms) -> bool:
+    """A question about how something is done (a question word, no word asking for a type): its answer is a member."""
+    return bool(QUESTION_WORDS & terms.words) and not TYPE_WORDS & terms.words
 
 
 def members_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]) -> list[int]:
