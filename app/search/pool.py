@@ -15,12 +15,12 @@ from typing import TypeVar, cast
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
-from app.search import lookups
+from app.search import boosts, lookups
 from app.search.crossencoder import CrossEncoder
 from app.search.endpoints import with_composed_routes
 from app.search.hits import Hit, hit_text
 from app.search.question import SCAFFOLDING, QueryTerms, Question, Relation
-from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
+from app.search.ranking import Evidence, names_symbol, rerank, serves
 from app.search.reader import Reader
 from app.search.scoping import Filters, passes
 from app.search.synonyms import synonyms
@@ -58,7 +58,7 @@ async def ranked(
     # The structural lookups need neither the query's vectors nor its candidates: they run while the embedding
     # endpoint and the engine's searches do (the store's calls release the GIL: docs/decisions.md).
     fused, named, answers = await _together(
-        candidates(reader, access, question, filters, max(limit * 4, WINDOW), rankers.embedder),
+        candidates(reader, access, question, filters, max(limit * 4, boosts.DEPTH), rankers.embedder),
         named_matches(reader, access, terms, filters),
         relation_answers(reader, access, terms, filters),
     )
@@ -86,7 +86,8 @@ async def candidates(
 ) -> list[Scored]:
     """The engine's fused candidates for the question's lexical and dense vectors (none without either)."""
     terms, query = question.terms, question.text
-    sparse = await reader.offload(lambda: query_vector(question.lexical, synonyms(sorted(terms.words - SCAFFOLDING))))
+    related = {**synonyms(sorted(terms.words - SCAFFOLDING)), **boosts.compounds(question)}
+    sparse = await reader.offload(lambda: query_vector(question.lexical, related))
     lexical = sparse if sparse.indices else None
     dense = await embedder.embed_query(query) if embedder is not None and query.strip() else None
     if lexical is None and dense is None:

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.search import boosts
+from app.search.boosts import asks_behaviour, enabled
 from app.search.question import QueryTerms
 from app.store.fusion import RRF_K
 from app.store.lexical import singular
@@ -44,8 +45,6 @@ WINDOW = 40
 """The fused candidates a search always asks for (`SearchService.search`), and how far the rules that
 move one candidate after another look: the top of a search is the same whatever its limit or page."""
 MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
-TYPE_WORDS = frozenset({str(kind) for kind in TYPE_SYMBOLS} | {"type"})  # a question asking for a type
-QUESTION_WORDS = frozenset({"how", "where", "when", "what", "which", "why", "who"})
 WEB_WORDS = frozenset({"handler", "endpoint", "controller", "route", "request", "api", "http", "url", "rest"})
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
@@ -82,7 +81,9 @@ def rerank(
     count = len(chunks) if fused is None else fused
     store_order: Sequence[int] = range(count)
     if scores is not None:
-        store_order = boosts.reordered(terms, chunks[:count], scores[:count], asks_behaviour(terms))
+        store_order = boosts.reordered(terms, chunks[:count], scores[:count])
+    if enabled("types_first"):
+        evidence = replace(evidence, symbols=types_first(evidence.symbols, chunks))
     ranked = [(1.0, store_order), *((EXACT_WEIGHT, lst) for lst in evidence.lists())]
     order = fuse(len(chunks), ranked)
     exact = {i for lst in evidence.lists() for i in lst}
@@ -94,9 +95,13 @@ def rerank(
     return (head if WEB_WORDS & terms.words else callees_first(head, chunks, exact)) + tail
 
 
-def asks_behaviour(terms: QueryTerms) -> bool:
-    """A question about how something is done (a question word, no word asking for a type): its answer is a member."""
-    return bool(QUESTION_WORDS & terms.words) and not TYPE_WORDS & terms.words
+def types_first(symbols: Sequence[int], chunks: Sequence[Chunk]) -> list[int]:
+    """The exact name matches with the types first, each group in its order.
+
+    A type's name is its constructors' name too: a question naming `ObjectMapper` asks for the class
+    (its declaration and Javadoc), which its constructors, shorter chunks, would otherwise outrank.
+    """
+    return sorted(symbols, key=lambda i: chunks[i].symbol_type not in TYPE_SYMBOLS)
 
 
 def members_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]) -> list[int]:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from app.search import boosts
 from app.search.boosts import (
+    COMPOUND_WEIGHT,
     SATURATION,
+    asks_behaviour,
     blended,
     coherence,
+    compounds,
     is_symbol_question,
     keywords,
     path_parts,
@@ -16,8 +21,8 @@ from app.search.boosts import (
     reordered,
     saturated,
 )
-from app.search.question import query_terms
-from app.search.ranking import Evidence, asks_behaviour, rerank
+from app.search.question import parse_question, query_terms
+from app.search.ranking import Evidence, rerank, types_first
 from pipeline.model import Chunk, SymbolType
 
 
@@ -80,8 +85,8 @@ def test_a_file_named_for_the_question_outranks_a_chunk_that_only_repeats_its_wo
     chunks = [chunk("a", "src/Util.java"), chunk("b", "src/stream/JsonReader.java")]
     terms = query_terms("streaming JSON reader")
 
-    assert reordered(terms, chunks, [10.0, 6.0], behaviour=False) == [1, 0]
-    assert reordered(terms, chunks, [10.0, 6.0], behaviour=True) == [0, 1]  # a behaviour question: store order
+    assert reordered(terms, chunks, [10.0, 6.0]) == [1, 0]
+    assert reordered(query_terms("how is a JSON reader streamed"), chunks, [10.0, 6.0]) == [0, 1]  # a behaviour
 
 
 def test_path_words_do_not_apply_to_a_symbol_question() -> None:
@@ -113,7 +118,7 @@ def test_each_signal_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(boosts, "DISABLED", set(boosts.SIGNALS))
 
     assert blended(terms, chunks, [10.0, 6.0]) == [10.0, 6.0]
-    assert reordered(terms, chunks, [10.0, 6.0], behaviour=False) == [0, 1]
+    assert reordered(terms, chunks, [10.0, 6.0]) == [0, 1]
 
 
 def test_rerank_orders_the_store_candidates_by_the_blended_scores_and_keeps_exact_matches_first() -> None:
@@ -123,3 +128,24 @@ def test_rerank_orders_the_store_candidates_by_the_blended_scores_and_keeps_exac
     assert rerank(terms, chunks, scores=[10.0, 6.0, 5.0])[0] == 1
     assert rerank(terms, chunks)[0] == 0  # without scores: the store's order
     assert rerank(terms, chunks, Evidence(symbols=[0]), scores=[10.0, 6.0, 5.0])[0] == 0  # an exact match leads
+
+
+def test_compounds_join_adjacent_plain_words_into_the_names_they_spell() -> None:
+    found = compounds(parse_question("JSON object with named fields"))
+
+    assert found == {"jsonobject": COMPOUND_WEIGHT, "namedfield": COMPOUND_WEIGHT}  # "with" breaks the run
+
+
+def test_compounds_reach_three_words_and_skip_behaviour_questions() -> None:
+    assert {"typeadapter", "adapterfactory", "typeadapterfactory"} <= set(
+        compounds(parse_question("type adapter factories for a given type"))
+    )
+    assert compounds(parse_question("how is a bank account updated")) == {}
+
+
+def test_the_type_of_a_name_comes_before_its_constructors() -> None:
+    ctor = dataclasses.replace(chunk("ObjectMapper", "ObjectMapper.java"), symbol_type=SymbolType.CONSTRUCTOR)
+    cls = dataclasses.replace(chunk("ObjectMapper", "ObjectMapper.java"), symbol_type=SymbolType.CLASS)
+
+    assert types_first([0, 1, 2], [ctor, ctor, cls]) == [2, 0, 1]
+    assert rerank(query_terms("ObjectMapper"), [ctor, cls], Evidence(symbols=[0, 1]))[0] == 1
