@@ -1,10 +1,18 @@
-"""Runtime resources in one frozen `Deps`: what the services read, built by `entry.deps.open_deps`."""
+"""Runtime resources as frozen values, built by `entry.deps.open_deps` and narrowed once at start.
+
+`Deps` is what every entry point has (the store, search, the indexer); PostgreSQL, Redis and GitLab
+are optional there, because `javakb search` and the local API open none of them and the readers that
+use them (MCP, REST search) work without. `ServiceDeps` is what the service mode guarantees (the web
+app, the receiver, the worker): PostgreSQL and Redis. `SyncDeps` adds the GitLab client, which the
+jobs that read GitLab take. `service_deps` and `sync_deps` narrow a `Deps` where an entry point is
+composed, so a missing part stops the process at start with a `ConfigError`, never mid-request.
+"""
 
 from __future__ import annotations
 
 from concurrent.futures import Executor
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Final
 
 import httpx
 
@@ -46,20 +54,37 @@ class Deps:
             return await model_of(await self.embedder.serving())
         return await model_of(self.embedder)
 
-    def require_db(self) -> Database:
-        """The database, which this process must have opened."""
-        if self.db is None:
-            raise ConfigError("this process was started without PostgreSQL")
-        return self.db
 
-    def require_queue(self) -> ArqRedis:
-        """The arq queue, which this process must have opened."""
-        if self.queue is None:
-            raise ConfigError("this process was started without Redis")
-        return self.queue
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServiceDeps(Deps):
+    """What the service mode guarantees: PostgreSQL and Redis (GitLab only where its URL is set)."""
 
-    def require_gitlab(self) -> GitLabClient:
-        """The GitLab client, which this process must have opened."""
-        if self.gitlab is None:
-            raise ConfigError("this process was started without GitLab access")
-        return self.gitlab
+    db: Database
+    queue: ArqRedis
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncDeps(ServiceDeps):
+    """What the jobs that read GitLab take: PostgreSQL, Redis and the GitLab client."""
+
+    gitlab: GitLabClient
+
+
+_NAMES: Final = {"db": "PostgreSQL", "queue": "Redis", "gitlab": "GitLab access"}
+
+
+def service_deps(deps: Deps) -> ServiceDeps:
+    """`deps` as `ServiceDeps`, or the `ConfigError` naming what this process was started without."""
+    return deps if isinstance(deps, ServiceDeps) else ServiceDeps(**_parts(deps, ("db", "queue")))
+
+
+def sync_deps(deps: Deps) -> SyncDeps:
+    """`deps` as `SyncDeps`, or the `ConfigError` naming what this process was started without."""
+    return deps if isinstance(deps, SyncDeps) else SyncDeps(**_parts(deps, ("db", "queue", "gitlab")))
+
+
+def _parts(deps: Deps, needed: tuple[str, ...]) -> dict[str, Any]:
+    missing = [_NAMES[name] for name in needed if getattr(deps, name) is None]
+    if missing:
+        raise ConfigError(f"this process was started without {' and '.join(missing)}")
+    return {f.name: getattr(deps, f.name) for f in fields(deps)}

@@ -52,7 +52,7 @@ async def push_once(stack: Stack, project: FakeProject, n: int) -> float:
 
 
 async def unsettled(stack: Stack, backfill_id: int) -> int:
-    db = stack.deps.require_db()
+    db = stack.deps.db
     if backfill_id:
         totals = await db.backfill_totals(backfill_id)
         return sum(totals.projects.get(s, 0) for s in ("queued", "running"))
@@ -61,7 +61,7 @@ async def unsettled(stack: Stack, backfill_id: int) -> int:
 
 async def start_backfill(stack: Stack, projects: list[FakeProject], flood: bool) -> int:
     """The dispatcher's backfill of `acme` (its id), or every sync queued at once (0)."""
-    db, queue = stack.deps.require_db(), stack.deps.require_queue()
+    db, queue = stack.deps.db, stack.deps.queue
     if flood:
         for p in projects:
             gen = await db.request_sync(p.id, p.path_with_namespace, None, None, full=True)

@@ -100,7 +100,7 @@ async def initial_index(
     seconds = time.perf_counter() - t0
     steps = stack.steps.take()
     points = await stack.deps.store.count()
-    manifest_chunks = await stack.deps.require_db().pool.fetchval(
+    manifest_chunks = await stack.deps.db.pool.fetchval(
         "SELECT coalesce(sum(cardinality(chunk_ids)), 0) FROM file_manifest WHERE project_id = $1", project.id
     )
     calls = calls_since(stack.gitlab, calls0)

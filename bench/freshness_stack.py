@@ -31,10 +31,10 @@ from app.core.settings import (
     Settings,
     SyncWorkerSettings,
 )
-from app.runtime import Deps
+from app.runtime import SyncDeps
 from app.sync.deliveries import DeliveryRecorder
 from bench.common import REDIS_SERVER, STUB_DIM, STUB_MODEL, StubServer, timed_async
-from entry.deps import open_deps
+from entry.deps import open_sync
 from entry.worker import build_worker
 from hooks.events import parse_event
 from pipeline.chunking import chunk_source
@@ -103,7 +103,7 @@ SYNC_STEPS: Final = (  # (role in open_deps, method, label) of what a sync run a
 
 @dataclass
 class Stack:
-    deps: Deps
+    deps: SyncDeps
     settings: Settings
     gitlab: FakeGitLab
     stub: StubServer
@@ -162,7 +162,7 @@ async def open_stack(
                 )
                 steps = StepTimer()
                 wrap = steps.wrap()
-                async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True, wrap=wrap) as deps:
+                async with open_sync(settings, wrap=wrap) as deps:
                     await deps.store.ensure(await deps.index_model())
                     steps.take()  # what the first ensure took is not a sync's
                     yield Stack(deps=deps, settings=settings, gitlab=gitlab, stub=stub, redis=redis, steps=steps)
@@ -201,7 +201,7 @@ async def deliver(stack: Stack, project: FakeProject, before: str, after: str) -
 
 async def wait_synced(stack: Stack, project_id: int, head: str, timeout: float) -> dict[str, Any]:
     """Until the project is synced to `head` and its last run is closed; that run's `index_jobs` row."""
-    db = stack.deps.require_db()
+    db = stack.deps.db
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         row = await db.project(project_id)

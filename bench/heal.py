@@ -65,7 +65,7 @@ async def time_to_sync(stack: Stack, project: FakeProject, timeout: float) -> di
     run = await wait_synced(stack, project.id, project.head(), timeout)
     seconds = time.perf_counter() - t0
     steps = stack.steps.take()
-    await audit(stack.deps, stack.settings, project)
+    await audit(stack.deps, stack.deps.db, stack.settings, project)
     return {"seconds": seconds} | run_row(run) | {"steps": steps}
 
 
@@ -114,7 +114,7 @@ async def calls_run(args: argparse.Namespace, dsn: str, tmp: Path) -> dict[str, 
     """Part 2: GitLab calls per sweep over `--projects` projects."""
     clock = Clock(-timedelta(hours=3))
     async with open_stack(args, dsn, tmp, gitlab_clock=clock) as stack:
-        db = stack.deps.require_db()
+        db = stack.deps.db
         projects = [stack.gitlab.create_project(f"org/team{i // 50}/p{i}") for i in range(args.projects)]
         for p in projects:  # as if indexed: empty repositories, synced, their heads seen now
             gen = await db.request_sync(p.id, p.path_with_namespace, p.default_branch, None)

@@ -6,7 +6,8 @@ Run from the repository root, after `bench.mcp_latency --index-only` built the s
     .venv/bin/python -m bench.healthz_under_load --baseline ../wt-base --rounds 2   # main and this tree, paired
 
 1. Server: a child process per run, as `javakb serve` answers: the real application (`entry.web.create_app` over
-   `open_deps` of the lexical store, no PostgreSQL) under uvicorn on loopback, one event loop. `--baseline DIR`
+   `open_service` of the lexical store, with the default local PostgreSQL and Redis that the web app needs) under
+   uvicorn on loopback, one event loop. `--baseline DIR`
    runs the same child from another checkout (its `.venv`, its `app`), so main and this tree are measured
    alternately in one run on one store. A service token reading everything; rate limits out of the way.
 2. Load: `--clients` clients (8) each send worst-case searches back to back for `--seconds`: alternately
@@ -76,7 +77,7 @@ def serve(store_dir: Path, port: int) -> None:
 
     from app.core.access_settings import AccessSettings, ServiceToken, token_digest
     from bench.mcp_latency_stores import lexical_settings
-    from entry.deps import open_deps
+    from entry.deps import open_service
     from entry.web import create_app
 
     base = lexical_settings(store_dir)
@@ -88,7 +89,7 @@ def serve(store_dir: Path, port: int) -> None:
     )
 
     async def run() -> None:
-        async with open_deps(settings) as deps:
+        async with open_service(settings) as deps:
             await deps.store.ensure(await deps.index_model())
             app = create_app(settings, deps=deps)
             config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", lifespan="on")

@@ -253,7 +253,7 @@ def mode_settings(opts: ModeOptions, base_url: str | None) -> Any:
     collection = "javakb_bench_" + opts.mode.replace("-", "_")
     return Settings(
         chunking=ChunkingSettings(include=("**/*.java",), exclude=()),
-        embedding=EmbeddingSettings(base_url=base_url, model=STUB_MODEL),
+        embedding=EmbeddingSettings(base_url=base_url, model=STUB_MODEL, provider=None if base_url else "none"),
         qdrant=QdrantSettings(path=opts.qdrant_path, collection=collection, engine=opts.engine),  # type: ignore[arg-type]
     )
 

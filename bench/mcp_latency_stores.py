@@ -111,7 +111,7 @@ def lexical_settings(store_dir: Path) -> Any:
 
     return Settings(
         chunking=ChunkingSettings(include=("**/*.java",), exclude=()),
-        embedding=EmbeddingSettings(base_url=None),
+        embedding=EmbeddingSettings(provider="none"),
         qdrant=QdrantSettings(path=str(store_dir / "lexical"), collection=LEXICAL_ALIAS),
     )
 

@@ -87,7 +87,7 @@ async def run(args: argparse.Namespace, tmp: Path, dsn: str, old: StubServer, ne
                 path, method = editable[0].path, editable[0].method
                 await env.push(project, {path: edit_method(files[path], method, 7)})
             await env.work(rounds=200)
-            row = await env.deps.require_db().rebuild(rebuild_id)
+            row = await env.deps.db.rebuild(rebuild_id)
             assert row is not None and row.status == "done", row
 
         report: dict[str, Any] = {"projects": args.projects, "files_per_project": args.files}

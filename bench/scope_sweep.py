@@ -20,7 +20,7 @@ from pydantic import SecretStr
 from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, ScopeSettings, Settings
 from app.sync.lifecycle import sweep_scope
 from bench.common import bench_database, redis_url
-from entry.deps import open_deps
+from entry.deps import open_service
 
 REDIS = redis_url(5)
 FILL = """
@@ -38,12 +38,12 @@ async def run(dsn: str, deny: tuple[str, ...], redis: str) -> tuple[int, float]:
         qdrant=QdrantSettings(path=":memory:"),
         scope=ScopeSettings(deny=deny),
     )
-    async with open_deps(settings, with_db=True, with_queue=True) as deps:
-        await deps.require_db().ping()  # a warm pool, as in a running worker
+    async with open_service(settings) as deps:
+        await deps.db.ping()  # a warm pool, as in a running worker
         started = time.perf_counter()
         leaving = await sweep_scope(deps)
         seconds = time.perf_counter() - started
-        await deps.require_queue().delete(queue)
+        await deps.queue.delete(queue)
     return leaving, seconds
 
 

@@ -16,9 +16,9 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from app.auth.challenge import unauthorized
 from app.auth.identity import bearer_token, match_token
 from app.core.events import MAX_ID
+from app.core.refusals import RefusedError, unauthorized_error
 from app.core.states import BackfillProgress, BackfillStatus, RunStatus
 from app.rest.schemas import (
     BackfillReport,
@@ -29,7 +29,7 @@ from app.rest.schemas import (
     ProjectState,
     validation_message,
 )
-from app.runtime import Deps
+from app.runtime import ServiceDeps
 from app.sync.backfill import rate
 
 E = TypeVar("E")
@@ -37,42 +37,44 @@ E = TypeVar("E")
 
 def admin_ok(request: Request) -> bool:
     """Whether the request carries one of the admin tokens (stored as sha256 digests)."""
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     token = bearer_token(request.headers.get("authorization"))
     return token is not None and match_token(token, deps.settings.admin_tokens) is not None
 
 
-def bad_request(message: str) -> JSONResponse:
-    """400 with the usual error body."""
-    return JSONResponse({"error": message}, status_code=400)
+def admin_only(request: Request) -> None:
+    """Refuses (401) a request without an admin token."""
+    if not admin_ok(request):
+        raise unauthorized_error()
 
 
-def page_of(request: Request) -> PageParams | JSONResponse:
-    """The page asked for, or the 400 that refuses it."""
+def page_of(request: Request) -> PageParams:
+    """The page asked for; a bad one is refused (400)."""
     try:
         return PageParams.model_validate(dict(request.query_params))
     except ValidationError as exc:
-        return bad_request(validation_message(exc))
+        raise RefusedError(400, validation_message(exc)) from exc
 
 
-def admin_page(request: Request) -> PageParams | JSONResponse:
-    """An admin list's page: the 401 without an admin token, the 400 of a bad page, else the page asked for."""
-    return page_of(request) if admin_ok(request) else unauthorized()
+def admin_page(request: Request) -> PageParams:
+    """An admin list's page: refused without an admin token (401), or when bad (400)."""
+    admin_only(request)
+    return page_of(request)
 
 
-def choice(
-    request: Request, name: str, choices: Iterable[E], shown: Callable[[E], str] = str
-) -> E | JSONResponse | None:
+def choice(request: Request, name: str, choices: Iterable[E], shown: Callable[[E], str] = str) -> E | None:
     """The query parameter `name` as one of `choices` (spelled as `shown` spells it, any case); None when absent.
 
-    Anything else is the 400 that names the choices.
+    Anything else is refused (400) with the choices named.
     """
     wanted = request.query_params.get(name)
     if wanted is None:
         return None
     options = list(choices)
     found = next((c for c in options if shown(c).lower() == wanted.lower()), None)
-    return found if found is not None else bad_request(f"{name}: one of {', '.join(shown(c) for c in options)}")
+    if found is None:
+        raise RefusedError(400, f"{name}: one of {', '.join(shown(c) for c in options)}")
+    return found
 
 
 def paged(request: Request, body: Any, page: PageParams, ids: Sequence[int]) -> JSONResponse:
@@ -95,21 +97,18 @@ def project_state(row: Any) -> ProjectState:
 async def admin_projects(request: Request) -> JSONResponse:
     """Every project's sync state, by id, one page at a time."""
     page = admin_page(request)
-    if isinstance(page, JSONResponse):
-        return page
-    deps: Deps = request.state.deps
-    rows = await deps.require_db().projects_page(page.after, page.per_page)
+    deps: ServiceDeps = request.state.deps
+    rows = await deps.db.projects_page(page.after, page.per_page)
     body = [project_state(r).model_dump(mode="json") for r in rows]
     return paged(request, body, page, [r.id for r in rows])
 
 
 async def admin_project(request: Request) -> JSONResponse:
     """One project's sync state."""
-    if not admin_ok(request):
-        return unauthorized()
+    admin_only(request)
     project_id: int = request.path_params["project_id"]
-    deps: Deps = request.state.deps
-    row = await deps.require_db().project(project_id) if project_id <= MAX_ID else None
+    deps: ServiceDeps = request.state.deps
+    row = await deps.db.project(project_id) if project_id <= MAX_ID else None
     if row is None:
         return JSONResponse({"error": "no such project"}, status_code=404)
     return JSONResponse(project_state(row).model_dump(mode="json"))
@@ -118,13 +117,9 @@ async def admin_project(request: Request) -> JSONResponse:
 async def admin_jobs(request: Request) -> JSONResponse:
     """Sync runs of every project, oldest first, `?status=running|done|failed|pending` to keep one kind."""
     page = admin_page(request)
-    if isinstance(page, JSONResponse):
-        return page
     status = choice(request, "status", RunStatus, lambda s: s.value.lower())
-    if isinstance(status, JSONResponse):
-        return status
-    deps: Deps = request.state.deps
-    rows = await deps.require_db().runs_page(status, page.after, page.per_page)
+    deps: ServiceDeps = request.state.deps
+    rows = await deps.db.runs_page(status, page.after, page.per_page)
     fields = JobState.model_fields
     body = [JobState.model_validate({k: r[k] for k in fields}).model_dump(mode="json") for r in rows]
     return paged(request, body, page, [int(r["id"]) for r in rows])
@@ -133,13 +128,9 @@ async def admin_jobs(request: Request) -> JSONResponse:
 async def admin_backfills(request: Request) -> JSONResponse:
     """Every backfill, oldest first, `?status=queued|running|done|failed` to keep one kind."""
     page = admin_page(request)
-    if isinstance(page, JSONResponse):
-        return page
     status = choice(request, "status", BackfillStatus)
-    if isinstance(status, JSONResponse):
-        return status
-    deps: Deps = request.state.deps
-    rows = await deps.require_db().backfills_page(status, page.after, page.per_page)
+    deps: ServiceDeps = request.state.deps
+    rows = await deps.db.backfills_page(status, page.after, page.per_page)
     shown = {"full": "full_sync", "force": "force_embed"}
     body = [
         BackfillSummary.model_validate({k: r[shown.get(k, k)] for k in BackfillSummary.model_fields}).model_dump(
@@ -153,14 +144,10 @@ async def admin_backfills(request: Request) -> JSONResponse:
 async def admin_backfill(request: Request) -> JSONResponse:
     """One backfill's progress (projects by state, files, chunks, throughput, ETA) and a page of its projects."""
     page = admin_page(request)
-    if isinstance(page, JSONResponse):
-        return page
     state = choice(request, "state", BackfillProgress)
-    if isinstance(state, JSONResponse):
-        return state
     backfill_id: int = request.path_params["backfill_id"]
-    deps: Deps = request.state.deps
-    db = deps.require_db()
+    deps: ServiceDeps = request.state.deps
+    db = deps.db
     row = await db.backfill(backfill_id) if backfill_id <= MAX_ID else None
     if row is None:
         return JSONResponse({"error": "no such backfill"}, status_code=404)

@@ -14,30 +14,31 @@ from app.core.events import MAX_ID
 from app.core.states import RebuildStatus
 from app.rest.rebuilds import rebuild_report
 from app.rest.schemas import RebuildAccepted
-from app.runtime import Deps
+from app.runtime import ServiceDeps
 from app.sync import rebuild
 
 Handler = Callable[[Request], Awaitable[JSONResponse]]
 
 
-def rebuild_routes(is_admin: Callable[[Request], bool], refuse: Callable[[], JSONResponse]) -> list[Route]:
-    """The two routes, behind the web app's admin check (`refuse` answers a request without an admin token)."""
+def rebuild_routes(admin_only: Callable[[Request], None]) -> list[Route]:
+    """The two routes, behind the web app's admin check (`admin_only` refuses a request without an admin token)."""
 
-    def admin_only(handler: Handler) -> Handler:
-        async def checked(request: Request) -> JSONResponse:
-            return await handler(request) if is_admin(request) else refuse()
+    def checked(handler: Handler) -> Handler:
+        async def admitted(request: Request) -> JSONResponse:
+            admin_only(request)
+            return await handler(request)
 
-        return checked
+        return admitted
 
     return [
-        Route("/admin/rebuild", admin_only(admin_rebuild), methods=["POST"]),
-        Route("/admin/rebuilds/{rebuild_id:int}", admin_only(admin_rebuild_report), methods=["GET"]),
+        Route("/admin/rebuild", checked(admin_rebuild), methods=["POST"]),
+        Route("/admin/rebuilds/{rebuild_id:int}", checked(admin_rebuild_report), methods=["GET"]),
     ]
 
 
 async def admin_rebuild(request: Request) -> JSONResponse:
     """Open a rebuild and queue its start: 202 with its id; 409 while another one runs or without GitLab."""
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     try:
         rebuild_id = await rebuild.request(deps)
     except (ConfigError, ConflictError) as exc:
@@ -50,9 +51,9 @@ async def admin_rebuild(request: Request) -> JSONResponse:
 
 async def admin_rebuild_report(request: Request) -> JSONResponse:
     """One rebuild's state, per-project counts, throughput and ETA."""
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     rebuild_id: int = request.path_params["rebuild_id"]
-    db = deps.require_db()
+    db = deps.db
     row = await db.rebuild(rebuild_id) if rebuild_id <= MAX_ID else None
     if row is None:
         return JSONResponse({"error": "no such rebuild"}, status_code=404)

@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from app.auth.access import Access
-from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, bearer_token
 from app.core import metrics
 from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
+from app.core.refusals import RefusedError, unauthorized_error
 from app.libraries.usage import with_users
 from app.rest.schemas import (
     CONTEXT_PATH,
@@ -32,11 +32,11 @@ from app.rest.schemas import (
     SearchParams,
     validation_message,
 )
-from app.runtime import Deps
+from app.runtime import Deps, ServiceDeps
 from app.search.context import auto_context, context_answer
 from app.search.results import hit_item
-from app.search.scoping import Filters
 from app.sync.status import index_status
+from entry.filters import filters_of
 
 STATUS_PATH = INDEX_STATUS_PATH
 CONTEXT_API_PATH = CONTEXT_PATH
@@ -46,50 +46,61 @@ P = TypeVar("P", bound=BaseModel)
 REST_SEARCH = "rest_search"  # the `tool` label of `GET /api/v1/search` in javakb_tool_duration_seconds
 
 
-async def caller(request: Request, credentials: Credentials) -> Access | JSONResponse:
-    """The caller's access, or the response that refuses it (401, or 503 while GitLab cannot say)."""
+Endpoint = Callable[[Request], Awaitable[JSONResponse]]
+
+
+async def caller(request: Request, credentials: Credentials) -> Access:
+    """The caller's access; refused without credentials it takes (401), or while GitLab cannot say (503)."""
     token = bearer_token(request.headers.get("authorization"))
     if token is None:
-        return unauthorized()
+        raise unauthorized_error()
     try:
         access = await credentials.access(token)
-    except GitLabUnavailableError:
-        body = {"error": "GitLab is unavailable; try again"}
-        return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
-    return unauthorized() if access is None else access
+    except GitLabUnavailableError as exc:
+        raise RefusedError(503, "GitLab is unavailable; try again", {"Retry-After": "5"}) from exc
+    if access is None:
+        raise unauthorized_error()
+    return access
 
 
-async def asked(request: Request, credentials: Credentials, model: type[P]) -> tuple[Access, P] | JSONResponse:
-    """The caller's access and the query parameters read into `model`, or the response that refuses them."""
+async def asked(request: Request, credentials: Credentials, model: type[P]) -> tuple[Access, P]:
+    """The caller's access and the query parameters read into `model`; bad parameters are refused (400)."""
     access = await caller(request, credentials)
-    if isinstance(access, JSONResponse):
-        return access
     try:
         return access, model.model_validate(dict(request.query_params))
     except ValidationError as exc:
-        return JSONResponse({"error": validation_message(exc)}, status_code=400)
+        raise RefusedError(400, validation_message(exc)) from exc
 
 
-def search_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[JSONResponse]]:
-    """`GET /api/v1/search` bound to the app's credentials."""
+def endpoint(
+    credentials: Credentials, model: type[P], answer: Callable[[Request, Access, P], Awaitable[JSONResponse]]
+) -> Endpoint:
+    """A GET endpoint bound to the app's credentials: the caller and its parameters (`asked`), then `answer`."""
 
-    async def api_search(request: Request) -> JSONResponse:
-        """`?q=...&repo=&path=&symbol_type=&stereotype=&annotation=&http_method=&limit=` → ranked results."""
-        found = await asked(request, credentials, SearchParams)
-        return found if isinstance(found, JSONResponse) else await _search(request, *found)
+    async def answered(request: Request) -> JSONResponse:
+        return await answer(request, *await asked(request, credentials, model))
 
-    return api_search
+    return answered
+
+
+def search_endpoint(credentials: Credentials) -> Endpoint:
+    """`GET /api/v1/search?q=...&repo=&path=&symbol_type=&stereotype=&annotation=&http_method=&limit=`."""
+    return endpoint(credentials, SearchParams, _search)
+
+
+def status_endpoint(credentials: Credentials) -> Endpoint:
+    """`GET /api/v1/index-status[?repo=]`."""
+    return endpoint(credentials, IndexStatusParams, _index_status)
+
+
+def context_endpoint(credentials: Credentials) -> Endpoint:
+    """`GET /api/v1/context?task=&repo=&max_chars=`: what the MCP tool `auto_context` answers, for hooks and scripts."""
+    return endpoint(credentials, ContextParams, _context)
 
 
 async def _search(request: Request, access: Access, params: SearchParams) -> JSONResponse:
-    filters = Filters(
-        repo=params.repo,
-        path_prefix=params.path,
-        symbol_type=params.symbol_type,
-        stereotype=params.stereotype,
-        annotation=params.annotation,
-        http_method=params.http_method,
-    )
+    """Ranked results."""
+    filters = filters_of(params)
     deps: Deps = request.state.deps
     started, outcome = time.perf_counter(), "error"
     try:
@@ -104,38 +115,20 @@ async def _search(request: Request, access: Access, params: SearchParams) -> JSO
     return JSONResponse(answer.model_dump(mode="json"))
 
 
-def status_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[JSONResponse]]:
-    """`GET /api/v1/index-status` bound to the app's credentials."""
-
-    async def api_index_status(request: Request) -> JSONResponse:
-        found = await asked(request, credentials, IndexStatusParams)
-        if isinstance(found, JSONResponse):
-            return found
-        access, params = found
-        deps: Deps = request.state.deps
-        if deps.db is None:
-            return JSONResponse({"error": "this process has no PostgreSQL: no index status"}, status_code=409)
-        try:
-            items = await index_status(deps.db, access, params.repo)
-        except StorageError:
-            body = {"error": "PostgreSQL is unavailable; try again"}
-            return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
-        return JSONResponse(IndexStatusAnswer(results=items).model_dump(mode="json"))
-
-    return api_index_status
+async def _index_status(request: Request, access: Access, params: IndexStatusParams) -> JSONResponse:
+    """What the MCP tool `index_status` answers."""
+    deps: ServiceDeps = request.state.deps
+    try:
+        items = await index_status(deps.db, access, params.repo)
+    except StorageError:
+        body = {"error": "PostgreSQL is unavailable; try again"}
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
+    return JSONResponse(IndexStatusAnswer(results=items).model_dump(mode="json"))
 
 
-def context_endpoint(credentials: Credentials) -> Callable[[Request], Awaitable[JSONResponse]]:
-    """`GET /api/v1/context?task=&repo=&max_chars=`: what the MCP tool `auto_context` answers, for hooks and scripts."""
-
-    async def api_context(request: Request) -> JSONResponse:
-        found = await asked(request, credentials, ContextParams)
-        if isinstance(found, JSONResponse):
-            return found
-        access, params = found
-        deps: Deps = request.state.deps
-        context = await auto_context(deps.search, access, params.task, repo=params.repo, max_chars=params.max_chars)
-        answer = ContextAnswer.model_validate(context_answer(context))
-        return JSONResponse(answer.model_dump(mode="json"))
-
-    return api_context
+async def _context(request: Request, access: Access, params: ContextParams) -> JSONResponse:
+    """What the MCP tool `auto_context` answers."""
+    deps: Deps = request.state.deps
+    context = await auto_context(deps.search, access, params.task, repo=params.repo, max_chars=params.max_chars)
+    answer = ContextAnswer.model_validate(context_answer(context))
+    return JSONResponse(answer.model_dump(mode="json"))

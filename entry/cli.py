@@ -222,14 +222,14 @@ def run_index(args: argparse.Namespace, settings: Settings) -> int:
     repo = args.repo or path.resolve().name
     progress = _progress_bar if sys.stderr.isatty() else None
     run = asyncio.run(_index(settings, path, repo, args, progress))
-    print(index_summary(repo, run, settings.embedding.model if settings.embedding.enabled else None), file=sys.stderr)
+    print(index_summary(repo, run, settings.embedding.model_name), file=sys.stderr)
     return 0
 
 
 def index_summary(repo: str, run: LocalRun, model: str | None) -> str:
     """What `javakb index` did: chunks written to the index, embedded only when a model is configured."""
     c = run.counts
-    written = f"embedded with {model} and indexed" if model else "indexed (lexical only: no embedding model set)"
+    written = f"embedded with {model} and indexed" if model else "indexed (lexical only: embedding provider none)"
     return (
         f"javakb index: {repo}: {c.files} files, {c.embedded} chunks {written}, {c.reused} reused, "
         f"{c.deleted} deleted, {c.skipped} skipped, {run.removed_files} vanished files removed"
@@ -298,17 +298,10 @@ def _progress_bar(done: int, total: int) -> None:
 
 def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Print ranked results with citations (or JSON lines with `--json`)."""
-    from app.search.scoping import Filters
+    from entry.filters import filters_of
 
     out = out or sys.stdout
-    filters = Filters(
-        repo=args.repo,
-        path_prefix=args.path,
-        symbol_type=args.symbol_type,
-        stereotype=args.stereotype,
-        annotation=args.annotation,
-        http_method=args.http_method,
-    )
+    filters = filters_of(args)
     hits = asyncio.run(_search(settings, args.query, filters, args.limit, args.scope))
     for rank, hit in enumerate(hits, 1):
         if args.json:

@@ -59,14 +59,14 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 async def _worker(settings: Settings) -> None:
     from app.ops.scrape import guarded
     from app.ops.worker_health import health_endpoint
-    from entry.deps import open_deps
+    from entry.deps import open_sync
     from entry.worker import build_worker
 
-    async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
+    async with open_sync(settings) as deps:
         await deps.store.ensure(await deps.index_model())
         worker = build_worker(settings, deps)
         try:
-            async with health_endpoint(settings, deps.require_queue(), guarded(deps)):
+            async with health_endpoint(settings, deps.queue, guarded(deps)):
                 await worker.async_run()
         finally:
             await worker.close()
@@ -100,13 +100,14 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     from app.jobs.redis import translated
     from app.ops.supervisor import WorkerSupervisor
     from app.sync.watch import watch
-    from entry.deps import open_deps
+    from entry.deps import open_service
     from entry.local_api import serving, socket_path
     from entry.web import create_app
     from entry.worker import build_worker
 
     async with (
-        open_deps(settings, with_db=True, with_queue=True, with_gitlab=bool(settings.gitlab.url)) as deps,
+        # GitLab only where its URL is set: without it deliveries are recorded and nothing syncs (`entry.worker`)
+        open_service(settings, with_gitlab=bool(settings.gitlab.url)) as deps,
         serving(deps, socket_path(settings.qdrant)),
     ):
         await deps.store.ensure(await deps.index_model())

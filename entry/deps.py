@@ -1,8 +1,9 @@
 """The composition root: `open_deps` builds the one frozen `Deps` (`app.runtime`) the entry points share.
 
-The CLI needs only the store and search; the web app adds PostgreSQL and the arq queue; the worker
-adds the GitLab client and a parse executor. `open_deps` opens what it is asked for and closes it
-in reverse order, and wires the parts into each other (the library reader into search).
+The CLI needs only the store and search (`open_deps`); the web app adds PostgreSQL and the arq queue
+(`open_service`, typed `ServiceDeps`); the worker adds the GitLab client and a parse executor
+(`open_sync`, typed `SyncDeps`). `open_deps` opens what it is asked for and closes it in reverse
+order, and wires the parts into each other (the library reader into search).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import httpx
 
 from app.core.settings import Settings
-from app.runtime import Deps
+from app.runtime import Deps, ServiceDeps, SyncDeps, service_deps, sync_deps
 from app.search.crossencoder import build_cross_encoder
 from app.search.offload import bounded
 from app.search.scoping import ReadableLibraries
@@ -55,26 +56,45 @@ def as_built(role: str, part: _Part, /) -> _Part:
 
 
 @asynccontextmanager
-async def open_deps(
-    settings: Settings,
-    *,
-    clock: Clock = utc_now,
-    with_db: bool = False,
-    with_queue: bool = False,
-    with_gitlab: bool = False,
-    wrap: Wrap = as_built,
+async def open_deps(settings: Settings, *, clock: Clock = utc_now, wrap: Wrap = as_built) -> AsyncIterator[Deps]:
+    """The store, search and the indexer, closed on exit. `wrap` may stand in for any part (see `Wrap`)."""
+    async with _open(settings, clock=clock, wrap=wrap) as deps:
+        yield deps
+
+
+@asynccontextmanager
+async def open_service(
+    settings: Settings, *, clock: Clock = utc_now, with_gitlab: bool = False, wrap: Wrap = as_built
+) -> AsyncIterator[ServiceDeps]:
+    """`open_deps` and PostgreSQL and Redis: `ServiceDeps`, a `SyncDeps` when `with_gitlab`."""
+    async with _open(settings, clock=clock, wrap=wrap, service=True, with_gitlab=with_gitlab) as deps:
+        yield sync_deps(deps) if with_gitlab else service_deps(deps)
+
+
+@asynccontextmanager
+async def open_sync(settings: Settings, *, clock: Clock = utc_now, wrap: Wrap = as_built) -> AsyncIterator[SyncDeps]:
+    """`open_deps` and PostgreSQL, Redis and GitLab: what the worker's jobs take."""
+    async with open_service(settings, clock=clock, with_gitlab=True, wrap=wrap) as deps:
+        yield sync_deps(deps)
+
+
+@asynccontextmanager
+async def _open(
+    settings: Settings, *, clock: Clock, wrap: Wrap, service: bool = False, with_gitlab: bool = False
 ) -> AsyncIterator[Deps]:
-    """Open the clients and services; close them on exit. `wrap` may stand in for any part (see `Wrap`)."""
+    """Open the clients and services (PostgreSQL and Redis when `service`); close them in reverse order on exit."""
     async with AsyncExitStack() as stack:
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=httpx.Timeout(settings.embedding.timeout_s)))
         store = wrap("store", open_store(settings.qdrant, lambda client: wrap("qdrant", client)))
         stack.push_async_callback(store.close)
-        current = wrap("embedder", build_embedder(settings.embedding, http))
-        following = build_embedder(settings.next_embedding, http) if settings.next_embedding else current
+        # One thread for the embedded model's batches of chunks, off the event loop and off the searches' thread.
+        embed_cpu = stack.enter_context(ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed"))
+        current = wrap("embedder", build_embedder(settings.embedding, http, embed_cpu))
+        following = build_embedder(settings.next_embedding, http, embed_cpu) if settings.next_embedding else current
         embedder = _serving(store, current, following) if settings.next_embedding else current
         summarizer = build_summarizer(settings.summaries, http)
-        db = wrap("db", await _open_db(settings, stack)) if with_db else None
-        queue = await _open_queue(settings, stack) if with_queue else None
+        db = wrap("db", await _open_db(settings, stack)) if service else None
+        queue = await _open_queue(settings, stack) if service else None
         gitlab = wrap("gitlab", _open_gitlab(settings, stack)) if with_gitlab else None
         executor = _open_executor(settings, stack) if with_gitlab else None
         # One thread for every search's pure stretches, off the event loop (`app.search.offload`).

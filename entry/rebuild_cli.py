@@ -17,7 +17,7 @@ from app.core.settings import Settings
 from app.core.states import RebuildStatus
 from app.rest.rebuilds import rebuild_report
 from app.sync import rebuild
-from entry.deps import open_deps
+from entry.deps import open_service
 
 WATCH_EVERY_S = 2.0
 FINISHED = frozenset({RebuildStatus.DONE, RebuildStatus.FAILED})
@@ -36,11 +36,11 @@ async def follow(
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> int:
     """Start a rebuild (or follow `rebuild_id`) and print its progress; `sleep` waits between looks."""
-    async with open_deps(settings, with_db=True, with_queue=True) as deps:
+    async with open_service(settings) as deps:
         if rebuild_id is None:
             rebuild_id = await rebuild.request(deps)
             print(f"rebuild {rebuild_id} queued", file=out, flush=True)
-        db = deps.require_db()
+        db = deps.db
         last = ""
         while True:
             row = await db.rebuild(rebuild_id)

@@ -1,8 +1,9 @@
 """The Starlette application: the GitLab receiver, the MCP server at /mcp, REST search, admin, health.
 
-`create_app(settings)` opens its own `Deps` in the lifespan (PostgreSQL, Redis, Qdrant);
+`create_app(settings)` opens its own `ServiceDeps` in the lifespan (PostgreSQL, Redis, Qdrant);
 `create_app(settings, deps=...)` reuses the caller's, which is how `javakb serve` runs the
-receiver and the worker in one process over one embedded Qdrant. The MCP app is mounted at the
+receiver and the worker in one process over one embedded Qdrant: given `Deps` without PostgreSQL or
+Redis, it refuses at once with a `ConfigError` (`app.runtime.service_deps`). The MCP app is mounted at the
 root, last, so its endpoint is exactly `/mcp` (no 307 to `/mcp/`), and its lifespan runs inside ours
 (without it FastMCP's session manager never starts).
 
@@ -28,7 +29,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from app.auth.challenge import unauthorized
 from app.auth.identity import Credentials, OpenSet, build_credentials
 from app.auth.ratelimit import RateLimitMiddleware, TokenBuckets
 from app.auth.visibility import build_refresh, open_set
@@ -36,6 +36,7 @@ from app.core.bodies import BodyTooLargeError, read_body
 from app.core.context import RequestIds
 from app.core.errors import QueueUnavailableError, ServiceError
 from app.core.metrics import CONTENT_TYPE
+from app.core.refusals import RefusedError, answer_refused, unauthorized_error
 from app.core.settings import GITLAB_UNSET, Settings
 from app.core.states import BackfillStatus
 from app.jobs.queue import BACKFILL, backfill_job_id, enqueue_once
@@ -49,12 +50,20 @@ from app.rest.schemas import (
     ReindexRequest,
     validation_message,
 )
-from app.runtime import Deps
+from app.runtime import Deps, ServiceDeps, service_deps
 from app.sync.deliveries import DeliveryRecorder
-from entry.admin import admin_backfill, admin_backfills, admin_jobs, admin_ok, admin_project, admin_projects
+from entry.admin import (
+    admin_backfill,
+    admin_backfills,
+    admin_jobs,
+    admin_ok,
+    admin_only,
+    admin_project,
+    admin_projects,
+)
 from entry.admin_rebuild import rebuild_routes
 from entry.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
-from entry.deps import open_deps
+from entry.deps import open_service
 from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
 from hooks.receiver import make_endpoint
 from mcp_server.auth import UnavailableAs503, build_auth
@@ -69,7 +78,7 @@ ADMIN_MAX_BODY_BYTES = 1024 * 1024  # 10,000 ids are about 100 KB
 class State(TypedDict):
     """Lifespan state: what every request sees as `request.state`."""
 
-    deps: Deps
+    deps: ServiceDeps
     receiver: DeliveryRecorder
     worker_health: Callable[[], WorkerHealth] | None
 
@@ -89,21 +98,22 @@ def create_app(
     `clock` drives the permission cache and the rate limits (tests inject it); `worker_health`
     reports the worker running in this process (`javakb serve`).
     """
-    current: dict[str, Deps] = {}
+    given = service_deps(deps) if deps is not None else None
+    current: dict[str, ServiceDeps] = {}
     credentials = _credentials(settings, lambda: current["deps"], clock)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[State]:
-        if deps is not None:
-            current["deps"] = deps
+        if given is not None:
+            current["deps"] = given
             _freeze_heap()
-            yield {"deps": deps, "receiver": DeliveryRecorder(deps), "worker_health": worker_health}
+            yield {"deps": given, "receiver": DeliveryRecorder(given), "worker_health": worker_health}
             return
-        async with open_deps(settings, with_db=True, with_queue=True) as opened:
-            await opened.store.ensure(await opened.index_model())
-            current["deps"] = opened
+        async with open_service(settings) as service:
+            await service.store.ensure(await service.index_model())
+            current["deps"] = service
             _freeze_heap()
-            yield {"deps": opened, "receiver": DeliveryRecorder(opened), "worker_health": worker_health}
+            yield {"deps": service, "receiver": DeliveryRecorder(service), "worker_health": worker_health}
 
     oauth_limits = ClientLimits(settings.oauth, clock)
     mcp = create_server(lambda: current["deps"], auth=build_auth(settings, lambda: credentials, oauth_limits))
@@ -131,10 +141,15 @@ def create_app(
         Route("/admin/jobs", admin_jobs, methods=["GET"]),
         Route("/admin/backfills", admin_backfills, methods=["GET"]),
         Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
-        *rebuild_routes(admin_ok, unauthorized),
+        *rebuild_routes(admin_only),
         Mount("/", app=UnavailableAs503(mcp_app)),
     ]
-    app = Starlette(routes=routes, lifespan=combine_lifespans(lifespan, mcp_app.lifespan))
+    # A request refused below its endpoint (credentials, parameters, a page) is answered here, once.
+    app = Starlette(
+        routes=routes,
+        lifespan=combine_lifespans(lifespan, mcp_app.lifespan),
+        exception_handlers={RefusedError: answer_refused},
+    )
     buckets = TokenBuckets(settings.access.rate_per_s, settings.access.rate_burst, clock)
     app.add_middleware(RateLimitMiddleware, buckets=buckets, prefixes=RATE_LIMITED)
     if settings.oauth.enabled:
@@ -146,14 +161,13 @@ def create_app(
     return app
 
 
-def _credentials(settings: Settings, get_deps: Callable[[], Deps], clock: Callable[[], float]) -> Credentials:
+def _credentials(settings: Settings, get_deps: Callable[[], ServiceDeps], clock: Callable[[], float]) -> Credentials:
     refresh = build_refresh(
-        settings, lambda: get_deps().http, lambda rows: get_deps().require_db().set_projects_access(rows), clock
+        settings, lambda: get_deps().http, lambda rows: get_deps().db.set_projects_access(rows), clock
     )
 
     async def open_projects() -> OpenSet:
-        db = get_deps().db
-        return await open_set(db.open_projects, refresh) if db is not None else OpenSet({})
+        return await open_set(get_deps().db.open_projects, refresh)
 
     return build_credentials(settings, lambda: get_deps().http, open_projects, clock=clock)
 
@@ -173,12 +187,12 @@ def _freeze_heap() -> None:
 
 async def metrics_endpoint(request: Request) -> Response:
     """Prometheus text exposition of this process (`app.ops.scrape`), for a metrics token."""
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     status = scrape_status(deps.settings, request.headers.get("authorization"))
     if status == 404:
         return JSONResponse({"error": "not found"}, status_code=404)
     if status == 401:
-        return unauthorized()
+        raise unauthorized_error()
     return Response(await scrape(deps), media_type=CONTENT_TYPE)
 
 
@@ -216,20 +230,20 @@ async def readyz(request: Request) -> JSONResponse:
 
 def readiness_detail(request: Request) -> bool:
     """Whether the caller may read why a dependency failed: it holds a metrics or an admin token."""
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     return scrape_status(deps.settings, request.headers.get("authorization")) == 200 or admin_ok(request)
 
 
 async def _checks(request: Request) -> dict[str, str]:
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     checks: dict[str, str] = {}
     try:
-        await deps.require_db().ping()
+        await deps.db.ping()
         checks["postgres"] = "ok"
     except (ServiceError, OSError) as exc:
         checks["postgres"] = f"error: {exc}"
     try:
-        await ping(deps.require_queue())
+        await ping(deps.queue)
         checks["redis"] = "ok"
     except ServiceError as exc:  # QueueUnavailableError (app.jobs.redis), or no queue opened
         checks["redis"] = f"error: {exc}"
@@ -251,23 +265,22 @@ async def admin_reindex(request: Request) -> JSONResponse:
     with the backfill's id at once (the worker resolves the target); `GET /admin/backfills/{id}`
     reports its progress and each project's outcome.
     """
-    if not admin_ok(request):
-        return unauthorized()
+    admin_only(request)
     try:
         asked = ReindexRequest.model_validate_json(await read_body(request, ADMIN_MAX_BODY_BYTES))
     except BodyTooLargeError as exc:
         return JSONResponse({"error": str(exc)}, status_code=413)
     except ValidationError as exc:
         return JSONResponse({"error": validation_message(exc)}, status_code=400)
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     if not deps.settings.gitlab.url:
         return JSONResponse({"error": GITLAB_UNSET}, status_code=409)
-    db = deps.require_db()
+    db = deps.db
     opened = await db.create_backfill(asked.project_ids, asked.full, asked.target, asked.force)
     backfill_id = opened.id
     try:
         args = (asked.project_ids, asked.full, backfill_id)
-        await enqueue_once(deps.require_queue(), BACKFILL, backfill_job_id(backfill_id, opened.job_token), *args)
+        await enqueue_once(deps.queue, BACKFILL, backfill_job_id(backfill_id, opened.job_token), *args)
     except QueueUnavailableError as exc:
         await db.set_backfill_status(backfill_id, BackfillStatus.FAILED, f"the queue is unavailable: {exc}")
         return JSONResponse({"error": "the queue is unavailable, try again"}, status_code=503)

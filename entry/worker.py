@@ -1,4 +1,8 @@
-"""arq functions and the worker's settings: thin wrappers that call the sync with `Deps`.
+"""arq functions and the worker's settings: thin wrappers that call the sync with `ServiceDeps`.
+
+The worker is composed with PostgreSQL and Redis (`ServiceDeps`), and with GitLab (`SyncDeps`) unless
+`javakb serve` runs on bare defaults: then a job that must read GitLab fails with the `ConfigError` of
+`sync_of`, and a sync records `NO_GITLAB` on its project.
 
 Coalescing: every delivery bumps the project's `requested_gen` and enqueues `sync:<id>:<gen>`.
 A job takes the project's advisory lock (so one project never syncs in parallel), then loops:
@@ -56,7 +60,7 @@ from app.jobs.queue import (
 )
 from app.libraries.service import LibrariesBusyError, ask_for_run, index_libraries
 from app.ops.worker_health import HEALTH_CHECK_INTERVAL_S, health_key
-from app.runtime import Deps
+from app.runtime import Deps, ServiceDeps, SyncDeps, service_deps, sync_deps
 from app.sync import backfill as backfills
 from app.sync import lifecycle, rebuild
 from app.sync.deliveries import DeliveryRecorder
@@ -73,10 +77,15 @@ MAX_LOOPS = 5  # syncs per job before it hands over to the next queued job
 SWEEP_ERRORS: tuple[type[ServiceError], ...] = (*TRANSIENT_ERRORS, GitLabError)
 
 
-def deps_of(ctx: dict[str, Any]) -> Deps:
-    """The `Deps` the worker put in its context at start."""
-    deps: Deps = ctx["deps"]
+def deps_of(ctx: dict[str, Any]) -> ServiceDeps:
+    """The `ServiceDeps` the worker put in its context at start."""
+    deps: ServiceDeps = ctx["deps"]
     return deps
+
+
+def sync_of(ctx: dict[str, Any]) -> SyncDeps:
+    """The worker's `SyncDeps`, for a job that reads GitLab; `ConfigError` when started without GitLab."""
+    return sync_deps(deps_of(ctx))
 
 
 def backoff_s(job_try: int, cap: float = 300.0) -> float:
@@ -94,25 +103,27 @@ async def sync_project(ctx: dict[str, Any], project_id: int, trigger_name: str =
     becomes `Retry` with backoff: the status is written when it can be, and never stops the retry.
     """
     deps = deps_of(ctx)
-    db = deps.require_db()
+    db = deps.db
     trigger = trigger_of(trigger_name) or SyncTrigger.CONTINUE
     with bound(project_id=project_id):
         return await _sync_project(ctx, deps, db, project_id, trigger)
 
 
-async def _sync_project(ctx: dict[str, Any], deps: Deps, db: Database, project_id: int, trigger: Trigger) -> str:
+async def _sync_project(ctx: dict[str, Any], deps: ServiceDeps, db: Database, project_id: int, trigger: Trigger) -> str:
     try:
         if deps.gitlab is None:  # `javakb serve` on bare defaults: deliveries are recorded, nothing can sync
             await db.set_status(project_id, ProjectStatus.FAILED, NO_GITLAB)
             logger.error("sync of project %s skipped: %s", project_id, NO_GITLAB)
             return NO_GITLAB
-        return await _sync_and_hand_over(deps, db, Syncer(deps, db, deps.gitlab, deps.executor), project_id, trigger)
+        return await _sync_and_hand_over(deps, db, Syncer(sync_deps(deps)), project_id, trigger)
     except TRANSIENT_ERRORS as exc:
         await _note_failure(db, project_id, f"{type(exc).__name__}: {exc} (will retry)")
         raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
 
 
-async def _sync_and_hand_over(deps: Deps, db: Database, syncer: Syncer, project_id: int, trigger: Trigger) -> str:
+async def _sync_and_hand_over(
+    deps: ServiceDeps, db: Database, syncer: Syncer, project_id: int, trigger: Trigger
+) -> str:
     """Sync under the project's lock; once it is released, cover what arrived meanwhile.
 
     A job that finds the lock taken returns at once instead of retrying (jobs retrying every few
@@ -203,19 +214,19 @@ def _transient_as_retry(ctx: dict[str, Any]) -> Iterator[None]:
 async def purge_project(ctx: dict[str, Any], project_id: int) -> str:
     """A destroyed project: once GitLab confirms it, delete its points, then its state."""
     with _transient_as_retry(ctx), bound(project_id=project_id):
-        return await lifecycle.purge(deps_of(ctx), project_id)
+        return await lifecycle.purge(sync_of(ctx), project_id)
 
 
 async def move_project(ctx: dict[str, Any], project_id: int, new_path: str) -> str:
     """A renamed or transferred project: rewrite repo_path to the path GitLab reports (no re-embedding)."""
     with _transient_as_retry(ctx), bound(project_id=project_id):
-        return await lifecycle.move(deps_of(ctx), project_id, new_path)
+        return await lifecycle.move(sync_of(ctx), project_id, new_path)
 
 
 async def refresh_project(ctx: dict[str, Any], project_id: int) -> str:
     """`project_update`: record access; resync when the default branch or the scope decision changed."""
     with _transient_as_retry(ctx), bound(project_id=project_id):
-        return await lifecycle.refresh(deps_of(ctx), project_id)
+        return await lifecycle.refresh(sync_of(ctx), project_id)
 
 
 async def backfill(
@@ -231,7 +242,7 @@ async def backfill(
     (retried when transient).
     """
     deps = deps_of(ctx)
-    db = deps.require_db()
+    db = deps.db
     if backfill_id is None:  # enqueued by hand, not through POST /admin/reindex
         backfill_id = (await db.create_backfill(project_ids, full, {"all": True} if project_ids is None else {})).id
     row = await db.backfill(backfill_id)
@@ -239,7 +250,7 @@ async def backfill(
         return f"backfill {backfill_id} is unknown"
     await db.set_backfill_status(backfill_id, BackfillStatus.RUNNING)
     try:
-        found = await backfills.resolve(deps, row["target"] or {}, row["project_ids"])
+        found = await backfills.resolve(sync_deps(deps), row["target"] or {}, row["project_ids"])
     except TRANSIENT_ERRORS as exc:
         await db.set_backfill_status(backfill_id, BackfillStatus.QUEUED, f"{type(exc).__name__}: {exc} (will retry)")
         raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
@@ -247,7 +258,7 @@ async def backfill(
         await db.set_backfill_status(backfill_id, BackfillStatus.FAILED, f"{type(exc).__name__}: {exc}")
         return f"backfill {backfill_id} failed: {exc}"
     await db.add_backfill_projects(backfill_id, found)
-    await enqueue_step(deps.require_queue(), backfill_id, row["job_token"], 1)
+    await enqueue_step(deps.queue, backfill_id, row["job_token"], 1)
     outcomes = Counter(f.outcome for f in found)
     return f"backfill {backfill_id}: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
 
@@ -255,7 +266,7 @@ async def backfill(
 async def backfill_step(ctx: dict[str, Any], backfill_id: int, step: int) -> str:
     """One step of a backfill's dispatcher: request syncs for free slots, then run again later or finish."""
     deps = deps_of(ctx)
-    db = deps.require_db()
+    db = deps.db
     try:
         row = await db.backfill(backfill_id)
         if row is None or not await db.note_backfill_step(backfill_id, step):
@@ -266,21 +277,21 @@ async def backfill_step(ctx: dict[str, Any], backfill_id: int, step: int) -> str
         if done.finished:
             await db.set_backfill_status(backfill_id, BackfillStatus.DONE)
             return f"backfill {backfill_id} done"
-        await enqueue_step(deps.require_queue(), backfill_id, row["job_token"], step + 1, deps.settings.backfill.poll_s)
+        await enqueue_step(deps.queue, backfill_id, row["job_token"], step + 1, deps.settings.backfill.poll_s)
     except TRANSIENT_ERRORS as exc:
         logger.warning("backfill %s step %s will retry: %s: %s", backfill_id, step, type(exc).__name__, exc)
         raise Retry(defer=backoff_s(ctx.get("job_try", 1))) from exc
     return f"backfill {backfill_id} step {step}: {done.requested} requested, {done.in_flight} in flight"
 
 
-async def _restart_backfills(deps: Deps) -> int:
+async def _restart_backfills(deps: ServiceDeps) -> int:
     """The sweep's part: a running backfill whose dispatcher chain Redis lost gets its next step again.
 
     A chain that is alive already holds that step's id (queued, running or its kept result): arq
     refuses it, so this never forks a chain.
     """
-    running = await deps.require_db().running_backfills()
-    queue = deps.require_queue()
+    running = await deps.db.running_backfills()
+    queue = deps.queue
     return sum([await enqueue_step(queue, i, token, step + 1) for i, (token, step) in running.items()])
 
 
@@ -293,7 +304,7 @@ async def start_rebuild(ctx: dict[str, Any], rebuild_id: int) -> str:
 async def rebuild_project(ctx: dict[str, Any], rebuild_id: int, project_id: int) -> str:
     """Model rebuild: fill the new generation with one project, under the project's lock."""
     with _transient_as_retry(ctx), bound(project_id=project_id):
-        return await rebuild.rebuild_project(deps_of(ctx), rebuild_id, project_id)
+        return await rebuild.rebuild_project(sync_of(ctx), rebuild_id, project_id)
 
 
 async def finish_rebuild(ctx: dict[str, Any], rebuild_id: int) -> str:
@@ -330,7 +341,7 @@ async def reconcile(ctx: dict[str, Any]) -> str:
     renames or default-branch changes nobody told us about.
     """
     deps = deps_of(ctx)
-    db = deps.require_db()
+    db = deps.db
     await lifecycle.sweep_scope(deps)
     await _restart_backfills(deps)
     if await db.libraries_behind():  # a change whose library job Redis lost
@@ -339,11 +350,11 @@ async def reconcile(ctx: dict[str, Any]) -> str:
     for project_id in behind:
         row = await db.project(project_id)
         if row is not None:
-            await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, SyncTrigger.RECONCILE)
+            await enqueue_sync(deps.queue, project_id, row.requested_gen, SyncTrigger.RECONCILE)
     if deps.gitlab is None:
         return f"{len(behind)} projects behind; {NO_GITLAB}"
     try:
-        handover = await sweep(deps, timedelta(seconds=deps.settings.worker.full_sweep_every_s))
+        handover = await sweep(sync_deps(deps), timedelta(seconds=deps.settings.worker.full_sweep_every_s))
     except SWEEP_ERRORS as exc:
         logger.warning("sweep failed, trying again next time: %s: %s", type(exc).__name__, exc)
         return f"{len(behind)} projects behind; sweep failed: {type(exc).__name__}"
@@ -373,13 +384,14 @@ def functions(settings: Settings) -> list[Function]:
 
 
 def build_worker(settings: Settings, deps: Deps, *, burst: bool = False, handle_signals: bool = True) -> Worker:
-    """An arq worker over the given `Deps` (the caller owns their lifetime)."""
+    """An arq worker over `deps` as `ServiceDeps` (the caller owns their lifetime; `SyncDeps` to sync GitLab)."""
+    service = service_deps(deps)  # PostgreSQL and Redis, or a ConfigError now
     schedule = cron_fields(settings.worker.reconcile_every_s)  # exactly the interval (validated by Settings)
     return Worker(
         functions=functions(settings),
         cron_jobs=[cron(reconcile, **schedule, run_at_startup=True)],  # type: ignore[arg-type]
         queue_name=settings.redis.queue,
-        redis_pool=deps.require_queue(),
+        redis_pool=service.queue,
         burst=burst,
         poll_delay=0.1 if burst else 0.5,
         max_jobs=settings.worker.max_jobs,
@@ -387,7 +399,7 @@ def build_worker(settings: Settings, deps: Deps, *, burst: bool = False, handle_
         handle_signals=handle_signals,
         health_check_interval=HEALTH_CHECK_INTERVAL_S,
         health_check_key=health_key(settings),
-        ctx={"deps": deps, "started": time.time()},
+        ctx={"deps": service, "started": time.time()},
         on_job_start=_bind_job,
     )
 

@@ -84,14 +84,7 @@ def _push(body: Mapping[str, Any]) -> Event:
         return Ignored(event=GitLabEvent.PUSH, reason=f"{ref} is not the default branch", project_id=project_id)
     if after == ZERO_SHA:
         return Ignored(event=GitLabEvent.PUSH, reason="the default branch was deleted", project_id=project_id)
-    return SyncRequested(
-        event=GitLabEvent.PUSH,
-        project_id=project_id,
-        repo_path=_str(project, "path_with_namespace"),
-        default_branch=default,
-        ref=ref,
-        after=after,
-    )
+    return _sync_requested(GitLabEvent.PUSH, project_id, project, default, ref, after)
 
 
 def _repository_update(body: Mapping[str, Any]) -> Event:
@@ -106,15 +99,22 @@ def _repository_update(body: Mapping[str, Any]) -> Event:
             raise PayloadError("a change is not an object")
         ref, after = _str(change, "ref"), _str(change, "after")
         if _is_default(ref, default) and after != ZERO_SHA:
-            return SyncRequested(
-                event=GitLabEvent.REPOSITORY_UPDATE,
-                project_id=project_id,
-                repo_path=_str(project, "path_with_namespace"),
-                default_branch=default,
-                ref=ref,
-                after=after,
-            )
+            return _sync_requested(GitLabEvent.REPOSITORY_UPDATE, project_id, project, default, ref, after)
     return Ignored(event=GitLabEvent.REPOSITORY_UPDATE, reason="no change to the default branch", project_id=project_id)
+
+
+def _sync_requested(
+    event: GitLabEvent, project_id: int, project: Mapping[str, Any], default: str | None, ref: str, after: str
+) -> SyncRequested:
+    """A sync of the project's default branch, which `ref` names, up to `after`."""
+    return SyncRequested(
+        event=event,
+        project_id=project_id,
+        repo_path=_str(project, "path_with_namespace"),
+        default_branch=default,
+        ref=ref,
+        after=after,
+    )
 
 
 def _default_branch(project: Mapping[str, Any]) -> str | None:

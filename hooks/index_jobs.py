@@ -27,11 +27,12 @@ from app.auth.job_token import JOB_TOKEN_HEADER, verify_job_token
 from app.core.bodies import BodyTooLargeError, read_body
 from app.core.errors import GitLabAuthError, GitLabNotFoundError, GitLabUnavailableError, StorageError
 from app.core.events import MAX_ID
+from app.core.refusals import RefusedError, refusal, unauthorized_error
 from app.core.settings import GITLAB_UNSET
 from app.core.states import RequestSource
 from app.db import IndexRequestRow
 from app.rest.schemas import INDEX_JOBS_PATH, IndexJobAnswer, IndexJobRequest, validation_message
-from app.runtime import Deps
+from app.runtime import ServiceDeps
 from app.sync.requests import request_index_job, request_state
 
 logger = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ class JobCaller:
 
 
 def _error(status: int, message: str, **headers: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers or None)
+    return refusal(RefusedError(status, message, headers))
 
 
 def plausible_token(token: str) -> bool:
@@ -61,27 +62,22 @@ def plausible_token(token: str) -> bool:
     return len(token) <= MAX_TOKEN_CHARS and token.isascii() and token.isprintable() and " " not in token
 
 
-def unauthorized() -> JSONResponse:
-    """401 with the bearer challenge (RFC 6750); a job token is the other credential accepted."""
-    return _error(401, "unauthorized", **{"WWW-Authenticate": "Bearer"})
-
-
-async def job_caller(request: Request, *, admin: bool = False) -> JobCaller | JSONResponse:
-    """The caller of an index-job endpoint, or the response refusing it (401; 503 while GitLab cannot say)."""
-    deps: Deps = request.state.deps
+async def job_caller(request: Request, *, admin: bool = False) -> JobCaller:
+    """The caller of an index-job endpoint; refused (401), or while GitLab cannot say (503)."""
+    deps: ServiceDeps = request.state.deps
     settings = deps.settings
     job_token = request.headers.get(JOB_TOKEN_HEADER)
     if job_token:
         if not settings.gitlab.url or not plausible_token(job_token):
-            return unauthorized()  # never forwarded to GitLab: what no GitLab token looks like
+            raise unauthorized_error()  # never forwarded to GitLab: what no GitLab token looks like
         try:
             job = await verify_job_token(deps.http, settings.gitlab.url, job_token, settings.gitlab.timeout_s)
-        except GitLabAuthError:
+        except GitLabAuthError as exc:
             logger.warning("index job refused: GitLab does not know the job token")
-            return unauthorized()
+            raise unauthorized_error() from exc
         except GitLabUnavailableError as exc:
             logger.warning("index job: cannot check a job token: %s", exc)
-            return _error(503, "GitLab is unavailable; try again", **{"Retry-After": "5"})
+            raise RefusedError(503, "GitLab is unavailable; try again", {"Retry-After": "5"}) from exc
         ref = f"refs/tags/{job.ref}" if job.tag and job.ref else job.ref
         return JobCaller(
             project_id=job.project_id, source=RequestSource.CI_JOB, name=f"ci_job:{job.id}", sha=job.sha, ref=ref
@@ -95,14 +91,12 @@ async def job_caller(request: Request, *, admin: bool = False) -> JobCaller | JS
             )
         if admin and (held := match_token(token, settings.admin_tokens)) is not None:
             return JobCaller(project_id=None, source=RequestSource.INDEX_TOKEN, name=f"admin:{held.name}")
-    return unauthorized()
+    raise unauthorized_error()
 
 
 async def post_index_job(request: Request) -> JSONResponse:
     """`POST /api/v1/index-jobs`: record and enqueue a sync of the caller's project."""
     who = await job_caller(request)
-    if isinstance(who, JSONResponse):
-        return who
     try:
         asked = IndexJobRequest.model_validate_json(await read_body(request, MAX_BODY_BYTES))
     except BodyTooLargeError as exc:
@@ -113,7 +107,7 @@ async def post_index_job(request: Request) -> JSONResponse:
         return _error(403, f"this token may only index project {who.project_id}")
     if who.sha is not None and who.sha != asked.commit_sha:
         return _error(403, f"this job token's pipeline is at {who.sha}, not at commit_sha")
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     if deps.gitlab is None:
         return _error(409, GITLAB_UNSET)
     try:
@@ -131,12 +125,10 @@ async def post_index_job(request: Request) -> JSONResponse:
 async def get_index_job(request: Request) -> JSONResponse:
     """`GET /api/v1/index-jobs/{id}`: one index job's state, for its project's tokens or an admin."""
     who = await job_caller(request, admin=True)
-    if isinstance(who, JSONResponse):
-        return who
     request_id: int = request.path_params["job_id"]
-    deps: Deps = request.state.deps
+    deps: ServiceDeps = request.state.deps
     try:
-        row = await deps.require_db().index_request(request_id) if request_id <= MAX_ID else None
+        row = await deps.db.index_request(request_id) if request_id <= MAX_ID else None
         if row is None or (who.project_id is not None and row.project_id != who.project_id):
             return _error(404, "no such index job")
         answer = await _answer(deps, row)
@@ -146,8 +138,8 @@ async def get_index_job(request: Request) -> JSONResponse:
     return JSONResponse(answer.model_dump(mode="json"))
 
 
-async def _answer(deps: Deps, row: IndexRequestRow) -> IndexJobAnswer:
-    project = await deps.require_db().project(row.project_id)
+async def _answer(deps: ServiceDeps, row: IndexRequestRow) -> IndexJobAnswer:
+    project = await deps.db.project(row.project_id)
     state, error = request_state(row, project)
     return IndexJobAnswer(
         id=row.id,

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from app.auth.access import Access
 from app.core.errors import RateLimitedError, StorageError
-from app.runtime import Deps
+from app.runtime import Deps, ServiceDeps
 from app.sync.requests import refresh
 from app.sync.status import index_status, status_line
 from mcp_server.render import echo
@@ -64,7 +64,7 @@ class StatusTools:
         Example: refresh_repo(repo="acme/shop")
         """
         deps = self.get_deps()
-        if deps.db is None or deps.queue is None:
+        if not isinstance(deps, ServiceDeps):  # MCP over the store alone (no PostgreSQL or Redis opened)
             raise ToolError("Refresh needs the service's PostgreSQL and Redis.", log_level=MISS_LEVEL)
         try:
             done = await refresh(deps, self._access(), repo)

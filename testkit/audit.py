@@ -16,6 +16,7 @@ from typing import Any
 from qdrant_client import models as qm
 
 from app.core.settings import Settings
+from app.db import Database
 from app.runtime import Deps
 from pipeline.chunking import chunk_source
 from pipeline.model import Chunk, SourceContext
@@ -54,13 +55,15 @@ async def project_points(deps: Deps, project_id: int) -> dict[str, dict[str, Any
     return {str(r.id): r.payload or {} async for r in deps.store.scroll(where, True)}
 
 
-async def audit(deps: Deps, settings: Settings, project: FakeProject, *, gone_paths: Iterable[str] = ()) -> None:
-    """Fail unless the project's index equals git at its default-branch head (see the module docs).
+async def audit(
+    deps: Deps, db: Database, settings: Settings, project: FakeProject, *, gone_paths: Iterable[str] = ()
+) -> None:
+    """Fail unless the project's index (`deps.store`, the state in `db`) equals git at its default-branch head.
 
-    `gone_paths` are paths the project had before (a rename or transfer): no point may remain there.
+    See the module docs. `gone_paths` are paths the project had before (a rename or transfer): no point
+    may remain there.
     """
     head = project.head()
-    db = deps.require_db()
     row = await db.project(project.id)
     assert row is not None, f"project {project.id} has no sync state"
     assert row.indexed_sha == head, f"indexed {row.indexed_sha}, head {head}"

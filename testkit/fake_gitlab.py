@@ -6,7 +6,9 @@ JSON shapes, headers, pagination and error bodies of GitLab itself, so python-gi
 against it unchanged. Each project is a git repository made with the git CLI under the test's tmp dir;
 tests change it through `FakeProject` (commit, rename, force-reset, branch) and the fake reads git again
 on every request. The endpoint logic lives in `testkit/fake_gitlab_api.py`, the HTTP server in
-`testkit/fake_gitlab_http.py`.
+`testkit/fake_gitlab_http.py`; both read this class through `GitLabState` (`testkit/fake_gitlab_port.py`)
+and the plain data (`ProjectSnapshot`, ...) lives in `testkit/fake_gitlab_model.py`, so this module sits on
+top and none of them imports it.
 
     with FakeGitLab(tmp_path) as gl:
         project = gl.create_project("acme/shop")
@@ -28,6 +30,7 @@ from urllib.parse import unquote
 from testkit.fake_gitlab_api import GitLabApi
 from testkit.fake_gitlab_http import GitLabHandler, GitLabServer, NoDelayGitLabHandler
 from testkit.fake_gitlab_jobs import CiJobs
+from testkit.fake_gitlab_model import Fault, Namespace, ProjectSnapshot
 from testkit.fake_gitlab_users import Directory
 from testkit.git_repo import GitError, GitRepo
 
@@ -122,54 +125,12 @@ class FakeProject:
             self.on_push(self)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Namespace:
-    id: int
-    full_path: str
-    parent_id: int | None
-    kind: str = "group"  # group | user (a personal namespace)
-
-    @property
-    def path(self) -> str:
-        return self.full_path.rsplit("/", 1)[-1]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProjectSnapshot:
-    """A consistent copy of a project's identity, taken under the lock, for one request."""
-
-    id: int
-    path_with_namespace: str
-    default_branch: str
-    repo: GitRepo
-    created_at: str
-    namespace: Namespace
-    visibility: str = "private"
-    repository_access_level: str = "enabled"
-    archived: bool = False
-    topics: tuple[str, ...] = ()
-    forked_from_id: int | None = None
-    marked_for_deletion_on: str | None = None  # a date, "2026-12-08", once an owner asked for delayed deletion
-    last_activity_at: datetime = field(default_factory=lambda: datetime.now(tz=UTC))
-    updated_at: datetime = field(default_factory=lambda: datetime.now(tz=UTC))
-
-    @property
-    def path(self) -> str:
-        return self.path_with_namespace.rsplit("/", 1)[-1]
-
-
 @dataclass(slots=True, kw_only=True)
 class _Fault:
     remaining: int
     status: int
     retry_after: str | None
     path_contains: str | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Fault:
-    status: int
-    retry_after: str | None
 
 
 @dataclass

@@ -20,9 +20,11 @@ import base64
 import hashlib
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qsl, quote
 
+from testkit.fake_gitlab_model import ProjectSnapshot
+from testkit.fake_gitlab_port import GitLabState
 from testkit.fake_gitlab_users import user_entity
 from testkit.fake_gitlab_wire import (
     ARCHIVE_RATE_LIMITED,
@@ -57,17 +59,13 @@ from testkit.fake_gitlab_wire import (
 )
 from testkit.git_repo import EMPTY_TREE, FileChange, GitError, TreeEntry
 
-if TYPE_CHECKING:
-    from testkit.fake_gitlab import FakeGitLab, ProjectSnapshot
-
-
 Handler = Callable[[Request], Response]
 
 
 class GitLabApi:
     """Routes `/api/v4` requests to handlers; faults and auth come first, as GitLab's middleware does."""
 
-    def __init__(self, gl: FakeGitLab) -> None:
+    def __init__(self, gl: GitLabState) -> None:
         self.gl = gl
         self.routes: tuple[tuple[str, tuple[str, ...], Handler], ...] = (
             ("GET", ("user",), self.current_user),

@@ -30,11 +30,10 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-if TYPE_CHECKING:
-    from testkit.fake_gitlab import ProjectSnapshot
+from testkit.fake_gitlab_model import ProjectSnapshot
 
 GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER = 10, 20, 30, 40, 50
 

@@ -16,15 +16,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import formatdate
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote, unquote, urlencode
 
+from testkit.fake_gitlab_model import Fault, ProjectSnapshot
 from testkit.fake_gitlab_users import FakeUser
 from testkit.git_repo import CommitInfo
-
-if TYPE_CHECKING:
-    from testkit.fake_gitlab import Fault, ProjectSnapshot
-
 
 T = TypeVar("T")
 Json = dict[str, Any]

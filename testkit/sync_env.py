@@ -27,9 +27,9 @@ from app.core.settings import (
     Settings,
     SyncWorkerSettings,
 )
-from app.runtime import Deps
+from app.runtime import SyncDeps
 from app.sync.deliveries import DeliveryRecorder
-from entry.deps import open_deps
+from entry.deps import open_sync
 from entry.worker import build_worker
 from hooks.events import parse_event
 from testkit.audit import audit, head_chunks, project_points
@@ -54,7 +54,7 @@ def push_payload(project: FakeProject, after: str, *, before: str = "0" * 40, re
 class SyncEnv:
     """Drives deliveries and the worker, and audits the result."""
 
-    deps: Deps
+    deps: SyncDeps
     settings: Settings
     gitlab: FakeGitLab
     receiver: DeliveryRecorder = field(init=False)
@@ -80,7 +80,7 @@ class SyncEnv:
         A burst worker returns once the queue is empty, even when a job it is still finishing raises
         `Retry` and re-enqueues itself a moment later, so one burst is not always enough.
         """
-        queue = self.deps.require_queue()
+        queue = self.deps.queue
         for _ in range(rounds):
             worker = build_worker(self.settings, self.deps, burst=True, handle_signals=False)
             await worker.main()
@@ -90,7 +90,7 @@ class SyncEnv:
 
     async def runs(self, project_id: int) -> list[dict[str, Any]]:
         """Sync runs that did work (not no-ops), oldest first."""
-        rows = await self.deps.require_db().runs(project_id)
+        rows = await self.deps.db.runs(project_id)
         return [r for r in reversed(rows) if r["mode"] != "noop"]
 
     async def points(self, project_id: int) -> dict[str, dict[str, Any]]:
@@ -99,7 +99,7 @@ class SyncEnv:
 
     async def audit(self, project: FakeProject, *, gone_paths: Iterable[str] = ()) -> None:
         """The index equals the default branch head (`testkit.audit`)."""
-        await audit(self.deps, self.settings, project, gone_paths=gone_paths)
+        await audit(self.deps, self.deps.db, self.settings, project, gone_paths=gone_paths)
 
 
 def _head_or_zero(project: FakeProject) -> str:
@@ -144,13 +144,19 @@ async def sync_env(
             redis=QueueSettings(url=redis_url, queue=f"javakb:test:{uuid.uuid4().hex[:8]}"),
             qdrant=QdrantSettings(path=":memory:"),
             gitlab=GitLabSettings(url=gitlab.url, token=SecretStr(token), webhook_secret=SecretStr("x")),
-            embedding=EmbeddingSettings(base_url=embedding_url, model="fake", max_retries=1, max_backoff_s=0.05),
+            embedding=EmbeddingSettings(
+                provider=None if embedding_url else "none",  # lexical-only without a (fake) endpoint
+                base_url=embedding_url,
+                model="fake",
+                max_retries=1,
+                max_backoff_s=0.05,
+            ),
             chunking=chunking or ChunkingSettings(),
             worker=worker or SyncWorkerSettings(max_jobs=4, files_per_batch=8),
             scope=scope or ScopeSettings(),
             next_embedding=next_embedding,
             libraries=libraries or LibrarySettings(),
         )
-        async with open_deps(settings, with_db=True, with_queue=True, with_gitlab=True) as deps:
+        async with open_sync(settings) as deps:
             await deps.store.ensure(await deps.index_model())
             yield SyncEnv(deps=deps, settings=settings, gitlab=gitlab)

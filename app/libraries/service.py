@@ -25,7 +25,7 @@ from app.jobs.targets import collections, write_targets
 from app.libraries.jars import java_files
 from app.libraries.maven import Fetched, Missing, fetch_sources
 from app.libraries.plan import LibraryPlan, plan_libraries
-from app.runtime import Deps
+from app.runtime import ServiceDeps
 from app.store import filters
 from pipeline.buildfiles import is_build_file, library_repo_path, read_builds
 from pipeline.chunking import chunk_source
@@ -66,7 +66,7 @@ class SeenPlan(Protocol):
 
 
 async def record_dependencies(
-    deps: Deps, db: Database, gitlab: GitLabClient, project_id: int, head: str, *, plan: SeenPlan
+    deps: ServiceDeps, db: Database, gitlab: GitLabClient, project_id: int, head: str, *, plan: SeenPlan
 ) -> bool:
     """Record what the build files at `head` declare; True when the set of library versions changed.
 
@@ -93,10 +93,8 @@ async def record_dependencies(
     return changed
 
 
-async def ask_for_run(deps: Deps) -> None:
+async def ask_for_run(deps: ServiceDeps) -> None:
     """Enqueue the library job; when Redis fails, the reconcile sweep asks again (`Database.libraries_behind`)."""
-    if deps.queue is None:
-        return
     try:
         await enqueue_libraries(deps.queue)
     except QueueUnavailableError as exc:
@@ -104,7 +102,7 @@ async def ask_for_run(deps: Deps) -> None:
 
 
 async def _read_and_record(
-    deps: Deps, db: Database, gitlab: GitLabClient, project_id: int, head: str, plan: SeenPlan
+    deps: ServiceDeps, db: Database, gitlab: GitLabClient, project_id: int, head: str, plan: SeenPlan
 ) -> bool:
     config = deps.settings.chunking.to_config()
     scope = build_scope(config)
@@ -136,15 +134,15 @@ async def _read_and_record(
     return changed
 
 
-async def forget_project(deps: Deps, db: Database, project_id: int) -> None:
+async def forget_project(deps: ServiceDeps, db: Database, project_id: int) -> None:
     """A project left the scope or is gone: its declarations go, and the library job purges what it alone used."""
     if await db.forget_dependencies(project_id):
         await ask_for_run(deps)
 
 
-async def index_libraries(deps: Deps) -> str:
+async def index_libraries(deps: ServiceDeps) -> str:
     """The library job: plan, purge unused versions, fetch and index wanted ones. Busy: raises `LibrariesBusy`."""
-    db = deps.require_db()
+    db = deps.db
     async with db.project_lock(LIBRARIES_LOCK) as locked:
         if not locked:
             raise LibrariesBusyError("another library job is running")
@@ -161,7 +159,7 @@ class LibrariesBusyError(ServiceError):
     """Another library job holds the lock: this one retries later."""
 
 
-async def _purge(deps: Deps, db: Database, plan: LibraryPlan) -> None:
+async def _purge(deps: ServiceDeps, db: Database, plan: LibraryPlan) -> None:
     for coordinates in (*plan.unindex, *plan.forget):
         await _delete_points(deps, coordinates)
     for coordinates in plan.forget:
@@ -172,16 +170,16 @@ def _library_filter(coordinates: Coordinates) -> filters.Filter:
     return filters.all_of(filters.eq("repo_path", library_repo_path(*coordinates)))
 
 
-async def _delete_points(deps: Deps, coordinates: Coordinates) -> None:
+async def _delete_points(deps: ServiceDeps, coordinates: Coordinates) -> None:
     for collection in await collections(deps):
         await deps.store.delete_where(_library_filter(coordinates), collection=collection)
 
 
-async def _has_points(deps: Deps, coordinates: Coordinates) -> bool:
+async def _has_points(deps: ServiceDeps, coordinates: Coordinates) -> bool:
     return await deps.store.count(where=_library_filter(coordinates)) > 0
 
 
-async def _fetch_all(deps: Deps, db: Database, wanted: Sequence[Coordinates], plan: LibraryPlan) -> str:
+async def _fetch_all(deps: ServiceDeps, db: Database, wanted: Sequence[Coordinates], plan: LibraryPlan) -> str:
     settings = deps.settings.libraries
     if not settings.repositories:
         for coordinates in plan.fetch:
@@ -201,7 +199,7 @@ async def _fetch_all(deps: Deps, db: Database, wanted: Sequence[Coordinates], pl
     return f"libraries: {summary}; {len(plan.forget)} purged, {len(plan.unindex)} unindexed"
 
 
-async def _fetch_one(deps: Deps, db: Database, coordinates: Coordinates, budget: int) -> LibraryStatus:
+async def _fetch_one(deps: ServiceDeps, db: Database, coordinates: Coordinates, budget: int) -> LibraryStatus:
     settings = deps.settings.libraries
     outcome = await fetch_sources(
         deps.http, settings.repositories, coordinates, max_bytes=min(settings.max_jar_bytes, max(budget, 0)) or 1,
@@ -227,7 +225,7 @@ async def _fetch_one(deps: Deps, db: Database, coordinates: Coordinates, budget:
     return LibraryStatus.INDEXED
 
 
-async def _index_jar(deps: Deps, coordinates: Coordinates, data: bytes) -> tuple[int, str | None] | str:
+async def _index_jar(deps: ServiceDeps, coordinates: Coordinates, data: bytes) -> tuple[int, str | None] | str:
     """Chunk and write the Java files of a sources jar within its caps: (chunks, why cut short), or why unreadable."""
     config, settings = deps.settings.chunking.to_config(), deps.settings.libraries
     loop = asyncio.get_running_loop()

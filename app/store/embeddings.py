@@ -19,6 +19,7 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import Executor
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Protocol
@@ -162,7 +163,7 @@ class OpenAIEmbedder:
         clock: Callable[[], float] = time.time,
     ) -> None:
         if not settings.base_url:
-            raise ValueError("OpenAIEmbedder needs settings.base_url; use build_embedder for lexical-only mode")
+            raise ValueError("OpenAIEmbedder needs settings.base_url; use build_embedder for the other providers")
         self.model = settings.model
         self.truncated = 0
         self._settings = settings
@@ -355,8 +356,20 @@ def _parse_vectors(response: httpx.Response, expected: int) -> list[list[float]]
     return vectors
 
 
-def build_embedder(settings: EmbeddingSettings, client: httpx.AsyncClient) -> OpenAIEmbedder | None:
-    """The embedder for `settings`, or None in lexical-only mode (no `base_url`)."""
-    if not settings.enabled:
-        return None
-    return OpenAIEmbedder(settings, client)
+def build_embedder(
+    settings: EmbeddingSettings, client: httpx.AsyncClient, executor: Executor | None = None
+) -> Embedder | None:
+    """The embedder `settings.source` names, or None in lexical-only mode.
+
+    Args:
+        settings: Which provider, and the endpoint's settings.
+        client: The HTTP client an endpoint is asked through.
+        executor: Where the embedded model computes batches (None: the event loop's default thread pool).
+    """
+    if settings.source == "embedded":
+        from app.store.static_embedder import StaticEmbedder  # numpy and the table only when chosen
+
+        return StaticEmbedder(executor)
+    if settings.source == "endpoint":
+        return OpenAIEmbedder(settings, client)
+    return None

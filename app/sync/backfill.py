@@ -26,7 +26,7 @@ from app.core.states import BackfillOutcome, BackfillProgress, SyncTrigger
 from app.db.backfills import Resolved
 from app.gitlab.client import GitLabClient, ProjectInfo
 from app.jobs.queue import enqueue_sync
-from app.runtime import Deps
+from app.runtime import ServiceDeps, SyncDeps
 from app.sync import lifecycle
 
 logger = logging.getLogger(__name__)
@@ -43,9 +43,9 @@ def slots(settings: Settings) -> int:
     return max(1, min(settings.backfill.concurrency, settings.worker.max_jobs - 1))
 
 
-async def resolve(deps: Deps, target: Mapping[str, Any], project_ids: Sequence[int] | None) -> list[Resolved]:
+async def resolve(deps: SyncDeps, target: Mapping[str, Any], project_ids: Sequence[int] | None) -> list[Resolved]:
     """Every project the target names, each with the backfill's decision for it."""
-    gitlab = deps.require_gitlab()
+    gitlab = deps.gitlab
     if project_ids is not None:
         return [await _named(deps, gitlab, project_id) for project_id in project_ids]
     if "project" in target:
@@ -69,7 +69,7 @@ async def resolve(deps: Deps, target: Mapping[str, Any], project_ids: Sequence[i
     return [await decide(deps, info) for info in await gitlab.project_ids()]
 
 
-async def _named(deps: Deps, gitlab: GitLabClient, project_id: int) -> Resolved:
+async def _named(deps: ServiceDeps, gitlab: GitLabClient, project_id: int) -> Resolved:
     """One project of `{"projects": [ids]}`: asked for by id, its failure recorded under that id."""
 
     def failed(outcome: BackfillOutcome, detail: str) -> Resolved:
@@ -86,7 +86,7 @@ async def _named(deps: Deps, gitlab: GitLabClient, project_id: int) -> Resolved:
     return await decide(deps, info)
 
 
-async def decide(deps: Deps, info: ProjectInfo) -> Resolved:
+async def decide(deps: ServiceDeps, info: ProjectInfo) -> Resolved:
     """Out of scope (a known one gets the sync that purges it), an empty repository, or waiting for its sync."""
 
     def resolved(outcome: BackfillOutcome, detail: str) -> Resolved:
@@ -109,15 +109,15 @@ class Step:
     finished: bool
 
 
-async def dispatch(deps: Deps, backfill_id: int, *, full: bool, force: bool) -> Step:
+async def dispatch(deps: ServiceDeps, backfill_id: int, *, full: bool, force: bool) -> Step:
     """Request the syncs of as many waiting projects as there are free slots; whether all are settled."""
-    db = deps.require_db()
+    db = deps.db
     in_flight = await db.backfill_in_flight(backfill_id)
     waiting = await db.waiting_projects(backfill_id, slots(deps.settings) - in_flight)
     for project_id, repo_path in waiting:
         gen = await db.request_sync(project_id, repo_path, None, None, full=full, force=force)
         await db.mark_backfill_requested(backfill_id, project_id, gen)
-        await enqueue_sync(deps.require_queue(), project_id, gen, SyncTrigger.BACKFILL)
+        await enqueue_sync(deps.queue, project_id, gen, SyncTrigger.BACKFILL)
     left = await db.waiting_projects(backfill_id, 1)
     unsettled = in_flight + len(waiting)
     return Step(requested=len(waiting), in_flight=unsettled, finished=not left and unsettled == 0)

@@ -30,7 +30,7 @@ from app.jobs.queue import (
     refresh_job_id,
     replay_job_id,
 )
-from app.runtime import Deps
+from app.runtime import ServiceDeps
 from app.sync.group_commit import GroupCommit
 from app.sync.scope import screen
 
@@ -43,7 +43,7 @@ PushResult = int | None | PayloadError
 class DeliveryRecorder:
     """Records deliveries and enqueues their jobs; concurrent pushes share their round trips."""
 
-    def __init__(self, deps: Deps, *, max_batch: int = 256) -> None:
+    def __init__(self, deps: ServiceDeps, *, max_batch: int = 256) -> None:
         self.deps = deps
         self._pushes: GroupCommit[KeyedPush, PushResult] = GroupCommit(self._record_pushes, max_batch=max_batch)
 
@@ -64,7 +64,7 @@ class DeliveryRecorder:
         except StorageError as exc:
             logger.warning("PostgreSQL unavailable, delivery %s deferred to the worker: %s", key, exc)
             try:
-                await enqueue_once(self.deps.require_queue(), REPLAY, replay_job_id(key), event, key)
+                await enqueue_once(self.deps.queue, REPLAY, replay_job_id(key), event, key)
             except QueueUnavailableError as queue_exc:
                 raise StorageError(f"{exc}; and the queue is unavailable: {queue_exc}") from queue_exc
             return (
@@ -82,7 +82,7 @@ class DeliveryRecorder:
             if gen is None:
                 return DeliveryOutcome.DUPLICATE, "delivery seen before"
             return DeliveryOutcome.ENQUEUED, f"sync of project {event.project_id} (generation {gen})"
-        db = self.deps.require_db()
+        db = self.deps.db
         if isinstance(event, Ignored):
             fresh = await db.record_delivery(
                 key, event.event, event.project_id, None, None, DeliveryOutcome.IGNORED, event.reason
@@ -94,7 +94,7 @@ class DeliveryRecorder:
         )
         if not fresh:
             return DeliveryOutcome.DUPLICATE, "delivery seen before"
-        await _nudge(enqueue_once(self.deps.require_queue(), function, job_id, *args))
+        await _nudge(enqueue_once(self.deps.queue, function, job_id, *args))
         return DeliveryOutcome.ENQUEUED, f"{function} of project {event.project_id}"
 
     async def _record_pushes(self, pushes: Sequence[KeyedPush]) -> list[PushResult]:
@@ -105,7 +105,7 @@ class DeliveryRecorder:
         distinct = [pushes[i] for i in first.values()]
         recorded = dict(zip(first, await self._record_isolated(distinct), strict=True))
         jobs = [(p.project_id, gen, p.event) for key, p in distinct if isinstance(gen := recorded[key], int)]
-        await _nudge(push_syncs(self.deps.require_queue(), jobs))
+        await _nudge(push_syncs(self.deps.queue, jobs))
         return [recorded[key] if first[key] == i else None for i, (key, _) in enumerate(pushes)]
 
     async def _record_isolated(self, pushes: Sequence[KeyedPush]) -> list[PushResult]:
@@ -114,7 +114,7 @@ class DeliveryRecorder:
         The edge validates what it can, so this is the last line: one bad row must not turn its
         neighbours' answers into errors (nor into "deferred", as a StorageError would).
         """
-        db = self.deps.require_db()
+        db = self.deps.db
         try:
             return list(await db.record_sync_deliveries(pushes))
         except UnstorableError as exc:

@@ -22,7 +22,7 @@ from app.core.states import ProjectStatus, SyncTrigger, Trigger
 from app.gitlab.client import GitLabClient, ProjectInfo
 from app.jobs.queue import enqueue_sync
 from app.libraries.service import forget_project
-from app.runtime import Deps
+from app.runtime import ServiceDeps, SyncDeps
 from app.sync.scope import OutOfScope, decide, decide_path
 from app.sync.syncer import purge_points, record_access, rename_points
 
@@ -30,29 +30,29 @@ logger = logging.getLogger(__name__)
 
 
 @asynccontextmanager
-async def held(deps: Deps, project_id: int) -> AsyncIterator[None]:
+async def held(deps: ServiceDeps, project_id: int) -> AsyncIterator[None]:
     """Hold the project's advisory lock, or raise `ProjectBusyError` (a sync is running: try later).
 
     Once it is released, the sync a delivery asked for meanwhile is handed over (`hand_over`): that
     delivery's own job found the lock taken and returned without a retry.
     """
-    async with deps.require_db().project_lock(project_id) as locked:
+    async with deps.db.project_lock(project_id) as locked:
         if not locked:
             raise ProjectBusyError(f"project {project_id} is locked by another job")
         yield
     await hand_over(deps, project_id)
 
 
-async def hand_over(deps: Deps, project_id: int) -> int | None:
+async def hand_over(deps: ServiceDeps, project_id: int) -> int | None:
     """After the project's lock is released: enqueue a sync when the project is behind; its generation, or None.
 
     A sync job that finds the lock taken returns at once (`entry.worker`), so every holder of the lock,
     a sync, a lifecycle job or a model rebuild's, looks again when it lets go.
     """
-    row = await deps.require_db().project(project_id)
+    row = await deps.db.project(project_id)
     if row is None or not row.behind:
         return None
-    await enqueue_sync(deps.require_queue(), project_id, row.requested_gen, SyncTrigger.CONTINUE)
+    await enqueue_sync(deps.queue, project_id, row.requested_gen, SyncTrigger.CONTINUE)
     return row.requested_gen
 
 
@@ -67,9 +67,9 @@ async def confirm_gone(gitlab: GitLabClient, project_id: int) -> str | None:
     return None
 
 
-async def purge(deps: Deps, project_id: int) -> str:
+async def purge(deps: SyncDeps, project_id: int) -> str:
     """`project_destroy`: delete the project's points, then its state, once GitLab confirms it is gone."""
-    gone = await confirm_gone(deps.require_gitlab(), project_id)
+    gone = await confirm_gone(deps.gitlab, project_id)
     if gone is None:
         logger.warning(
             "%s of project %s, which GitLab still serves: nothing purged", GitLabEvent.PROJECT_DESTROY, project_id
@@ -79,19 +79,19 @@ async def purge(deps: Deps, project_id: int) -> str:
     return f"purged project {project_id} ({gone})"
 
 
-async def _purge_held(deps: Deps, project_id: int) -> None:
-    db = deps.require_db()
+async def _purge_held(deps: ServiceDeps, project_id: int) -> None:
+    db = deps.db
     async with held(deps, project_id):
         await purge_points(deps, project_id)
         await db.delete_project(project_id)
         await forget_project(deps, db, project_id)
 
 
-async def move(deps: Deps, project_id: int, claimed_path: str) -> str:
+async def move(deps: SyncDeps, project_id: int, claimed_path: str) -> str:
     """`project_rename` / `project_transfer`: move the points to the path GitLab reports (no re-embedding)."""
-    db = deps.require_db()
+    db = deps.db
     try:
-        info = await deps.require_gitlab().project(project_id)
+        info = await deps.gitlab.project(project_id)
     except GitLabNotFoundError:
         await _purge_held(deps, project_id)
         return f"purged project {project_id} (GitLab answers 404)"
@@ -118,10 +118,10 @@ async def move(deps: Deps, project_id: int, claimed_path: str) -> str:
     return f"project {project_id} is now {info.path_with_namespace}"
 
 
-async def refresh(deps: Deps, project_id: int) -> str:
+async def refresh(deps: SyncDeps, project_id: int) -> str:
     """`project_update`: record access; resync when the default branch or the scope decision changed."""
-    db = deps.require_db()
-    info = await deps.require_gitlab().project(project_id)
+    db = deps.db
+    info = await deps.gitlab.project(project_id)
     await record_access(db, info)
     row = await db.project(project_id)
     decision = decide(info, deps.settings.scope)
@@ -136,15 +136,15 @@ async def refresh(deps: Deps, project_id: int) -> str:
     return await _request(deps, info, SyncTrigger.DEFAULT_BRANCH_CHANGED)
 
 
-async def _request(deps: Deps, info: ProjectInfo, trigger: Trigger) -> str:
+async def _request(deps: ServiceDeps, info: ProjectInfo, trigger: Trigger) -> str:
     """Request a full sync: it indexes an in-scope project and purges one out of scope, under its lock."""
-    db = deps.require_db()
+    db = deps.db
     gen = await db.request_sync(info.id, info.path_with_namespace, info.default_branch, None, full=True)
-    await enqueue_sync(deps.require_queue(), info.id, gen, trigger)
+    await enqueue_sync(deps.queue, info.id, gen, trigger)
     return f"full sync of project {info.id} requested ({trigger})"
 
 
-async def out_of_scope(deps: Deps, info: ProjectInfo) -> str | None:
+async def out_of_scope(deps: ServiceDeps, info: ProjectInfo) -> str | None:
     """The backfill's check of one project: why it is out of scope, or None to sync it.
 
     A known project found out of scope gets the sync that purges it.
@@ -152,24 +152,24 @@ async def out_of_scope(deps: Deps, info: ProjectInfo) -> str | None:
     decision = decide(info, deps.settings.scope)
     if not isinstance(decision, OutOfScope):
         return None
-    row = await deps.require_db().project(info.id)
+    row = await deps.db.project(info.id)
     if row is not None and row.status != ProjectStatus.OUT_OF_SCOPE:
         logger.info("backfill: project %s (%s) left scope: %s", info.id, info.path_with_namespace, decision.reason)
         await _request(deps, info, SyncTrigger.SCOPE)
     return decision.reason
 
 
-async def sweep_scope(deps: Deps) -> int:
+async def sweep_scope(deps: ServiceDeps) -> int:
     """The reconcile sweep's part: known projects whose path the scope no longer allows (a settings change).
 
     Only the path rules, from PostgreSQL (no GitLab call per project); the API-only facts (archived,
     forks, topics...) are checked by every sync and every `project_update`, and by a backfill.
     Returns how many projects got the sync that purges them.
     """
-    db = deps.require_db()
+    db = deps.db
     scope = deps.settings.scope
     leaving = {i: p for i, p in (await db.settled_paths()).items() if isinstance(decide_path(p, scope), OutOfScope)}
     for project_id, path in leaving.items():
         gen = await db.request_sync(project_id, path, None, None, full=True)
-        await enqueue_sync(deps.require_queue(), project_id, gen, SyncTrigger.SCOPE)
+        await enqueue_sync(deps.queue, project_id, gen, SyncTrigger.SCOPE)
     return len(leaving)

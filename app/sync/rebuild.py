@@ -43,7 +43,7 @@ from app.jobs.queue import (
     rebuild_job_id,
     rebuild_project_job_id,
 )
-from app.runtime import Deps
+from app.runtime import ServiceDeps, SyncDeps
 from app.store.models import model_of
 from app.sync.lifecycle import confirm_gone, held
 from app.sync.syncer import Fetch, Syncer
@@ -52,7 +52,7 @@ from pipeline.model import SourceContext
 logger = logging.getLogger(__name__)
 
 
-async def request(deps: Deps) -> int:
+async def request(deps: ServiceDeps) -> int:
     """Open a rebuild and queue its start (`POST /admin/rebuild`, `javakb admin rebuild`); its id.
 
     Raises:
@@ -62,20 +62,20 @@ async def request(deps: Deps) -> int:
     """
     if not deps.settings.gitlab.url:
         raise ConfigError(GITLAB_UNSET)
-    db = deps.require_db()
+    db = deps.db
     opened = await db.create_rebuild()
     rebuild_id = opened.id
     try:
-        await enqueue_once(deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id, opened.job_token), rebuild_id)
+        await enqueue_once(deps.queue, REBUILD, rebuild_job_id(rebuild_id, opened.job_token), rebuild_id)
     except QueueUnavailableError as exc:
         await db.set_rebuild_status(rebuild_id, RebuildStatus.FAILED, error=f"the queue is unavailable: {exc}")
         raise StorageError(f"the queue is unavailable: {exc}") from exc
     return rebuild_id
 
 
-async def start(deps: Deps, rebuild_id: int) -> str:
+async def start(deps: ServiceDeps, rebuild_id: int) -> str:
     """Create the new generation, start writing pushes to it, and queue one job per project."""
-    db = deps.require_db()
+    db = deps.db
     row = await db.rebuild(rebuild_id)
     if row is None or row.status != RebuildStatus.QUEUED:
         return f"rebuild {rebuild_id} is not waiting to start"
@@ -87,7 +87,7 @@ async def start(deps: Deps, rebuild_id: int) -> str:
     pending = await db.pending_rebuild_projects(rebuild_id)
     for project_id in pending:
         await enqueue_once(
-            deps.require_queue(),
+            deps.queue,
             REBUILD_PROJECT,
             rebuild_project_job_id(rebuild_id, row.job_token, project_id),
             rebuild_id,
@@ -98,9 +98,9 @@ async def start(deps: Deps, rebuild_id: int) -> str:
     return f"rebuild {rebuild_id}: {collection} for {len(pending)} projects"
 
 
-async def rebuild_project(deps: Deps, rebuild_id: int, project_id: int) -> str:
+async def rebuild_project(deps: SyncDeps, rebuild_id: int, project_id: int) -> str:
     """Fill the new generation with one project, under its lock (busy: `ProjectBusyError`, retried)."""
-    db = deps.require_db()
+    db = deps.db
     row = await db.rebuild(rebuild_id)
     if row is None or row.status != RebuildStatus.BUILDING:
         return f"rebuild {rebuild_id} is not building"
@@ -125,27 +125,27 @@ async def rebuild_project(deps: Deps, rebuild_id: int, project_id: int) -> str:
 
 
 async def _fill_or_skip(
-    deps: Deps, db: Database, rebuild: RebuildRow, project_id: int
+    deps: SyncDeps, db: Database, rebuild: RebuildRow, project_id: int
 ) -> tuple[RebuildProjectStatus, int, int, str]:
     """`_fill`; a project GitLab no longer has is skipped (its destroy hook, or the sweep, purges it everywhere)."""
     try:
         return await _fill(deps, db, rebuild, project_id)
     except GitLabNotFoundError:
-        gone = await confirm_gone(deps.require_gitlab(), project_id)
+        gone = await confirm_gone(deps.gitlab, project_id)
         if gone is None:
             raise
         return RebuildProjectStatus.SKIPPED, 0, 0, f"gone from GitLab: {gone}"
 
 
 async def _fill(
-    deps: Deps, db: Database, rebuild: RebuildRow, project_id: int
+    deps: SyncDeps, db: Database, rebuild: RebuildRow, project_id: int
 ) -> tuple[RebuildProjectStatus, int, int, str]:
     """Write the files the manifest lists into the new generation: (status, files, chunks, detail)."""
     project = await db.project(project_id)
     if project is None or project.indexed_sha is None or project.status == ProjectStatus.OUT_OF_SCOPE:
         return RebuildProjectStatus.SKIPPED, 0, 0, "nothing indexed"
     manifest = await db.manifest(project_id)
-    syncer = Syncer(deps, db, deps.require_gitlab(), deps.executor)
+    syncer = Syncer(deps)
     indexer = deps.indexer.using(deps.next_embedder)
     context = _context(project)
     fetches = [Fetch(path=path, blob_id=blob) for path, blob in sorted(manifest.items())]
@@ -167,14 +167,14 @@ def _context(project: ProjectRow) -> SourceContext:
     )
 
 
-async def _queue_finish(deps: Deps, rebuild: RebuildRow) -> None:
+async def _queue_finish(deps: ServiceDeps, rebuild: RebuildRow) -> None:
     job_id = rebuild_finish_job_id(rebuild.id, rebuild.job_token)
-    await enqueue_once(deps.require_queue(), REBUILD_FINISH, job_id, rebuild.id)
+    await enqueue_once(deps.queue, REBUILD_FINISH, job_id, rebuild.id)
 
 
-async def finish(deps: Deps, rebuild_id: int) -> str:
+async def finish(deps: ServiceDeps, rebuild_id: int) -> str:
     """Switch the alias to the full new generation (no project lock is held meanwhile), then drop the old one."""
-    db = deps.require_db()
+    db = deps.db
     async with db.generations_lock() as conn:  # its queries on its connection (`generations_lock`)
         row = await db.rebuild(rebuild_id, conn=conn)
         if row is None or row.collection is None or row.status not in (RebuildStatus.BUILDING, RebuildStatus.SWITCHING):
@@ -190,14 +190,13 @@ async def finish(deps: Deps, rebuild_id: int) -> str:
     if previous is not None and previous != row.collection:
         await deps.store.drop_collection(previous)
     logger.info("rebuild %s: the alias now points at %s; dropped %s", rebuild_id, row.collection, previous)
-    if deps.queue is not None:  # library versions are not in the projects' manifests: the job fills them in
-        await enqueue_libraries(deps.queue)
+    await enqueue_libraries(deps.queue)  # library versions are not in the projects' manifests: the job fills them in
     return f"rebuild {rebuild_id}: switched to {row.collection}"
 
 
-async def fail(deps: Deps, rebuild_id: int, error: str) -> None:
+async def fail(deps: ServiceDeps, rebuild_id: int, error: str) -> None:
     """Stop a rebuild: pushes stop going to its generation, which is dropped; the old one keeps serving."""
-    db = deps.require_db()
+    db = deps.db
     async with db.generations_lock() as conn:
         row = await db.rebuild(rebuild_id, conn=conn)
         await db.set_rebuild_status(rebuild_id, RebuildStatus.FAILED, error=error, conn=conn)

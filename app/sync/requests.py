@@ -29,7 +29,7 @@ from app.db import IndexRequestRow, NewRequest, ProjectRow
 from app.gitlab.client import ProjectInfo
 from app.jobs.queue import enqueue_sync, refresh_limit_key
 from app.jobs.redis import take_limit
-from app.runtime import Deps
+from app.runtime import ServiceDeps
 from app.sync.scope import OutOfScope, decide
 
 logger = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def request_state(request: IndexRequestRow, project: ProjectRow | None) -> tuple
 
 
 async def request_index_job(
-    deps: Deps, project: ProjectInfo, commit_sha: str, source: RequestSource, requested_by: str, ref: str | None
+    deps: ServiceDeps, project: ProjectInfo, commit_sha: str, source: RequestSource, requested_by: str, ref: str | None
 ) -> tuple[IndexRequestRow, bool]:
     """Record an index job for `commit_sha` and enqueue its sync: (the request, whether it is new)."""
     new = NewRequest(
@@ -87,7 +87,7 @@ async def request_index_job(
         requested_by=requested_by,
         ignored=ignored_reason(project, ref, deps.settings.scope),
     )
-    row, fresh = await deps.require_db().create_request(new)
+    row, fresh = await deps.db.create_request(new)
     if fresh and row.generation is not None:
         await _nudge(deps, project.id, row.generation, SyncTrigger.INDEX_JOB)
     logger.info(
@@ -97,7 +97,7 @@ async def request_index_job(
     return row, fresh
 
 
-async def refresh(deps: Deps, access: Access, repo: str) -> Refreshed | None:
+async def refresh(deps: ServiceDeps, access: Access, repo: str) -> Refreshed | None:
     """An agent's request to sync one repository it may read now; None when it cannot read (or there is none).
 
     Raises:
@@ -110,15 +110,15 @@ async def refresh(deps: Deps, access: Access, repo: str) -> Refreshed | None:
         raise StorageError(f"the queue is unavailable: {exc}") from exc
 
 
-async def _refresh(deps: Deps, access: Access, repo: str) -> Refreshed | None:
-    db = deps.require_db()
+async def _refresh(deps: ServiceDeps, access: Access, repo: str) -> Refreshed | None:
+    db = deps.db
     row = await db.project_at(repo)
     if row is None or not access.may_read(row.repo_path, row.id):
         return None
     if row.status == ProjectStatus.OUT_OF_SCOPE:
         return _refreshed(row, None, None, RequestState.IGNORED, row.last_error or "out of the indexing scope")
     if row.behind:
-        queued = await enqueue_sync(deps.require_queue(), row.id, row.requested_gen, SyncTrigger.REFRESH)
+        queued = await enqueue_sync(deps.queue, row.id, row.requested_gen, SyncTrigger.REFRESH)
         detail = "a sync was already waiting" + ("" if queued else " in the queue") + ": nothing new was asked"
         state = RequestState.RUNNING if row.status == ProjectStatus.SYNCING else RequestState.QUEUED
         return _refreshed(row, row.requested_gen, None, state, detail)
@@ -145,19 +145,19 @@ def _refreshed(
     )
 
 
-async def _take_refresh(deps: Deps, project_id: int) -> None:
+async def _take_refresh(deps: ServiceDeps, project_id: int) -> None:
     """One refresh per project per `access.refresh_every_s`, across every replica (a Redis key with that expiry)."""
     every_ms = int(deps.settings.access.refresh_every_s * 1000)
-    wait_ms = await take_limit(deps.require_queue(), refresh_limit_key(project_id), every_ms)
+    wait_ms = await take_limit(deps.queue, refresh_limit_key(project_id), every_ms)
     if wait_ms is None:
         return
     wait_s = max(wait_ms, 0) / 1000 or deps.settings.access.refresh_every_s
     raise RateLimitedError(f"project {project_id} was refreshed moments ago", retry_after_s=wait_s)
 
 
-async def _nudge(deps: Deps, project_id: int, gen: int, trigger: SyncTrigger) -> None:
+async def _nudge(deps: ServiceDeps, project_id: int, gen: int, trigger: SyncTrigger) -> None:
     try:
-        await enqueue_sync(deps.require_queue(), project_id, gen, trigger)
+        await enqueue_sync(deps.queue, project_id, gen, trigger)
     except QueueUnavailableError as exc:
         # The request is recorded in PostgreSQL; the reconcile sweep enqueues what is behind.
         logger.warning("queue unavailable, left to the reconcile sweep: %s", exc)

@@ -44,7 +44,7 @@ from app.db import HeadSeen, SweepMarks
 from app.db.backfills import Resolved
 from app.gitlab.client import Activity, ProjectInfo
 from app.jobs.queue import PURGE, enqueue_once, enqueue_step, enqueue_sync, purge_job_id, push_syncs
-from app.runtime import Deps
+from app.runtime import ServiceDeps, SyncDeps
 from app.sync.backfill import slots
 from app.sync.scope import OutOfScope, decide
 
@@ -146,9 +146,9 @@ def compare_heads(
     return moved, same
 
 
-async def sweep(deps: Deps, full_every: timedelta) -> Handover:
+async def sweep(deps: SyncDeps, full_every: timedelta) -> Handover:
     """List GitLab's projects, ask for the heads that may have moved, and request a sync of each drift."""
-    db, gitlab = deps.require_db(), deps.require_gitlab()
+    db, gitlab = deps.db, deps.gitlab
     marks = await db.sweep_start(NAME)
     cutoff = listing_cutoff(marks, full_every)
     listed = await gitlab.activity(cutoff)
@@ -173,7 +173,7 @@ async def sweep(deps: Deps, full_every: timedelta) -> Handover:
     return handover
 
 
-async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> Handover:
+async def leave_to_backfill(deps: ServiceDeps, drifts: Sequence[Drift]) -> Handover:
     """The drifts to sync now; many new projects at once go to a backfill, so pushes never queue behind them.
 
     A first listing of 5,000 projects would otherwise enqueue 5,000 first syncs ahead of every push
@@ -184,7 +184,7 @@ async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> Handover:
     new = [d for d in drifts if d.reason == DISCOVERED]
     if not new:
         return Handover(drifts=list(drifts))
-    db = deps.require_db()
+    db = deps.db
     waiting = await db.waiting_in_backfills([d.project.id for d in new])
     fresh = [d for d in new if d.project.id not in waiting]
     rest = [d for d in drifts if d.reason != DISCOVERED]
@@ -199,13 +199,13 @@ async def leave_to_backfill(deps: Deps, drifts: Sequence[Drift]) -> Handover:
         for d in fresh
     ]  # fmt: skip
     await db.add_backfill_projects(backfill_id, found)
-    await enqueue_step(deps.require_queue(), backfill_id, opened.job_token, 1)
+    await enqueue_step(deps.queue, backfill_id, opened.job_token, 1)
     logger.info("sweep: %d new projects left to backfill %d (%d syncs at a time)", len(fresh), backfill_id,
                 slots(deps.settings))  # fmt: skip
     return Handover(drifts=rest, new=len(fresh), backfill_id=backfill_id)
 
 
-async def request_drifts(deps: Deps, drifts: Sequence[Drift]) -> None:
+async def request_drifts(deps: ServiceDeps, drifts: Sequence[Drift]) -> None:
     """Request a sync of every drifted project: one PostgreSQL statement and one Redis transaction for all.
 
     The generations are new (PostgreSQL handed each out once), which is what lets `push_syncs` skip
@@ -214,15 +214,15 @@ async def request_drifts(deps: Deps, drifts: Sequence[Drift]) -> None:
     if not drifts:
         return
     rows = [(d.project.id, d.project.path_with_namespace, d.project.default_branch, d.full) for d in drifts]
-    gens = await deps.require_db().request_syncs(rows)
+    gens = await deps.db.request_syncs(rows)
     jobs = [(d.project.id, gen, SyncTrigger.RECONCILE) for d, gen in zip(drifts, gens, strict=True)]
-    await push_syncs(deps.require_queue(), jobs)
+    await push_syncs(deps.queue, jobs)
     for drift in drifts:
         p = drift.project
         logger.info("sweep: project %s (%s) %s: sync requested", p.id, p.path_with_namespace, drift.reason)
 
 
-async def record_listed_access(deps: Deps, listed: Sequence[Activity]) -> int:
+async def record_listed_access(deps: ServiceDeps, listed: Sequence[Activity]) -> int:
     """Refresh who may read the listed projects (a `project_update` whose delivery was lost).
 
     The access model reads these columns. The web app's own listing of recently updated projects
@@ -234,7 +234,7 @@ async def record_listed_access(deps: Deps, listed: Sequence[Activity]) -> int:
         for a in listed
         if a.project.visibility is not None and a.project.repository_access is not None
     ]
-    return await deps.require_db().set_projects_access(rows) if rows else 0
+    return await deps.db.set_projects_access(rows) if rows else 0
 
 
 def believable(missing: int, known: int) -> bool:
@@ -242,9 +242,9 @@ def believable(missing: int, known: int) -> bool:
     return missing <= max(VANISHED_MIN, known * VANISHED_SHARE)
 
 
-async def confirm_unlisted(deps: Deps, listed: Sequence[int]) -> int:
+async def confirm_unlisted(deps: SyncDeps, listed: Sequence[int]) -> int:
     """Ask GitLab about known projects a full listing left out; purge or re-scope them; how many were acted on."""
-    db, gitlab, queue = deps.require_db(), deps.require_gitlab(), deps.require_queue()
+    db, gitlab, queue = deps.db, deps.gitlab, deps.queue
     missing, known = await db.unlisted(listed)
     if not believable(len(missing), known):
         logger.warning(

@@ -12,17 +12,16 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 
 from app.auth.access import PROJECT_ID_FIELD
 from app.core.errors import GitLabError, GitLabUnavailableError, StorageError
 from app.core.states import ProjectStatus, RunStatus, SyncMode, Trigger
 from app.db import Database, JobCounts, ProjectRow
-from app.gitlab.client import Comparison, Diff, GitLabClient, ProjectInfo, RawFile
+from app.gitlab.client import Comparison, Diff, ProjectInfo, RawFile
 from app.jobs.targets import collections, write_targets
 from app.libraries.service import forget_project, record_dependencies
-from app.runtime import Deps
+from app.runtime import Deps, ServiceDeps, SyncDeps
 from app.store import filters
 from app.store.filters import Condition, Filter
 from app.store.indexing import WritePlan
@@ -131,11 +130,11 @@ class SyncOutcome:
 class Syncer:
     """Runs sync steps with the service's resources."""
 
-    def __init__(self, deps: Deps, db: Database, gitlab: GitLabClient, executor: Executor | None = None) -> None:
+    def __init__(self, deps: SyncDeps) -> None:
         self.deps = deps
-        self.db = db
-        self.gitlab = gitlab
-        self.executor = executor
+        self.db = deps.db
+        self.gitlab = deps.gitlab
+        self.executor = deps.executor
         self.config: ChunkerConfig = deps.settings.chunking.to_config()
         self.scope = Scope.from_config(self.config)
         self.batch = deps.settings.worker.files_per_batch
@@ -369,7 +368,7 @@ async def record_access(db: Database, info: ProjectInfo) -> None:
         await db.set_project_access(info.id, info.visibility, info.repository_access)
 
 
-async def leave_scope(deps: Deps, db: Database, project_id: int, reason: str, gen: int) -> None:
+async def leave_scope(deps: ServiceDeps, db: Database, project_id: int, reason: str, gen: int) -> None:
     """A project left the indexing scope: delete its points, then mark it (call it holding the project's lock)."""
     await purge_points(deps, project_id)
     await db.mark_out_of_scope(project_id, reason, gen)

@@ -27,7 +27,7 @@ async def test_a_first_sync_is_one_archive_request_and_equals_the_tree(env: Sync
     await env.audit(project)
     assert env.gitlab.call_count("/archive") == 1
     assert env.gitlab.call_count("/blobs/") == env.gitlab.call_count("/tree") == 0
-    manifest = await env.deps.require_db().manifest(project.id)
+    manifest = await env.deps.db.manifest(project.id)
     tree = project.repo.ls_tree(project.head(), recursive=True)
     assert manifest == {e.path: e.sha for e in tree if e.path.startswith(SRC)}  # blob ids as git names them
     await env.push(project, {SRC + "S0.java": service("Changed")})

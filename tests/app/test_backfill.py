@@ -145,7 +145,7 @@ async def test_after_an_all_backfill_of_200_projects_a_lost_push_is_healed_by_th
         await reconcile({"deps": env.deps})  # (each burst worker of `env.work` also sweeps at its start)
         await env.work()
         await env.audit(lost)
-        row = await env.deps.require_db().project(lost.id)
+        row = await env.deps.db.project(lost.id)
         assert row is not None and row.indexed_sha == lost.head()
         last = (await env.runs(lost.id))[-1]
         assert (last["trigger"], last["to_sha"]) == ("reconcile", lost.head())  # healed by the sweep, no delivery
@@ -160,7 +160,7 @@ async def test_a_first_sweep_of_200_new_projects_leaves_them_to_a_backfill_and_a
     indexable = org.indexable(org.projects)
     new = {p.id for p in org.projects} - org.archived - org.forks - org.personal  # the listing's scope: empty ones too
     env.deps = _with_settings(env)
-    db, queue = env.deps.require_db(), env.deps.require_queue()
+    db, queue = env.deps.db, env.deps.queue
     await reconcile({"deps": env.deps})  # day one: the first sweep finds every project new
     [backfill_id] = await db.running_backfills()
     assert await db.backfill_outcomes(backfill_id) == {"waiting": len(new)}
@@ -175,7 +175,7 @@ async def test_a_first_sweep_of_200_new_projects_leaves_them_to_a_backfill_and_a
         report = client.get(f"/admin/backfills/{backfill_id}", headers=AUTH).json()
     assert report["status"] == "done" and report["progress"] == {"done": len(new)}
     assert report["target"] == {"discovered": len(new)}
-    runs = await env.deps.require_db().runs_page(None, 0, 1000)
+    runs = await env.deps.db.runs_page(None, 0, 1000)
     [pushed] = [r for r in runs if r["project_id"] == live.id and r["trigger"] == "push"]
     before = [r for r in runs if r["id"] != pushed["id"] and r["finished_at"] < pushed["finished_at"]]
     assert len(before) <= 2 * slots(env.settings)  # the push waited behind a few syncs, not behind 150
@@ -184,12 +184,12 @@ async def test_a_first_sweep_of_200_new_projects_leaves_them_to_a_backfill_and_a
 
 async def finished_runs(env: SyncEnv) -> set[int]:
     """The ids of the sync runs that have finished so far."""
-    return {r["id"] for r in await env.deps.require_db().runs_page(None, 0, 10_000) if r["finished_at"] is not None}
+    return {r["id"] for r in await env.deps.db.runs_page(None, 0, 10_000) if r["finished_at"] is not None}
 
 
 async def when_done(env: SyncEnv, backfill_id: int, worker: asyncio.Task[None], count: int) -> None:
     """Wait (while `worker` runs the queue) until `count` of the backfill's projects are done."""
-    db = env.deps.require_db()
+    db = env.deps.db
     while (await db.backfill_totals(backfill_id)).projects.get("done", 0) < count:
         assert not worker.done(), "the backfill ended before it was under way"
         await asyncio.sleep(0.02)
@@ -216,7 +216,7 @@ async def test_a_push_during_an_all_backfill_of_200_projects_waits_behind_a_few_
         report = client.get(f"/admin/backfills/{backfill_id}", params={"per_page": 1000}, headers=AUTH).json()
     assert report["status"] == "done"
     assert {i for i, (_, s) in by_project(report).items() if s == "done"} == indexable
-    runs = await env.deps.require_db().runs_page(None, 0, 10_000)
+    runs = await env.deps.db.runs_page(None, 0, 10_000)
     [pushed] = [r for r in runs if r["project_id"] == live.id and r["trigger"] == "push"]
     assert pushed["to_sha"] == sha
     later = [r for r in runs if r["id"] not in settled and r["id"] != pushed["id"]]
@@ -225,7 +225,7 @@ async def test_a_push_during_an_all_backfill_of_200_projects_waits_behind_a_few_
     assert len(waited) <= 2 * slots(env.settings), [(r["project_id"], r["trigger"]) for r in waited]
     assert len(later) - len(waited) > 50  # most of the backfill was still to come when the push was indexed
     await env.audit(live)
-    row = await env.deps.require_db().project(live.id)
+    row = await env.deps.db.project(live.id)
     assert row is not None and row.indexed_sha == sha
 
 
@@ -260,7 +260,7 @@ async def test_a_project_the_token_may_not_read_is_reported_forbidden_and_the_ot
 ) -> None:
     hidden, known = (env.gitlab.create_project(f"acme/{name}") for name in ("hidden", "known"))
     known.commit({SRC + "A.java": service("A")}, "init")
-    db = env.deps.require_db()
+    db = env.deps.db
     backfill_id = (await db.create_backfill([hidden.id, known.id], False, {})).id
     env.gitlab.fail_next(1, status=403, path_contains=f"/api/v4/projects/{hidden.id}")  # no access to this one
     await backfill({"deps": _with_settings(env), "job_try": 1}, None, False, backfill_id)
@@ -275,7 +275,7 @@ async def test_a_project_the_token_may_not_read_is_reported_forbidden_and_the_ot
 async def test_the_dispatcher_keeps_at_most_its_slots_in_flight(env: SyncEnv) -> None:
     for i in range(6):
         env.gitlab.create_project(f"acme/p{i}").commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
-    db = env.deps.require_db()
+    db = env.deps.db
     backfill_id = (await db.create_backfill(None, False, {"group": "acme", "include_subgroups": True})).id
     ctx = {"deps": _with_settings(env), "job_try": 1}
     await backfill(ctx, None, False, backfill_id)
@@ -334,7 +334,7 @@ async def test_a_backfill_after_postgresql_is_recreated_under_the_kept_redis_run
     """A recreated (or restored) PostgreSQL hands the same backfill ids out again; Redis still holds the old jobs."""
     for i in range(3):
         env.gitlab.create_project(f"acme/p{i}").commit({SRC + f"P{i}.java": service(f"P{i}")}, "init")
-    queue = env.deps.require_queue()
+    queue = env.deps.queue
     with admin(env) as client:
         first = await run(env, client, {"all": True})
         assert first["status"] == "done"

@@ -71,7 +71,7 @@ async def test_a_full_reindex_repairs_citations_when_no_blob_changed(env: SyncEn
     # The state an earlier version left after a force push: chunks citing a commit that is gone.
     where = qm.Filter(must=[qm.FieldCondition(key="gitlab_project_id", match=qm.MatchValue(value=project.id))])
     await env.deps.store.set_payload_where(where, {"commit_sha": "0" * 40})
-    await env.deps.require_queue().enqueue_job(BACKFILL, [project.id], True)  # POST /admin/reindex {"full": true}
+    await env.deps.queue.enqueue_job(BACKFILL, [project.id], True)  # POST /admin/reindex {"full": true}
     await env.work()
     await env.audit(project)
     [_, full] = await env.runs(project.id)

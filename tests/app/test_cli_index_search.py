@@ -45,7 +45,7 @@ PROJECT_FILES = 19  # 6 + 5 + 3 + 5; the binary Blob.java and the empty Empty.ja
 PROJECT_CHUNKS = 86  # 16 of them bodiless methods (issue 12), mostly repository interfaces
 SUMMARY = re.compile(
     r"javakb index: (?P<repo>\S+): (?P<files>\d+) files, (?P<embedded>\d+) chunks "
-    r"(?:embedded with \S+ and indexed|indexed \(lexical only: no embedding model set\)), (?P<reused>\d+) reused, "
+    r"(?:embedded with \S+ and indexed|indexed \(lexical only: embedding provider none\)), (?P<reused>\d+) reused, "
     r"(?P<deleted>\d+) deleted, (?P<skipped>\d+) skipped, (?P<removed>\d+) vanished files removed"
 )
 CITATION = CITATION_FIELDS
@@ -60,6 +60,7 @@ def qdrant_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest
     path = tmp_path / "qdrant"
     monkeypatch.setenv("JAVAKB_QDRANT__PATH", str(path))
     monkeypatch.setenv("JAVAKB_QDRANT__ENGINE", request.param)
+    monkeypatch.setenv("JAVAKB_EMBEDDING__PROVIDER", "none")  # lexical orders; the model: test_cli_embedded_default
     return path
 
 
@@ -71,6 +72,7 @@ def embedding_server() -> Iterator[FakeEmbeddingServer]:
 
 
 def use_embeddings(monkeypatch: pytest.MonkeyPatch, server: FakeEmbeddingServer) -> None:
+    monkeypatch.setenv("JAVAKB_EMBEDDING__PROVIDER", "endpoint")
     monkeypatch.setenv("JAVAKB_EMBEDDING__BASE_URL", server.base_url)
     monkeypatch.setenv("JAVAKB_EMBEDDING__MODEL", "fake-embed")
     monkeypatch.setenv("JAVAKB_EMBEDDING__DIMENSIONS", "32")

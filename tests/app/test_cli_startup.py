@@ -56,7 +56,7 @@ def test_search_opens_the_store_but_not_the_web_stack(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("model", "said"),
     [
-        (None, "12 chunks indexed (lexical only: no embedding model set)"),
+        (None, "12 chunks indexed (lexical only: embedding provider none)"),
         ("bge-small", "12 chunks embedded with bge-small and indexed"),
     ],
 )

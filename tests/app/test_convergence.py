@@ -56,7 +56,7 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 20.0
 
 
 async def converged(env: SyncEnv, project: FakeProject) -> bool:
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     return row is not None and row.indexed_sha == project.head() and row.done_gen >= row.requested_gen
 
 
@@ -77,7 +77,7 @@ async def stop(w: Worker, task: asyncio.Task[None]) -> None:
 
 
 async def test_a_slow_gitlab_with_a_push_during_every_run_converges_monotonically(env: SyncEnv, worker: Worker) -> None:
-    db = env.deps.require_db()
+    db = env.deps.db
     env.gitlab.latency_s = 0.15  # every API call is slow, so every run is long
     project = env.gitlab.create_project("acme/shop")
     heads = [await env.push(project, {SRC + f"F{i}.java": service(f"F{i}") for i in range(8)})]
@@ -115,7 +115,7 @@ async def test_a_slow_gitlab_with_a_push_during_every_run_converges_monotonicall
 
 async def test_a_generation_whose_id_is_held_by_a_killed_job_is_still_synced(env: SyncEnv) -> None:
     # No worker yet: the push's own job is what a killed worker left behind.
-    queue = env.deps.require_queue()
+    queue = env.deps.queue
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + "A.java": service("A")})
     held = sync_job_id(project.id, 1)
@@ -133,7 +133,7 @@ async def test_a_generation_whose_id_is_held_by_a_killed_job_is_still_synced(env
 
 
 async def test_a_generation_whose_id_has_a_kept_result_is_still_synced(env: SyncEnv) -> None:
-    queue = env.deps.require_queue()
+    queue = env.deps.queue
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + "A.java": service("A")})
     await env.work()
@@ -148,7 +148,7 @@ async def test_a_generation_whose_id_has_a_kept_result_is_still_synced(env: Sync
 
 
 async def test_a_job_waiting_in_the_queue_is_not_enqueued_twice(env: SyncEnv) -> None:
-    queue = env.deps.require_queue()
+    queue = env.deps.queue
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + "A.java": service("A")})  # queues sync:<id>:1
     assert not await enqueue_sync(queue, project.id, 1, SyncTrigger.RECONCILE)
@@ -160,7 +160,7 @@ async def test_a_job_waiting_in_the_queue_is_not_enqueued_twice(env: SyncEnv) ->
 async def test_a_postgresql_outage_during_pushes_and_a_sync_converges(
     env: SyncEnv, worker: Worker, clean_db: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    db = env.deps.require_db()
+    db = env.deps.db
     env.gitlab.latency_s = 0.05
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + f"F{i}.java": service(f"F{i}") for i in range(24)})
@@ -195,7 +195,7 @@ async def test_a_postgresql_outage_during_pushes_and_a_sync_converges(
 
 
 async def test_a_gitlab_outage_shows_as_failed_will_retry_within_a_second(env: SyncEnv) -> None:
-    db = env.deps.require_db()
+    db = env.deps.db
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + "A.java": service("A")})
     env.gitlab.fail_next(1000, status=502)
@@ -210,7 +210,7 @@ async def test_a_gitlab_outage_shows_as_failed_will_retry_within_a_second(env: S
 
 
 async def test_a_project_with_a_push_not_indexed_yet_shows_pending_not_ok(env: SyncEnv) -> None:
-    db = env.deps.require_db()
+    db = env.deps.db
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + "A.java": service("A")})
     await env.work()
@@ -223,7 +223,7 @@ async def test_a_project_with_a_push_not_indexed_yet_shows_pending_not_ok(env: S
 
 
 async def test_a_run_whose_lock_session_died_cannot_record_its_result(env: SyncEnv, clean_db: str) -> None:
-    db = env.deps.require_db()
+    db = env.deps.db
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + "A.java": service("A")})
     async with db.project_lock(project.id) as locked:
@@ -264,4 +264,4 @@ async def test_lifecycle_jobs_retry_through_a_postgresql_outage(env: SyncEnv, cl
             await purge_project({"deps": env.deps, "job_try": 1}, project.id)
     purged = await purge_project({"deps": env.deps, "job_try": 2}, project.id)
     assert purged == f"purged project {project.id} (GitLab answers 404)"
-    assert await env.points(project.id) == {} and await env.deps.require_db().project(project.id) is None
+    assert await env.points(project.id) == {} and await env.deps.db.project(project.id) is None

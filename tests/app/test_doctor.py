@@ -15,7 +15,7 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from app.core.settings import Settings
+from app.core.settings import EMBEDDED_MODEL, Settings
 from app.store.engines import open_store
 from app.store.vectors import IndexModel
 from entry import doctor
@@ -189,7 +189,20 @@ async def test_configured_dimensions_are_checked_with_a_real_request(
     with FakeEmbeddingServer(dim=64) as shortening:  # a model that can answer 32 floats
         settings = settings_for(pg_dsn, gitlab, shortening, tmp_path / "q", embedding__dimensions=32)
         found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
-    assert found.verdict is Verdict.OK and found.detail == "fake-embed: 32 dimensions"
+    assert found.verdict is Verdict.OK and found.detail == "fake-embed: 32 dimensions, hybrid search (endpoint)"
+
+
+async def test_the_default_is_the_embedded_model_and_none_is_lexical_only(
+    pg_dsn: str, gitlab: FakeGitLab, tmp_path: Path
+) -> None:
+    settings = settings_for(pg_dsn, gitlab, None, tmp_path / "q")  # no endpoint configured
+    found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.OK
+    assert found.detail == f"{EMBEDDED_MODEL}: 768 dimensions, hybrid search (embedded, in-process)"
+
+    settings = settings_for(pg_dsn, gitlab, None, tmp_path / "q", embedding__provider="none")
+    found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
+    assert found.verdict is Verdict.OK and "lexical-only" in found.detail and "PROVIDER" in found.detail
 
 
 async def test_qdrant_holding_another_model(

@@ -29,6 +29,7 @@ from app.store.embeddings import (
     plan_batches,
     retry_after_s,
 )
+from app.store.static_embedder import StaticEmbedder
 from testkit.fake_embedder import fake_vector
 
 BASE = "http://embed.test/v1"
@@ -400,8 +401,13 @@ async def test_empty_input_sends_nothing(router: respx.Router, make: Callable[..
     assert route.call_count == 0
 
 
-async def test_lexical_only_mode_has_no_embedder(client: httpx.AsyncClient) -> None:
-    assert build_embedder(EmbeddingSettings(), client) is None
+async def test_the_provider_decides_the_embedder_and_only_none_is_lexical_only(client: httpx.AsyncClient) -> None:
+    assert isinstance(build_embedder(EmbeddingSettings(), client), StaticEmbedder)  # the default
     assert isinstance(build_embedder(EmbeddingSettings(base_url=BASE), client), OpenAIEmbedder)
+    assert isinstance(build_embedder(EmbeddingSettings(base_url=BASE, provider="embedded"), client), StaticEmbedder)
+    assert build_embedder(EmbeddingSettings(provider="none"), client) is None
+    assert build_embedder(EmbeddingSettings(provider="none", base_url=BASE), client) is None
     with pytest.raises(ValueError, match="base_url"):
         OpenAIEmbedder(EmbeddingSettings(), client)
+    with pytest.raises(ValueError, match="needs base_url"):
+        EmbeddingSettings(provider="endpoint")

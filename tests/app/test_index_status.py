@@ -31,7 +31,7 @@ ALL = everything("test")
 
 
 async def status_of(env: SyncEnv, repo: str, access: Access = ALL) -> StatusItem:
-    items = await index_status(env.deps.require_db(), access, repo)
+    items = await index_status(env.deps.db, access, repo)
     assert [i["repo"] for i in items] == [repo]
     return items[0]
 
@@ -95,10 +95,10 @@ async def test_a_failed_run_shows_its_error_and_the_commits_its_compare_counted(
                 head = project.commit({SRC + f"C{i}.java": service(f"C{i}")}, f"commit {i}")
             await env.deliver(push_payload(project, head))
             embedder.fail_next(2, status=503)  # the client's two attempts: this run fails (the job would retry)
-            db, row = env.deps.require_db(), await env.deps.require_db().project(project.id)
+            row = await env.deps.db.project(project.id)
             assert row is not None
             with pytest.raises(EmbeddingUnavailableError):
-                await Syncer(env.deps, db, env.deps.require_gitlab()).sync_once(row, GitLabEvent.PUSH)
+                await Syncer(env.deps).sync_once(row, GitLabEvent.PUSH)
             failed = await status_of(env, "acme/shop")
             assert failed["state"] == "failed" and failed["last_error"] and failed["last_run"] == "FAILED"
             assert failed["behind"] and failed["gitlab_head"] == head and failed["lag_commits"] == 3
@@ -117,7 +117,7 @@ async def test_the_status_reads_only_what_the_caller_may_read(env: SyncEnv) -> N
     projects = {path: env.gitlab.create_project(path) for path in paths}
     for project in projects.values():
         await env.deliver(push_payload(project, project.commit({SRC + "A.java": service("A")}, "first")))
-    db = env.deps.require_db()
+    db = env.deps.db
     shop_id = projects["acme/shop"].id
     accesses = [
         ALL,
@@ -142,7 +142,7 @@ async def test_a_sweep_costs_postgresql_the_same_statements_for_one_drift_or_fiv
         clock = Clock(-3 * THROTTLE)
         await truncate(clean_db)  # each run starts from nothing (its fake GitLab numbers projects from 1)
         async with sync_env(tmp_path / str(drifted), clean_db, clean_redis, gitlab_clock=clock) as env:
-            await env.deps.require_queue().flushdb()  # the test Redis database (JAVAKB_TEST_REDIS)
+            await env.deps.queue.flushdb()  # the test Redis database (JAVAKB_TEST_REDIS)
             projects = [env.gitlab.create_project(f"acme/p{i}") for i in range(drifted)]
             for project in projects:
                 await env.push(project, {SRC + "A.java": service("A")})
@@ -159,7 +159,7 @@ async def test_a_sweep_costs_postgresql_the_same_statements_for_one_drift_or_fiv
 
                 return counting
 
-            db = around(env.deps.require_db(), _fetch=count, _fetchrow=count, _fetchval=count, _execute=count)
+            db = around(env.deps.db, _fetch=count, _fetchrow=count, _fetchval=count, _execute=count)
             handover = await sweep(dataclasses.replace(env.deps, db=db), timedelta(hours=1))
             assert len(handover.drifts) == drifted
             await env.work()
@@ -174,5 +174,5 @@ async def test_a_repository_name_postgresql_cannot_hold_finds_nothing(env: SyncE
     project = env.gitlab.create_project("acme/shop")
     await env.deliver(push_payload(project, project.commit({SRC + "A.java": service("A")}, "first")))
     for odd in ("acme/\x00shop", "acme/\udcff"):
-        assert await index_status(env.deps.require_db(), ALL, odd) == []
-        assert await env.deps.require_db().project_at(odd) is None
+        assert await index_status(env.deps.db, ALL, odd) == []
+        assert await env.deps.db.project_at(odd) is None

@@ -5,10 +5,13 @@ modules of its own level or below. Above the services each package stands alone:
 (`hooks/`) and MCP (`mcp_server/`) never import each other, and only `entry/` (the entry points and
 the composition root, the top level) imports them. Folders are held to the same order: the arrows
 between folders form no circle. A new module without a level fails `test_every_module_has_a_level`.
+No module outside `tests/` (the service, `testkit/`, `bench/`, `scripts/`) is part of a circle of
+imports either, counting those only a type checker runs (`if TYPE_CHECKING:`).
 """
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -133,7 +136,7 @@ def test_the_rule_catches_the_arrows_issue_25_named() -> None:
         "mcp_server.server",
     ]
     assert upward_imports("app.ops.scrape", {"entry.deps"}) == ["entry.deps"]
-    assert folder_circles({"app.sync": {"app.libraries"}, "app.libraries": {"app.sync", "app.db"}}) == [
+    assert circles({"app.sync": {"app.libraries"}, "app.libraries": {"app.sync", "app.db"}}) == [
         ["app.libraries", "app.sync"]
     ]
 
@@ -160,8 +163,8 @@ def folder_arrows() -> dict[str, set[str]]:
     return arrows
 
 
-def folder_circles(arrows: dict[str, set[str]]) -> list[list[str]]:
-    """The circles (strongly connected sets of more than one folder) of a folder graph, each sorted."""
+def circles(arrows: dict[str, set[str]]) -> list[list[str]]:
+    """The circles (strongly connected sets of more than one node) of a graph of folders or modules, each sorted."""
     reach = {start: _reachable(arrows, start) for start in arrows}
     circles = {tuple(sorted(f for f in reach if start in reach[f] and f in reach[start])) for start in reach}
     return sorted(list(c) for c in circles if len(c) > 1)
@@ -181,4 +184,41 @@ def _reachable(arrows: dict[str, set[str]], start: str) -> set[str]:
 def test_no_circle_between_folders() -> None:
     arrows = folder_arrows()
     assert {"entry", "app.sync", "app.libraries", "app.rest", "hooks", "mcp_server"} <= set(arrows)
-    assert folder_circles(arrows) == []
+    assert circles(arrows) == []
+
+
+# Every module outside `tests/`: the service's packages and the code the tests and benchmarks share.
+CODE = sorted(p for folder in (*PACKAGES, "testkit", "bench", "scripts") for p in (ROOT / folder).glob("**/*.py"))
+
+
+def module_imports(path: Path) -> set[str]:
+    """What a source file imports, with `pkg.x` for each `from pkg import x` (x may be a module)."""
+    found = imported_modules(path)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def module_arrows(paths: list[Path]) -> dict[str, set[str]]:
+    """Each module of `paths` and the other modules of `paths` it imports."""
+    ours = {module_name(p): p for p in paths}
+    return {name: {t for t in module_imports(path) if t in ours and t != name} for name, path in ours.items()}
+
+
+def test_no_circle_between_modules() -> None:
+    arrows = module_arrows(CODE)
+    assert {"testkit.fake_gitlab_api", "testkit.fake_gitlab_http", "testkit.fake_gitlab_model"} <= arrows[
+        "testkit.fake_gitlab"
+    ]
+    assert {"app.sync.syncer", "testkit.sync_env", "bench.rebuild"} <= set(arrows)
+    assert circles(arrows) == []
+
+
+def test_the_rule_catches_the_circle_issue_25_named(tmp_path: Path) -> None:
+    # The fake GitLab's modules imported each other, the API its facade only for the type checker.
+    source = tmp_path / "fake_gitlab_api.py"
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from testkit import fake_gitlab\n")
+    assert "testkit.fake_gitlab" in module_imports(source)
+    facade, api, wire = "testkit.fake_gitlab", "testkit.fake_gitlab_api", "testkit.fake_gitlab_wire"
+    assert circles({facade: {api}, api: {facade, wire}, wire: set()}) == [[facade, api]]

@@ -78,7 +78,7 @@ async def library_points(env: SyncEnv, repo_path: str) -> int:
 
 
 async def statuses(env: SyncEnv) -> dict[str, LibraryStatus]:
-    return {":".join(c): row.status for c, row in (await env.deps.require_db().libraries()).items()}
+    return {":".join(c): row.status for c, row in (await env.deps.db.libraries()).items()}
 
 
 async def test_a_version_bump_indexes_the_new_version_and_purges_the_old(env: SyncEnv, maven: FakeMaven) -> None:
@@ -107,7 +107,7 @@ async def test_a_library_used_by_two_projects_is_indexed_once(env: SyncEnv, mave
         await env.push(project, {"pom.xml": pom(("org.lib", "util", "1.0")), SRC + "A.java": service_java("A")})
     await env.work()
     assert maven.asked("util-1.0-sources.jar") == 1
-    rows = await usages(env.deps.require_db(), LOCAL, LibraryName.parse("org.lib:util"))
+    rows = await usages(env.deps.db, LOCAL, LibraryName.parse("org.lib:util"))
     assert sorted(r.repo_path for r in rows) == ["acme/billing", "acme/shop"]
 
 
@@ -119,17 +119,17 @@ async def test_a_push_that_leaves_the_build_alone_does_not_read_it(env: SyncEnv)
     await env.push(project, {SRC + "B.java": service_java("B")})
     await env.work()
     assert env.gitlab.call_count("repository/tree") == trees
-    assert await env.deps.require_db().dependencies_sha(project.id) == project.head()
+    assert await env.deps.db.dependencies_sha(project.id) == project.head()
 
 
 async def test_a_missing_sources_jar_is_a_status_and_the_project_syncs(env: SyncEnv) -> None:
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {"pom.xml": pom(("org.nosrc", "thing", "1.0")), SRC + "A.java": service_java("A")})
     await env.work()
-    rows = await env.deps.require_db().libraries()
+    rows = await env.deps.db.libraries()
     row = rows[("org.nosrc", "thing", "1.0")]
     assert row.status is LibraryStatus.NO_SOURCES and "thing-1.0-sources.jar" in (row.detail or "")
-    assert (await env.deps.require_db().project(project.id)).state == "ok"  # type: ignore[union-attr]
+    assert (await env.deps.db.project(project.id)).state == "ok"  # type: ignore[union-attr]
     await env.audit(project)
 
 
@@ -138,7 +138,7 @@ async def test_a_bad_pom_is_recorded_and_the_project_syncs(env: SyncEnv) -> None
     await env.push(project, {"pom.xml": "<project><dependencies>", SRC + "A.java": service_java("A")})
     await env.work()
     await env.audit(project)
-    db = env.deps.require_db()
+    db = env.deps.db
     assert await db.dependency_files(project.id) != {}
     assert await db.library_usage() == {}
 
@@ -198,7 +198,7 @@ async def test_the_byte_budget(tmp_path: Path, clean_db: str, clean_redis: str, 
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {"pom.xml": pom(("org.lib", "util", "1.0"))})
         await env.work()
-        [row] = (await env.deps.require_db().libraries()).values()
+        [row] = (await env.deps.db.libraries()).values()
         assert row.status is LibraryStatus.OVER_BUDGET and "MAX_BYTES" in (row.detail or "")
         assert await library_points(env, "maven:org.lib:util:1.0") == 0
 
@@ -229,7 +229,7 @@ async def test_a_refusing_repository_fails_the_library_not_the_project(
             project = env.gitlab.create_project("acme/shop")
             await env.push(project, {"pom.xml": pom(("org.lib", "util", "1.0")), SRC + "A.java": service_java("A")})
             await env.work()
-            [row] = (await env.deps.require_db().libraries()).values()
+            [row] = (await env.deps.db.libraries()).values()
             assert (
                 row.status is LibraryStatus.FAILED
                 and row.detail == f"401 from {maven.url}/org/lib/util/1.0/util-1.0-sources.jar"
@@ -279,7 +279,7 @@ async def test_library_code_is_readable_by_readers_of_a_user_and_names_only_read
     assert await search.within(SearchScope.LIBRARIES).repositories(nobody) == {}
     [library_hit] = await search.within(SearchScope.ALL).symbol(reader, "Rot13Codec")
 
-    db = env.deps.require_db()
+    db = env.deps.db
     [named] = await with_users(db, reader, [library_hit])
     assert named.used_by == ("acme/shop",)
     [anonymous] = await with_users(db, nobody, [library_hit])
@@ -294,7 +294,7 @@ async def test_an_artifact_of_the_orgs_own_group_is_never_indexed_as_a_library(e
     project = env.gitlab.create_project("acme/shop")  # its pom's groupId is com.acme
     await env.push(project, {"pom.xml": pom(("com.acme", "billing-client", "1.0"))})
     await env.work()
-    [row] = (await env.deps.require_db().libraries()).values()
+    [row] = (await env.deps.db.libraries()).values()
     assert row.status is LibraryStatus.NOT_ALLOWED and "organization's projects" in (row.detail or "")
     assert maven.asked("billing-client") == 0
 
@@ -303,7 +303,7 @@ async def test_the_sweep_asks_again_for_a_library_job_redis_lost(env: SyncEnv, m
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {"pom.xml": pom(("org.lib", "util", "1.0"))})
     await env.work()
-    db = env.deps.require_db()
+    db = env.deps.db
     assert not await db.libraries_behind()
     await db.delete_library(("org.lib", "util", "1.0"))  # as if the job had never run
     assert await db.libraries_behind()
@@ -321,7 +321,7 @@ async def test_a_first_sync_reads_the_build_from_its_archive(env: SyncEnv) -> No
     await env.work()
     assert env.gitlab.call_count("/archive") == 1
     assert env.gitlab.call_count("/tree") == env.gitlab.call_count("/blobs/") == 0
-    assert set(await env.deps.require_db().dependency_files(project.id)) == {"pom.xml", "svc/build.gradle"}
+    assert set(await env.deps.db.dependency_files(project.id)) == {"pom.xml", "svc/build.gradle"}
     assert await statuses(env) == {
         "org.lib:util:1.0": LibraryStatus.INDEXED,
         "org.other:text:3.1": LibraryStatus.INDEXED,

@@ -86,7 +86,7 @@ async def test_a_pushed_traversal_is_recorded_unresolved_and_never_fetched(env: 
     hostile = [("org.lib", "util-admin", TRAVERSAL), *(c for c in HOSTILE if c[:2] != GOOD[:2])]
     await env.push(project, {"pom.xml": pom_of(GOOD, *hostile).decode()})
     await env.work()
-    db = env.deps.require_db()
+    db = env.deps.db
     assert {c: row.status for c, row in (await db.libraries()).items()} == {GOOD: LibraryStatus.INDEXED}
     assert outside(maven) == []
     [row] = await db.usages("org.lib", "util-admin", None, everything=True)
@@ -99,7 +99,7 @@ async def test_a_hostile_coordinate_recorded_before_the_check_is_marked_not_fetc
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {"pom.xml": pom_of(GOOD).decode()})
     await env.work()
-    db = env.deps.require_db()
+    db = env.deps.db
     declared = [
         Dependency(group=g, artifact=a, version=v, scope=f"s{i}", source="pom.xml")
         for i, (g, a, v) in enumerate((GOOD, *HOSTILE[:6]))
@@ -120,7 +120,7 @@ async def test_a_property_bomb_is_recorded_once_and_not_read_again_until_it_chan
     java = "src/main/java/com/acme/"
     await env.push(project, {"pom.xml": bomb(3, extra=good).decode(), java + "A.java": service_java("A")})
     await env.work()
-    db = env.deps.require_db()
+    db = env.deps.db
     assert await db.build_problems(project.id) == {"pom.xml": OVER_VALUE}
     assert await db.dependencies_sha(project.id) == project.head()  # stored: not read again at every sync
     assert {c: row.status for c, row in (await db.libraries()).items()} == {GOOD: LibraryStatus.INDEXED}
@@ -159,7 +159,7 @@ async def test_a_jar_of_many_tiny_classes_is_cut_at_its_caps_and_says_so(
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {"pom.xml": pom_of(many).decode()})
         await env.work()
-        row = (await env.deps.require_db().libraries())[many]
+        row = (await env.deps.db.libraries())[many]
         assert row.status is LibraryStatus.INDEXED and row.chunks is not None and 0 < row.chunks <= most
         assert (row.detail or "").startswith("partly indexed") and named in (row.detail or "")
         where = filters.all_of(filters.eq("repo_path", "maven:org.many:classes:1.0"))
@@ -181,7 +181,7 @@ async def test_a_groupid_postgresql_cannot_index_is_not_stored_and_the_build_is_
     data = f"<project><groupId>com.{noise}</groupId><artifactId>shop</artifactId><version>1</version>"
     await env.push(project, {"pom.xml": f"{data}<dependencies>{good}</dependencies></project>"})
     await env.work()
-    db = env.deps.require_db()
+    db = env.deps.db
     assert await db.dependencies_sha(project.id) == project.head()
     assert await db.own_groups() == frozenset()
     assert {c: row.status for c, row in (await db.libraries()).items()} == {GOOD: LibraryStatus.INDEXED}

@@ -83,7 +83,7 @@ async def test_a_project_marked_for_deletion_is_purged_on_destroy(env: SyncEnv) 
     await env.deliver(destroy(project))
     await env.work()
     assert await env.points(project.id) == {}
-    assert await env.deps.require_db().project(project.id) is None
+    assert await env.deps.db.project(project.id) is None
 
 
 async def test_a_forged_rename_does_not_move_the_points(env: SyncEnv) -> None:
@@ -125,7 +125,7 @@ async def test_a_purge_retries_while_gitlab_is_unavailable(env: SyncEnv) -> None
     assert await env.points(project.id) != {}  # not confirmed yet: nothing purged
     assert await purge_project(ctx(env.deps, 2), project.id) == f"purged project {project.id} (GitLab answers 404)"
     assert await env.points(project.id) == {}
-    assert await env.deps.require_db().project(project.id) is None
+    assert await env.deps.db.project(project.id) is None
 
 
 async def test_a_purge_retries_while_qdrant_is_down(env: SyncEnv) -> None:
@@ -134,7 +134,7 @@ async def test_a_purge_retries_while_qdrant_is_down(env: SyncEnv) -> None:
     async with qdrant_down(env.deps) as down:
         with pytest.raises(Retry):
             await purge_project(ctx(down), project.id)
-    assert await env.deps.require_db().project(project.id) is not None  # state stays until the points are gone
+    assert await env.deps.db.project(project.id) is not None  # state stays until the points are gone
     await purge_project(ctx(env.deps, 2), project.id)
     assert await env.points(project.id) == {}
 
@@ -148,13 +148,13 @@ async def test_a_purge_retries_while_postgresql_is_down(env: SyncEnv, clean_db: 
     assert await env.points(project.id) != {}
     await purge_project(ctx(env.deps, 2), project.id)
     assert await env.points(project.id) == {}
-    assert await env.deps.require_db().project(project.id) is None
+    assert await env.deps.db.project(project.id) is None
 
 
 async def test_a_purge_retries_while_a_sync_holds_the_project(env: SyncEnv) -> None:
     project = await indexed(env)
     env.gitlab.delete_project(project.id)
-    async with env.deps.require_db().project_lock(project.id) as locked:
+    async with env.deps.db.project_lock(project.id) as locked:
         assert locked
         with pytest.raises(Retry):
             await purge_project(ctx(env.deps), project.id)
@@ -170,7 +170,7 @@ async def test_the_worker_retries_a_purge_until_it_is_done(env: SyncEnv) -> None
     await env.deliver(destroy(project))
     await env.work()  # the first try raises Retry (deferred 1 s); a later burst runs it again
     assert await env.points(project.id) == {}
-    assert await env.deps.require_db().project(project.id) is None
+    assert await env.deps.db.project(project.id) is None
 
 
 async def test_a_move_retries_while_gitlab_or_qdrant_is_down(env: SyncEnv) -> None:
@@ -182,7 +182,7 @@ async def test_a_move_retries_while_gitlab_or_qdrant_is_down(env: SyncEnv) -> No
     async with qdrant_down(env.deps) as down:
         with pytest.raises(Retry):
             await move_project(ctx(down), project.id, "acme/store")
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     assert row is not None and row.repo_path == "acme/shop"  # the state moves only after the points
     assert await move_project(ctx(env.deps, 3), project.id, "acme/store") == f"project {project.id} is now acme/store"
     assert {p["repo_path"] for p in (await env.points(project.id)).values()} == {"acme/store"}
@@ -205,7 +205,7 @@ async def test_a_refresh_retries_while_gitlab_is_unavailable(env: SyncEnv) -> No
     with pytest.raises(Retry):
         await refresh_project(ctx(env.deps), project.id)
     assert await refresh_project(ctx(env.deps, 2), project.id) == "default branch unchanged"
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     assert row is not None and row.visibility == "public"
 
 
@@ -215,5 +215,5 @@ async def test_events_for_projects_never_indexed_create_nothing_out_of_scope(env
     env.gitlab.set_project_attributes(project.id, archived=True)
     message = await refresh_project(ctx(env.deps), project.id)
     assert message == f"project {project.id} is out of scope: archived (scope.archived is off)"
-    assert await env.deps.require_db().project(project.id) is None
-    assert await env.deps.require_queue().zcard(env.settings.redis.queue) == 0
+    assert await env.deps.db.project(project.id) is None
+    assert await env.deps.queue.zcard(env.settings.redis.queue) == 0

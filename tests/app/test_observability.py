@@ -265,7 +265,7 @@ async def test_the_workers_metrics_on_its_health_port_count_syncs_embeddings_and
             embedder.fail_next(1, status=429, retry_after="0")
             await env.push(project, {SRC + "A.java": service("A"), SRC + "B.java": service("B")})
             await env.work()
-            async with health_endpoint(settings, deps.require_queue(), guarded(deps)):
+            async with health_endpoint(settings, deps.queue, guarded(deps)):
                 url = f"http://127.0.0.1:{worker.health_port}/metrics"
                 async with httpx.AsyncClient() as client:
                     refused = await client.get(url)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import asyncpg
@@ -27,9 +26,11 @@ from app.core.settings import (
     Settings,
     SyncWorkerSettings,
 )
+from app.db import Database
 from entry.deps import open_deps
+from testkit.audit import audit
 from testkit.fake_gitlab import FakeGitLab, FakeProject
-from testkit.sync_env import SyncEnv, push_payload
+from testkit.sync_env import push_payload
 from tests.support.processes import RedisServer, ServeProcess
 
 pytestmark = pytest.mark.integration
@@ -110,11 +111,14 @@ def converged_to(pg_dsn: str, project: FakeProject) -> Callable[[], Awaitable[bo
     return check
 
 
-@asynccontextmanager
-async def audited(settings: Settings, gitlab: FakeGitLab) -> AsyncIterator[SyncEnv]:
-    """The stopped service's store and state, opened for the audit."""
-    async with open_deps(settings, with_db=True) as deps:
-        yield SyncEnv(deps=deps, settings=settings, gitlab=gitlab)
+async def audit_stopped(settings: Settings, project: FakeProject) -> None:
+    """The stopped service's store and state, opened for the audit (not its Redis, which may be gone)."""
+    db = await Database.connect(settings.postgres.dsn.get_secret_value())
+    try:
+        async with open_deps(settings) as deps:
+            await audit(deps, db, settings, project)
+    finally:
+        await db.close()
 
 
 @pytest.fixture
@@ -159,8 +163,7 @@ async def test_serve_killed_mid_initial_sync_resumes_by_itself(
     print(f"\nrestart: up {up_s:.1f} s, sync resumed {resumed_s:.1f} s, converged {converged_s:.1f} s after it")
     assert resumed_s < 15, resumed_s  # the start-up sweep, not a job timeout later (was 399 s, issue 10)
     assert converged_s < 90, converged_s
-    async with audited(settings, gitlab) as env:
-        await env.audit(project)
+    await audit_stopped(settings, project)
 
 
 @pytest.mark.timeout(300)
@@ -201,5 +204,4 @@ async def test_a_redis_restart_under_serve_strands_nothing_and_readyz_tells(
     finally:
         serve.terminate()
         redis.stop()
-    async with audited(settings, gitlab) as env:
-        await env.audit(project)
+    await audit_stopped(settings, project)

@@ -74,7 +74,7 @@ async def dense_sizes(env: SyncEnv) -> set[int]:
 async def test_a_rebuild_under_live_pushes_switches_to_a_complete_new_generation(env: SyncEnv) -> None:
     projects = await indexed_projects(env, 6)
     old = await env.deps.store.target()
-    db = env.deps.require_db()
+    db = env.deps.db
     rebuild_id = (await db.create_rebuild()).id
     await rebuild.start(env.deps, rebuild_id)  # the new generation exists; pushes now go to both
     row = await db.rebuild(rebuild_id)
@@ -111,7 +111,7 @@ async def test_a_rebuild_under_live_pushes_switches_to_a_complete_new_generation
 
 async def when_rebuilt(env: SyncEnv, rebuild_id: int, worker: asyncio.Task[None], count: int) -> None:
     """Wait (while `worker` runs the queue) until `count` of the rebuild's projects are rebuilt."""
-    db = env.deps.require_db()
+    db = env.deps.db
     while (await db.rebuild_progress(rebuild_id)).projects.get(RebuildProjectStatus.DONE, 0) < count:
         assert not worker.done(), "the rebuild ended before it was under way"
         await asyncio.sleep(0.02)
@@ -131,7 +131,7 @@ async def test_a_rebuild_of_a_200_project_org_under_pushes_switches_to_a_complet
     await when_rebuilt(env, rebuild_id, worker, 30)
     by_id = {p.id: p for p in org.projects}
     pushed = [by_id[indexable[0]], by_id[indexable[len(indexable) // 2]], by_id[indexable[-1]]]
-    db = env.deps.require_db()
+    db = env.deps.db
     assert not await db.rebuild_pending(rebuild_id, pushed[0].id)  # pushed after its rebuild: both generations
     assert await db.rebuild_pending(rebuild_id, pushed[-1].id)  # pushed before its rebuild
     for i, project in enumerate(pushed):
@@ -156,7 +156,7 @@ async def test_a_rebuild_of_a_200_project_org_under_pushes_switches_to_a_complet
 
 async def test_a_destroyed_project_leaves_both_generations(env: SyncEnv) -> None:
     projects = await indexed_projects(env, 2)
-    db = env.deps.require_db()
+    db = env.deps.db
     rebuild_id = (await db.create_rebuild()).id
     await rebuild.start(env.deps, rebuild_id)
     await rebuild.rebuild_project(env.deps, rebuild_id, projects[0].id)
@@ -187,10 +187,10 @@ def test_the_admin_api_starts_one_rebuild_at_a_time_and_reports_it(env: SyncEnv)
 
 async def test_a_queued_rebuild_runs_to_its_switch_through_the_worker(env: SyncEnv) -> None:
     projects = await indexed_projects(env, 3)
-    db = env.deps.require_db()
+    db = env.deps.db
     opened = await db.create_rebuild()
     rebuild_id = opened.id
-    await enqueue_once(env.deps.require_queue(), REBUILD, rebuild_job_id(rebuild_id, opened.job_token), rebuild_id)
+    await enqueue_once(env.deps.queue, REBUILD, rebuild_job_id(rebuild_id, opened.job_token), rebuild_id)
     await env.work()
     row = await db.rebuild(rebuild_id)
     assert row is not None and row.status == RebuildStatus.DONE
@@ -205,7 +205,7 @@ async def test_a_rebuild_after_postgresql_is_recreated_under_the_kept_redis_runs
 ) -> None:
     """The rebuild ids repeat after PostgreSQL is recreated; the job ids (and so arq's kept results) do not."""
     await indexed_projects(env, 1)
-    db = env.deps.require_db()
+    db = env.deps.db
     first = await rebuild.request(env.deps)
     await env.work()
     await truncate(clean_db)  # Redis keeps the first rebuild's results (its start's, an hour)
@@ -237,7 +237,7 @@ async def test_a_project_that_cannot_be_rebuilt_fails_the_rebuild_and_the_old_ge
 ) -> None:
     projects = await indexed_projects(env, 2)
     old = await env.deps.store.target()
-    db = env.deps.require_db()
+    db = env.deps.db
     rebuild_id = (await db.create_rebuild()).id
     await rebuild.start(env.deps, rebuild_id)
     env.gitlab.fail_next(10, status=404, path_contains="/repository/blobs/")  # the project exists, its blobs do not

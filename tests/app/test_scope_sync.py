@@ -48,12 +48,12 @@ async def indexed(env: SyncEnv, path: str = "acme/shop") -> FakeProject:
 
 
 async def assert_out(env: SyncEnv, project: FakeProject, reason: str) -> None:
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     assert row is not None and row.status == "out_of_scope", row
     assert row.last_error is not None and reason in row.last_error, row.last_error
     assert row.indexed_sha is None and row.done_gen == row.requested_gen
     assert await env.points(project.id) == {}
-    assert await env.deps.require_db().manifest(project.id) == {}
+    assert await env.deps.db.manifest(project.id) == {}
 
 
 async def test_archiving_purges_the_project_and_unarchiving_indexes_it_again(env: SyncEnv) -> None:
@@ -72,7 +72,7 @@ async def test_archiving_purges_the_project_and_unarchiving_indexes_it_again(env
     await env.deliver(update_payload(project))
     await env.work()
     await env.audit(project)
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     assert row is not None and (row.status, row.last_error) == ("ok", None)
 
 
@@ -129,7 +129,7 @@ async def test_a_transfer_into_a_denied_group_purges_the_project(env: SyncEnv) -
     await env.deliver(transfer)
     await env.work()
     await assert_out(env, project, "under the denied prefix 'attic'")
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     assert row is not None and row.repo_path == "attic/shop"
 
 
@@ -137,18 +137,18 @@ async def test_a_push_out_of_scope_is_ignored_by_the_receiver_with_its_reason(en
     project = env.gitlab.create_project("attic/old")
     sha = project.commit(SOURCES, "init")
     assert await env.deliver(push_payload(project, sha), key="k1") == "ignored"
-    db = env.deps.require_db()
+    db = env.deps.db
     assert await db.delivery_outcome("k1") == "ignored"
     rows = await db.pool.fetch("SELECT detail FROM deliveries WHERE idempotency_key = 'k1'")
     assert rows[0]["detail"] == "out of scope: under the denied prefix 'attic'"
     assert await db.project(project.id) is None
-    assert await env.deps.require_queue().zcard(env.settings.redis.queue) == 0
+    assert await env.deps.queue.zcard(env.settings.redis.queue) == 0
     assert sync_calls(env) == []
 
 
 async def test_visibility_and_repository_access_are_recorded_by_the_sync_and_by_project_update(env: SyncEnv) -> None:
     project = await indexed(env)
-    db = env.deps.require_db()
+    db = env.deps.db
     row = await db.project(project.id)
     assert row is not None and (row.visibility, row.repository_access) == ("private", "enabled")
     env.gitlab.set_project_attributes(project.id, visibility="internal", repository_access_level="private")
@@ -168,14 +168,14 @@ async def test_a_backfill_skips_projects_out_of_scope_and_purges_known_ones_that
     env.gitlab.set_project_attributes(archived.id, archived=True)
     fresh = env.gitlab.create_project("acme/fresh")
     fresh.commit(SOURCES, "init")
-    await env.deps.require_queue().enqueue_job(BACKFILL)
+    await env.deps.queue.enqueue_job(BACKFILL)
     await env.work()
     await env.audit(kept)
     await env.audit(fresh)
     await assert_out(env, leaving, "javakb-ignore")
-    assert await env.deps.require_db().project(archived.id) is None  # never indexed, nothing recorded
+    assert await env.deps.db.project(archived.id) is None  # never indexed, nothing recorded
     assert await env.points(archived.id) == {}
-    results = await env.deps.require_db().backfill_projects(1)
+    results = await env.deps.db.backfill_projects(1)
     outcomes = {r["project_id"]: (r["outcome"], r["detail"]) for r in results}
     assert outcomes[archived.id] == ("out_of_scope", "archived (scope.archived is off)")
     assert outcomes[leaving.id][0] == "out_of_scope"
@@ -207,7 +207,7 @@ async def test_a_project_moved_back_out_of_a_denied_group_is_indexed_again(env: 
             }
         )
         await env.work()
-        row = await env.deps.require_db().project(project.id)
+        row = await env.deps.db.project(project.id)
         assert row is not None and row.repo_path == project.path_with_namespace
     await env.audit(project)  # back at acme/shop, fully indexed again
 

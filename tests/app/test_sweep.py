@@ -87,7 +87,7 @@ async def test_when_nothing_changed_a_sweep_is_one_call(tmp_path: Path, clean_db
         first = await sweep_calls(env)
         assert first == [LISTING, LISTING]  # the first sweep lists every project: 100 a page, a short one ends
         await env.work()
-        assert {(await env.deps.require_db().project(p.id)) is not None for p in projects} == {True}
+        assert {(await env.deps.db.project(p.id)) is not None for p in projects} == {True}
         assert await sweep_calls(env) == [LISTING]  # only projects active in the last hour are listed
 
 
@@ -140,7 +140,7 @@ async def test_a_missed_default_branch_change_is_found_by_the_sweep(
         await reconcile({"deps": env.deps})
         await env.work()
         await env.audit(project)
-        row = await env.deps.require_db().project(project.id)
+        row = await env.deps.db.project(project.id)
         assert row is not None and row.default_branch == "develop"
 
 
@@ -247,7 +247,7 @@ async def test_a_delivery_naming_a_new_path_leaves_the_move_to_the_sync(env: Syn
     await env.work()
     env.gitlab.rename_project(project.id, "store")
     await env.deliver(push_payload(project, project.head()))
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     assert row is not None and row.repo_path == "acme/shop"  # still where its points are
 
 
@@ -258,7 +258,7 @@ async def test_the_sweep_says_it_handed_its_new_projects_to_a_backfill(
         env.gitlab.create_project(f"acme/p{i}").commit({SRC + "A.java": service("A")}, "init")
     with caplog.at_level(logging.INFO, logger="app.sync.sweep"):
         handover = await sweep(env.deps, timedelta(0))
-    [backfill_id] = await env.deps.require_db().running_backfills()
+    [backfill_id] = await env.deps.db.running_backfills()
     assert (handover.drifts, handover.new, handover.backfill_id) == ([], 5, backfill_id)
     [line] = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sweep: 5 listed")]
     assert line == f"sweep: 5 listed (all), 0 heads asked, 0 drifted, 5 new projects handed to backfill {backfill_id}"
@@ -274,7 +274,7 @@ async def test_a_project_destroyed_while_its_hook_was_lost_is_purged_by_a_full_s
     await sweep(env.deps, timedelta(0))  # a full listing
     await env.work()
     assert await env.points(gone.id) == {}
-    assert await env.deps.require_db().project(gone.id) is None
+    assert await env.deps.db.project(gone.id) is None
     await env.audit(kept)
 
 
@@ -285,19 +285,19 @@ async def test_a_project_archived_while_its_hook_was_lost_leaves_scope_at_a_full
     env.gitlab.set_project_attributes(project.id, archived=True)  # the listing (archived=false) leaves it out
     await sweep(env.deps, timedelta(0))
     await env.work()
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     assert row is not None and row.status == "out_of_scope"
     assert await env.points(project.id) == {}
 
 
 async def test_a_listing_that_misses_most_known_projects_purges_nothing(env: SyncEnv) -> None:
-    db = env.deps.require_db()
+    db = env.deps.db
     for project_id in range(101, 113):  # 12 known projects, none of them listed any more
         await db.request_sync(project_id, f"acme/p{project_id}", "main", None)
     before = len(env.gitlab.calls)
     assert await confirm_unlisted(env.deps, []) == 0
     assert env.gitlab.calls[before:] == []  # not even asked: a token that lost access looks like this
-    assert await env.deps.require_queue().zcard(env.settings.redis.queue) == 0
+    assert await env.deps.queue.zcard(env.settings.redis.queue) == 0
 
 
 def test_how_many_missing_projects_can_be_deletions() -> None:
@@ -311,7 +311,7 @@ async def test_a_visibility_change_whose_hook_was_lost_is_recorded_by_the_full_s
     env.gitlab.set_project_attributes(project.id, visibility="internal")
     await env.push(project, {SRC + "A.java": service("A")})
     await env.work()
-    db = env.deps.require_db()
+    db = env.deps.db
     assert project.id in await db.open_projects()
     env.gitlab.set_project_attributes(project.id, visibility="private")  # and its project_update is lost
     await sweep(env.deps, timedelta(0))

@@ -29,7 +29,7 @@ from app.core.settings import (
     SyncWorkerSettings,
 )
 from app.sync.deliveries import DeliveryRecorder
-from entry.deps import open_deps
+from entry.deps import open_service
 from entry.worker import NO_GITLAB, build_worker, replay_delivery, sync_project
 from hooks.events import SyncRequested, parse_event
 from testkit.fake_gitlab import FakeProject
@@ -146,7 +146,7 @@ async def test_a_file_over_the_size_limit_is_skipped_and_recorded(
         assert files_of(await env.points(project.id)) == {SRC + "Small.java", SRC + "Grows.java"}
         big_blob = project.repo.blob_at(head, SRC + "Big.java")
         assert big_blob is not None
-        assert (await env.deps.require_db().manifest(project.id))[SRC + "Big.java"] == big_blob.sha
+        assert (await env.deps.db.manifest(project.id))[SRC + "Big.java"] == big_blob.sha
 
         # A file that grows over the limit loses its points: none may linger from its old version.
         await env.push(project, {SRC + "Grows.java": big_service("Grows")})
@@ -243,7 +243,7 @@ async def test_a_new_default_branch_resyncs_the_whole_tree(env: SyncEnv) -> None
     await env.audit(project)  # against develop's head
     run = await last_run(env, project)
     assert (run["mode"], run["trigger"], run["status"]) == ("tree", "default_branch_changed", "DONE")
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     assert row is not None and (row.default_branch, row.full_sync) == ("develop", False)
 
 
@@ -251,12 +251,12 @@ async def test_a_project_update_with_the_same_default_branch_syncs_nothing(env: 
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + "A.java": service("A")})
     await env.work()
-    before = await env.deps.require_db().project(project.id)
+    before = await env.deps.db.project(project.id)
     assert await env.deliver(project_update(project)) == "enqueued"
     await env.work()
     await env.audit(project)
     assert len(await env.runs(project.id)) == 1
-    after = await env.deps.require_db().project(project.id)
+    after = await env.deps.db.project(project.id)
     assert before is not None and after is not None
     assert (after.requested_gen, after.indexed_sha) == (before.requested_gen, before.indexed_sha)
 
@@ -269,7 +269,7 @@ async def test_a_worker_killed_mid_sync_is_resumed_by_the_next_one(
 ) -> None:
     worker_settings = SyncWorkerSettings(max_jobs=4, files_per_batch=2)
     async with sync_env(tmp_path, clean_db, clean_redis, worker=worker_settings) as env:
-        db = env.deps.require_db()
+        db = env.deps.db
         project = env.gitlab.create_project("acme/shop")
         n = 40
         await env.push(project, {SRC + f"F{i}.java": service(f"F{i}") for i in range(n)})
@@ -300,7 +300,7 @@ async def test_a_worker_killed_mid_sync_is_resumed_by_the_next_one(
 
 async def test_a_killed_run_is_not_left_running(tmp_path: Path, clean_db: str, clean_redis: str) -> None:
     async with sync_env(tmp_path, clean_db, clean_redis, worker=SyncWorkerSettings(files_per_batch=2)) as env:
-        db = env.deps.require_db()
+        db = env.deps.db
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {SRC + f"F{i}.java": service(f"F{i}") for i in range(30)})
         worker = build_worker(env.settings, env.deps, handle_signals=False)
@@ -339,7 +339,7 @@ async def test_two_workers_never_sync_one_project_in_parallel(tmp_path: Path, cl
         assert sum(w.jobs_retried for w in workers) == 0
         await env.work()
         await env.audit(project)
-        runs = list(reversed(await env.deps.require_db().runs(project.id)))
+        runs = list(reversed(await env.deps.db.runs(project.id)))
         assert len(runs) >= 2
         assert all(r["status"] == "DONE" and r["finished_at"] is not None for r in runs)
         for earlier, later in itertools.pairwise(runs):
@@ -364,7 +364,7 @@ async def test_a_push_during_a_postgresql_outage_is_replayed_by_the_worker(env: 
     await env.audit(project)
     run = await last_run(env, project)
     assert (run["trigger"], run["status"], run["to_sha"]) == ("push", "DONE", sha)
-    assert await env.deps.require_db().delivery_outcome("k-outage") == "enqueued"
+    assert await env.deps.db.delivery_outcome("k-outage") == "enqueued"
     assert (await env.receiver.handle(event, "k-outage"))[0] == "duplicate"  # a manual resend changes nothing
 
 
@@ -375,7 +375,7 @@ async def test_without_gitlab_configured_a_sync_fails_with_what_to_set(clean_db:
         redis=QueueSettings(url=clean_redis, queue="javakb:test:nogitlab"),
         qdrant=QdrantSettings(path=":memory:"),
     )
-    async with open_deps(settings, with_db=True, with_queue=True) as deps:
+    async with open_service(settings) as deps:
         event = SyncRequested(
             event=GitLabEvent.PUSH,
             project_id=7,
@@ -386,6 +386,6 @@ async def test_without_gitlab_configured_a_sync_fails_with_what_to_set(clean_db:
         )
         assert (await DeliveryRecorder(deps).handle(event, "k"))[0] == "enqueued"
         assert await sync_project({"deps": deps}, 7) == NO_GITLAB
-        row = await deps.require_db().project(7)
+        row = await deps.db.project(7)
     assert row is not None
     assert (row.status, row.last_error, row.done_gen, row.requested_gen) == ("failed", NO_GITLAB, 0, 1)

@@ -34,8 +34,8 @@ async def test_the_reconcile_sweep_syncs_a_delivery_whose_nudge_was_lost(env: Sy
         ref="refs/heads/main",
         after=sha,
     )
-    assert await env.deps.require_db().record_sync_deliveries([("lost-nudge", push)]) == [1]
-    assert await env.deps.require_queue().zcard(env.settings.redis.queue) == 0  # nothing was enqueued
+    assert await env.deps.db.record_sync_deliveries([("lost-nudge", push)]) == [1]
+    assert await env.deps.queue.zcard(env.settings.redis.queue) == 0  # nothing was enqueued
     await env.work()  # the reconcile cron runs at the worker's start
     await env.audit(project)
     run = await last_run(env, project)
@@ -47,14 +47,14 @@ async def test_a_refused_token_fails_once_and_keeps_the_previous_index(env: Sync
     await env.push(project, {SRC + "A.java": service("A")})
     await env.work()
     indexed = await env.points(project.id)
-    before = await env.deps.require_db().project(project.id)
+    before = await env.deps.db.project(project.id)
     await env.push(project, {SRC + "B.java": service("B")})
     env.gitlab.fail_next(1000, status=401)
     calls = len(env.gitlab.calls)
     await env.work()
     synced = [path for _, path in env.gitlab.calls[calls:] if path != "/api/v4/projects"]  # the sweep's listing aside
     assert len(synced) <= 2  # no retry loop against a token GitLab refuses
-    row = await env.deps.require_db().project(project.id)
+    row = await env.deps.db.project(project.id)
     assert row is not None and before is not None
     assert row.status == "failed" and row.last_error is not None and "token" in row.last_error
     assert row.indexed_sha == before.indexed_sha
@@ -70,7 +70,7 @@ async def test_a_wrong_token_fails_a_first_sync(tmp_path: Path, clean_db: str, c
         assert len([path for _, path in env.gitlab.calls if path != "/api/v4/projects"]) <= 2
         await env.work()  # a worker start's sweep tries what is behind again, once: no retry loop
         assert len([path for _, path in env.gitlab.calls if path != "/api/v4/projects"]) <= 4
-        row = await env.deps.require_db().project(project.id)
+        row = await env.deps.db.project(project.id)
         assert row is not None and row.status == "failed" and row.last_error is not None
         assert "token" in row.last_error and row.indexed_sha is None
         assert await env.points(project.id) == {}
@@ -83,7 +83,7 @@ async def synced_by_the_sweep(env: SyncEnv, project_id: int) -> bool:
     ran (both jobs run at once): if not, the sweep finds more new projects than a backfill's slots and leaves them
     to a backfill of its own (`app.sync.sweep.leave_to_backfill`).
     """
-    db = env.deps.require_db()
+    db = env.deps.db
     triggers = [r["trigger"] for r in await db.runs(project_id)]
     if triggers != ["backfill"]:
         return triggers == ["reconcile"]
@@ -97,7 +97,7 @@ async def test_backfill_of_listed_and_of_all_projects(env: SyncEnv) -> None:
     for i, project in enumerate(projects):
         project.commit({SRC + f"P{i}.java": service(f"P{i}"), SRC + "Common.java": service("Common")}, "init")
     empty = env.gitlab.create_project("acme/empty")
-    queue = env.deps.require_queue()
+    queue = env.deps.queue
 
     await queue.enqueue_job(BACKFILL, [projects[0].id, projects[1].id])
     await env.work()
@@ -110,7 +110,7 @@ async def test_backfill_of_listed_and_of_all_projects(env: SyncEnv) -> None:
     await env.work()
     for project in projects:
         await env.audit(project)
-    row = await env.deps.require_db().project(empty.id)
+    row = await env.deps.db.project(empty.id)
     assert row is not None and (row.status, row.indexed_sha) == ("ok", None)
     assert await env.points(empty.id) == {}
     assert [len(await env.runs(p.id)) for p in projects] == [1, 1, 1]
@@ -120,7 +120,7 @@ async def test_a_sync_that_times_out_is_recorded_as_failed(tmp_path: Path, clean
     # Production settings keep `job_timeout_s` at 10 s or more; one second keeps this test short.
     fields = SyncWorkerSettings(files_per_batch=1).model_dump() | {"job_timeout_s": 1}
     async with sync_env(tmp_path, clean_db, clean_redis, worker=SyncWorkerSettings.model_construct(**fields)) as env:
-        db = env.deps.require_db()
+        db = env.deps.db
         project = env.gitlab.create_project("acme/shop")
         await env.push(project, {SRC + f"F{i}.java": service(f"F{i}") for i in range(4)})
         env.gitlab.fail_next(1, status=500, path_contains="/archive")  # the first fetch walks the tree instead
@@ -142,11 +142,11 @@ async def test_a_push_whose_job_found_the_lock_held_by_a_lifecycle_or_rebuild_jo
     project = env.gitlab.create_project("acme/shop")
     await env.push(project, {SRC + "A.java": service("A")})
     await env.work()
-    queue = env.deps.require_queue()
+    queue = env.deps.queue
     async with held(env.deps, project.id):  # as `rebuild_project` and the lifecycle jobs hold it
         head = await env.push(project, {SRC + "B.java": service("B")})
         await env.work()  # the push's job: busy, returns without a retry
-        row = await env.deps.require_db().project(project.id)
+        row = await env.deps.db.project(project.id)
         assert row is not None and row.behind and row.indexed_sha != head
         assert await queue.zcard(env.settings.redis.queue) == 0
     assert await queue.zcard(env.settings.redis.queue) == 1  # handed over when the lock was let go

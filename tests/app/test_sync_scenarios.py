@@ -140,7 +140,7 @@ async def test_embedding_down_then_up_converges(tmp_path: Path, clean_db: str, c
             embedder.fail_next(4, status=503)  # more than the client's retries: the job must retry
             await env.work()
             await env.audit(project)
-            row = await env.deps.require_db().project(project.id)
+            row = await env.deps.db.project(project.id)
             assert row is not None and row.status == "ok" and row.last_error is None
 
 
@@ -172,4 +172,4 @@ async def test_rename_transfer_and_destroy(env: SyncEnv) -> None:
     await env.deliver(destroy)
     await env.work()
     assert await env.points(project.id) == {}
-    assert await env.deps.require_db().project(project.id) is None
+    assert await env.deps.db.project(project.id) is None

@@ -16,8 +16,8 @@ from pydantic import SecretStr
 from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings, SyncWorkerSettings
 from app.jobs.queue import SYNC
 from app.ops.worker_health import health_endpoint, health_key, health_report, serve_health
-from app.runtime import Deps
-from entry.deps import open_deps
+from app.runtime import ServiceDeps
+from entry.deps import open_service
 from entry.worker import build_worker
 
 QUEUE = "javakb:health-test"
@@ -33,8 +33,8 @@ def settings_for(dsn: str, redis_url: str, name: str, port: int = 0) -> Settings
 
 
 @pytest.fixture
-async def deps(clean_db: str, clean_redis: str) -> AsyncIterator[Deps]:
-    async with open_deps(settings_for(clean_db, clean_redis, "w1"), with_db=True, with_queue=True) as opened:
+async def deps(clean_db: str, clean_redis: str) -> AsyncIterator[ServiceDeps]:
+    async with open_service(settings_for(clean_db, clean_redis, "w1")) as opened:
         yield opened
 
 
@@ -57,10 +57,10 @@ def test_each_worker_has_its_own_key_so_one_live_replica_cannot_vouch_for_anothe
 
 
 async def test_healthz_is_ok_while_the_worker_polls_and_503_once_it_stopped(
-    deps: Deps, clean_db: str, clean_redis: str
+    deps: ServiceDeps, clean_db: str, clean_redis: str
 ) -> None:
     settings = settings_for(clean_db, "unused", "w1")
-    redis = deps.require_queue()
+    redis = deps.queue
     await redis.enqueue_job(SYNC, 1, 1, _job_id="waiting", _defer_by=600)  # counted in `queued`
     own_pool = await create_pool(RedisSettings.from_dsn(clean_redis))  # arq's close() closes the worker's pool
     worker = build_worker(settings, replace(deps, queue=own_pool), handle_signals=False)
@@ -90,21 +90,23 @@ async def test_healthz_is_ok_while_the_worker_polls_and_503_once_it_stopped(
     assert "no health record" in gone.json()["error"]
 
 
-async def test_healthz_is_503_without_redis(deps: Deps) -> None:
+async def test_healthz_is_503_without_redis(deps: ServiceDeps) -> None:
     no_redis = ArqRedis(host="127.0.0.1", port=1)
     status, body = await health_report(no_redis, "any", QUEUE)
     assert status == 503
     assert body["error"].startswith("Redis: ")
 
 
-async def test_the_endpoint_listens_on_the_configured_port_and_port_0_serves_none(deps: Deps, clean_db: str) -> None:
-    async with health_endpoint(settings_for(clean_db, "unused", "w1", port=0), deps.require_queue()) as none:
+async def test_the_endpoint_listens_on_the_configured_port_and_port_0_serves_none(
+    deps: ServiceDeps, clean_db: str
+) -> None:
+    async with health_endpoint(settings_for(clean_db, "unused", "w1", port=0), deps.queue) as none:
         assert none is None
-    probe = await serve_health(lambda: health_report(deps.require_queue(), "k", QUEUE), "127.0.0.1", 0)
+    probe = await serve_health(lambda: health_report(deps.queue, "k", QUEUE), "127.0.0.1", 0)
     free_port = probe.sockets[0].getsockname()[1]
     probe.close()
     await probe.wait_closed()
-    async with health_endpoint(settings_for(clean_db, "unused", "w1", port=free_port), deps.require_queue()) as server:
+    async with health_endpoint(settings_for(clean_db, "unused", "w1", port=free_port), deps.queue) as server:
         assert server is not None
         assert (await get(free_port)).status_code == 503  # no worker runs: nothing recorded
     with pytest.raises(httpx.ConnectError):

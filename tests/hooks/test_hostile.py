@@ -17,7 +17,7 @@ from app.core.errors import PayloadError, SignatureError
 from app.core.events import GitLabEvent
 from app.core.settings import GitLabSettings
 from app.sync.deliveries import DeliveryRecorder
-from entry.deps import open_deps
+from entry.deps import open_service
 from entry.web import create_app
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
@@ -110,7 +110,7 @@ async def test_a_bad_row_in_a_batch_fails_alone_and_its_neighbours_are_recorded(
     bad = SyncRequested(
         event=GitLabEvent.PUSH, project_id=7, repo_path="a/\x00", default_branch=None, ref="r", after="s"
     )
-    async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True) as deps:
+    async with open_service(make_settings(clean_db, clean_redis)) as deps:
         receiver = DeliveryRecorder(deps)
         calls = [receiver.handle(push_event(1, "s1"), "good-1"), receiver.handle(bad, "bad")]
         calls += [receiver.handle(push_event(2, "s2"), "good-2"), receiver.handle(push_event(1, "s3"), "good-3")]

@@ -20,7 +20,7 @@ from app.core.events import GitLabEvent
 from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.db import KeyedPush
 from app.sync.deliveries import DeliveryRecorder
-from entry.deps import open_deps
+from entry.deps import open_service
 from entry.web import create_app, is_ready
 from hooks.auth import sign, signing_key
 from hooks.events import SyncRequested
@@ -262,7 +262,7 @@ async def test_concurrent_pushes_share_round_trips_and_keep_every_generation(cle
         return count
 
     wrap = ByRole({"db": {"record_sync_deliveries": counted}})
-    async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True, wrap=wrap) as deps:
+    async with open_service(make_settings(clean_db, clean_redis), wrap=wrap) as deps:
         receiver = DeliveryRecorder(deps, max_batch=16)
         assert (await receiver.handle(push_event(1, "sha-early"), "early"))[0] == "enqueued"
         counting = True
@@ -293,8 +293,8 @@ async def test_concurrent_pushes_share_round_trips_and_keep_every_generation(cle
 
 async def test_a_batch_keeps_the_last_default_branch_it_names(clean_db: str, clean_redis: str) -> None:
     # As one by one: a push without a default branch (a first push) does not erase the known one.
-    async with open_deps(make_settings(clean_db, clean_redis), with_db=True) as deps:
-        db = deps.require_db()
+    async with open_service(make_settings(clean_db, clean_redis)) as deps:
+        db = deps.db
         branches = ["main", None, "develop", None]
         pushes = [
             (
@@ -331,7 +331,7 @@ def test_with_postgresql_down_a_push_is_deferred_to_the_worker_whole(
 
 
 async def test_with_postgresql_and_redis_down_the_delivery_is_refused(clean_db: str, clean_redis: str) -> None:
-    async with open_deps(make_settings(clean_db, clean_redis), with_db=True, with_queue=True) as deps:
+    async with open_service(make_settings(clean_db, clean_redis)) as deps:
         no_redis = replace(deps, queue=ArqRedis(host="127.0.0.1", port=UNUSED_PORT))
         async with postgres_down(clean_db):
             with pytest.raises(StorageError, match="queue is unavailable"):

@@ -97,7 +97,7 @@ async def test_a_group_webhook_push_is_synced_end_to_end(live: Live) -> None:
     assert response.json()["status"] == "enqueued"
     await live.env.work()
     await live.env.audit(live.project)
-    assert (await live.env.deps.require_db().project(live.project.id)).indexed_sha == sha  # type: ignore[union-attr]
+    assert (await live.env.deps.db.project(live.project.id)).indexed_sha == sha  # type: ignore[union-attr]
 
 
 async def test_a_group_webhook_resend_is_a_duplicate_and_a_wrong_token_is_refused(live: Live) -> None:

@@ -175,7 +175,7 @@ async def test_a_removed_member_loses_access_within_the_ttl(org: Org) -> None:
 async def test_a_visibility_change_is_reflected_within_the_ttl(org: Org) -> None:
     """The hook's path: `project_update` recorded the change in PostgreSQL (GitLab already says private)."""
     (deps,) = org.deps
-    db = deps.require_db()
+    db = deps.db
     oss = org.project_id(OSS)
     assert OSS in repos_in(everything_said(await call(org, "bob", "list_repos", {})))
     org.gitlab.set_project_attributes(oss, visibility="private")

@@ -29,8 +29,15 @@ from fastmcp import Client
 from mcp.types import TextContent
 from pydantic import SecretStr
 
-from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
-from app.runtime import Deps
+from app.core.settings import (
+    EmbeddingSettings,
+    GitLabSettings,
+    PostgresSettings,
+    QdrantSettings,
+    QueueSettings,
+    Settings,
+)
+from app.runtime import ServiceDeps
 from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import SourceContext
 from pipeline.scope import Scope
@@ -74,7 +81,7 @@ REST_QUERIES: Final[list[dict[str, str]]] = [
 ]
 
 
-async def index_as_gitlab_project(deps: Deps) -> None:
+async def index_as_gitlab_project(deps: ServiceDeps) -> None:
     """The fixture as GitLab project 7 at commit SHA (what a sync writes), not as a local checkout."""
     config = deps.settings.chunking.to_config()
     files = list(iter_sources(SHOP_DIR, Scope.from_config(config)))
@@ -83,7 +90,7 @@ async def index_as_gitlab_project(deps: Deps) -> None:
     results = list(chunk_local_files(files, context, config))
     await deps.indexer.write(REPO, results)
     # The project's state as the sync that wrote it leaves it (what `index_status` and `list_repos` read).
-    db = deps.require_db()
+    db = deps.db
     gen = await db.request_sync(7, REPO, "main", SHA)
     await db.update_manifest(7, {r.file_path: ("b10b" * 10, [c.id for c in r.chunks]) for r in results}, [])
     await db.mark_synced(7, SHA, gen, "main")
@@ -98,6 +105,7 @@ def answers_app(pg_dsn: str) -> Iterator[LiveApp]:
         redis=QueueSettings(url=REDIS, queue="javakb:test-answers"),
         qdrant=QdrantSettings(path=":memory:"),
         gitlab=GitLabSettings(url="https://gitlab.example.com"),
+        embedding=EmbeddingSettings(provider="none"),  # the answers were recorded lexical-only
     )
     with serve_app(settings, prepare=index_as_gitlab_project) as app:
         yield app

@@ -114,5 +114,5 @@ async def test_a_refresh_of_an_unreadable_repository_is_refused_as_unknown(env: 
 
 
 async def queued(env: SyncEnv) -> set[str]:
-    queue = env.deps.require_queue()
+    queue = env.deps.queue
     return {m.decode() for m in await queue.zrange(env.settings.redis.queue, 0, -1)}

@@ -25,8 +25,8 @@ REPO_PATH: Final = "shop"
 
 
 def quality_settings(embedding_url: str | None, model: str | None = None) -> Settings:
-    """In-memory Qdrant; dense vectors only when an embedding endpoint is given."""
-    embedding = EmbeddingSettings(base_url=embedding_url)
+    """In-memory Qdrant; dense vectors only when an embedding endpoint is given (else lexical-only, explicitly)."""
+    embedding = EmbeddingSettings(base_url=embedding_url, provider=None if embedding_url else "none")
     if model:
         embedding = embedding.model_copy(update={"model": model})
     return Settings(qdrant=QdrantSettings(path=":memory:"), embedding=embedding)

@@ -20,13 +20,13 @@ from pathlib import Path
 import uvicorn
 
 from app.core.settings import Settings
-from app.runtime import Deps
+from app.runtime import ServiceDeps
 from app.sync.local_index import index_directory
-from entry.deps import open_deps
+from entry.deps import open_service
 from entry.web import create_app
 
 START_TIMEOUT_S = 30.0
-Prepare = Callable[[Deps], Awaitable[None]]
+Prepare = Callable[[ServiceDeps], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,7 +73,7 @@ class _ServerThread(threading.Thread):
 
     async def _serve(self) -> None:
         with_gitlab = self.settings.gitlab.token is not None
-        async with open_deps(self.settings, with_db=True, with_queue=True, with_gitlab=with_gitlab) as deps:
+        async with open_service(self.settings, with_gitlab=with_gitlab) as deps:
             await deps.store.ensure(await deps.index_model())
             if self.checkout is not None:
                 await index_directory(deps, self.checkout, self.repo)

@@ -30,7 +30,7 @@ from pydantic import SecretStr
 
 from app.core.access_settings import AccessSettings, OAuthSettings
 from app.core.settings import GitLabSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
-from app.runtime import Deps
+from app.runtime import ServiceDeps, sync_deps
 from testkit.fake_gitlab import FakeGitLab, FakeProject
 from testkit.fake_gitlab_users import DEVELOPER, GUEST, REPORTER, FakeUser
 from testkit.sync_env import SyncEnv, push_payload
@@ -101,7 +101,7 @@ class Org:
     projects: dict[str, FakeProject]
     users: dict[str, FakeUser]
     readable: dict[str, frozenset[str]]  # identity name → repo paths it may read
-    deps: list[Deps]  # the server's Deps, once it started
+    deps: list[ServiceDeps]  # the server's ServiceDeps, once it started
     loops: list[asyncio.AbstractEventLoop]  # the server's event loop
 
     @property
@@ -169,21 +169,21 @@ def serve_org(
             gl.set_project_attributes(projects[repo].id, visibility=visibility, repository_access_level=repository)
         users = _people(gl, projects)
         settings = org_settings(gl, pg_dsn, redis_url)
-        started: list[Deps] = []
+        started: list[ServiceDeps] = []
         loops: list[asyncio.AbstractEventLoop] = []
 
-        async def prepare(deps: Deps) -> None:
+        async def prepare(deps: ServiceDeps) -> None:
             conn = await asyncpg.connect(pg_dsn)  # a fresh org: no project state left by another module
             try:
                 await conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY")
             finally:
                 await conn.close()
-            env = SyncEnv(deps=deps, settings=settings, gitlab=gl)
+            env = SyncEnv(deps=sync_deps(deps), settings=settings, gitlab=gl)
             for repo, project in projects.items():
                 await env.deliver(push_payload(project, heads[repo]))
             await env.work()
             for repo, (visibility, repository) in access.items():
-                await deps.require_db().set_project_access(projects[repo].id, visibility, repository)
+                await deps.db.set_project_access(projects[repo].id, visibility, repository)
             started.append(deps)
             loops.append(asyncio.get_running_loop())
 
