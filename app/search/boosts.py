@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
 from app.search.question import SCAFFOLDING, Kind, QueryTerms, Question
-from app.store.lexical import STOP_WORDS, singular, tokenize
+from app.store.lexical import STOP_WORDS, singular, stem, tokenize
 from pipeline.model import TYPE_SYMBOLS, Chunk
 
 SIGNALS = ("path_words", "file_coherence", "file_saturation", "types_first", "compounds")
@@ -48,8 +48,8 @@ COHERENCE_WEIGHT = 0.2
 SATURATION = 2
 DECAY = 0.5
 MIN_PREFIX = 3
-"""A keyword and a path part match when one starts with the other and the shorter has at least this many
-letters ("dependency" ~ `Dependencies`, "serialization" ~ `Serializer` does not: neither is a prefix)."""
+"""A keyword, or its stem, and a path part match when one starts with the other and the shorter has at least
+this many letters ("dependency" ~ `Dependencies`; "serialization", stem `serializ`, ~ `Serializer`)."""
 MIN_SHARE = 0.1
 TYPE_WORDS = frozenset({str(kind) for kind in TYPE_SYMBOLS} | {"type"})
 """Words asking for a type ("which class", "the enum of")."""
@@ -164,10 +164,14 @@ def path_parts(file_path: str) -> frozenset[str]:
 
 
 def path_share(keys: frozenset[str], parts: frozenset[str]) -> float:
-    """The share of `keys` that a path part spells (equal, or a prefix of at least `MIN_PREFIX` letters)."""
+    """The share of `keys` that a path part spells: equal, or a prefix of at least `MIN_PREFIX` letters.
+
+    The key's stem counts too: with it, lexical semble mean 0.758 -> 0.783, embedded 0.722 -> 0.721, the
+    real suite unchanged.
+    """
     if not keys or not parts:
         return 0.0
-    matched = sum(any(_prefixed(k, p) for p in parts) for k in keys)
+    matched = sum(any(_prefixed(k, p) or _prefixed(stem(k), p) for p in parts) for k in keys)
     share = matched / len(keys)
     return share if share >= MIN_SHARE else 0.0
 

@@ -4,6 +4,9 @@ The pool is the store's fused candidates (dense and lexical, `app.store.fusion`)
 structural indexes found for the question (`Evidence`: handlers of a route it names, symbols it names,
 the answers of a relation it asks). The order is built in two bounded steps:
 
+0. Qdrant's candidates are re-ordered by their scores and the file-level signals of `app.search.boosts`
+   (a file named for the question, a file with several good candidates, no third chunk of one file before
+   another file's first; none for a question about a behaviour).
 1. Reciprocal rank fusion of ranked lists of the pool: Qdrant's order (weight 1) and each evidence list
    (weight `EXACT_WEIGHT`), with Qdrant's own constant `RRF_K`: `score = sum(w / (RRF_K + rank))`. An
    exact match ranked first in its list outranks Qdrant's first candidate unless that one is exact too,

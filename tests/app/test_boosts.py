@@ -62,6 +62,7 @@ def test_a_keyword_matches_a_path_part_it_prefixes_or_extends() -> None:
     assert path_share(frozenset({"cach", "lookup"}), parts) == 0.5  # "cach" prefixes `cache`
     assert path_share(frozenset({"ca", "lookup"}), parts) == 0.0  # too short to be a prefix match
     assert path_share(frozenset(), parts) == 0.0
+    assert path_share(frozenset({"deserialization"}), parts) == 1.0  # its stem `deserializ` prefixes the part
 
 
 def test_keywords_drop_question_scaffolding_and_stop_words() -> None:
