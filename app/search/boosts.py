@@ -56,9 +56,9 @@ TYPE_WORDS = frozenset({str(kind) for kind in TYPE_SYMBOLS} | {"type"})
 QUESTION_WORDS = frozenset({"how", "where", "when", "what", "which", "why", "who"})
 DEPTH = 60
 """The candidates a search asks the store for at least (`app.search.pool`): the file signals judge a file by
-its candidates, so more of them see more of each file. Semble lexical mean with every signal on: 0.742 at
-40, 0.758 at 60, 0.763 at 100, at query p50 4.9, 6.4 and 11.5 ms (4.4 ms at 40 with none; the real suite
-the same at all; docs/performance.md). The rank-level steps still look at `ranking.WINDOW`."""
+its candidates, so more of them see more of each file. Semble lexical mean, every signal on (before stems
+in path words): 0.742 at 40, 0.758 at 60, 0.763 at 100, at query p50 4.9, 6.4 and 11.5 ms (4.4 ms at 40
+with none; the real suite the same at all; docs/performance.md). The rank-level steps still look at `ranking.WINDOW`."""
 
 
 def enabled(signal: str, off: frozenset[str] = frozenset()) -> bool:
