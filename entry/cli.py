@@ -1,7 +1,10 @@
 """`javakb`: the command line. Each subcommand builds Settings once and passes it down.
 
 Each command imports what it needs when it runs (the imports inside the `run_*` functions), so
-`javakb search` does not pay for the web stack and `javakb token` for neither it nor Qdrant.
+`javakb search` does not pay for the web stack and `javakb token` for neither it nor Qdrant. While
+`javakb serve` runs, `search`, `context` and `index` ask it through its socket
+(`app.agents.local_socket.ask`, the standard library only) and import the store, the search and the
+pipeline only when no service answers (tests/app/test_cli_socket_imports.py).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import asyncio
 import json
 import sys
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -18,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from pydantic import ValidationError
 
 from app.core.access_settings import ALL_REPOS
+from app.core.env_names import invalid_settings
 from app.core.errors import ServiceError
 from app.core.settings import Settings
 from entry.cli_admin import (
@@ -32,8 +37,6 @@ from entry.cli_admin import (
 from entry.cli_services import run_serve, run_web, run_worker
 
 if TYPE_CHECKING:
-    from app.search.hits import Hit
-    from app.search.scoping import Filters
     from app.store.engines import Store
     from app.sync.local_index import LocalRun, Progress
 
@@ -47,15 +50,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     command: Command = args.command
     try:
         settings = Settings()
-    except ValidationError as exc:  # names each field; a secret's value is hidden (app.core.secret_errors)
-        print(f"javakb {argv_command(args)}: invalid configuration: {exc}", file=sys.stderr)
+    except ValidationError as exc:  # a secret's value is hidden (app.core.secret_errors)
+        _debug(args)
+        print(f"javakb {argv_command(args)}: invalid configuration: {invalid_settings(exc.errors())}", file=sys.stderr)
         return 2
     try:
         return command(args, settings)
     except ServiceError as exc:
-        # Typed errors carry a message meant for the operator; a traceback would bury it.
+        # Typed errors carry a message meant for the operator; a traceback would bury it (`--debug` shows it).
+        _debug(args)
         print(f"javakb {argv_command(args)}: {exc}", file=sys.stderr)
         return 1
+
+
+def _debug(args: argparse.Namespace) -> None:
+    """With `--debug`, the traceback of the error being handled, before its one-line message."""
+    if args.debug:
+        traceback.print_exc(file=sys.stderr)
 
 
 def argv_command(args: argparse.Namespace) -> str:
@@ -66,6 +77,7 @@ def argv_command(args: argparse.Namespace) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="javakb", description="Index Java code for AI coding agents.")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error with its message")
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     chunks = sub.add_parser("chunks", help="print the chunks a file or directory would be indexed as (JSON lines)")
     chunks.add_argument("path", type=Path, help="a Java file, or a directory walked with the scope rules")
@@ -215,35 +227,14 @@ def run_chunks(args: argparse.Namespace, settings: Settings, out: TextIO | None 
 
 def run_index(args: argparse.Namespace, settings: Settings) -> int:
     """Index a local directory; print what was indexed (and embedded), reused, deleted and skipped."""
+    from app.agents.local_socket import ask, socket_path
+
     path: Path = args.path
     if not path.is_dir():
         print(f"javakb index: {path}: not a directory", file=sys.stderr)
         return 2
     repo = args.repo or path.resolve().name
     progress = _progress_bar if sys.stderr.isatty() else None
-    run = asyncio.run(_index(settings, path, repo, args, progress))
-    print(index_summary(repo, run, settings.embedding.model_name), file=sys.stderr)
-    return 0
-
-
-def index_summary(repo: str, run: LocalRun, model: str | None) -> str:
-    """What `javakb index` did: chunks written to the index, embedded only when a model is configured."""
-    c = run.counts
-    written = f"embedded with {model} and indexed" if model else "indexed (lexical only: embedding provider none)"
-    return (
-        f"javakb index: {repo}: {c.files} files, {c.embedded} chunks {written}, {c.reused} reused, "
-        f"{c.deleted} deleted, {c.skipped} skipped, {run.removed_files} vanished files removed"
-    )
-
-
-async def _index(
-    settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
-) -> LocalRun:
-    from app.store.indexing import RunCounts
-    from app.sync.local_index import LocalRun, index_directory
-    from entry.deps import open_deps
-    from entry.local_api import ask, socket_path
-
     request = {
         "command": "index",
         "path": str(path.resolve()),
@@ -252,10 +243,41 @@ async def _index(
         "drop_others": args.drop_other_repos,
         "jobs": args.jobs,
     }
-    remote = await ask(socket_path(settings.qdrant), request, progress)  # a running `javakb serve` holds the store
+    remote = ask(socket_path(settings.qdrant), request, progress)  # a running `javakb serve` holds the store
     if remote is not None:
-        counts = RunCounts(**remote["counts"])
-        return LocalRun(repo_path=repo, counts=counts, removed_files=remote["removed_files"], collection=None)
+        counts, removed = remote["counts"], remote["removed_files"]
+    else:
+        counts, removed = _index(settings, path, repo, args, progress)
+    print(index_summary(repo, counts, removed, settings.embedding.model_name), file=sys.stderr)
+    return 0
+
+
+def index_summary(repo: str, counts: dict[str, Any], removed_files: int, model: str | None) -> str:
+    """What `javakb index` did (`counts`: a `RunCounts`' fields): chunks indexed, embedded only with a model."""
+    written = f"embedded with {model} and indexed" if model else "indexed (lexical only: embedding provider none)"
+    return (
+        f"javakb index: {repo}: {counts['files']} files, {counts['embedded']} chunks {written}, "
+        f"{counts['reused']} reused, {counts['deleted']} deleted, {counts['skipped']} skipped, "
+        f"{removed_files} vanished files removed"
+    )
+
+
+def _index(
+    settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
+) -> tuple[dict[str, Any], int]:
+    """Index in this process (no service holds the store): the run's counts and its removed files."""
+    import dataclasses
+
+    run = asyncio.run(_index_here(settings, path, repo, args, progress))
+    return dataclasses.asdict(run.counts), run.removed_files
+
+
+async def _index_here(
+    settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
+) -> LocalRun:
+    from app.sync.local_index import index_directory
+    from entry.deps import open_deps
+
     async with open_deps(settings) as deps:
         run = await index_directory(
             deps, path, repo, rebuild=args.rebuild, drop_others=args.drop_other_repos, jobs=args.jobs, progress=progress
@@ -298,61 +320,66 @@ def _progress_bar(done: int, total: int) -> None:
 
 def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Print ranked results with citations (or JSON lines with `--json`)."""
-    from entry.filters import filters_of
+    from app.agents.local_socket import ask, socket_path
+    from app.search.query_limits import check_query
+    from entry.filters import filter_fields
 
     out = out or sys.stdout
-    filters = filters_of(args)
-    hits = asyncio.run(_search(settings, args.query, filters, args.limit, args.scope))
-    for rank, hit in enumerate(hits, 1):
+    check_query(args.query, settings.access.max_query_chars, settings.access.max_query_terms)  # before the socket
+    request = {
+        "command": "search", "query": args.query, "filters": filter_fields(args), "limit": args.limit,
+        "scope": args.scope,
+    }  # fmt: skip
+    remote = ask(socket_path(settings.qdrant), request)  # a running `javakb serve` holds the store
+    views: list[dict[str, Any]] = remote if remote is not None else asyncio.run(_search(settings, request))
+    for rank, view in enumerate(views, 1):
         if args.json:
-            record = {**hit.citation(), "score": hit.score, "symbol_type": hit.symbol_type, "rank": rank}
+            record = {**view["citation"], "score": view["score"], "symbol_type": view["symbol_type"], "rank": rank}
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
-            out.write(_render_hit(rank, hit))
-    if not hits and not args.json:
+            out.write(_render_hit(rank, view))
+    if not views and not args.json:
         out.write("no results\n")
     return 0
 
 
-async def _search(settings: Settings, query: str, filters: Filters, limit: int, scope: str = "code") -> list[Hit]:
-    import dataclasses
-
+async def _search(settings: Settings, request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The search in this process (no service holds the store), each hit as the socket would answer it."""
     from app.auth.access import LOCAL
-    from app.search.scoping import SearchScope
+    from app.search.scoping import Filters, SearchScope
     from entry.deps import open_deps
-    from entry.local_api import ask, hits_of, socket_path
+    from entry.local_api import hit_view
 
-    request = {
-        "command": "search", "query": query, "filters": dataclasses.asdict(filters), "limit": limit, "scope": scope,
-    }  # fmt: skip
-    remote = await ask(socket_path(settings.qdrant), request, None)
-    if remote is not None:
-        return hits_of(remote)
     async with open_deps(settings) as deps:
         await deps.store.ensure(await deps.index_model())
-        return await deps.search.within(SearchScope(scope)).search(LOCAL, query, filters, limit)
+        search = deps.search.within(SearchScope(request["scope"]))
+        hits = await search.search(LOCAL, request["query"], Filters(**request["filters"]), request["limit"])
+    return [hit_view(hit) for hit in hits]
 
 
-def _render_hit(rank: int, hit: Hit) -> str:
-    stereotype = hit.chunk.stereotype
-    kind = f"{hit.symbol_type}, {stereotype}" if stereotype else hit.symbol_type
-    where = f"{hit.repo_path}:{hit.file_path}:{hit.line_start}-{hit.line_end}"
-    sha = f" @ {hit.commit_sha[:10]}" if hit.commit_sha else ""
-    link = f"\n   {hit.permalink}" if hit.permalink else ""
+def _render_hit(rank: int, view: dict[str, Any]) -> str:
+    """A hit as `entry.local_api.hit_view` describes it, for a reader."""
+    cited = view["citation"]
+    stereotype = view["stereotype"]
+    kind = f"{view['symbol_type']}, {stereotype}" if stereotype else view["symbol_type"]
+    where = f"{cited['repo_path']}:{cited['file_path']}:{cited['line_start']}-{cited['line_end']}"
+    sha = f" @ {cited['commit_sha'][:10]}" if cited["commit_sha"] else ""
+    link = f"\n   {cited['permalink']}" if cited["permalink"] else ""
     return (
-        f"{rank:>2}. {hit.qualified_name}  ({kind})  score {hit.score:.3f}\n   {hit.signature}\n   {where}{sha}{link}\n"
+        f"{rank:>2}. {cited['qualified_name']}  ({kind})  score {view['score']:.3f}\n   {cited['signature']}\n"
+        f"   {where}{sha}{link}\n"
     )
 
 
 def run_context(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:
     """Print the context `auto_context` picks for a task (nothing relevant: say so on stderr)."""
-    from app.search.context import MAX_MAX_CHARS, MIN_MAX_CHARS
+    from app.search.context_budget import MAX_MAX_CHARS, MIN_MAX_CHARS
 
     out = out or sys.stdout
     if args.max_chars is not None and not MIN_MAX_CHARS <= args.max_chars <= MAX_MAX_CHARS:
         print(f"javakb context: --max-chars must be within {MIN_MAX_CHARS}..{MAX_MAX_CHARS}", file=sys.stderr)
         return 2
-    answer = asyncio.run(_context(settings, args.task, args.repo, args.max_chars))
+    answer = _context(settings, args.task, args.repo, args.max_chars)
     if args.json:
         out.write(json.dumps(answer, ensure_ascii=False) + "\n")
     elif answer["text"]:
@@ -366,14 +393,18 @@ def run_context(args: argparse.Namespace, settings: Settings, out: TextIO | None
     return 0
 
 
-async def _context(settings: Settings, task: str, repo: str | None, max_chars: int | None) -> dict[str, Any]:
-    from entry.local_api import ask, socket_path
+def _context(settings: Settings, task: str, repo: str | None, max_chars: int | None) -> dict[str, Any]:
+    from app.agents.local_socket import ask, socket_path
 
     request = {"command": "context", "task": task, "repo": repo, "max_chars": max_chars}
-    remote = await ask(socket_path(settings.qdrant), request, None)  # a running `javakb serve` holds the store
+    remote = ask(socket_path(settings.qdrant), request)  # a running `javakb serve` holds the store
     if remote is not None:
         answer: dict[str, Any] = remote
         return answer
+    return asyncio.run(_context_here(settings, task, repo, max_chars))
+
+
+async def _context_here(settings: Settings, task: str, repo: str | None, max_chars: int | None) -> dict[str, Any]:
     from app.auth.access import LOCAL
     from app.search.context import auto_context, context_answer
     from entry.deps import open_deps

@@ -9,12 +9,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from app.core.env_names import warn_unknown
 from app.core.settings import Settings
 from app.core.startup_checks import check_secrets, secret_values
+
+if TYPE_CHECKING:
+    from app.runtime import Deps
 
 
 def _needs_server(settings: Settings, command: str) -> bool:
@@ -30,18 +36,47 @@ def _needs_server(settings: Settings, command: str) -> bool:
 
 def run_web(args: argparse.Namespace, settings: Settings) -> int:
     """The web application alone (scale it out behind a load balancer)."""
-    import uvicorn
-
     from app.core.logs import configure_logging
-    from entry.web import create_app
 
     if not _needs_server(settings, "web"):
         return 2
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
+    warn_unknown(os.environ)
     check_secrets(settings)
-    # log_config=None: uvicorn's lines go through our handler (JSON when asked, secrets redacted)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None)
+    with asyncio.Runner(loop_factory=_auto_loop()) as runner:  # the loop uvicorn.run's `auto` would pick
+        runner.run(_web(settings))
     return 0
+
+
+def _auto_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """Uvloop's loop when it is installed (uvicorn's `loop="auto"`), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop comes with uvicorn[standard]
+        return None
+    return uvloop.new_event_loop
+
+
+async def _web(settings: Settings) -> None:
+    """Open the services first, as `serve` does: one that is down is `main`'s one message, not a lifespan traceback."""
+    import uvicorn
+
+    from entry.deps import open_service
+    from entry.http_server import http_protocol
+    from entry.web import create_app
+
+    async with open_service(settings) as deps:
+        await deps.store.ensure(await deps.index_model())
+        # log_config=None: uvicorn's lines go through our handler (JSON when asked, secrets redacted)
+        config = uvicorn.Config(
+            create_app(settings, deps),
+            host=settings.host,
+            port=settings.port,
+            lifespan="on",
+            log_config=None,
+            http=http_protocol(settings.access),
+        )
+        await uvicorn.Server(config).serve()
 
 
 def run_worker(args: argparse.Namespace, settings: Settings) -> int:
@@ -51,6 +86,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
     if not _needs_server(settings, "worker"):
         return 2
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
+    warn_unknown(os.environ)
     check_secrets(settings, receives_hooks=False)
     asyncio.run(_worker(settings))
     return 0
@@ -77,6 +113,7 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     from app.core.logs import configure_logging
 
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
+    warn_unknown(os.environ)
     check_secrets(settings)
     watched = [*map(Path, settings.watch), *args.watch]
     missing = [str(p) for p in watched if not p.is_dir()]
@@ -101,6 +138,7 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     from app.ops.supervisor import WorkerSupervisor
     from app.sync.watch import watch
     from entry.deps import open_service
+    from entry.http_server import http_protocol
     from entry.local_api import serving, socket_path
     from entry.web import create_app
     from entry.worker import build_worker
@@ -108,12 +146,19 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     async with (
         # GitLab only where its URL is set: without it deliveries are recorded and nothing syncs (`entry.worker`)
         open_service(settings, with_gitlab=bool(settings.gitlab.url)) as deps,
-        serving(deps, socket_path(settings.qdrant)),
+        # The socket claimed first (a second serve refuses before touching the store), answered once it is open.
+        serving(deps, socket_path(settings.qdrant), opening=lambda: _opened(deps)),
     ):
-        await deps.store.ensure(await deps.index_model())
         supervisor = WorkerSupervisor(lambda: build_worker(settings, deps, handle_signals=False))
         app = create_app(settings, deps, worker_health=supervisor.health)
-        config = uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on", log_config=None)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            lifespan="on",
+            log_config=None,
+            http=http_protocol(settings.access),
+        )
         server = uvicorn.Server(config)
         supervised = asyncio.create_task(supervisor.run())
         stop_watching = asyncio.Event()
@@ -131,3 +176,8 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
             if supervisor.worker is not None:
                 with contextlib.suppress(QueueUnavailableError), translated():
                     await supervisor.worker.close()
+
+
+async def _opened(deps: Deps) -> None:
+    """The index's collection opened (created when missing) for the configured embedding model."""
+    await deps.store.ensure(await deps.index_model())

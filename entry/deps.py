@@ -152,10 +152,9 @@ async def _open_db(settings: Settings, stack: AsyncExitStack) -> Database:
 
 
 async def _open_queue(settings: Settings, stack: AsyncExitStack) -> ArqRedis:
-    from arq import create_pool
-    from arq.connections import RedisSettings
+    from app.jobs.redis import open_pool
 
-    pool = await create_pool(RedisSettings.from_dsn(settings.redis.url), default_queue_name=settings.redis.queue)
+    pool = await open_pool(settings.redis.url, settings.redis.queue)
     stack.push_async_callback(pool.aclose)
     return pool
 

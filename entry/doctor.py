@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -18,6 +19,7 @@ from typing import Any
 import httpx
 
 from app.core.digests import digest_warnings
+from app.core.env_names import unknown_variables
 from app.core.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
@@ -98,6 +100,19 @@ async def check_secrets(settings: Settings, _: httpx.AsyncClient) -> list[Findin
     fix = "make a new token with `javakb token` (one per role) and configure its digest"
     findings.extend(warn("token digests", warning, fix) for warning in digest_warnings(settings))
     return findings or [ok("secrets", "set, none a placeholder")]
+
+
+async def check_environment(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
+    """Every `JAVAKB_*` variable is a setting's: a misspelt one is ignored and its setting keeps its default."""
+    findings = [
+        warn(
+            "environment",
+            f"{name} is not a setting and is ignored",
+            f"rename it to {nearest}" if nearest else "remove it (every setting: docs/configuration.md)",
+        )
+        for name, nearest in unknown_variables(os.environ)
+    ]
+    return findings or [ok("environment", "every JAVAKB_* variable is a setting")]
 
 
 async def check_postgres(settings: Settings, _: httpx.AsyncClient) -> list[Finding]:
@@ -345,7 +360,15 @@ def _redis_place(url: str) -> str:
     return f"{parsed.scheme}://{parsed.host}:{parsed.port or 6379}{parsed.path}"
 
 
-CHECKS: tuple[Check, ...] = (check_secrets, check_postgres, check_redis, check_qdrant, check_embeddings, check_gitlab)
+CHECKS: tuple[Check, ...] = (
+    check_environment,
+    check_secrets,
+    check_postgres,
+    check_redis,
+    check_qdrant,
+    check_embeddings,
+    check_gitlab,
+)
 
 
 async def examine(settings: Settings, checks: Sequence[Check] = CHECKS, timeout_s: float = 20.0) -> list[Finding]:

@@ -234,7 +234,7 @@ class KnowledgeTools:
         try:
             hits = await search.search(access, query, filters, limit)
         except PayloadError as exc:
-            raise miss(f"Query refused: {exc}. Ask with fewer words.") from exc
+            raise miss(str(exc)) from exc  # the refusal `app.search.query_limits` words for every interface
         header = f"Results for {echo(query)!r}:"
         hits = await self._users(access, hits)
         return tool_result(render_hits(hits, budget=page.max_chars, header=header, offset=page.offset))

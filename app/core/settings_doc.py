@@ -8,19 +8,19 @@ the file; `tests/app/test_settings_doc.py` fails when the committed file is not 
 from __future__ import annotations
 
 import json
+import sys
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from app.core.env_names import ENV_PREFIX, KNOWN, NESTED
 from app.core.settings import Settings
-
-ENV_PREFIX = "JAVAKB_"
-NESTED = "__"
 
 HEADER = """# Configuration
 
@@ -125,8 +125,22 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def chart_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The Helm chart's values.schema.json with `$defs.settingName` set to every setting's variable.
+
+    `config` and `secrets.values` accept only these names: a misspelt key fails `helm install` instead of
+    being ignored.
+    """
+    names = {"type": "string", "enum": sorted(KNOWN)}
+    return schema | {"$defs": schema.get("$defs", {}) | {"settingName": names}}
+
+
 def main() -> None:
-    """Print the document (`scripts/settings_doc` writes it to docs/configuration.md)."""
+    """Print the document (`scripts/settings_doc` writes it to docs/configuration.md); `--chart SCHEMA`: rewrite it."""
+    if sys.argv[1:2] == ["--chart"]:
+        path = Path(sys.argv[2])
+        path.write_text(json.dumps(chart_schema(json.loads(path.read_text("utf-8"))), indent=2) + "\n", "utf-8")
+        return
     print(render(), end="")
 
 

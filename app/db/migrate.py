@@ -11,6 +11,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from yoyo import get_backend, read_migrations
 
 from app.core.errors import StorageError
+from app.core.unreachable import unreachable
 
 logger = logging.getLogger(__name__)
 
@@ -63,10 +64,23 @@ def pending_migrations(dsn: str, directory: Path = MIGRATIONS_DIR) -> list[str] 
         backend.connection.close()
 
 
+def target(dsn: str) -> str:
+    """`host:port/dbname` of a DSN (URL or key=value), never its password."""
+    info = conninfo_to_dict(dsn)
+    return f"{info.get('host') or 'localhost'}:{info.get('port') or 5432}/{info.get('dbname') or ''}"
+
+
 def apply_migrations(dsn: str, directory: Path = MIGRATIONS_DIR) -> int:
-    """Apply pending migrations (creating the database if needed); return how many. Blocking."""
-    ensure_database(dsn)
-    backend = get_backend(yoyo_url(dsn))
+    """Apply pending migrations (creating the database if needed); return how many. Blocking.
+
+    Raises:
+        StorageError: PostgreSQL cannot be reached (the message says where, and what to do).
+    """
+    try:
+        ensure_database(dsn)
+        backend = get_backend(yoyo_url(dsn))
+    except psycopg.OperationalError as exc:
+        raise StorageError(unreachable("PostgreSQL", "JAVAKB_POSTGRES__DSN", target(dsn), exc)) from exc
     migrations = read_migrations(str(directory))
     try:
         with backend.lock():

@@ -14,10 +14,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import redis.asyncio as aioredis
-from arq.connections import ArqRedis
+from arq import create_pool
+from arq.connections import ArqRedis, RedisSettings
 from redis.exceptions import RedisError
 
 from app.core.errors import QueueUnavailableError
+from app.core.unreachable import unreachable, url_target
 
 DOCTOR_TIMEOUT_S = 5
 
@@ -32,6 +34,18 @@ def translated() -> Iterator[None]:
         yield
     except (RedisError, OSError) as exc:
         raise QueueUnavailableError(f"{type(exc).__name__}: {exc}") from exc
+
+
+async def open_pool(url: str, queue_name: str) -> ArqRedis:
+    """Arq's pool of the Redis at `url` (arq retries the first connection a few times).
+
+    Raises:
+        QueueUnavailableError: Redis cannot be reached (the message says where, and what to do).
+    """
+    try:
+        return await create_pool(RedisSettings.from_dsn(url), default_queue_name=queue_name)
+    except (RedisError, OSError) as exc:
+        raise QueueUnavailableError(unreachable("Redis", "JAVAKB_REDIS__URL", url_target(url), exc)) from exc
 
 
 async def ping(queue: ArqRedis) -> None:

@@ -27,6 +27,9 @@ from typing import Any
 
 from app.auth.access import Access
 from app.search import untrusted
+from app.search.context_budget import DEFAULT_MAX_CHARS as DEFAULT_MAX_CHARS
+from app.search.context_budget import MAX_MAX_CHARS as MAX_MAX_CHARS
+from app.search.context_budget import MIN_MAX_CHARS as MIN_MAX_CHARS
 from app.search.hits import Citation, Hit
 from app.search.question import QueryTerms, Question, parse_question
 from app.search.results import HitItem, excerpt, hit_block, hit_item, hit_line, kind_label, place
@@ -38,11 +41,6 @@ from pipeline.render import embedding_text
 
 MIN_RELEVANCE = 0.55
 """A search hit is chosen at this relevance or above (measured: docs/performance.md, "auto_context")."""
-DEFAULT_MAX_CHARS = 6000
-"""The budget of one context: a few methods, well under what Claude Code shows whole (10,000 characters)."""
-MIN_MAX_CHARS = 1000
-"""The smallest budget: the frame and one piece with a few lines of code."""
-MAX_MAX_CHARS = 100_000
 CANDIDATES = 10
 """Search hits weighed for a context: the top of the ranking, where the answers are."""
 MAX_PIECES = 4

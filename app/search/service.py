@@ -19,13 +19,13 @@ from collections.abc import Callable
 from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from app.auth.access import Access
-from app.core.errors import PayloadError
 from app.core.settings import GeneratedCode
 from app.search import endpoints, lookups, pool, sets
 from app.search.catalog import Catalog
 from app.search.crossencoder import CrossEncoder
 from app.search.hits import Hit
 from app.search.offload import Offload, bounded
+from app.search.query_limits import check_query
 from app.search.question import Question, parse_question
 from app.search.reader import Reader
 from app.search.scoping import Filters, ReadableLibraries, SearchScope
@@ -126,10 +126,7 @@ class SearchService:
         Raises:
             PayloadError: the query has more characters or words than the settings allow.
         """
-        if len(query) > self.max_query_chars:
-            raise PayloadError(f"the query is longer than {self.max_query_chars} characters")
-        if len(query.split()) > self.max_query_terms:
-            raise PayloadError(f"the query has more than {self.max_query_terms} words")
+        check_query(query, self.max_query_chars, self.max_query_terms)
 
     async def search(self, access: Access, query: str, filters: Filters = NO_FILTERS, limit: int = 10) -> list[Hit]:
         """Hybrid search: Qdrant's fused candidates and the structural indexes' exact matches, reranked.

@@ -39,13 +39,18 @@ logger = logging.getLogger(__name__)
 PushResult = int | None | PayloadError
 """A push's generation, None for a duplicate, or why PostgreSQL could not store it."""
 
+QUEUE_DOWN = "Redis is unavailable: {what} is recorded, and the worker's reconcile sweep enqueues it once Redis is back"
+"""The detail of a delivery recorded but not enqueued (answered `deferred`, as with PostgreSQL down)."""
+
 
 class DeliveryRecorder:
     """Records deliveries and enqueues their jobs; concurrent pushes share their round trips."""
 
     def __init__(self, deps: ServiceDeps, *, max_batch: int = 256) -> None:
         self.deps = deps
-        self._pushes: GroupCommit[KeyedPush, PushResult] = GroupCommit(self._record_pushes, max_batch=max_batch)
+        self._pushes: GroupCommit[KeyedPush, tuple[PushResult, bool]] = GroupCommit(
+            self._record_pushes, max_batch=max_batch
+        )
 
     async def handle_or_defer(self, event: Event, key: str) -> tuple[DeliveryOutcome, str]:
         """`handle`, or with PostgreSQL down, queue the event for the worker to replay (`replay_delivery`).
@@ -76,12 +81,12 @@ class DeliveryRecorder:
         """Record the delivery and enqueue what it asks for; return (outcome, detail)."""
         event = screen(event, self.deps.settings.scope)  # a push out of the indexing scope is ignored
         if isinstance(event, SyncRequested):
-            gen = await self._pushes.submit((key, event))
+            gen, queued = await self._pushes.submit((key, event))
             if isinstance(gen, PayloadError):
                 raise gen
             if gen is None:
                 return DeliveryOutcome.DUPLICATE, "delivery seen before"
-            return DeliveryOutcome.ENQUEUED, f"sync of project {event.project_id} (generation {gen})"
+            return _outcome(queued, f"sync of project {event.project_id} (generation {gen})")
         db = self.deps.db
         if isinstance(event, Ignored):
             fresh = await db.record_delivery(
@@ -94,10 +99,10 @@ class DeliveryRecorder:
         )
         if not fresh:
             return DeliveryOutcome.DUPLICATE, "delivery seen before"
-        await _nudge(enqueue_once(self.deps.queue, function, job_id, *args))
-        return DeliveryOutcome.ENQUEUED, f"{function} of project {event.project_id}"
+        queued = await _nudge(enqueue_once(self.deps.queue, function, job_id, *args))
+        return _outcome(queued, f"{function} of project {event.project_id}")
 
-    async def _record_pushes(self, pushes: Sequence[KeyedPush]) -> list[PushResult]:
+    async def _record_pushes(self, pushes: Sequence[KeyedPush]) -> list[tuple[PushResult, bool]]:
         # One key twice in a batch (a resend racing its original) is the second one's duplicate.
         first: dict[str, int] = {}
         for i, (key, _) in enumerate(pushes):
@@ -105,8 +110,8 @@ class DeliveryRecorder:
         distinct = [pushes[i] for i in first.values()]
         recorded = dict(zip(first, await self._record_isolated(distinct), strict=True))
         jobs = [(p.project_id, gen, p.event) for key, p in distinct if isinstance(gen := recorded[key], int)]
-        await _nudge(push_syncs(self.deps.queue, jobs))
-        return [recorded[key] if first[key] == i else None for i, (key, _) in enumerate(pushes)]
+        queued = await _nudge(push_syncs(self.deps.queue, jobs))
+        return [(recorded[key] if first[key] == i else None, queued) for i, (key, _) in enumerate(pushes)]
 
     async def _record_isolated(self, pushes: Sequence[KeyedPush]) -> list[PushResult]:
         """Record a batch; when PostgreSQL cannot store one of its values, record each push on its own.
@@ -133,9 +138,19 @@ def _lifecycle_job(
     return refresh_job_id(event.project_id, key), REFRESH, (event.project_id,)
 
 
-async def _nudge(enqueue: Awaitable[object]) -> None:
+async def _nudge(enqueue: Awaitable[object]) -> bool:
+    """Whether the jobs reached the queue; when Redis is down they are left to the reconcile sweep."""
     try:
         await enqueue
     except QueueUnavailableError as exc:
         # The delivery is recorded in PostgreSQL; the reconcile sweep enqueues what is behind.
         logger.warning("queue unavailable, left to the reconcile sweep: %s", exc)
+        return False
+    return True
+
+
+def _outcome(queued: bool, what: str) -> tuple[DeliveryOutcome, str]:
+    """`enqueued` only when the job is in the queue; recorded but not queued is `deferred`."""
+    if queued:
+        return DeliveryOutcome.ENQUEUED, what
+    return DeliveryOutcome.DEFERRED, QUEUE_DOWN.format(what=what)

@@ -6,6 +6,7 @@ Each check runs a fresh interpreter (an import, once done, cannot be undone in t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -16,7 +17,6 @@ from typing import Final
 import pytest
 
 from app.store.indexing import RunCounts
-from app.sync.local_index import LocalRun
 from entry.cli import index_summary
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -61,9 +61,7 @@ def test_search_opens_the_store_but_not_the_web_stack(tmp_path: Path) -> None:
     ],
 )
 def test_the_index_summary_says_what_was_done(model: str | None, said: str) -> None:
-    run = LocalRun(
-        repo_path="acme/shop", counts=RunCounts(files=3, embedded=12, reused=1), removed_files=0, collection=None
-    )
-    assert index_summary("acme/shop", run, model) == (
+    counts = dataclasses.asdict(RunCounts(files=3, embedded=12, reused=1))  # as the socket sends them
+    assert index_summary("acme/shop", counts, 0, model) == (
         f"javakb index: acme/shop: 3 files, {said}, 1 reused, 0 deleted, 0 skipped, 0 vanished files removed"
     )

@@ -88,6 +88,7 @@ async def test_everything_well_is_all_ok_and_exit_zero(
     findings = await examine(settings_for(pg_dsn, gitlab, embedder, tmp_path / "q"))
     assert {f.name: f.verdict for f in findings} == dict.fromkeys(
         [
+            "environment",
             "secrets",
             "postgres",
             "redis",

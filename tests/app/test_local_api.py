@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import shutil
+import socket
 import stat
 import threading
 from collections.abc import AsyncIterator
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from app.agents.local_socket import ask
 from app.auth.access import LOCAL
 from app.core.errors import ServiceError
 from app.core.settings import QdrantSettings, Settings
@@ -22,7 +24,7 @@ from app.search.scoping import Filters
 from app.sync.watch import diff, watch
 from entry.cli import main
 from entry.deps import open_deps
-from entry.local_api import ask, hits_of, serving, socket_path
+from entry.local_api import AlreadyServingError, claimed, serving, socket_path
 from tests.support.engines import EMBEDDED_ENGINES
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import CORE_SRC
@@ -58,20 +60,21 @@ async def test_index_and_search_go_through_the_socket_of_the_running_service(dep
 
     async with serving(deps, path):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600  # only the store's owner may connect
-        result = await ask(path, request, lambda done, total: progress.append((done, total)))
-        found = await ask(path, {"command": "search", "query": "OwnerService.find", "limit": 3}, None)
+        # The client blocks (it needs only the standard library): off this loop, which serves it.
+        result = await asyncio.to_thread(ask, path, request, lambda done, total: progress.append((done, total)))
+        found = await asyncio.to_thread(ask, path, {"command": "search", "query": "OwnerService.find", "limit": 3})
 
     assert result["counts"]["files"] == len(list((project / SERVICE_DIR).glob("*.java")))
     assert result["counts"]["embedded"] > 0
     assert progress and progress[-1][0] == progress[-1][1] == result["counts"]["files"]
-    hits = hits_of(found)
-    assert hits[0].qualified_name == FIND and hits[0].repo_path == "acme/shop"
+    cited = found[0]["citation"]
+    assert cited["qualified_name"] == FIND and cited["repo_path"] == "acme/shop"
     assert not path.exists()  # removed when the service stops
 
 
 async def test_without_a_service_the_cli_opens_the_store_itself(deps: Deps, tmp_path: Path) -> None:
-    assert await ask(socket_path(deps.settings.qdrant), {"command": "search", "query": "x"}, None) is None
-    assert await ask(None, {"command": "search", "query": "x"}, None) is None
+    assert ask(socket_path(deps.settings.qdrant), {"command": "search", "query": "x"}) is None
+    assert ask(None, {"command": "search", "query": "x"}) is None
     assert socket_path(QdrantSettings(path=":memory:")) is None
 
 
@@ -79,7 +82,46 @@ async def test_a_refused_request_comes_back_as_a_service_error(deps: Deps) -> No
     path = socket_path(deps.settings.qdrant)
     async with serving(deps, path):
         with pytest.raises(ServiceError, match="unknown command 'drop'"):
-            await ask(path, {"command": "drop"}, None)
+            await asyncio.to_thread(ask, path, {"command": "drop"})
+
+
+async def test_a_request_sent_while_the_store_opens_waits_for_it_and_is_answered(deps: Deps) -> None:
+    path = socket_path(deps.settings.qdrant)
+    assert path is not None
+    early = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    async def opening() -> None:
+        early.connect(str(path))  # the socket is claimed: the connection waits in its backlog
+        early.sendall(json.dumps({"command": "search", "query": "OwnerService", "limit": 1}).encode() + b"\n")
+        early.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            early.recv(1)  # nothing answers while the store is not open
+        await deps.store.ensure(await deps.index_model())
+
+    with early:
+        async with serving(deps, path, opening=opening):
+            early.settimeout(30)
+            answer = await asyncio.to_thread(early.makefile("rb").readline)
+    assert json.loads(answer) == {"result": []}  # answered once open (nothing indexed yet)
+
+
+def test_a_second_claim_on_a_socket_someone_listens_on_is_refused_and_leaves_it(tmp_path: Path) -> None:
+    path = tmp_path / "javakb.sock"
+    with claimed(path):
+        bound = path.stat().st_ino
+        with pytest.raises(AlreadyServingError, match="already listens"), claimed(path):
+            pass
+        assert path.stat().st_ino == bound  # neither replaced nor removed
+    assert not path.exists()  # removed by the claim that bound it
+
+
+def test_a_socket_is_removed_on_exit_only_while_it_is_the_one_bound(tmp_path: Path) -> None:
+    path = tmp_path / "javakb.sock"
+    with claimed(path), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as other:
+        path.unlink()
+        other.bind(str(path))  # another service's socket took its place
+        replaced = path.stat().st_ino
+    assert path.stat().st_ino == replaced  # left to the process that bound it
 
 
 def test_diff_reports_new_modified_and_removed_files() -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import helm_python as helm
 import pytest
 
+from app.core.settings_doc import chart_schema
 from tests.deploy.chart import (
     CHART,
     KUBE_VERSIONS,
@@ -103,6 +105,9 @@ def test_the_schema_rejects_a_values_file_with_typos() -> None:
     ("values", "refusal"),
     [
         ({"config": {"QDRANT_URL": "http://q"}}, "QDRANT_URL"),
+        ({"config": {"JAVAKB_GITLAB_URL": "https://gitlab.example.com"}}, "JAVAKB_GITLAB_URL"),  # `_` for `__`
+        ({"config": {"JAVAKB_GITLAB__TOKN": "x"}}, "JAVAKB_GITLAB__TOKN"),
+        ({"secrets": {"values": {"JAVAKB_GITLAB__WEBHOOK_SECRT": "x" * 32}}}, "JAVAKB_GITLAB__WEBHOOK_SECRT"),
         ({"web": {"livenessProbe": {"enabled": True, "periodSeconds": "10"}}}, "periodSeconds"),
         ({"image": {"pullPolicy": "Sometimes"}}, "pullPolicy"),
     ],
@@ -110,6 +115,12 @@ def test_the_schema_rejects_a_values_file_with_typos() -> None:
 def test_the_schema_rejects_wrong_names_and_types(values: dict[str, Any], refusal: str) -> None:
     with pytest.raises(helm.HelmValuesError, match=refusal):
         render(values)
+
+
+def test_the_setting_names_the_chart_accepts_are_the_settings_model_s() -> None:
+    schema = json.loads((CHART / "values.schema.json").read_text(encoding="utf-8"))
+    assert schema == chart_schema(schema), "run scripts/settings_doc"
+    assert render({"config": {"JAVAKB_GITLAB__URL": "https://gitlab.example.com", "JAVAKB_SCOPE__FORKS": True}})
 
 
 def test_the_migration_job_reads_configuration_created_before_it_with_the_new_values() -> None:

@@ -23,6 +23,7 @@ from app.core.settings import Settings
 from app.runtime import ServiceDeps
 from app.sync.local_index import index_directory
 from entry.deps import open_service
+from entry.http_server import http_protocol
 from entry.web import create_app
 
 START_TIMEOUT_S = 30.0
@@ -81,6 +82,7 @@ class _ServerThread(threading.Thread):
                 await self.prepare(deps)
             config = uvicorn.Config(
                 create_app(self.settings, deps, clock=self.clock),
+                http=http_protocol(self.settings.access),  # as `javakb web` and `serve` run it
                 lifespan="on",
                 log_level="warning",
                 ws="none",
