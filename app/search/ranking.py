@@ -4,6 +4,9 @@ The pool is the store's fused candidates (dense and lexical, `app.store.fusion`)
 structural indexes found for the question (`Evidence`: handlers of a route it names, symbols it names,
 the answers of a relation it asks). The order is built in two bounded steps:
 
+0. Qdrant's candidates are re-ordered by their scores and the file-level signals of `app.search.boosts`
+   (a file named for the question, a file with several good candidates, no third chunk of one file before
+   another file's first; none for a question about a behaviour).
 1. Reciprocal rank fusion of ranked lists of the pool: Qdrant's order (weight 1) and each evidence list
    (weight `EXACT_WEIGHT`), with Qdrant's own constant `RRF_K`: `score = sum(w / (RRF_K + rank))`. An
    exact match ranked first in its list outranks Qdrant's first candidate unless that one is exact too,
@@ -21,8 +24,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from app.search import boosts
+from app.search.boosts import asks_behaviour, enabled
 from app.search.question import QueryTerms
 from app.store.fusion import RRF_K
 from app.store.lexical import singular
@@ -43,8 +48,6 @@ WINDOW = 40
 """The fused candidates a search always asks for (`SearchService.search`), and how far the rules that
 move one candidate after another look: the top of a search is the same whatever its limit or page."""
 MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
-TYPE_WORDS = frozenset({str(kind) for kind in TYPE_SYMBOLS} | {"type"})  # a question asking for a type
-QUESTION_WORDS = frozenset({"how", "where", "when", "what", "which", "why", "who"})
 WEB_WORDS = frozenset({"handler", "endpoint", "controller", "route", "request", "api", "http", "url", "rest"})
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
@@ -63,7 +66,11 @@ class Evidence:
 
 
 def rerank(
-    terms: QueryTerms, chunks: Sequence[Chunk], evidence: Evidence = Evidence(), fused: int | None = None
+    terms: QueryTerms,
+    chunks: Sequence[Chunk],
+    evidence: Evidence = Evidence(),
+    fused: int | None = None,
+    scores: Sequence[float] | None = None,
 ) -> list[int]:
     """Indexes of `chunks` in reranked order.
 
@@ -72,17 +79,32 @@ def rerank(
         chunks: The pool: Qdrant's candidates in its order, then the exact matches it lacked.
         evidence: The exact matches, as indexes into `chunks`.
         fused: How many of `chunks` Qdrant returned (all of them by default).
+        scores: The store's scores of those, best first: then their order is `boosts.reordered`'s.
     """
     count = len(chunks) if fused is None else fused
-    ranked = [(1.0, range(count)), *((EXACT_WEIGHT, lst) for lst in evidence.lists())]
+    store_order: Sequence[int] = range(count)
+    if scores is not None:
+        store_order = boosts.reordered(terms, chunks[:count], scores[:count])
+    if enabled("types_first"):
+        evidence = replace(evidence, symbols=types_first(evidence.symbols, chunks))
+    ranked = [(1.0, store_order), *((EXACT_WEIGHT, lst) for lst in evidence.lists())]
     order = fuse(len(chunks), ranked)
     exact = {i for lst in evidence.lists() for i in lst}
     order = promote(order, [MAX_PLACES if i in exact else places(signals(terms, chunks[i])) for i in order])
-    if not QUESTION_WORDS & terms.words or TYPE_WORDS & terms.words:
+    if not asks_behaviour(terms):
         return order
     head, tail = order[:WINDOW], order[WINDOW:]
     head = below_members(members_first(head, chunks, exact), chunks, exact)
     return (head if WEB_WORDS & terms.words else callees_first(head, chunks, exact)) + tail
+
+
+def types_first(symbols: Sequence[int], chunks: Sequence[Chunk]) -> list[int]:
+    """The exact name matches with the types first, each group in its order.
+
+    A type's name is its constructors' name too: a question naming `ObjectMapper` asks for the class
+    (its declaration and Javadoc), which its constructors, shorter chunks, would otherwise outrank.
+    """
+    return sorted(symbols, key=lambda i: chunks[i].symbol_type not in TYPE_SYMBOLS)
 
 
 def members_first(order: Sequence[int], chunks: Sequence[Chunk], exact: set[int]) -> list[int]:

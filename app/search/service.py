@@ -84,6 +84,7 @@ class SearchService:
         offload: Offload | None = None,
         max_concurrent: int | None = None,
         libraries: ReadableLibraries | None = None,
+        dense_weight: float = 1.0,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -92,6 +93,7 @@ class SearchService:
         self.max_query_chars = max_query_chars
         self.max_query_terms = max_query_terms
         self.generated_code = generated_code
+        self.dense_weight = dense_weight  # the dense list's weight in the store's fusion (`app.store.fusion`)
         # The pure stretches of a search run through the reader's offload (`app.search.offload`).
         self._reader = Reader(
             store,
@@ -160,7 +162,10 @@ class SearchService:
             text = question
             question = await self._reader.offload(lambda: parse_question(text))
         rankers = pool.Rankers(
-            embedder=self.embedder, cross_encoder=self.cross_encoder, generated_code=self.generated_code
+            embedder=self.embedder,
+            cross_encoder=self.cross_encoder,
+            generated_code=self.generated_code,
+            dense_weight=self.dense_weight,
         )
         return await pool.ranked(self._reader, access, question, filters, limit, rankers)
 

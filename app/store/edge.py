@@ -226,7 +226,13 @@ class EdgeStore(StateReads):
     # --- reads ---------------------------------------------------------------------------------
 
     async def query(
-        self, *, lexical: Any, dense: Sequence[float] | None, where: Filter | None, limit: int
+        self,
+        *,
+        lexical: Any,
+        dense: Sequence[float] | None,
+        where: Filter | None,
+        limit: int,
+        dense_weight: float = 1.0,
     ) -> list[qm.ScoredPoint]:
         """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given."""
         edge_where = edge_filter(where)
@@ -246,7 +252,7 @@ class EdgeStore(StateReads):
         answers = []
         for request in requests:  # one short call per list, fused in our code
             answers.append(await self._run("Qdrant query", shard.query, request))
-        best = candidates(answers, limit)
+        best = candidates(answers, limit, dense_weight)
         # Ids and scores only in the searches: the payloads of the fused best are read after, in short
         # calls (a search with payloads holds the GIL about twice as long; docs/performance.md).
         payloads = await self._payloads(shard, [str(point.id) for point, _ in best])

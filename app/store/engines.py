@@ -39,7 +39,13 @@ class Store(Protocol):
     async def target(self) -> str | None: ...
     async def generations(self) -> list[str]: ...
     async def query(
-        self, *, lexical: SparseVector | None, dense: Sequence[float] | None, where: Filter | None, limit: int
+        self,
+        *,
+        lexical: SparseVector | None,
+        dense: Sequence[float] | None,
+        where: Filter | None,
+        limit: int,
+        dense_weight: float = 1.0,
     ) -> list[qm.ScoredPoint]: ...
     async def stored_hashes(
         self, repo_path: str, file_paths: Sequence[str], *, collection: str | None = None

@@ -51,8 +51,8 @@ def ranked(points: Sequence[P], limit: int) -> list[P]:
     return sorted(points, key=lambda p: (-float(f"{p.score:.{SCORE_DIGITS}g}"), str(p.id)))[:limit]
 
 
-def fused(lists: Sequence[Sequence[P]], limit: int) -> list[tuple[P, float]]:
-    """The `limit` best points of lists in `ranked` order, by RRF, with their scores `sum(1 / (RRF_K + position))`.
+def fused(lists: Sequence[Sequence[P]], limit: int, weights: Sequence[float] = (1.0, 1.0)) -> list[tuple[P, float]]:
+    """The `limit` best points of lists in `ranked` order, by RRF: scores `sum(weight / (RRF_K + position))`.
 
     Positions count from 0, as Qdrant's own RRF does, so the scores are the ones Qdrant would give for lists
     of `FUSED_DEPTH` points; positions past it add nothing. Points tied on the score keep the order in which
@@ -61,19 +61,20 @@ def fused(lists: Sequence[Sequence[P]], limit: int) -> list[tuple[P, float]]:
     """
     scores: dict[str, float] = {}
     first: dict[str, P] = {}
-    for points in lists:
+    for weight, points in zip(weights, lists, strict=True):
         for position, point in enumerate(points):
             key = str(point.id)
-            scores[key] = scores.get(key, 0.0) + (1.0 / (RRF_K + position) if position < FUSED_DEPTH else 0.0)
+            scores[key] = scores.get(key, 0.0) + (weight / (RRF_K + position) if position < FUSED_DEPTH else 0.0)
             first.setdefault(key, point)
     order = sorted(scores, key=scores.__getitem__, reverse=True)  # stable: ties keep first appearance
     return [(first[key], scores[key]) for key in order[:limit]]
 
 
-def candidates(lists: Sequence[Sequence[P]], limit: int) -> list[tuple[P, float]]:
+def candidates(lists: Sequence[Sequence[P]], limit: int, dense_weight: float = 1.0) -> list[tuple[P, float]]:
     """The `limit` best points of an engine's lists (each asked for `limit + TIE_MARGIN`), with their scores.
 
-    One list is ranked and keeps the engine's scores; two are fused and get RRF's.
+    One list is ranked and keeps the engine's scores; two (lexical, dense) are fused and get RRF's, the dense
+    list's terms times `dense_weight` (the model's: `EmbeddingSettings.fusion_weight`).
     """
     ordered = [ranked(points, limit) for points in lists]
-    return [(p, p.score) for p in ordered[0]] if len(ordered) == 1 else fused(ordered, limit)
+    return [(p, p.score) for p in ordered[0]] if len(ordered) == 1 else fused(ordered, limit, (1.0, dense_weight))

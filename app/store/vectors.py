@@ -286,7 +286,13 @@ class VectorStore(StateReads):
                 await self.client.create_payload_index(name, field_name, kind)
 
     async def query(
-        self, *, lexical: SparseVector | None, dense: Sequence[float] | None, where: Filter | None, limit: int
+        self,
+        *,
+        lexical: SparseVector | None,
+        dense: Sequence[float] | None,
+        where: Filter | None,
+        limit: int,
+        dense_weight: float = 1.0,
     ) -> list[qm.ScoredPoint]:
         """The `limit` best points for a lexical and/or a dense query vector, fused with RRF when both are given.
 
@@ -305,7 +311,7 @@ class VectorStore(StateReads):
         with _translated("Qdrant query"):
             # One round trip; the lists are fused in our code, as on Edge (app.store.fusion).
             responses = await self.client.query_batch_points(self.alias, requests=requests)
-        best = candidates([response.points for response in responses], limit)
+        best = candidates([response.points for response in responses], limit, dense_weight)
         return [point.model_copy(update={"score": score}) for point, score in best]
 
     async def scroll(

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from qdrant_client import models as qm
 
+from app.core.settings import EMBEDDED_DENSE_WEIGHT, EmbeddingSettings
 from app.store.fusion import FUSED_DEPTH, RRF_K, candidates, fused, ranked
 
 
@@ -57,3 +58,17 @@ def test_the_best_do_not_depend_on_how_deep_the_lists_go() -> None:
 
     assert names(short) == names(long) == ["near", "deep", "d0", "l0", "d1"]
     assert [score for _, score in short] == [score for _, score in long]
+
+
+def test_a_dense_weight_below_one_lets_the_lexical_first_lead_a_point_both_lists_rank_second() -> None:
+    lexical = [point("x", 9.0), point("both", 5.0)]
+    dense = [point("y", 0.9), point("both", 0.8)]
+
+    assert names(candidates([lexical, dense], 3))[0] == "both"  # 1/3 + 1/3 > 1/2
+    assert names(candidates([lexical, dense], 3, dense_weight=0.5)) == ["x", "both", "y"]  # 1/2 > 1/3 + 1/6
+
+
+def test_the_dense_weight_is_the_providers_unless_set() -> None:
+    assert EmbeddingSettings().fusion_weight == EMBEDDED_DENSE_WEIGHT
+    assert EmbeddingSettings(base_url="http://m/v1").fusion_weight == 1.0
+    assert EmbeddingSettings(base_url="http://m/v1", dense_weight=0.7).fusion_weight == 0.7

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.auth.access import LOCAL
+from tests.quality.ranking_off import RANKING_OFF_HELP, ranking_off, switched_off
 from tests.quality.real.corpus import indexed_repos
 from tests.quality.real.evaluate import applicable, evaluate, expected_of, problem
 from tests.quality.real.gold import Corpus
@@ -47,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--repos",
         help="comma-separated owner/name subset of the set's pins (default: all); only questions they answer are asked",
     )
+    parser.add_argument("--ranking-off", type=ranking_off, default=frozenset(), help=RANKING_OFF_HELP)
     parser.add_argument("--no-lexical", action="store_true", help="skip the lexical-only run")
     parser.add_argument("--no-misses", action="store_true", help="print the tables only")
     parser.add_argument(
@@ -54,6 +56,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="also write every question's outcome here (one file per run mode)")
     args = parser.parse_args(argv)
+    if args.ranking_off:
+        print(f"ranking signals off: {', '.join(sorted(args.ranking_off))}")
+    with switched_off(args.ranking_off):
+        return _main(parser, args)
+
+
+def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     suite = SUITES[args.set]
     pins = suite.pins
     chosen = set(args.repos.split(",")) if args.repos else {pin.repo_path for pin in pins}

@@ -18,6 +18,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from tests.quality.ranking_off import RANKING_OFF_HELP, ranking_off, switched_off
 from tests.quality.real.repos import FetchError, materialise, source_arguments
 from tests.quality.semble import annotated, report
 from tests.quality.semble.annotated import Query
@@ -49,6 +50,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="at a fallback commit, point an annotated file that is missing at the one file of its name",
     )
+    parser.add_argument("--ranking-off", type=ranking_off, default=frozenset(), help=RANKING_OFF_HELP)
     parser.add_argument("--no-bm25", action="store_true", help="skip the reference BM25 over plain windows")
     parser.add_argument("--misses", action="store_true", help="also list the queries scoring 0 (chunk protocol)")
     parser.add_argument("--json", type=Path, help="also write every query's scores here")
@@ -57,6 +59,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.ranking_off:
+        print(f"ranking signals off: {', '.join(sorted(args.ranking_off))}")
+    with switched_off(args.ranking_off):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     mode: Mode = args.mode or ("endpoint" if args.embedding_url else "lexical")
     settings = settings_for(mode, args.embedding_url, args.model)
     chosen = args.repos.split(",") if args.repos else [s.name for s in SPECS]
