@@ -32,6 +32,27 @@ def quality_settings(embedding_url: str | None, model: str | None = None) -> Set
     return Settings(qdrant=QdrantSettings(path=":memory:"), embedding=embedding)
 
 
+EmbeddingMode = Literal["lexical", "embedded", "endpoint"]
+EMBEDDING_MODES: Final[tuple[EmbeddingMode, ...]] = ("lexical", "embedded", "endpoint")
+
+
+def mode_settings(mode: EmbeddingMode, embedding_url: str | None = None, model: str | None = None) -> Settings:
+    """The settings a quality run indexes and searches with; only the embedding configuration differs.
+
+    lexical: no dense vectors. embedded: the project's default embedding configuration, whatever
+    `Settings()` holds (the in-process model). endpoint: an OpenAI-compatible endpoint and model.
+    """
+    match mode:
+        case "lexical":
+            return quality_settings(None)
+        case "embedded":
+            return Settings(qdrant=QdrantSettings(path=":memory:"))
+        case "endpoint":
+            if not embedding_url:
+                raise ValueError("the endpoint mode needs an embedding URL")
+            return quality_settings(embedding_url, model)
+
+
 @asynccontextmanager
 async def indexed_search(
     mode: Mode, *, embedding_url: str | None = None, model: str | None = None

@@ -1,6 +1,7 @@
 """Retrieval quality on real public Spring repositories: one command fetches, indexes, asks, reports.
 
-    .venv/bin/python -m tests.quality.real --mirrors /work/.mirror [--set heldout] [--embedding-url URL --model M]
+    .venv/bin/python -m tests.quality.real --mirrors /work/.mirror [--set heldout] [--embedded]
+        [--embedding-url URL --model M]
 
 Each pinned repository of the chosen set (`suites.py`: `real`, the default, or `heldout`) is
 materialised into the cache (default `.cache/quality`, git-ignored), all are indexed into one
@@ -21,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.auth.access import LOCAL
+from app.core.settings import Settings
+from tests.quality.corpus import mode_settings
 from tests.quality.ranking_off import RANKING_OFF_HELP, ranking_off, switched_off
 from tests.quality.real.corpus import indexed_repos
 from tests.quality.real.evaluate import applicable, evaluate, expected_of, problem
@@ -43,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     source_arguments(parser, DEFAULT_CACHE)
     parser.add_argument("--embedding-url", help="also report hybrid search with this OpenAI-compatible endpoint")
     parser.add_argument("--model", help="the endpoint's model name")
+    parser.add_argument(
+        "--embedded", action="store_true", help="also report hybrid search with the embedded default model"
+    )
     parser.add_argument("--set", choices=sorted(SUITES), default=DEFAULT_SUITE, help="the question set and its pins")
     parser.add_argument(
         "--repos",
@@ -83,14 +89,17 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     skip = {id(q) for q, _ in unscored}
     singles_asked = [q for q in asked if isinstance(q, Single) and id(q) not in skip]
     sets_asked = [q for q in asked if isinstance(q, SetQuestion) and id(q) not in skip]
-    runs: list[tuple[str, str | None]] = [] if args.no_lexical else [("lexical", None)]
+    runs: list[tuple[str, Settings]] = [] if args.no_lexical else [("lexical", mode_settings("lexical"))]
+    if args.embedded:
+        runs.append(("hybrid with the embedded model", mode_settings("embedded")))
     if args.embedding_url:
-        runs.append((f"hybrid with {args.model or 'the endpoint model'}", args.embedding_url))
-    for title, url in runs:
+        endpoint = mode_settings("endpoint", args.embedding_url, args.model)
+        runs.append((f"hybrid with {args.model or 'the endpoint model'}", endpoint))
+    for title, settings in runs:
         started = time.perf_counter()
         try:
             singles, sets = asyncio.run(
-                _run(checkouts, corpus, singles_asked, sets_asked, url, args.model, title, held_out=suite.held_out)
+                _run(checkouts, corpus, singles_asked, sets_asked, settings, title, held_out=suite.held_out)
             )
         except UnscorableError as error:
             print(error)
@@ -111,13 +120,12 @@ async def _run(
     corpus: Corpus,
     singles_asked: Sequence[Single],
     sets_asked: Sequence[SetQuestion],
-    url: str | None,
-    model: str | None,
+    settings: Settings,
     title: str,
     *,
     held_out: bool = False,
 ) -> tuple[list[SingleOutcome], list[SetOutcome]]:
-    async with indexed_repos(checkouts, embedding_url=url, model=model) as indexed:
+    async with indexed_repos(checkouts, settings=settings) as indexed:
         if held_out:
             names = await indexed_names(indexed.deps.store)
             refuse(not_indexed(singles_asked, {id(q): expected_of(q, corpus) for q in singles_asked}, names))

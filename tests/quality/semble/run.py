@@ -13,20 +13,20 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final
 
 from app.auth.access import LOCAL
-from app.core.settings import QdrantSettings, Settings
+from app.core.settings import Settings
 from app.search.hits import Hit
-from tests.quality.corpus import quality_settings
+from tests.quality.corpus import EMBEDDING_MODES, EmbeddingMode, mode_settings
 from tests.quality.real.corpus import indexed_repos
 from tests.quality.semble import bm25
 from tests.quality.semble.annotated import Query
 from tests.quality.semble.metrics import K, Located, chunk_ndcg, distinct_files, file_ndcg
 from tests.quality.semble.spec import RepoSpec
 
-Mode = Literal["lexical", "embedded", "endpoint"]
-MODES: Final[tuple[Mode, ...]] = ("lexical", "embedded", "endpoint")
+Mode = EmbeddingMode
+MODES: Final = EMBEDDING_MODES
 FILE_DEPTH: Final = 50
 """Results asked for the file protocol, enough for `K` distinct files in practice."""
 INCLUDE: Final = ("**/*.java",)
@@ -35,21 +35,8 @@ is itself inside `src/main/java`); the default excludes (tests, generated, build
 
 
 def settings_for(mode: Mode, embedding_url: str | None = None, model: str | None = None) -> Settings:
-    """The settings a mode indexes and searches with; only the embedding configuration differs.
-
-    lexical: no dense vectors. embedded: the project's default embedding configuration, whatever
-    `Settings()` holds (the in-process model once it is the default). endpoint: an OpenAI-compatible
-    endpoint and model.
-    """
-    match mode:
-        case "lexical":
-            settings = quality_settings(None)
-        case "embedded":
-            settings = Settings(qdrant=QdrantSettings(path=":memory:"))
-        case "endpoint":
-            if not embedding_url:
-                raise ValueError("the endpoint mode needs --embedding-url")
-            settings = quality_settings(embedding_url, model)
+    """The settings a mode indexes and searches with (`mode_settings`), over every Java file of the root."""
+    settings = mode_settings(mode, embedding_url, model)
     chunking = settings.chunking.model_copy(update={"include": INCLUDE})
     return settings.model_copy(update={"chunking": chunking})
 
