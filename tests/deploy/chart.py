@@ -28,6 +28,7 @@ KUBE_VERSIONS = ("1.27.0", "1.37.0")
 RELEASE, NAMESPACE = "kb", "tools"
 CUSTOM_SCHEMAS = {
     ("monitoring.coreos.com/v1", "ServiceMonitor"): "servicemonitor-monitoring-v1.json",
+    ("monitoring.coreos.com/v1", "PrometheusRule"): "prometheusrule-monitoring-v1.json",
     ("keda.sh/v1alpha1", "ScaledObject"): "scaledobject-keda-v1alpha1.json",
 }
 
