@@ -74,8 +74,10 @@ async def test_a_full_reindex_repairs_citations_when_no_blob_changed(env: SyncEn
     await env.deps.queue.enqueue_job(BACKFILL, [project.id], True)  # POST /admin/reindex {"full": true}
     await env.work()
     await env.audit(project)
-    [_, full] = await env.runs(project.id)
-    assert (full["mode"], full["files_changed"], full["trigger"]) == ("tree", 0, "backfill")
+    # The reconcile sweep (a cron of the burst workers) may see the drift first on a slow machine and repair
+    # it too; the full reindex's own run is the one this test is about.
+    [full] = [run for run in await env.runs(project.id) if run["trigger"] == "backfill"]
+    assert (full["mode"], full["files_changed"]) == ("tree", 0)
 
 
 async def test_a_compare_that_keeps_failing_falls_back_to_a_tree_walk(env: SyncEnv) -> None:
