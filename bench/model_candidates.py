@@ -137,7 +137,13 @@ def _onnx(model_path: str, tokenizer_path: str) -> Embed:
 
 def evaluate(spec: str, repos: dict[str, tuple[list[str], list[str]]], annotations: Path) -> dict[str, Any]:
     """NDCG@10 per mode, per repository and per category, with chunks a second and a query's time."""
-    embed = embedder(spec)
+    return evaluate_embed(spec, embedder(spec), repos, annotations)
+
+
+def evaluate_embed(
+    spec: str, embed: Embed, repos: dict[str, tuple[list[str], list[str]]], annotations: Path
+) -> dict[str, Any]:
+    """`evaluate` of a given `Embed`, reported under the name `spec`."""
     scores: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
     embedded, embed_s, query_s = 0, 0.0, []
     for name, (texts, files) in repos.items():
