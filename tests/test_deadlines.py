@@ -68,6 +68,24 @@ def test_after_it():
     assert took < OUTER_S / 3
 
 
+def test_a_timed_out_test_that_swallows_the_cancellation_and_then_passes_is_still_failed(
+    inner: pytest.Pytester,
+) -> None:
+    result, _ = run(
+        inner,
+        """
+import asyncio
+import contextlib
+
+async def test_waits_then_passes():
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.Event().wait()
+""",
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*test_waits_then_passes: Timeout (>2.0 s) (its cancellation was swallowed*"])
+
+
 def test_a_timed_out_test_whose_task_refuses_cancellation_is_stopped_and_its_teardown_too(
     inner: pytest.Pytester,
 ) -> None:

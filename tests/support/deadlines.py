@@ -67,6 +67,7 @@ class Deadline:
     seconds: float
     grace_s: float
     step: int = 0
+    reported: bool = False
 
     def arm(self) -> None:
         signal.signal(signal.SIGALRM, self._fire)
@@ -155,11 +156,25 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object
         previous.disarm()
     limit = seconds(item.config, "teardown_timeout")
     deadline = Deadline(item, f"teardown over {limit} s", limit, seconds(item.config, "timeout_grace"))
+    item.stash[DEADLINE] = deadline
     deadline.arm()
     try:
         return (yield)
     finally:
         deadline.disarm()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    """The phase a deadline cut fails, even when the test swallowed the cancellation and then passed."""
+    report = yield
+    deadline = item.stash.get(DEADLINE, None)
+    if deadline is not None and deadline.step and not deadline.reported:
+        deadline.reported = True  # the first phase to end after the deadline fired is the one it cut
+        if report.passed:
+            report.outcome = "failed"
+            report.longrepr = f"{item.nodeid}: {deadline.what} (its cancellation was swallowed, then it passed)"
+    return report
 
 
 @pytest.hookimpl(trylast=True)
