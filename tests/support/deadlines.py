@@ -174,6 +174,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if report.passed:
             report.outcome = "failed"
             report.longrepr = f"{item.nodeid}: {deadline.what} (its cancellation was swallowed, then it passed)"
+        else:  # a bare CancelledError does not say why it came
+            report.sections.append(("deadline", f"{item.nodeid}: {deadline.what}: its tasks were cancelled"))
     return report
 
 
