@@ -94,6 +94,7 @@ def run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _worker(settings: Settings) -> None:
     from app.ops.scrape import guarded
+    from app.ops.supervisor import close_worker
     from app.ops.worker_health import health_endpoint
     from entry.deps import open_sync
     from entry.worker import build_worker
@@ -105,7 +106,7 @@ async def _worker(settings: Settings) -> None:
             async with health_endpoint(settings, deps.queue, guarded(deps)):
                 await worker.async_run()
         finally:
-            await worker.close()
+            await close_worker(worker)
 
 
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -135,7 +136,7 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
 
     from app.core.errors import QueueUnavailableError
     from app.jobs.redis import translated
-    from app.ops.supervisor import WorkerSupervisor
+    from app.ops.supervisor import WorkerSupervisor, close_worker
     from app.sync.watch import watch
     from entry.deps import open_service
     from entry.http_server import http_protocol
@@ -175,7 +176,7 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
                 await supervised
             if supervisor.worker is not None:
                 with contextlib.suppress(QueueUnavailableError), translated():
-                    await supervisor.worker.close()
+                    await close_worker(supervisor.worker)
 
 
 async def _opened(deps: Deps) -> None:

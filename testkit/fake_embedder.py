@@ -148,7 +148,8 @@ class FakeEmbeddingServer:
         assert self._httpd is not None and self._thread is not None
         self._httpd.shutdown()
         self._httpd.server_close()
-        self._thread.join()
+        self._thread.join(timeout=10)
+        assert not self._thread.is_alive(), "the fake embedder's server did not stop within 10 s"
         self._httpd = self._thread = None
 
     def handle(self, request: RecordedRequest) -> tuple[int, dict[str, str], dict[str, Any]]:

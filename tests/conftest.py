@@ -19,6 +19,9 @@ import redis.asyncio as aioredis
 
 from app.db.migrate import apply_migrations
 
+# Every phase of every test ends (tests/support/deadlines.py); pytester runs the plugin's own tests.
+pytest_plugins = ["pytester", "tests.support.deadlines"]
+
 SERVER = os.environ.get("JAVAKB_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432")
 REDIS = os.environ.get("JAVAKB_TEST_REDIS", "redis://127.0.0.1:6379/9")
 TABLES = (

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -88,3 +89,20 @@ class WorkerSupervisor:
             self._last_error = f"{type(exc).__name__}: {exc}"
         finally:
             self._running = False
+
+
+async def close_worker(worker: Worker, within_s: float = 30.0) -> None:
+    """Stop `worker` (its jobs in flight are cancelled, arq re-runs them) and close it, within `within_s`.
+
+    arq's `Worker.close` cancels the jobs in flight and then gathers them: a job cancelled before arq's own
+    handler could catch it (a busy machine makes that likely) ends cancelled, and `close` raises CancelledError
+    before it deletes the worker's health record and closes its pool. So: cancel, wait for the jobs keeping
+    their outcomes, forget the finished ones (as arq's poll loop does), then close. TimeoutError past `within_s`.
+    """
+    worker.handle_sig(signal.SIGUSR1)  # what `close` does first: cancels the jobs in flight and the poll loop
+    async with asyncio.timeout(within_s):
+        await asyncio.gather(*worker.tasks.values(), return_exceptions=True)
+        for job_id, task in list(worker.tasks.items()):
+            if task.done():
+                del worker.tasks[job_id]
+        await worker.close()

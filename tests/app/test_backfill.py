@@ -129,6 +129,8 @@ async def test_an_all_backfill_of_200_projects_pages_its_report_and_names_each_f
         assert {r["state"] for r in skipped["results"]} == {"skipped"}
 
 
+@pytest.mark.integration
+@pytest.mark.timeout(300)  # as its siblings: 28 s on a busy machine, 60 s was its whole margin
 async def test_after_an_all_backfill_of_200_projects_a_lost_push_is_healed_by_the_sweep(
     tmp_path: Path, clean_db: str, clean_redis: str
 ) -> None:

@@ -73,7 +73,8 @@ async def stop(w: Worker, task: asyncio.Task[None]) -> None:
     """Stop a worker as SIGTERM does (it cancels its jobs and its poll loop), and wait for it."""
     w.handle_sig(signal.SIGTERM)
     task.cancel()
-    await asyncio.gather(task, *w.tasks.values(), return_exceptions=True)
+    async with asyncio.timeout(30):  # a job that ignores its cancellation fails the teardown, loudly
+        await asyncio.gather(task, *w.tasks.values(), return_exceptions=True)
 
 
 async def test_a_slow_gitlab_with_a_push_during_every_run_converges_monotonically(env: SyncEnv, worker: Worker) -> None:

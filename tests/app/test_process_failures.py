@@ -26,6 +26,7 @@ from app.core.settings import (
     Settings,
     SyncWorkerSettings,
 )
+from app.core.states import SyncTrigger
 from app.db import Database
 from entry.deps import open_deps
 from testkit.audit import audit
@@ -98,7 +99,7 @@ async def row(pg_dsn: str, project_id: int) -> asyncpg.Record | None:
 async def runs(pg_dsn: str, project_id: int) -> list[asyncpg.Record]:
     conn = await asyncpg.connect(pg_dsn)
     try:
-        return list(await conn.fetch("SELECT id, status FROM index_jobs WHERE project_id = $1", project_id))
+        return list(await conn.fetch("SELECT id, status, trigger FROM index_jobs WHERE project_id = $1", project_id))
     finally:
         await conn.close()
 
@@ -156,13 +157,16 @@ async def test_serve_killed_mid_initial_sync_resumes_by_itself(
         async def resumed() -> bool:
             return any(r["id"] > killed_run for r in await runs(clean_db, project.id))
 
-        resumed_s = up_s + await eventually(resumed, 60)
-        converged_s = up_s + await eventually(converged_to(clean_db, project), 120)
+        resumed_s = up_s + await eventually(resumed, 120)
+        converged_s = up_s + await eventually(converged_to(clean_db, project), 180)
     finally:
         serve.terminate()
     print(f"\nrestart: up {up_s:.1f} s, sync resumed {resumed_s:.1f} s, converged {converged_s:.1f} s after it")
-    assert resumed_s < 15, resumed_s  # the start-up sweep, not a job timeout later (was 399 s, issue 10)
-    assert converged_s < 90, converged_s
+    # Resumed by the start-up sweep, not by arq re-running the killed job once its in-progress key expires a job
+    # timeout later (399 s in issue 10): told by the new run's trigger, not by a wall time that load stretches.
+    new_runs = [r for r in await runs(clean_db, project.id) if r["id"] > killed_run]
+    assert [r["trigger"] for r in new_runs] == [SyncTrigger.RECONCILE], new_runs
+    assert resumed_s < settings.worker.job_timeout_s / 10, resumed_s  # nowhere near that expiry, even under load
     await audit_stopped(settings, project)
 
 

@@ -15,6 +15,7 @@ from pydantic import SecretStr
 
 from app.core.settings import PostgresSettings, QdrantSettings, QueueSettings, Settings, SyncWorkerSettings
 from app.jobs.queue import SYNC
+from app.ops.supervisor import close_worker
 from app.ops.worker_health import health_endpoint, health_key, health_report, serve_health
 from app.runtime import ServiceDeps
 from entry.deps import open_service
@@ -78,12 +79,12 @@ async def test_healthz_is_ok_while_the_worker_polls_and_503_once_it_stopped(
         assert "j_complete=" in ok.json()["record"]
         assert (await get(port, "/other")).status_code == 404
     finally:
-        running.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await running
         with warnings.catch_warnings():  # arq 0.28 closes its pool with redis-py's deprecated close()
             warnings.simplefilter("ignore", DeprecationWarning)
-            await worker.close()  # arq deletes its record
+            await close_worker(worker)  # arq deletes its record, whether the start-up sweep still ran or not
+        with contextlib.suppress(asyncio.CancelledError):
+            async with asyncio.timeout(10):
+                await running
     gone = await get(port)
     server.close()
     assert gone.status_code == 503
@@ -111,3 +112,23 @@ async def test_the_endpoint_listens_on_the_configured_port_and_port_0_serves_non
         assert (await get(free_port)).status_code == 503  # no worker runs: nothing recorded
     with pytest.raises(httpx.ConnectError):
         await get(free_port)
+
+
+async def test_a_worker_stopped_with_a_job_cancelled_in_flight_still_closes_and_deletes_its_record(
+    deps: ServiceDeps, clean_db: str, clean_redis: str
+) -> None:
+    # On a busy machine the start-up sweep is often still running when the worker stops, and a job cancelled
+    # before arq's own handler runs ends cancelled: arq's `close` then raised CancelledError (issue 27).
+    settings = settings_for(clean_db, "unused", "w1")
+    own_pool = await create_pool(RedisSettings.from_dsn(clean_redis))
+    worker = build_worker(settings, replace(deps, queue=own_pool), handle_signals=False)
+    running = asyncio.create_task(worker.async_run())
+    await until_recorded(deps.queue, health_key(settings))
+    worker.tasks["in-flight"] = asyncio.create_task(asyncio.Event().wait())  # a job that ends cancelled
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        await close_worker(worker)
+    with contextlib.suppress(asyncio.CancelledError):
+        async with asyncio.timeout(10):
+            await running
+    assert await deps.queue.get(health_key(settings)) is None

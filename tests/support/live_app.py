@@ -99,6 +99,7 @@ class _ServerThread(threading.Thread):
         if self.server is not None:
             self.server.should_exit = True
         self.join(timeout=10)
+        assert not self.is_alive(), "the live app did not stop within 10 s"  # loud, not a thread left to hang the exit
 
 
 @contextmanager
