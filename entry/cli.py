@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from pydantic import ValidationError
 
 from app.core.access_settings import ALL_REPOS
-from app.core.env_names import invalid_settings
+from app.core.env_names import SCOPE_SETTING, invalid_settings
 from app.core.errors import ServiceError
 from app.core.settings import Settings
 from entry.cli_admin import (
@@ -251,31 +251,37 @@ def run_index(args: argparse.Namespace, settings: Settings) -> int:
     }
     remote = ask(socket_path(settings.qdrant), request, progress)  # a running `javakb serve` holds the store
     if remote is not None:
-        counts, removed = remote["counts"], remote["removed_files"]
+        counts, removed, left_out = remote["counts"], remote["removed_files"], remote.get("left_out")
     else:
-        counts, removed = _index(settings, path, repo, args, progress)
-    print(index_summary(repo, counts, removed, settings.embedding.model_name), file=sys.stderr)
+        counts, removed, left_out = _index(settings, path, repo, args, progress)
+    print(index_summary(repo, counts, removed, settings.embedding.model_name, left_out), file=sys.stderr)
     return 0
 
 
-def index_summary(repo: str, counts: dict[str, Any], removed_files: int, model: str | None) -> str:
-    """What `javakb index` did (`counts`: a `RunCounts`' fields): chunks indexed, embedded only with a model."""
+def index_summary(
+    repo: str, counts: dict[str, Any], removed_files: int, model: str | None, left_out: int | None = None
+) -> str:
+    """What `javakb index` did (`counts`: a `RunCounts`' fields): chunks indexed, embedded only with a model.
+
+    `left_out` (a `LocalRun`'s: set when no file was in scope) adds how many `.java` files the scope left out.
+    """
     written = f"embedded with {model} and indexed" if model else "indexed (lexical only: embedding provider none)"
+    scope = "" if left_out is None else f"; no file in scope, {left_out} .java files left out (see {SCOPE_SETTING})"
     return (
         f"javakb index: {repo}: {counts['files']} files, {counts['embedded']} chunks {written}, "
         f"{counts['reused']} reused, {counts['deleted']} deleted, {counts['skipped']} skipped, "
-        f"{removed_files} vanished files removed"
+        f"{removed_files} vanished files removed{scope}"
     )
 
 
 def _index(
     settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
-) -> tuple[dict[str, Any], int]:
-    """Index in this process (no service holds the store): the run's counts and its removed files."""
+) -> tuple[dict[str, Any], int, int | None]:
+    """Index in this process (no service holds the store): the run's counts, removed files and left-out count."""
     import dataclasses
 
     run = asyncio.run(_index_here(settings, path, repo, args, progress))
-    return dataclasses.asdict(run.counts), run.removed_files
+    return dataclasses.asdict(run.counts), run.removed_files, run.left_out
 
 
 async def _index_here(

@@ -177,7 +177,7 @@ async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
             jobs=int(request.get("jobs", 1)),
             progress=lambda done, total: emit({"progress": [done, total]}),
         )
-        return {"counts": dataclasses.asdict(run.counts), "removed_files": run.removed_files}
+        return {"counts": dataclasses.asdict(run.counts), "removed_files": run.removed_files, "left_out": run.left_out}
     if command == "search":
         filters = Filters(**request.get("filters", {}))
         search = deps.search.within(SearchScope(request.get("scope", SearchScope.CODE)))

@@ -22,6 +22,8 @@ from app.core.settings import Settings
 
 ENV_PREFIX: Final = str(Settings.model_config.get("env_prefix", "")).upper()
 NESTED: Final = str(Settings.model_config.get("env_nested_delimiter") or "__")
+SCOPE_SETTING: Final = f"{ENV_PREFIX}CHUNKING{NESTED}INCLUDE"
+"""The variable of `ChunkingSettings.include`: which files are in scope, named where none is."""
 
 OTHER_VARIABLES: Final = frozenset(
     {

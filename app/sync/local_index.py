@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.auth.access import LOCAL
+from app.core.env_names import SCOPE_SETTING
 from app.core.errors import ConfigError, StorageError
 from app.runtime import Deps
 from app.store.indexing import RunCounts
 from app.store.payloads import stamped_files
 from app.store.vectors import StoredState
-from app.sync.localfs import chunk_local_files, iter_sources, source_hashes
+from app.sync.localfs import chunk_local_files, iter_sources, left_out_java, source_hashes
 from pipeline.model import ChunkerConfig, FileResult, SourceContext
+from pipeline.records import skipped_record
 from pipeline.scope import Scope
 
 logger = logging.getLogger(__name__)
@@ -33,6 +36,7 @@ class LocalRun:
     counts: RunCounts
     removed_files: int
     collection: str | None  # the new generation when rebuilt
+    left_out: int | None = None  # with no file in scope: the `.java` files the scope left out (`warn_left_out`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +69,9 @@ async def index_directory(
     """
     steps = steps or LOCAL_STEPS
     config = deps.settings.chunking.to_config()
-    files = list(steps.walk(root, Scope.from_config(config)))
+    scope = Scope.from_config(config)
+    files = list(steps.walk(root, scope))
+    left_out = warn_left_out(root, scope) if not files else None
     if rebuild and not drop_others:
         await _refuse_losing_others(deps, repo_path)
     model = await deps.index_model()
@@ -83,6 +89,7 @@ async def index_directory(
     for done, batch in _batches(results, deps.settings.worker.files_per_batch):
         plan = await deps.indexer.write(repo_path, batch, collection=target, known=known, sources=sources)
         counts.add(plan, batch)
+        log_skipped(batch)
         if progress is not None:
             progress(len(unchanged) + done, len(files))
     if progress is not None and not changed:
@@ -94,7 +101,26 @@ async def index_directory(
         previous = await deps.store.switch_alias(target)
         if previous is not None and previous != target:
             await deps.store.drop_collection(previous)
-    return LocalRun(repo_path=repo_path, counts=counts, removed_files=removed, collection=target)
+    return LocalRun(repo_path=repo_path, counts=counts, removed_files=removed, collection=target, left_out=left_out)
+
+
+def warn_left_out(root: Path, scope: Scope) -> int:
+    """Say at WARNING that nothing under `root` is in scope, and how many `.java` files the scope left out."""
+    left_out = left_out_java(root, scope)
+    logger.warning(
+        "%s: no file in scope; %d .java files left out by the scope rules (set %s, e.g. '[\"**/*.java\"]')",
+        root,
+        left_out,
+        SCOPE_SETTING,
+    )
+    return left_out
+
+
+def log_skipped(results: Iterable[FileResult]) -> None:
+    """Log each skipped file or span at INFO with its reason, as `javakb chunks` prints it (`skipped_record`)."""
+    for result in results:
+        for item in result.skipped:
+            logger.info("skipped: %s", json.dumps(skipped_record(item), ensure_ascii=False))
 
 
 async def stored_for(deps: Deps, repo_path: str, sources: Mapping[str, str]) -> tuple[StoredState, dict[str, int]]:

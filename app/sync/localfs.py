@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -21,17 +21,52 @@ _PRUNED_DIRS = frozenset({".git", ".hg", ".svn", ".idea", ".gradle", "node_modul
 
 
 def iter_sources(root: Path, scope: Scope) -> Iterator[tuple[str, Path]]:
-    """Repository-relative POSIX paths in scope under `root`, with their file paths, in sorted order."""
-    found: list[tuple[str, Path]] = []
+    """Paths relative to `root` (POSIX) in scope under `root`, with their file paths, in sorted order.
+
+    A file is in scope when its path from `root`, or from its repository root (`scope_prefix`), matches
+    the scope: a directory inside `src/main/java` is walked like the checkout holding it, and a checkout
+    root walks exactly what it did before. The paths yielded stay relative to `root`.
+    """
+    in_scope = _in_scope(root, scope)
+    yield from sorted((rel, path) for rel, path in _walk(root) if in_scope(rel))
+
+
+def left_out_java(root: Path, scope: Scope) -> int:
+    """How many `.java` files under `root` the scope rules leave out (what `iter_sources` does not yield)."""
+    in_scope = _in_scope(root, scope)
+    return sum(1 for rel, _ in _walk(root) if rel.endswith(".java") and not in_scope(rel))
+
+
+def _in_scope(root: Path, scope: Scope) -> Callable[[str], bool]:
+    prefix = scope_prefix(root)
+    if not prefix:
+        return scope.matches
+    return lambda rel: scope.matches(rel) or scope.matches(prefix + rel)
+
+
+def scope_prefix(root: Path) -> str:
+    """`root`'s path from its repository root, with a trailing `/` ("" at the root itself or outside a repository).
+
+    The repository root is the nearest ancestor holding `.git`; without one, the ancestor above the last
+    `src/main/java` in the path (a Maven/Gradle layout), if any.
+    """
+    resolved = root.resolve()
+    top = next((d for d in (resolved, *resolved.parents) if (d / ".git").exists()), None)
+    if top is None:
+        parts = resolved.parts
+        starts = [i for i in range(len(parts) - 2) if parts[i : i + 3] == ("src", "main", "java")]
+        top = Path(*parts[: starts[-1]]) if starts else resolved
+    rel = resolved.relative_to(top).as_posix()
+    return "" if rel == "." else rel + "/"
+
+
+def _walk(root: Path) -> Iterator[tuple[str, Path]]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _PRUNED_DIRS)
         base = Path(dirpath)
         for name in filenames:
             path = base / name
-            rel = path.relative_to(root).as_posix()
-            if scope.matches(rel):
-                found.append((rel, path))
-    yield from sorted(found)
+            yield path.relative_to(root).as_posix(), path
 
 
 FILES_PER_PROCESS = 100  # parse processes pay off from about this many files each (a file takes a few ms)

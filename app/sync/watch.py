@@ -14,12 +14,13 @@ import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from app.core.errors import ServiceError
 from app.runtime import Deps
 from app.store.indexing import RunCounts
-from app.sync.local_index import index_directory
+from app.sync.local_index import index_directory, log_skipped
 from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import SourceContext
 from pipeline.scope import Scope
@@ -69,9 +70,15 @@ async def sync_changes(deps: Deps, root: Path, repo_path: str, changes: Changes)
         )
         plan = await deps.indexer.write(repo_path, results)
         counts.add(plan, results)
+        log_skipped(results)
     if changes.removed:
         await deps.indexer.delete_files(repo_path, changes.removed)
     return counts
+
+
+def log_progress(root: Path, done: int, total: int) -> None:
+    """A first pass's progress, at INFO: what `javakb index` shows as its bar (`index_directory`'s `progress`)."""
+    logger.info("watch: indexing %s: %d/%d files", root, done, total)
 
 
 async def watch(deps: Deps, roots: Sequence[Path], interval_s: float, stop: asyncio.Event) -> None:
@@ -80,7 +87,7 @@ async def watch(deps: Deps, roots: Sequence[Path], interval_s: float, stop: asyn
     seen: dict[Path, Snapshot] = {}
     for root in roots:
         seen[root] = await asyncio.to_thread(snapshot, root, scope)
-        run = await index_directory(deps, root, root.resolve().name)
+        run = await index_directory(deps, root, root.resolve().name, progress=partial(log_progress, root))
         logger.info("watch: indexed %s (%d files, %d chunks written)", root, run.counts.files, run.counts.embedded)
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
