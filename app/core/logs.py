@@ -13,6 +13,10 @@ first place; this is the net under that rule). It also masks credentials no sett
 (`mask_credentials`): a token in a query string (uvicorn's access line quotes the whole path, and
 runs through this same handler), an OAuth `code` or `state`, an Authorization-like header, a bearer
 or GitLab token. Text and JSON lines alike, since the mask applies to the formatted line.
+
+Every line a library writes goes through that handler too: uvicorn (run with `log_config=None`),
+fastmcp (whose import would install its own `rich` handlers, multi-line and not propagating) and
+Python's `warnings` (captured as records of `py.warnings`), so a JSON stream holds nothing but JSON.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import logging.config
+import os
 import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -183,12 +188,25 @@ def log_config(level: str, fmt: str = "text", secrets: Iterable[str] = ()) -> di
             "uvicorn": {"level": level, "handlers": [], "propagate": True},
             "uvicorn.access": {"level": level, "handlers": [], "propagate": True},
             "uvicorn.error": {"level": level, "handlers": [], "propagate": True},
+            # fastmcp configures its own `rich` handlers (multi-line, propagate off) when it is imported: named here
+            # (handlers dropped, propagating) for a fastmcp imported earlier; `configure_logging` stops a later import.
+            "fastmcp": {"level": level, "handlers": [], "propagate": True},
             "httpx": {"level": "WARNING"},
         },
         "root": {"level": "WARNING", "handlers": ["stderr"]},
     }
 
 
+FASTMCP_LOG_ENABLED = "FASTMCP_LOG_ENABLED"
+"""fastmcp's own setting: `false` keeps its import from installing its handlers (`fastmcp.utilities.logging`)."""
+
+
 def configure_logging(level: str, fmt: str = "text", secrets: Iterable[str] = ()) -> None:
-    """Apply `log_config` (entrypoints only)."""
+    """Apply `log_config` (entrypoints only): every line any library writes goes through its one handler.
+
+    fastmcp (imported after this, by the web app) is told to leave its logger to us, and Python's
+    `warnings` become records of `py.warnings` (through the same handler, not printed by `warnings`).
+    """
+    os.environ[FASTMCP_LOG_ENABLED] = "false"
     logging.config.dictConfig(log_config(level.upper(), fmt, secrets))
+    logging.captureWarnings(True)
