@@ -1,0 +1,108 @@
+"""What the operator's page shows, read with the queries the admin API and `index_status` already use.
+
+Projects come from `app.sync.status.index_status` (an admin reads everything), running syncs and
+backfills from the admin API's lists and reports (`app.rest.reports`), the queue's depth from Redis
+(`app.jobs.redis.queue_head`, as `/metrics`), the index's model and size from the store. A part that
+cannot be read (PostgreSQL, Redis or Qdrant down) is named in `unavailable` and the rest is still shown.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from app.auth.access import everything
+from app.core.errors import ServiceError
+from app.core.states import BackfillStatus, RunStatus
+from app.jobs.redis import queue_head
+from app.rest.reports import backfill_report, job_state
+from app.rest.schemas import BackfillReport, JobState
+from app.runtime import ServiceDeps
+from app.sync.status import StatusItem, index_status
+
+LISTED = 100  # running syncs or open backfills listed at most (the admin API pages through the rest)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueueFacts:
+    """The arq queue: jobs waiting, and how long the oldest due one has waited (seconds)."""
+
+    depth: int
+    oldest_due_s: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexFacts:
+    """The index: the model its vectors are made with, and its points (chunks)."""
+
+    model: str
+    points: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StatusModel:
+    """Everything the page shows, at `at` (this process's clock, UTC)."""
+
+    at: datetime
+    projects: list[StatusItem] = field(default_factory=list)
+    syncs: list[JobState] = field(default_factory=list)
+    backfills: list[BackfillReport] = field(default_factory=list)
+    queue: QueueFacts | None = None
+    index: IndexFacts | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)  # part -> why it could not be read
+
+
+async def read_status(deps: ServiceDeps, clock: Callable[[], float] = time.time) -> StatusModel:
+    """The page's model; each part read on its own, a failing part named in `unavailable`."""
+    now = clock()
+    unavailable: dict[str, str] = {}
+
+    async def part(name: str, read: Callable[[], Awaitable[T]]) -> T | None:
+        try:
+            return await read()
+        except ServiceError as exc:  # StorageError, QueueUnavailableError, a store's error
+            unavailable[name] = str(exc)
+            return None
+
+    projects = await part("projects", lambda: index_status(deps.db, everything("admin page")))
+    syncs = await part("syncs", lambda: _running_syncs(deps))
+    backfills = await part("backfills", lambda: _open_backfills(deps))
+    queue = await part("queue", lambda: _queue(deps, now))
+    index = await part("index", lambda: _index(deps))
+    return StatusModel(
+        at=datetime.fromtimestamp(now, tz=UTC),
+        projects=projects or [],
+        syncs=syncs or [],
+        backfills=backfills or [],
+        queue=queue,
+        index=index,
+        unavailable=unavailable,
+    )
+
+
+async def _running_syncs(deps: ServiceDeps) -> list[JobState]:
+    return [job_state(r) for r in await deps.db.runs_page(RunStatus.RUNNING, 0, LISTED)]
+
+
+async def _open_backfills(deps: ServiceDeps) -> list[BackfillReport]:
+    reports = []
+    for status in (BackfillStatus.RUNNING, BackfillStatus.QUEUED):
+        for summary in await deps.db.backfills_page(status, 0, LISTED):
+            row = await deps.db.backfill(summary["id"])
+            if row is not None:  # deleted since it was listed
+                reports.append(await backfill_report(deps.db, row, []))
+    return reports
+
+
+async def _queue(deps: ServiceDeps, now: float) -> QueueFacts:
+    depth, oldest_ms = await queue_head(deps.queue, deps.settings.redis.queue, now * 1000)
+    return QueueFacts(depth=depth, oldest_due_s=max(0.0, now - oldest_ms / 1000) if oldest_ms is not None else 0.0)
+
+
+async def _index(deps: ServiceDeps) -> IndexFacts:
+    model = await deps.index_model()
+    return IndexFacts(model=model.describe(), points=await deps.store.count())
