@@ -18,13 +18,11 @@ from datetime import datetime
 from string import Template
 
 from app.console.model import StatusModel
-from app.core.states import ProjectStatus
 from app.ops.admin_client import SETTLED
 from app.rest.schemas import BackfillReport, JobState
 from app.sync.status import StatusItem
 
 REFRESH_S = 5
-MAX_ROWS = 200  # projects listed at most, those needing attention first (GET /admin/projects lists all)
 SIGN_IN_PATH = "/admin/sign-in"
 SIGN_OUT_PATH = "/admin/sign-out"
 
@@ -116,31 +114,22 @@ def render_status(model: StatusModel, *, refresh_s: int = REFRESH_S) -> str:
     alerts = join(
         fill(_ALERT, text=f"{part} could not be read: {why}") for part, why in sorted(model.unavailable.items())
     )
-    cards = join([_projects_card(model.projects), _queue_card(model), _index_card(model)])
+    cards = join([_projects_card(model.projects.states), _queue_card(model), _index_card(model)])
     header = fill(_HEADER, at=_moment(model.at), refresh=refresh_s, sign_out=SIGN_OUT_PATH, alerts=alerts, cards=cards)
-    repos = {p["project_id"]: p["repo"] for p in model.projects}
-    sections = join([_syncs(model.syncs, repos), _backfills(model.backfills), _project_table(model.projects)])
+    table = _project_table(model.projects.listed, model.projects.total)
+    sections = join([_syncs(model.syncs, model.projects.repos), _backfills(model.backfills), table])
     return document("java-kb-indexer: status", join([header, sections]), refresh_s=refresh_s)
 
 
-def state_counts(projects: Iterable[StatusItem]) -> dict[str, int]:
-    """Projects by shown state."""
-    counts: dict[str, int] = {}
-    for p in projects:
-        counts[p["state"]] = counts.get(p["state"], 0) + 1
-    return counts
-
-
-def _projects_card(projects: list[StatusItem]) -> Html:
-    counts = state_counts(projects)
-    lines = [fill(_LINE, text=f"{n} {state}") for state, n in sorted(counts.items())] or [fill(_LINE, text="none yet")]
-    return fill(_CARD, title=f"Projects: {len(projects)}", body=join(lines))
+def _projects_card(states: dict[str, int]) -> Html:
+    lines = [fill(_LINE, text=f"{n} {state}") for state, n in sorted(states.items())] or [fill(_LINE, text="none yet")]
+    return fill(_CARD, title=f"Projects: {sum(states.values())}", body=join(lines))
 
 
 def _queue_card(model: StatusModel) -> Html:
     if model.queue is None:
         return fill(_CARD, title="Queue", body=fill(_LINE, text="unavailable"))
-    lines = [fill(_LINE, text=f"{model.queue.depth} jobs waiting")]
+    lines = [fill(_LINE, text=f"{model.queue.depth} {'job' if model.queue.depth == 1 else 'jobs'} waiting")]
     if model.queue.depth:
         lines.append(fill(_LINE, text=f"oldest due for {duration(model.queue.oldest_due_s)}"))
     return fill(_CARD, title="Queue", body=join(lines))
@@ -215,20 +204,9 @@ def _backfills(backfills: list[BackfillReport]) -> Html:
     return fill(_SECTION, title=f"Backfills: {len(backfills)}", content=_table(head, rows))
 
 
-def attention_first(projects: Iterable[StatusItem]) -> list[StatusItem]:
-    """Failed first, then the furthest behind, then the rest by path."""
-
-    def key(p: StatusItem) -> tuple[int, float, str]:
-        rank = 0 if p["state"] == ProjectStatus.FAILED else 1 if p["behind"] or p["syncing"] else 2
-        return rank, -(p["lag_seconds"] or 0.0), p["repo"]
-
-    return sorted(projects, key=key)
-
-
-def _project_table(projects: list[StatusItem]) -> Html:
-    if not projects:
+def _project_table(shown: list[StatusItem], total: int) -> Html:
+    if not shown:
         return fill(_SECTION, title="Projects", content=fill(_NONE, text="no project synced yet"))
-    shown = attention_first(projects)[:MAX_ROWS]
     rows = [
         [
             _td(p["repo"]),
@@ -242,10 +220,10 @@ def _project_table(projects: list[StatusItem]) -> Html:
         ]
         for p in shown
     ]
-    more = len(projects) - len(shown)
+    more = total - len(shown)
     note = fill(_NONE, text=f"{more} more, up to date: GET /admin/projects lists every one") if more else Html("")
     head = ["project", "state", "lag", "indexed", "indexed at", "size", "last run", "last error"]
-    return fill(_SECTION, title=f"Projects: {len(projects)}", content=join([_table(head, rows), note]))
+    return fill(_SECTION, title=f"Projects: {total}", content=join([_table(head, rows), note]))
 
 
 def lag(item: StatusItem) -> str:

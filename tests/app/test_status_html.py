@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any, cast
 
-from app.console.html import CSP, STYLE, attention_first, duration, esc, render_sign_in, render_status
-from app.console.model import IndexFacts, QueueFacts, StatusModel
+from app.console.html import CSP, STYLE, duration, esc, render_sign_in, render_status
+from app.console.model import IndexFacts, QueueFacts, StatusModel, attention_first, listing
 from app.rest.schemas import BackfillReport, JobState
 from app.sync.status import StatusItem
 
@@ -108,7 +108,7 @@ def test_a_project_named_script_is_escaped_everywhere() -> None:
     evil = item(EVIL, state="failed", last_error=EVIL, default_branch=EVIL)
     model = StatusModel(
         at=AT,
-        projects=[evil],
+        projects=listing([evil]),
         syncs=[job(evil["project_id"], trigger=EVIL, mode=EVIL)],
         backfills=[backfill(target={"group": EVIL}, error=EVIL)],
         queue=QueueFacts(depth=1, oldest_due_s=3.0),
@@ -134,7 +134,7 @@ def test_the_page_shows_states_lag_errors_syncs_backfills_queue_and_index() -> N
     broken = item("acme/broken", state="failed", last_error="GitLab answered 500")
     model = StatusModel(
         at=AT,
-        projects=[item("acme/fine"), behind, broken],
+        projects=listing([item("acme/fine"), behind, broken]),
         syncs=[job(behind["project_id"])],
         backfills=[backfill()],
         queue=QueueFacts(depth=4, oldest_due_s=61.0),
@@ -178,14 +178,14 @@ def test_no_external_asset_and_the_style_matches_the_policy() -> None:
 
 
 def test_an_unreadable_part_is_named_and_the_rest_is_shown() -> None:
-    page = render_status(StatusModel(at=AT, projects=[item("acme/a")], unavailable={"queue": "Redis refused"}))
+    page = render_status(StatusModel(at=AT, projects=listing([item("acme/a")]), unavailable={"queue": "Redis refused"}))
     assert "queue could not be read: Redis refused" in page
     assert "acme/a" in page and "unavailable" in page
 
 
 def test_many_projects_are_cut_with_a_note() -> None:
     projects = [item(f"acme/p{i:04d}", project_id=i) for i in range(250)]
-    page = render_status(StatusModel(at=AT, projects=projects))
+    page = render_status(StatusModel(at=AT, projects=listing(projects)))
     assert page.count("<tr><td>acme/p") == 200 and "50 more, up to date" in page
 
 

@@ -11,6 +11,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from app.console.html import CSP
+from app.console.model import read_projects
+from app.db import Database
 from entry.web import create_app
 from tests.hooks.test_receiver import make_settings
 from tests.support.tokens import admin_token
@@ -104,3 +106,28 @@ def test_removing_the_admin_token_ends_its_sessions(settings, client: TestClient
         other.cookies.set("javakb_admin", session, path="/admin")
         assert other.get("/admin").status_code == 303
     assert client.get("/admin").status_code == 200  # where the token is still configured
+
+
+async def test_the_page_reads_every_state_but_counts_only_the_listed(clean_db: str) -> None:
+    db = await Database.connect(clean_db)
+    try:
+        await db._execute(
+            """
+            INSERT INTO projects (id, repo_path, default_branch, indexed_sha, head_sha, requested_gen, done_gen,
+                                  status, last_error)
+            VALUES (1, 'acme/fine', 'main', 'a', 'a', 1, 1, 'ok', NULL),
+                   (2, 'acme/late', 'main', 'a', 'a', 2, 1, 'ok', NULL),
+                   (3, 'acme/broken', 'main', NULL, NULL, 1, 1, 'failed', 'GitLab answered 500')
+            """
+        )
+        await db._execute(
+            "INSERT INTO file_manifest (project_id, path, blob_sha, chunk_ids) VALUES (1, 'A.java', 'b', ARRAY['c1'])"
+        )
+        assert [r.files for r in await db.statuses(everything=True, counts=False)] == [0, 0, 0]
+        projects = await read_projects(db)
+    finally:
+        await db.close()
+    assert [p["repo"] for p in projects.listed] == ["acme/broken", "acme/late", "acme/fine"]
+    assert projects.states == {"failed": 1, "pending": 1, "ok": 1} and projects.total == 3
+    assert [p["files"] for p in projects.listed] == [0, 0, 1]  # the listed ones are counted
+    assert projects.listed[0]["last_error"] == "GitLab answered 500"
