@@ -3,10 +3,10 @@
 Projects come from the query behind `app.sync.status.index_status` (`Database.statuses`, as an admin:
 every project), read twice: every project's state without the manifest counts, then the listed ones
 (`MAX_ROWS`, those needing attention first) with them; at 5,000 projects of 200 files that is what keeps
-a refresh well under a second (docs/performance.md). Running syncs and
-backfills from the admin API's lists and reports (`app.rest.reports`), the queue's depth from Redis
-(`app.jobs.redis.queue_head`, as `/metrics`), the index's model and size from the store. A part that
-cannot be read (PostgreSQL, Redis or Qdrant down) is named in `unavailable` and the rest is still shown.
+a refresh well under a second (docs/performance.md). Running syncs and backfills come from the admin
+API's lists and reports (`app.rest.reports`), the queue's depth from Redis (`app.jobs.redis.queue_head`,
+as `/metrics`), the index's model and size from the store. A part that cannot be read (PostgreSQL, Redis
+or Qdrant down) is named in `unavailable` and the rest is still shown.
 """
 
 from __future__ import annotations
