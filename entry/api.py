@@ -22,8 +22,11 @@ from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
 from app.core.refusals import RefusedError, unauthorized_error
 from app.libraries.usage import with_users
 from app.rest.schemas import (
+    CONFIG_PATH,
     CONTEXT_PATH,
     INDEX_STATUS_PATH,
+    ConfigAnswer,
+    ConfigParams,
     ContextAnswer,
     ContextParams,
     IndexStatusAnswer,
@@ -33,6 +36,7 @@ from app.rest.schemas import (
     validation_message,
 )
 from app.runtime import Deps, ServiceDeps
+from app.search.config import config_item
 from app.search.context import auto_context, context_answer
 from app.search.results import hit_item
 from app.sync.status import index_status
@@ -40,6 +44,7 @@ from entry.filters import filters_of
 
 STATUS_PATH = INDEX_STATUS_PATH
 CONTEXT_API_PATH = CONTEXT_PATH
+CONFIG_API_PATH = CONFIG_PATH
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -96,6 +101,19 @@ def status_endpoint(credentials: Credentials) -> Endpoint:
 def context_endpoint(credentials: Credentials) -> Endpoint:
     """`GET /api/v1/context?task=&repo=&max_chars=`: what the MCP tool `auto_context` answers, for hooks and scripts."""
     return endpoint(credentials, ContextParams, _context)
+
+
+def config_endpoint(credentials: Credentials) -> Endpoint:
+    """`GET /api/v1/config?key=&repo=&path=`: what the MCP tool `find_config` answers (issue 29)."""
+    return endpoint(credentials, ConfigParams, _config)
+
+
+async def _config(request: Request, access: Access, params: ConfigParams) -> JSONResponse:
+    """Where a configuration key is set and who reads it, within what the caller may read."""
+    deps: Deps = request.state.deps
+    found = await deps.search.find_config(access, params.key, params.repo, path_prefix=params.path)
+    items = [config_item(u) for u in (*found.settings, *found.readers)]
+    return JSONResponse(ConfigAnswer(key=found.key, results=items).model_dump(mode="json"))
 
 
 async def _search(request: Request, access: Access, params: SearchParams) -> JSONResponse:

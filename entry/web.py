@@ -62,7 +62,15 @@ from entry.admin import (
     admin_projects,
 )
 from entry.admin_rebuild import rebuild_routes
-from entry.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
+from entry.api import (
+    CONFIG_API_PATH,
+    CONTEXT_API_PATH,
+    STATUS_PATH,
+    config_endpoint,
+    context_endpoint,
+    search_endpoint,
+    status_endpoint,
+)
 from entry.deps import open_service
 from entry.status_page import status_routes
 from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
@@ -133,6 +141,7 @@ def create_app(
         Route(JOBS_PATH + "/{job_id:int}", get_index_job, methods=["GET"]),
         Route(STATUS_PATH, status_endpoint(credentials), methods=["GET"]),
         Route(CONTEXT_API_PATH, context_endpoint(credentials), methods=["GET"]),
+        Route(CONFIG_API_PATH, config_endpoint(credentials), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),

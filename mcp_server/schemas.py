@@ -10,6 +10,7 @@ from typing import Any, NotRequired
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
+from app.search.config import ConfigItem
 from app.search.context import ContextItem, RelatedItem
 from app.search.hits import Citation
 from app.search.results import HitItem
@@ -63,6 +64,12 @@ class EndpointAnswer(Page):
 
     results: list[EndpointItem]
     unresolved: NotRequired[list[str]]
+
+
+class ConfigAnswer(Page):
+    """Where a configuration key is set and who reads it (`find_config`)."""
+
+    results: list[ConfigItem]
 
 
 class CallItem(TypedDict):

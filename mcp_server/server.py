@@ -38,6 +38,7 @@ from app.search.scoping import Filters, SearchScope
 from app.search.service import SearchService
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
+from mcp_server.config_tools import ConfigTools
 from mcp_server.instructions import INSTRUCTIONS, tool_description
 from mcp_server.library_tools import LibraryTools
 from mcp_server.render import (
@@ -48,6 +49,7 @@ from mcp_server.render import (
 from mcp_server.schemas import (
     CalleesAnswer,
     CallersAnswer,
+    ConfigAnswer,
     ContextAnswer,
     EndpointAnswer,
     HitsAnswer,
@@ -110,6 +112,7 @@ def create_server(
     tools = KnowledgeTools(get_deps, authenticated=auth is not None, unauthenticated=unauthenticated)
     status = StatusTools(get_deps, tools.access)
     libraries = LibraryTools(get_deps, tools.access)
+    config = ConfigTools(get_deps, tools.access)
     names: list[str] = []
 
     def add(tool: Callable[..., Any], answer: type[Any], **annotations: bool) -> None:
@@ -135,6 +138,7 @@ def create_server(
     add(status.refresh_repo, RefreshAnswer, readOnlyHint=False, idempotentHint=True, destructiveHint=False)
     add(tools.auto_context, ContextAnswer)
     add(libraries.find_library_usages, LibraryUsagesAnswer)
+    add(config.find_config, ConfigAnswer)
     mcp.add_middleware(ToolTiming(frozenset(names)))  # every registered tool by name; anything else is `unknown`
     mcp.add_middleware(TextArguments())
     return mcp

@@ -18,6 +18,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from app.ops.system_hook import RECEIVER_PATH
 from app.rest.schemas import (
+    CONFIG_PATH,
     CONTEXT_PATH,
     INDEX_JOBS_PATH,
     INDEX_STATUS_PATH,
@@ -25,6 +26,8 @@ from app.rest.schemas import (
     BackfillReport,
     BackfillStatusValue,
     BackfillSummary,
+    ConfigAnswer,
+    ConfigParams,
     ContextAnswer,
     ContextParams,
     ErrorAnswer,
@@ -66,6 +69,7 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (IndexJobAnswer, "serialization"),
     (IndexStatusAnswer, "serialization"),
     (ContextAnswer, "serialization"),
+    (ConfigAnswer, "serialization"),
 ]
 _HOOK_HEADERS = {
     "Idempotency-Key": "Deduplication key of unsigned deliveries (at most 256 printable characters)",
@@ -146,6 +150,13 @@ def _paths() -> dict[str, Any]:
             "parameters": _query_parameters(ContextParams),
             "responses": {"200": _json(ContextAnswer, "The context; empty text when nothing is relevant enough"),
                           "400": _error("Bad parameters"), "401": _error("Not authenticated")},
+        }},
+        CONFIG_PATH: {"get": {
+            "summary": "Where a Spring configuration key is set (per profile) and the code that reads it",
+            "security": [{"api": []}],
+            "parameters": _query_parameters(ConfigParams),
+            "responses": {"200": _json(ConfigAnswer, "Settings then readers"), "400": _error("Bad parameters"),
+                          "401": _error("Not authenticated")},
         }},
         INDEX_JOBS_PATH: {"post": {
             "summary": "A CI job asks to index its project (a GitLab CI job token, or an index-job token)",

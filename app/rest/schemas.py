@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, f
 
 from app.agents.hook import CONTEXT_PATH as CONTEXT_PATH  # declared where the hook reads it
 from app.core.events import MAX_ID
+from app.search.config import ConfigItem
 from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, ContextItem, RelatedItem
 from app.search.results import HitItem
 from app.search.scoping import SearchScope
@@ -289,6 +290,26 @@ class ContextParams(BaseModel):
     max_chars: int = Field(
         default=DEFAULT_MAX_CHARS, ge=MIN_MAX_CHARS, le=MAX_MAX_CHARS, description="Budget of the context."
     )
+
+
+CONFIG_PATH = "/api/v1/config"
+
+
+class ConfigParams(BaseModel):
+    """`GET /api/v1/config` query parameters: what the MCP tool `find_config` takes (issue 29)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    key: str = Field(min_length=1, max_length=300, description="A property key in any relaxed form (a.b-c, A_BC).")
+    repo: str | None = Field(default=None, description="Repository path, or a group prefix ending in /.")
+    path: str | None = Field(default=None, description="Only files under this folder or file.")
+
+
+class ConfigAnswer(BaseModel):
+    """`GET /api/v1/config`: where a key is set (per profile, file:line, value or the secret marker), who reads it."""
+
+    key: str
+    results: list[ConfigItem]
 
 
 class ContextAnswer(BaseModel):

@@ -20,7 +20,7 @@ from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
-from app.search import endpoints, lookups, pool, sets
+from app.search import config, endpoints, lookups, pool, sets
 from app.search.catalog import Catalog
 from app.search.crossencoder import CrossEncoder
 from app.search.hits import Hit
@@ -197,6 +197,7 @@ class SearchService:
     bean_stereotypes = _OnReader(lookups.bean_stereotypes)
     implementations = _OnReader(lookups.implementations)
     endpoint = _OnReader(endpoints.endpoint)
+    find_config = _OnReader(config.find_config)
     by_annotation = _OnReader(sets.by_annotation)
     annotated = _OnReader(sets.annotated)
     annotation_window = _OnReader(sets.annotation_window)

@@ -63,6 +63,7 @@ KEYWORD_INDEXES = (
     "enclosing_type",
     "flags",
     "source_hash",
+    "config_keys",
 )
 INTEGER_INDEXES = ("gitlab_project_id", payloads.FILE_ORDER)
 STATE_PAGE = 10_000
