@@ -16,8 +16,12 @@ from pipeline.outline import Annotation, Field
 
 _BINDS = "ConfigurationProperties"
 _VALUE_TEXT = re.compile(r'@(?:[\w.]+\.)?Value\(\s*(?:value\s*=\s*)?"((?:[^"\\]|\\.)*)"')
-_GET_PROPERTY = re.compile(r'\.get(?:Required)?Property\(\s*"([^"\\]+)"')
-FILE_MARKERS = (b"@Value", b"Property(", b"ConfigurationProperties")
+# `env.getProperty("a.b")`, `environment.getRequiredProperty(...)`, `getEnvironment().getProperty(...)`: a
+# receiver named for Spring's `Environment`; `System.getProperty` and `Properties.getProperty` are not it.
+_GET_PROPERTY = re.compile(
+    r'(?:\b\w*[eE]nv(?:ironment)?\w*|getEnvironment\(\s*\))\s*\.\s*get(?:Required)?Property\(\s*"([^"\\]+)"'
+)
+FILE_MARKERS = (b"@Value", b"Property(", b"ConfigurationProperties")  # `Property(`: `getProperty(`
 """A Java file mentions none of these: it reads no configuration, and nothing here runs for it."""
 
 
