@@ -77,14 +77,19 @@ async def find_config(
     )
     settings: list[KeyUse] = []
     readers: list[KeyUse] = []
+    binds: list[KeyUse] = []  # prefixes bound: shown for a chunk that names the key itself in no entry
     prefixes = set(above)
     for hit, entry in _entries(hits):
         canonical = canonical_key(entry.key)
         if entry.use is Use.SET:
             if canonical == wanted:
                 settings.append(KeyUse(hit, entry))
-        elif canonical == wanted or (entry.use is Use.BIND and not entry.value and canonical in prefixes):
+        elif canonical == wanted:
             readers.append(KeyUse(hit, entry))
+        elif entry.use is Use.BIND and not entry.value and canonical in prefixes:
+            binds.append(KeyUse(hit, entry))
+    named = {u.hit.id for u in readers}
+    readers.extend(u for u in binds if u.hit.id not in named)
     settings.sort(key=lambda u: (u.entry.profile != "", u.entry.profile, u.hit.repo_path, u.hit.file_path))
     return KeyAnswer(key=wanted, settings=settings, readers=readers)
 

@@ -91,10 +91,14 @@ async def test_configuration_is_indexed_replaced_and_removed_with_no_secret_anyw
         ("default", RES + "application.yml", 6, "30"),
         ("dev", RES + "application-dev.properties", 1, "5"),
     ]
-    assert {(u.hit.qualified_name, u.entry.use.value) for u in found.readers} == {
-        ("com.acme.orders.OrderController", "value"),
-        ("com.acme.orders.PaymentProperties", "bind"),
-    }
+    assert [(u.hit.qualified_name, u.entry.use.value, u.entry.value) for u in found.readers] == [
+        ("com.acme.orders.OrderController", "value", "10"),
+        ("com.acme.orders.PaymentProperties", "bind", "timeoutMs"),
+    ]
+    prefix = await search.find_config(ALL, "payment.retries")  # not a field: the class binds its prefix
+    assert [(u.hit.qualified_name, u.entry.key) for u in prefix.readers] == [
+        ("com.acme.orders.PaymentProperties", "payment")
+    ]
     password = await search.find_config(ALL, "spring.datasource.password")
     assert [u.entry.value for u in password.settings] == [SECRET_MARKER]
 
