@@ -64,4 +64,6 @@ def test_a_broken_config_file_is_skipped_with_its_reason(
 
     assert code == 0, err
     assert "1 skipped" in err
+    code, out, err = run(capsys, "chunks", str(root))  # the reason, as `javakb index` logs it at INFO
+    assert code == 0 and '"reason": "syntax_error", "detail": "broken YAML at line 3, column 1' in out, out + err
     assert {p["file_path"] for p in stored(qdrant_path)[2]} == {f"{RES}/bootstrap.yml"}

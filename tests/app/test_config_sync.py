@@ -148,9 +148,12 @@ async def test_find_config_and_context_paths_read_only_what_the_caller_may(env: 
     assert await search.endpoint(only_other, "/orders/api/orders/7", "GET") == []
 
 
-async def test_a_broken_configuration_file_is_skipped_and_nothing_else_is_lost(env: SyncEnv) -> None:
+async def test_a_broken_configuration_file_is_skipped_and_nothing_else_is_lost(
+    env: SyncEnv, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     project = env.gitlab.create_project("acme/orders")
-    await env.push(project, {**FILES, RES + "application.yml": "server:\n  port: [8080\n  x: y\n"})
+    await env.push(project, {**FILES, RES + "application.yml": "db:\n  password: [hunter2\n  x: y\n"})
     await env.work()
 
     points = await env.points(project.id)
@@ -158,4 +161,5 @@ async def test_a_broken_configuration_file_is_skipped_and_nothing_else_is_lost(e
     assert RES + "application.yml" not in files
     assert {RES + "application-dev.properties", JAVA + "OrderController.java"} <= files
     [run] = await env.runs(project.id)
-    assert run["status"] == "DONE"
+    assert (run["status"], run["files_skipped"]) == ("DONE", 1)
+    assert "hunter2" not in caplog.text and "hunter2" not in said(points)
