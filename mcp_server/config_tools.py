@@ -26,7 +26,8 @@ ConfigKey = Annotated[
     Field(
         min_length=1,
         max_length=300,
-        description="A property key in any relaxed form: payment.timeout-ms, payment.timeoutMs or PAYMENT_TIMEOUTMS.",
+        description="A property key in any relaxed form (payment.timeout-ms, payment.timeoutMs, PAYMENT_TIMEOUTMS),"
+        " or a @ConfigurationProperties field as Type.field (PaymentProperties.timeoutMs).",
     ),
 ]
 

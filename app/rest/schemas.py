@@ -300,7 +300,9 @@ class ConfigParams(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    key: str = Field(min_length=1, max_length=300, description="A property key in any relaxed form (a.b-c, A_BC).")
+    key: str = Field(
+        min_length=1, max_length=300, description="A property key in any relaxed form (a.b-c, A_BC), or Type.field."
+    )
     repo: str | None = Field(default=None, description="Repository path, or a group prefix ending in /.")
     path: str | None = Field(default=None, description="Only files under this folder or file.")
 

@@ -7,6 +7,7 @@ project the caller may not read is never seen. Values are as stored: a secret is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -14,7 +15,7 @@ from app.auth.access import Access
 from app.search.hits import Citation, Hit
 from app.search.reader import Reader
 from app.search.scoping import Filters
-from app.store.filters import any_of
+from app.store.filters import any_of, eq
 from app.store.routes import application
 from pipeline.config_keys import ConfigEntry, Use, canonical_key
 from pipeline.model import SymbolType
@@ -24,6 +25,8 @@ MAX_CONFIG_HITS = 500
 CONTEXT_PATH = "server.servlet.context-path"
 SERVLET_PATH = "spring.mvc.servlet.path"
 _ROUTE_KEYS = (canonical_key(CONTEXT_PATH), canonical_key(SERVLET_PATH))
+FIELD_NAME = re.compile(r"(?:[a-z_$][\w$]*\.)*(?P<type>[A-Z][\w$]*)\.(?P<field>[a-z_$][\w$]*)")
+"""`PaymentProperties.timeoutMs` (a package before it allowed): a `@ConfigurationProperties` field, not a key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +68,15 @@ async def find_config(
     """Where `key` is set and who reads it, in the projects the caller may read.
 
     A reader is code that names the key (`@Value`, `getProperty`, a `@ConfigurationProperties` field) or
-    binds a prefix of it (a `@ConfigurationProperties(prefix)` class or `@Bean` method).
+    binds a prefix of it (a `@ConfigurationProperties(prefix)` class or `@Bean` method). `key` may name a
+    readable `@ConfigurationProperties` field instead (`PaymentProperties.timeoutMs`): its key is answered.
     """
+    field = FIELD_NAME.fullmatch(key)
+    if field is not None:
+        where = Filters(repo=repo, path_prefix=path_prefix)
+        types = await reader.lookup(access, where, eq("name", field["type"]))
+        bound = [e.key for _, e in _entries(types) if e.use is Use.BIND and e.value == field["field"]]
+        key = bound[0] if bound else key
     wanted = canonical_key(key)
     above = ancestors(wanted)
     hits = await reader.lookup(

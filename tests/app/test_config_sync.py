@@ -95,6 +95,8 @@ async def test_configuration_is_indexed_replaced_and_removed_with_no_secret_anyw
         ("com.acme.orders.OrderController", "value", "10"),
         ("com.acme.orders.PaymentProperties", "bind", "timeoutMs"),
     ]
+    by_field = await search.find_config(ALL, "PaymentProperties.timeoutMs")  # a field: its key and values
+    assert (by_field.key, [u.entry.value for u in by_field.settings]) == ("payment.timeoutms", ["30", "5"])
     prefix = await search.find_config(ALL, "payment.retries")  # not a field: the class binds its prefix
     assert [(u.hit.qualified_name, u.entry.key) for u in prefix.readers] == [
         ("com.acme.orders.PaymentProperties", "payment")
