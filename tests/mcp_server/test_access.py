@@ -22,7 +22,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 from mcp.types import TextContent
 
 from tests.conftest import REDIS
-from tests.support.tenants import ALL_REPOS, CORE, OSS, SHARED_SERVICE, TTL_S, Org, serve_org
+from tests.support.tenants import ALL_REPOS, CORE, OSS, SHARED_SERVICE, TTL_S, Org, java_files, serve_org
 
 IDENTITIES: Final = ("alice", "bob", "eve", "carol", "gus", "dave", "bot", "root", "oss-token", "partner-token")
 NOWHERE: Final = "no/such-repo"
@@ -37,8 +37,9 @@ CALLS: Final[dict[str, dict[str, Any]]] = {
     "find_endpoint": {"path": "/shared/7", "http_method": "GET"},
     "find_injections": {"type": "Helper"},
     "find_implementations": {"type": "Marker"},
+    "impact": {"symbol": "Helper.help", "hops": 3},
 }
-REPO_TOOLS: Final = [t for t in CALLS if t not in ("list_repos", "get_callees")] + ["get_file_outline"]
+REPO_TOOLS: Final = [t for t in CALLS if t not in ("list_repos", "get_callees")] + ["get_file_outline", "read_code"]
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +111,30 @@ async def test_a_readable_repository_outline_is_answered(org: Org, who: str) -> 
         assert repos_in(everything_said(result)) == {repo}
         head = org.projects[repo].head()
         assert f"{repo}:{SHARED_SERVICE} @ {head[:12]} (project {org.project_id(repo)})" in everything_said(result)
+
+
+@pytest.mark.parametrize("who", ["alice", "eve", "partner-token", "root"])
+async def test_read_code_reads_a_readable_file_from_gitlab_at_the_indexed_commit(org: Org, who: str) -> None:
+    for repo in org.readable[who]:
+        result = await call(org, who, "read_code", {"repo": repo, "path": SHARED_SERVICE})
+
+        assert not result.is_error, everything_said(result)
+        page = result.structured_content
+        assert page is not None
+        assert (page["origin"], page["commit_sha"]) == ("gitlab", org.projects[repo].head())
+        assert page["lines"] == java_files(repo)[SHARED_SERVICE].splitlines()
+        assert repos_in(everything_said(result)) == {repo}
+
+
+@pytest.mark.parametrize("who", ["bob", "eve", "oss-token"])
+async def test_impact_paths_run_only_through_readable_code(org: Org, who: str) -> None:
+    result = await call(org, who, "impact", {"symbol": "Helper.help", "hops": 3})
+    found = result.structured_content
+    assert found is not None
+
+    places = [*found["seeds"], *found["methods"], *(e["handler_place"] for e in found["endpoints"])]
+    assert {p["repo_path"] for p in places} == org.readable[who]
+    assert {(e["http_method"], e["route"]) for e in found["endpoints"]} == {("GET", "/shared/{id}")}
 
 
 def rest(org: Org, who: str | None, **params: str) -> httpx.Response:
