@@ -9,7 +9,7 @@ shows the lines the index holds; the lines are indexed text, fenced as untrusted
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastmcp.exceptions import ToolError
@@ -22,20 +22,10 @@ from app.auth.access import Access
 from app.core.errors import GitLabUnavailableError, PayloadError
 from app.gitlab.files import file_reader
 from app.runtime import Deps
-from app.search.code import MAX_FILE_BYTES, MAX_LINES, CodeLines
-from app.search.hits import Hit
-from app.search.impact import (
-    DEFAULT_HOPS,
-    MAX_CHANGES,
-    MAX_HOPS,
-    Change,
-    Impact,
-    impact,
-    seeds_of_changes,
-    seeds_of_symbol,
-)
+from app.search.code import MAX_FILE_BYTES, MAX_LINES, CodeLines, code_item
+from app.search.impact import DEFAULT_HOPS, MAX_CHANGES, MAX_HOPS, Impact, impact_of
+from app.search.impact_items import impact_item
 from app.search.scoping import SearchScope
-from app.search.service import SearchService
 from app.search.untrusted import fence_for
 from mcp_server.render import echo
 from mcp_server.status_tools import MISS_LEVEL
@@ -88,7 +78,7 @@ class CodeTools:
         if found is None:
             raise miss(not_found(repo, path))
         return ToolResult(
-            content=[TextContent(type="text", text=code_text(found))], structured_content=code_data(found)
+            content=[TextContent(type="text", text=code_text(found))], structured_content=whole(dict(code_item(found)))
         )
 
     async def impact(
@@ -105,36 +95,19 @@ class CodeTools:
         Example: impact(symbol="OwnerService.find", hops=3)
         or impact(repo="acme/shop", changes=["core/src/main/java/com/acme/OwnerService.java:40-52"])
         """
-        search = self.get_deps().search
-        access = self._access()
-        if (symbol is None) == (changes is None):
-            raise miss("Give a symbol, or changes as 'path:start-end' with repo.")
-        if symbol is not None:
-            seeds, unmatched = await seeds_of_symbol(search, access, symbol, repo), list[str]()
-            if not seeds:
-                raise miss(f"No method named {echo(symbol)!r}.")
-        else:
-            seeds, unmatched = await self._changed(search, access, repo, changes or [])
-        found = await impact(search, access, seeds, hops=hops, unmatched=unmatched)
+        try:
+            found = await impact_of(self.get_deps().search, self._access(), symbol, changes, repo, hops)
+        except PayloadError as exc:
+            raise miss(str(exc)) from exc
         return ToolResult(
-            content=[TextContent(type="text", text=impact_text(found))], structured_content=impact_data(found)
+            content=[TextContent(type="text", text=impact_text(found))],
+            structured_content=whole(dict(impact_item(found))),
         )
 
-    async def _changed(
-        self, search: SearchService, access: Access, repo: str | None, changes: Sequence[str]
-    ) -> tuple[list[Hit], list[str]]:
-        if not repo or repo.endswith("/"):
-            raise miss("changes need the repository they are in: repo='group/project'.")
-        try:
-            parsed = [Change.parse(text) for text in changes]
-        except (PayloadError, ValueError) as exc:
-            raise miss(str(exc)) from exc
-        if not parsed:
-            raise miss("changes is empty.")
-        seeds, unmatched = await seeds_of_changes(search, access, repo, parsed)
-        if not seeds:
-            raise miss(f"No indexed method in {echo(repo)!r} at {', '.join(echo(u) for u in unmatched[:5])}.")
-        return seeds, unmatched
+
+def whole(data: dict[str, Any]) -> dict[str, Any]:
+    """An answer shown whole as a page (`mcp_server.schemas.Page`): every entry of its `results`, nothing omitted."""
+    return {**data, "total": len(data["results"]), "offset": 0, "omitted": 0, "next_offset": None}
 
 
 def code_source(
@@ -175,33 +148,11 @@ def code_text(found: CodeLines) -> str:
     return "\n".join(parts)
 
 
-def code_data(found: CodeLines) -> dict[str, Any]:
-    """The page as data (`mcp_server.schemas.CodeAnswer`)."""
-    return {
-        "repo_path": found.repo_path,
-        "file_path": found.file_path,
-        "project_id": found.project_id,
-        "commit_sha": found.commit_sha,
-        "origin": found.origin,
-        "start_line": found.start,
-        "end_line": found.end,
-        "total_lines": found.total_lines,
-        "next_start": found.next_start,
-        "permalink": found.permalink,
-        "lines": list(found.lines),
-        "symbols": [
-            {"line_start": s.line_start, "line_end": s.line_end, "symbol_type": s.symbol_type,
-             "qualified_name": s.qualified_name, "signature": s.signature}
-            for s in found.symbols
-        ],
-    }  # fmt: skip
-
-
 def impact_text(found: Impact) -> str:
     """The impact as text: methods by hop, endpoints, remote call sites, each with its path of evidence."""
-    data = impact_data(found)
+    data = impact_item(found)
     lines = [f"Changed: {', '.join(s['qualified_name'] for s in data['seeds'])}"]
-    for m in data["methods"]:
+    for m in data["results"]:
         lines.append(f"[hop {m['hop']}] {m['qualified_name']}  {m['repo_path']}:{m['file_path']}:{m['line_start']}")
         lines.append("    via " + " <- ".join(m["path"]))
     for e in data["endpoints"]:
@@ -216,31 +167,3 @@ def impact_text(found: Impact) -> str:
     if data["unmatched"]:
         lines.append("No indexed method at: " + ", ".join(data["unmatched"]))
     return "\n".join(lines)
-
-
-def impact_data(found: Impact) -> dict[str, Any]:
-    """The impact as data (`mcp_server.schemas.ImpactAnswer`); a path names each method from the change on."""
-
-    def place(hit: Any) -> dict[str, Any]:
-        return {**hit.citation(), "symbol_type": hit.symbol_type.value}
-
-    def names(path: Sequence[Any]) -> list[str]:
-        return [h.qualified_name for h in path]
-
-    return {
-        "seeds": [place(h) for h in found.seeds],
-        "methods": [{**place(r.hit), "hop": r.hop, "path": names(r.path)} for r in found.methods],
-        "endpoints": [
-            {"http_method": e.method, "route": e.route, "handler": e.handler.hit.qualified_name,
-             "handler_place": place(e.handler.hit), "path": names(e.handler.path)}
-            for e in found.endpoints
-        ],
-        "remote_callers": [
-            {**place(r.site), "endpoint": r.endpoint.label,
-             "calls": [c.describe() for c in r.calls], "through": r.through.qualified_name if r.through else None,
-             "path": [*names(r.endpoint.handler.path), r.endpoint.label, r.site.qualified_name]}
-            for r in found.remote
-        ],
-        "cut": list(found.cut),
-        "unmatched": list(found.unmatched),
-    }  # fmt: skip

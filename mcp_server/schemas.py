@@ -10,8 +10,10 @@ from typing import Any, NotRequired
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
+from app.search.code import CodeItem
 from app.search.context import ContextItem, RelatedItem
 from app.search.hits import Citation
+from app.search.impact_items import ImpactItem
 from app.search.results import HitItem
 from app.sync.status import StatusItem
 
@@ -165,78 +167,12 @@ class ContextAnswer(Page):
     chars: int
 
 
-class CodeSymbol(TypedDict):
-    """A declaration the shown lines hold (a split method as one)."""
-
-    line_start: int
-    line_end: int
-    symbol_type: str
-    qualified_name: str
-    signature: str
+class CodeAnswer(Page, CodeItem):
+    """`read_code`'s answer (`app.search.code.CodeItem`): its declarations are the page's results, all shown."""
 
 
-class CodeAnswer(TypedDict):
-    """`read_code`: a page of a file's lines at the indexed commit.
-
-    `lines[i]` is line `start_line + i`, null where neither GitLab nor the index holds it; `next_start` asks
-    for the next page.
-    """
-
-    repo_path: str
-    file_path: str
-    project_id: int | None
-    commit_sha: str | None
-    origin: str
-    start_line: int
-    end_line: int
-    total_lines: int | None
-    next_start: int | None
-    permalink: str | None
-    lines: list[str | None]
-    symbols: list[CodeSymbol]
-
-
-class ImpactPlace(Citation):
-    """Where a method of an impact is."""
-
-    symbol_type: str
-
-
-class ImpactMethod(ImpactPlace):
-    """A method that calls the change, `hop` calls away; `path` names each method from the change to it."""
-
-    hop: int
-    path: list[str]
-
-
-class ImpactEndpoint(TypedDict):
-    """An HTTP endpoint a changed or calling method serves."""
-
-    http_method: str
-    route: str
-    handler: str
-    handler_place: ImpactPlace
-    path: list[str]
-
-
-class ImpactRemote(ImpactPlace):
-    """A call site (in another service, or the same) that reaches an impacted endpoint."""
-
-    endpoint: str
-    calls: list[str]
-    through: str | None
-    path: list[str]
-
-
-class ImpactAnswer(TypedDict):
-    """`impact`: the changed methods, their callers, the endpoints they serve and the remote call sites of those."""
-
-    seeds: list[ImpactPlace]
-    methods: list[ImpactMethod]
-    endpoints: list[ImpactEndpoint]
-    remote_callers: list[ImpactRemote]
-    cut: list[str]
-    unmatched: list[str]
+class ImpactAnswer(Page, ImpactItem):
+    """`impact`'s answer (`app.search.impact_items.ImpactItem`): the calling methods are its results, all shown."""
 
 
 def output_schema(answer: type[Any]) -> dict[str, Any]:

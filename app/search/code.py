@@ -21,6 +21,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from typing_extensions import TypedDict
+
 from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.search import lookups
@@ -200,3 +202,56 @@ def outlined(chunks: Sequence[Hit], first: int, last: int) -> tuple[Symbol, ...]
             spans[key] = Symbol(start, end, "method", hit.qualified_name, hit.signature)
     shown = [s for s in spans.values() if s.line_start <= last and s.line_end >= first]
     return tuple(sorted(shown, key=lambda s: (s.line_start, -s.line_end)))
+
+
+class CodeSymbol(TypedDict):
+    """A declaration the shown lines hold (a split method as one)."""
+
+    line_start: int
+    line_end: int
+    symbol_type: str
+    qualified_name: str
+    signature: str
+
+
+class CodeItem(TypedDict):
+    """`read_code`: a page of a file's lines at the indexed commit.
+
+    `lines[i]` is line `start_line + i`, null where neither GitLab nor the index holds it; `next_start` asks
+    for the next page.
+    """
+
+    repo_path: str
+    file_path: str
+    project_id: int | None
+    commit_sha: str | None
+    origin: str
+    start_line: int
+    end_line: int
+    total_lines: int | None
+    next_start: int | None
+    permalink: str | None
+    lines: list[str | None]
+    results: list[CodeSymbol]  # the declarations the shown lines hold
+
+
+def code_item(found: CodeLines) -> CodeItem:
+    """The page as data (the MCP tool's structured content, `GET /api/v1/code`'s body)."""
+    return {
+        "repo_path": found.repo_path,
+        "file_path": found.file_path,
+        "project_id": found.project_id,
+        "commit_sha": found.commit_sha,
+        "origin": found.origin,
+        "start_line": found.start,
+        "end_line": found.end,
+        "total_lines": found.total_lines,
+        "next_start": found.next_start,
+        "permalink": found.permalink,
+        "lines": list(found.lines),
+        "results": [
+            {"line_start": s.line_start, "line_end": s.line_end, "symbol_type": s.symbol_type,
+             "qualified_name": s.qualified_name, "signature": s.signature}
+            for s in found.symbols
+        ],
+    }  # fmt: skip

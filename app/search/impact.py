@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.auth.access import Access
+from app.core.errors import PayloadError
 from app.search.code import clean_path
 from app.search.hits import Hit
 from app.search.links import EndpointLinks, is_declared_client
@@ -53,7 +54,11 @@ class Change:
 
     @staticmethod
     def parse(text: str) -> Change:
-        """`path:12-30`, `path:12` or `path` (the whole file); raises `PayloadError` for a bad path or range."""
+        """`path:12-30`, `path:12` or `path` (the whole file).
+
+        Raises:
+            PayloadError: a bad path (`app.search.code.clean_path`) or range.
+        """
         path, colon, span = text.strip().rpartition(":")
         if not colon or not span.replace("-", "").isdigit():
             path, span = text.strip(), ""
@@ -61,7 +66,7 @@ class Change:
         start = int(first) if first else 1
         end = int(last) if last else (start if first else 2**31 - 1)
         if start < 1 or end < start:
-            raise ValueError(f"bad line range in {text[:80]!r}: use path:start-end")
+            raise PayloadError(f"bad line range in {text[:80]!r}: use path:start-end")
         return Change(clean_path(path), start, end)
 
 
@@ -113,6 +118,47 @@ class Impact:
 def method_key(hit: Hit) -> tuple[str, str, str]:
     """One method however many parts its chunks split it into."""
     return hit.repo_path, hit.qualified_name, hit.signature
+
+
+class NoSeedError(PayloadError):
+    """The symbol or the changed lines name no method the caller may read (the same answer as none indexed)."""
+
+
+def _shown(text: str) -> str:
+    """A caller's input in a message: bounded, quoted."""
+    return repr(text[:100])
+
+
+async def impact_of(
+    search: SearchService,
+    access: Access,
+    symbol: str | None,
+    changes: Sequence[str] | None,
+    repo: str | None,
+    hops: int = DEFAULT_HOPS,
+) -> Impact:
+    """`impact` from a symbol (`repo` narrows where it is declared) or from changed lines (`path:start-end` in `repo`).
+
+    Raises:
+        PayloadError: neither or both given, a bad change, `changes` without one repository.
+        NoSeedError: nothing readable is named or touched.
+    """
+    if (symbol is None) == (changes is None):
+        raise PayloadError("Give a symbol, or changes as 'path:start-end' with repo.")
+    if symbol is not None:
+        seeds, unmatched = await seeds_of_symbol(search, access, symbol, repo), list[str]()
+        if not seeds:
+            raise NoSeedError(f"No method named {_shown(symbol)}.")
+    else:
+        if not repo or repo.endswith("/"):
+            raise PayloadError("changes need the repository they are in: repo='group/project'.")
+        parsed = [Change.parse(text) for text in changes or []]
+        if not parsed:
+            raise PayloadError("changes is empty.")
+        seeds, unmatched = await seeds_of_changes(search, access, repo, parsed)
+        if not seeds:
+            raise NoSeedError(f"No indexed method in {_shown(repo)} at {', '.join(unmatched[:5])}.")
+    return await impact(search, access, seeds, hops=hops, unmatched=unmatched)
 
 
 async def seeds_of_symbol(search: SearchService, access: Access, name: str, repo: str | None) -> list[Hit]:

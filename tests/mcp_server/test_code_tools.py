@@ -41,7 +41,7 @@ async def test_read_code_shows_the_indexed_lines_of_a_file_numbered_with_its_dec
     assert held and all(line == SOURCE[n - 1] for n, line in held)
     assert page["lines"][0] is None  # `package ...;`: no member's chunk holds it (a type's chunk is a skeleton)
     assert page["next_start"] is None
-    names = [short(s["qualified_name"]) for s in page["symbols"]]
+    names = [short(s["qualified_name"]) for s in page["results"]]
     assert "OwnerService" in names and "OwnerService.find" in names
     body = text(answer)
     assert body.startswith(f"{REPO}:{OWNER_SERVICE} @ - lines 1-") and "(from index)" in body
@@ -55,7 +55,7 @@ async def test_read_code_pages_and_caps_a_range(client: Client[Any]) -> None:
     middle = data(await call(client, "read_code", repo=REPO, path=OWNER_SERVICE, start_line=20, end_line=29))
 
     assert (middle["start_line"], middle["end_line"], middle["lines"]) == (20, 29, whole[19:29])
-    assert all(s["line_start"] <= 29 and s["line_end"] >= 20 for s in middle["symbols"])
+    assert all(s["line_start"] <= 29 and s["line_end"] >= 20 for s in middle["results"])
     huge = data(await call(client, "read_code", repo=REPO, path=OWNER_SERVICE, start_line=1, end_line=10**9))
     assert len(huge["lines"]) <= MAX_LINES and huge["lines"] == whole
 
@@ -90,7 +90,7 @@ async def test_impact_of_a_method_lists_its_callers_the_endpoints_they_serve_wit
     found = data(answer)
 
     assert [short(s["qualified_name"]) for s in found["seeds"]] == ["OwnerService.create"]
-    hop1 = {short(m["qualified_name"]) for m in found["methods"]}
+    hop1 = {short(m["qualified_name"]) for m in found["results"]}
     assert hop1 == {
         "OwnerController.createOwner",
         "LegacyOwnerController.processCreationForm",
@@ -98,7 +98,7 @@ async def test_impact_of_a_method_lists_its_callers_the_endpoints_they_serve_wit
         "OwnerService.upsert",
     }
     assert all(
-        m["hop"] == 1 and len(m["path"]) == 2 and short(m["path"][0]) == "OwnerService.create" for m in found["methods"]
+        m["hop"] == 1 and len(m["path"]) == 2 and short(m["path"][0]) == "OwnerService.create" for m in found["results"]
     )
     routes = {(e["http_method"], e["route"]) for e in found["endpoints"]}
     assert {("POST", "/api/owners"), ("POST", "/legacy/owners/new"), ("POST", "/old/owners/new")} <= routes
@@ -111,22 +111,22 @@ async def test_impact_follows_more_hops_without_listing_a_method_twice(client: C
     three = data(await call(client, "impact", symbol="OwnerService.create", hops=3))
     none = data(await call(client, "impact", symbol="OwnerService.create", hops=0))
 
-    keys = [(m["repo_path"], m["qualified_name"], m["signature"]) for m in three["methods"]]
+    keys = [(m["repo_path"], m["qualified_name"], m["signature"]) for m in three["results"]]
     assert len(keys) == len(set(keys))
-    assert {m["qualified_name"] for m in one["methods"]} <= {m["qualified_name"] for m in three["methods"]}
-    assert all(len(m["path"]) == m["hop"] + 1 for m in three["methods"])
-    assert none["methods"] == [] and none["seeds"]
+    assert {m["qualified_name"] for m in one["results"]} <= {m["qualified_name"] for m in three["results"]}
+    assert all(len(m["path"]) == m["hop"] + 1 for m in three["results"])
+    assert none["results"] == [] and none["seeds"]
 
 
 async def test_impact_of_changed_lines_starts_from_the_methods_they_touch(client: Client[Any]) -> None:
-    symbols = data(await call(client, "read_code", repo=REPO, path=OWNER_SERVICE))["symbols"]
+    symbols = data(await call(client, "read_code", repo=REPO, path=OWNER_SERVICE))["results"]
     create = next(s for s in symbols if short(s["qualified_name"]) == "OwnerService.create")
     change = f"{OWNER_SERVICE}:{create['line_end'] - 1}-{create['line_end']}"
     found = data(await call(client, "impact", repo=REPO, changes=[change, f"{OWNER_SERVICE}:1-1"], hops=1))
 
     assert [short(s["qualified_name"]) for s in found["seeds"]] == ["OwnerService.create"]
     assert found["unmatched"] == [f"{OWNER_SERVICE}:1-1"]
-    assert "OwnerController.createOwner" in {short(m["qualified_name"]) for m in found["methods"]}
+    assert "OwnerController.createOwner" in {short(m["qualified_name"]) for m in found["results"]}
 
 
 @pytest.mark.parametrize(
