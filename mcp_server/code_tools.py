@@ -135,17 +135,22 @@ def code_text(found: CodeLines) -> str:
             gap = number if gap is None else gap
             continue
         if gap is not None:
-            numbered.append(f"{gap:>5}-{number - 1} [lines not held by the index]")
+            numbered.append(_gap(gap, number - 1))
             gap = None
         numbered.append(f"{number:>5}  {line}")
     if gap is not None:
-        numbered.append(f"{gap:>5}-{found.end} [lines not held by the index]")
+        numbered.append(_gap(gap, found.end))
     body = "\n".join(numbered)
     fence = fence_for(body)
     parts = [head, *(["Declarations:", *outline] if outline else []), f"{fence}java\n{body}\n{fence}"]
     if found.next_start is not None:
         parts.append(f"More: start_line={found.next_start}")
     return "\n".join(parts)
+
+
+def _gap(first: int, last: int) -> str:
+    span = f"{first}" if first == last else f"{first}-{last}"
+    return f"{span:>5}  [not held by the index]"
 
 
 def impact_text(found: Impact) -> str:
@@ -163,7 +168,7 @@ def impact_text(found: Impact) -> str:
         lines.append(f"[remote] {r['qualified_name']}  {r['repo_path']}:{r['file_path']}:{r['line_start']}"
                      f" calls {r['endpoint']}{through}")  # fmt: skip
     if data["cut"]:
-        lines.append("Cut by: " + ", ".join(data["cut"]) + " (narrow with repo, or lower hops)")
+        lines.append("Cut by: " + ", ".join(data["cut"]) + ": more may be reached beyond it")
     if data["unmatched"]:
         lines.append("No indexed method at: " + ", ".join(data["unmatched"]))
     return "\n".join(lines)

@@ -47,7 +47,7 @@ async def test_read_code_shows_the_indexed_lines_of_a_file_numbered_with_its_dec
     assert body.startswith(f"{REPO}:{OWNER_SERVICE} @ - lines 1-") and "(from index)" in body
     first = held[0][0]
     assert f"{first:>5}  {SOURCE[first - 1]}" in body
-    assert "[lines not held by the index]" in body and "```java" in body
+    assert "[not held by the index]" in body and "```java" in body
 
 
 async def test_read_code_pages_and_caps_a_range(client: Client[Any]) -> None:
