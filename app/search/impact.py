@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.search.code import clean_path
+from app.search.frontier import frontier_keys
 from app.search.hits import Hit
 from app.search.links import EndpointLinks, is_declared_client
 from app.search.scoping import Filters
@@ -277,7 +278,11 @@ async def _callers(
     search: SearchService, access: Access, frontier: Sequence[Reached], room: int
 ) -> tuple[list[tuple[Reached, Hit]], bool]:
     """Each caller of a frontier method (callee, caller), in one lookup; and whether the lookup hit its limit."""
-    keys = await asyncio.gather(*(search.call_keys(access, r.hit.qualified_name, None) for r in frontier))
+    keys = await frontier_keys(
+        search.hierarchy(access, None),
+        [r.hit.qualified_name for r in frontier],
+        lambda name: search.call_keys(access, name, None),
+    )
     all_fq = sorted({k for fq, _ in keys for k in fq})
     all_simple = sorted({k for _, simple in keys for k in simple})
     conditions = [any_of(key, values) for key, values in (("calls_fq", all_fq), ("calls", all_simple)) if values]

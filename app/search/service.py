@@ -194,6 +194,7 @@ class SearchService:
     callers = _OnReader(lookups.callers)
     callees = _OnReader(lookups.callees)
     call_keys = _OnReader(lookups.call_keys)
+    hierarchy = _OnReader(Reader.hierarchy)
     composed_routes = _OnReader(endpoints.with_composed_routes)
     injectors = _OnReader(lookups.injectors)
     dependencies = _OnReader(lookups.dependencies)

@@ -12,7 +12,12 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
+from app.auth.access import LOCAL
+from app.runtime import Deps
 from app.search.code import MAX_LINES
+from app.search.frontier import frontier_keys
+from app.search.scoping import Filters
+from pipeline.model import TYPE_SYMBOLS
 from tests.mcp_server import test_tools
 from tests.mcp_server.test_tools import OWNER_SERVICE, REPO, call, data, text
 from tests.support.java_fixtures import SHOP_DIR
@@ -149,3 +154,16 @@ async def test_impact_refuses_bad_input(client: Client[Any], arguments: dict[str
 async def test_impact_refuses_more_hops_than_its_cap(client: Client[Any]) -> None:
     with pytest.raises(ToolError):
         await client.call_tool("impact", {"symbol": "OwnerService.create", "hops": 1000})
+
+
+async def test_a_frontier_s_shared_walk_gives_each_method_the_keys_get_callers_uses(deps: Deps) -> None:
+    search = deps.search
+    methods = sorted(
+        {h.qualified_name for h in await search.lookup(LOCAL, Filters()) if h.symbol_type not in TYPE_SYMBOLS}
+    )
+    assert len(methods) > 100
+    names = [*methods, "OwnerService.find", "PricingPolicy.unitPrice"]  # the last two: `call_keys` itself
+
+    shared = await frontier_keys(search.hierarchy(LOCAL, None), names, lambda n: search.call_keys(LOCAL, n, None))
+
+    assert shared == [await search.call_keys(LOCAL, name, None) for name in names]
