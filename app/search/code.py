@@ -4,11 +4,14 @@ The file is found through the index only (`lookups.outline`, the caller's `Acces
 a file in a repository the caller may not read answers exactly as one that does not exist (`None`).
 Its chunks give the GitLab project, the indexed commit and the outline. The lines then come:
 
-- from GitLab at that commit (`FileSource`, given by the interface: the caller's own GitLab token
+- from the index when it holds every line of the range asked for (an explicit `end`);
+- else from GitLab at that commit (`FileSource`, given by the interface: the caller's own GitLab token
   when it holds one, else the service's token once the index showed the caller may read the file);
-- else from the index: a member's chunk (method, constructor, part of a method) holds its lines
-  verbatim, Javadoc included; a type's chunk is a skeleton with bodies elided, so lines outside every
-  member (imports, fields, the class line) are not held and come back as `None` (a gap).
+- else (no GitLab, GitLab refusing, a file too large) from the index, with gaps.
+
+A member's chunk (method, constructor, part of a method) holds its lines verbatim, Javadoc included; a
+type's chunk is a skeleton with bodies elided, so lines outside every member (imports, fields, the class
+line) are not held and come back as `None` (a gap).
 
 A call shows at most `MAX_LINES` lines from `start`; `next_start` pages on. Every line is indexed
 text, untrusted: the interfaces fence it (`app.search.untrusted.fence_for`).
@@ -135,7 +138,11 @@ async def read_code(
         return None
     anchor = chunks[0]
     project_id, sha = anchor.chunk.gitlab_project_id, anchor.commit_sha
-    raw = await source(project_id, file_path, sha) if source and project_id is not None and sha else None
+    held = indexed_lines(chunks)
+    whole = end is not None and all(n in held for n in range(first, last + 1))  # the index holds the range asked
+    raw = None
+    if source is not None and project_id is not None and sha and not whole:
+        raw = await source(project_id, file_path, sha)
     text = _decoded(raw, file_path) if raw is not None else None
     if text is not None:
         every = text.splitlines()
@@ -144,7 +151,6 @@ async def read_code(
         origin: Origin = "gitlab"
         total: int | None = len(every)
     else:
-        held = indexed_lines(chunks)
         known_end = max(held, default=0)
         top = min(last, known_end)
         shown = tuple(_capped(held[n]) if n in held else None for n in range(first, top + 1))

@@ -82,7 +82,9 @@ async def test_read_code_reads_the_file_at_the_indexed_commit_from_gitlab(env: S
 
     narrow = await reader.read_code(LOCAL, "acme/accounts", CONTROLLER, 8, 10, source)
     assert narrow is not None and list(narrow.lines) == ACCOUNTS[CONTROLLER].splitlines()[7:10]
-    assert narrow.next_start == 11
+    assert narrow.origin == "index" and narrow.next_start == 11  # one method's lines: the index holds them
+    imports = await reader.read_code(LOCAL, "acme/accounts", CONTROLLER, 1, 4, source)
+    assert imports is not None and imports.origin == "gitlab" and imports.next_start == 5
 
 
 async def test_read_code_answers_an_unreadable_file_as_a_missing_one_and_asks_gitlab_nothing(env: SyncEnv) -> None:
