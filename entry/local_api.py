@@ -35,7 +35,7 @@ from app.runtime import Deps
 from app.search.context import auto_context, context_answer
 from app.search.hits import Hit
 from app.search.scoping import Filters, SearchScope
-from app.sync.local_index import index_directory
+from app.sync.local_project import index_local
 
 logger = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ async def _request_line(reader: asyncio.StreamReader) -> bytes:
 async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
     command = request["command"]
     if command == "index":
-        run = await index_directory(
+        run = await index_local(
             deps,
             Path(request["path"]),
             str(request["repo"]),

@@ -212,6 +212,7 @@ class ProjectState(BaseModel):
 
     id: int
     repo_path: str
+    source: str = Field(description="`gitlab`, or `local`: a checkout `javakb serve --watch` or `javakb index` indexed")
     default_branch: str | None
     indexed_sha: str | None
     target_sha: str | None

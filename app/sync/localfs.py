@@ -28,13 +28,13 @@ def iter_sources(root: Path, scope: Scope) -> Iterator[tuple[str, Path]]:
     root walks exactly what it did before. The paths yielded stay relative to `root`.
     """
     in_scope = _in_scope(root, scope)
-    yield from sorted((rel, path) for rel, path in _walk(root) if in_scope(rel))
+    yield from sorted((rel, path) for rel, path in walk(root) if in_scope(rel))
 
 
 def left_out_java(root: Path, scope: Scope) -> int:
     """How many `.java` files under `root` the scope rules leave out (what `iter_sources` does not yield)."""
     in_scope = _in_scope(root, scope)
-    return sum(1 for rel, _ in _walk(root) if rel.endswith(".java") and not in_scope(rel))
+    return sum(1 for rel, _ in walk(root) if rel.endswith(".java") and not in_scope(rel))
 
 
 def _in_scope(root: Path, scope: Scope) -> Callable[[str], bool]:
@@ -60,7 +60,8 @@ def scope_prefix(root: Path) -> str:
     return "" if rel == "." else rel + "/"
 
 
-def _walk(root: Path) -> Iterator[tuple[str, Path]]:
+def walk(root: Path) -> Iterator[tuple[str, Path]]:
+    """Every file under `root` (its path from `root`, POSIX, and itself), version control and tool caches pruned."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _PRUNED_DIRS)
         base = Path(dirpath)

@@ -18,9 +18,11 @@ from functools import partial
 from pathlib import Path
 
 from app.core.errors import ServiceError
+from app.core.states import SyncTrigger
 from app.runtime import Deps
 from app.store.indexing import RunCounts
-from app.sync.local_index import index_directory, log_skipped
+from app.sync.local_index import log_skipped
+from app.sync.local_project import index_local, recorded
 from app.sync.localfs import chunk_local_files, iter_sources
 from pipeline.model import SourceContext
 from pipeline.scope import Scope
@@ -76,6 +78,22 @@ async def sync_changes(deps: Deps, root: Path, repo_path: str, changes: Changes)
     return counts
 
 
+async def _synced(deps: Deps, root: Path, repo_path: str, changes: Changes) -> RunCounts:
+    """`sync_changes`, recorded as a run of the checkout's local project when PostgreSQL is there."""
+    db = deps.db
+    if db is None:
+        return await sync_changes(deps, root, repo_path, changes)
+    project = await db.local_project(repo_path, str(root.resolve()))
+    done: list[RunCounts] = []
+
+    async def work() -> tuple[RunCounts, int, Sequence[str] | None, Sequence[str]]:
+        done.append(await sync_changes(deps, root, repo_path, changes))
+        return done[0], len(changes.removed), changes.changed, changes.removed
+
+    await recorded(deps, db, project, root, SyncTrigger.LOCAL, work)
+    return done[0]
+
+
 def log_progress(root: Path, done: int, total: int) -> None:
     """A first pass's progress, at INFO: what `javakb index` shows as its bar (`index_directory`'s `progress`)."""
     logger.info("watch: indexing %s: %d/%d files", root, done, total)
@@ -87,7 +105,7 @@ async def watch(deps: Deps, roots: Sequence[Path], interval_s: float, stop: asyn
     seen: dict[Path, Snapshot] = {}
     for root in roots:
         seen[root] = await asyncio.to_thread(snapshot, root, scope)
-        run = await index_directory(deps, root, root.resolve().name, progress=partial(log_progress, root))
+        run = await index_local(deps, root, root.resolve().name, progress=partial(log_progress, root))
         logger.info("watch: indexed %s (%d files, %d chunks written)", root, run.counts.files, run.counts.embedded)
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
@@ -102,7 +120,7 @@ async def _resync(deps: Deps, root: Path, scope: Scope, before: Snapshot) -> Sna
     if not changes:
         return after
     try:
-        counts = await sync_changes(deps, root, root.resolve().name, changes)
+        counts = await _synced(deps, root, root.resolve().name, changes)
     except ServiceError as exc:  # the store or the embedder failed: try these files again next time
         logger.warning("watch: re-sync of %s failed, retrying: %s", root, exc)
         return before
