@@ -15,7 +15,7 @@ from app.agents.hook import CONTEXT_PATH as CONTEXT_PATH  # declared where the h
 from app.core.events import MAX_ID
 from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, ContextItem, RelatedItem
 from app.search.results import HitItem
-from app.search.scoping import SearchScope
+from app.search.scoping import SCOPE_HELP, SearchScope
 from app.sync.status import StatusItem
 from pipeline.model import SYMBOL_TYPES
 
@@ -245,9 +245,7 @@ class SearchParams(BaseModel):
     annotation: str | None = Field(default=None, description="Annotation simple name, e.g. Transactional.")
     http_method: str | None = Field(default=None, description="GET, POST, ...")
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT, description="How many results (clamped to 1..50).")
-    scope: SearchScope = Field(
-        default=SearchScope.CODE, description="code (the organization's, the default), libraries, or all."
-    )
+    scope: SearchScope = Field(default=SearchScope.CODE, description=SCOPE_HELP)
 
     @field_validator("q", mode="before")
     @classmethod

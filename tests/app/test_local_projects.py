@@ -20,6 +20,7 @@ from app.auth.access import Access, everything
 from app.core.settings import EmbeddingSettings, PostgresSettings, QdrantSettings, QueueSettings, Settings
 from app.runtime import ServiceDeps
 from app.sync.local_project import index_local
+from app.sync.watch import watch
 from entry.cli_admin import run_admin_status
 from entry.deps import open_service
 from entry.web import create_app
@@ -27,6 +28,7 @@ from entry.worker import build_worker
 from mcp_server.server import create_server
 from testkit.git_repo import GitRepo
 from tests.app.test_admin_lists import _unclosed
+from tests.app.test_local_api import until
 from tests.mcp_server.test_tools import assert_tool_error, data, text
 from tests.support.sources import service_java as service
 from tests.support.tokens import admin_token, service_token
@@ -120,3 +122,38 @@ def test_a_local_checkout_answers_every_status_tool_like_a_gitlab_project(
         assert run_admin_status(args, settings, out, _unclosed(client)) == 0
         assert out.getvalue().splitlines()[0] == "projects: 1 ok; 0 syncs running"
     assert time.monotonic() - started < 60
+
+
+async def watched(settings: Settings, repo: GitRepo) -> None:
+    me = everything("local")
+    async with open_service(settings) as deps:
+        await deps.store.ensure(await deps.index_model())
+        stop = asyncio.Event()
+        task = asyncio.create_task(watch(deps, [repo.path], 0.05, stop))
+        try:
+            await until(lambda: _shows(deps, me, files=1))
+            (repo.path / SRC / "B.java").write_text(service("B"))
+            await until(lambda: _shows(deps, me, files=2))
+            runs = await deps.db.runs((await status(deps, me))["project_id"])
+            assert [(r["trigger"], r["mode"], r["status"]) for r in runs] == [
+                ("local", "compare", "DONE"),
+                ("local", "tree", "DONE"),
+            ]
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, timeout=30)
+
+
+async def _shows(deps: ServiceDeps, access: Access, *, files: int) -> bool:
+    result = await call(deps, access, "index_status", repo="shop")
+    if result.is_error:
+        return False
+    [item] = data(result)["results"]
+    return bool(item["files"] == files and item["state"] == "ok" and not item["behind"])
+
+
+def test_serve_watch_records_its_first_pass_and_each_resync_as_runs(
+    tmp_path: Path, clean_db: str, clean_redis: str
+) -> None:
+    repo = checkout(tmp_path)
+    asyncio.run(asyncio.wait_for(watched(local_settings(tmp_path, clean_db, clean_redis), repo), timeout=50))
