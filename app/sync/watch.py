@@ -22,9 +22,10 @@ from app.core.states import SyncTrigger
 from app.runtime import Deps
 from app.store.indexing import RunCounts
 from app.sync.local_index import log_skipped
-from app.sync.local_project import index_local, recorded
+from app.sync.local_project import build_files, index_local, recorded
 from app.sync.localfs import chunk_local_files, iter_sources
-from pipeline.model import SourceContext
+from pipeline.buildfiles import is_build_file
+from pipeline.model import ChunkerConfig, SourceContext
 from pipeline.scope import Scope
 
 logger = logging.getLogger(__name__)
@@ -49,10 +50,14 @@ def diff(before: Mapping[str, tuple[int, int]], after: Mapping[str, tuple[int, i
     return Changes(changed=changed, removed=sorted(set(before) - set(after)))
 
 
-def snapshot(root: Path, scope: Scope) -> Snapshot:
-    """Modification time and size of every in-scope file under `root` (a vanished file is left out)."""
+def snapshot(root: Path, scope: Scope, config: ChunkerConfig | None = None) -> Snapshot:
+    """Modification time and size of every in-scope file under `root` (a vanished file is left out).
+
+    With `config`, the build files a sync reads too (`local_project.build_files`): a changed one is a change.
+    """
     seen: Snapshot = {}
-    for rel, path in iter_sources(root, scope):
+    builds = build_files(root, config) if config is not None else []
+    for rel, path in [*iter_sources(root, scope), *builds]:
         try:
             stat = path.stat()
         except OSError:
@@ -62,10 +67,13 @@ def snapshot(root: Path, scope: Scope) -> Snapshot:
 
 
 async def sync_changes(deps: Deps, root: Path, repo_path: str, changes: Changes) -> RunCounts:
-    """Write what changed in a checkout: chunk the changed files again, delete the removed ones."""
+    """Write what changed in a checkout: chunk the changed sources again, delete the removed ones.
+
+    A build file among them is not chunked: its run reads the dependencies again (`local_project.recorded`).
+    """
     counts = RunCounts()
     config = deps.settings.chunking.to_config()
-    files = [(rel, root / rel) for rel in changes.changed]
+    files = [(rel, root / rel) for rel in changes.changed if not is_build_file(rel)]
     if files:
         results = await asyncio.to_thread(
             lambda: list(chunk_local_files(files, SourceContext(repo_path=repo_path), config))
@@ -101,10 +109,11 @@ def log_progress(root: Path, done: int, total: int) -> None:
 
 async def watch(deps: Deps, roots: Sequence[Path], interval_s: float, stop: asyncio.Event) -> None:
     """Index every checkout, then re-sync changed files every `interval_s` until `stop` is set."""
-    scope = Scope.from_config(deps.settings.chunking.to_config())
+    config = deps.settings.chunking.to_config()
+    scope = Scope.from_config(config)
     seen: dict[Path, Snapshot] = {}
     for root in roots:
-        seen[root] = await asyncio.to_thread(snapshot, root, scope)
+        seen[root] = await asyncio.to_thread(snapshot, root, scope, config)
         run = await index_local(deps, root, root.resolve().name, progress=partial(log_progress, root))
         logger.info("watch: indexed %s (%d files, %d chunks written)", root, run.counts.files, run.counts.embedded)
     while not stop.is_set():
@@ -115,7 +124,7 @@ async def watch(deps: Deps, roots: Sequence[Path], interval_s: float, stop: asyn
 
 
 async def _resync(deps: Deps, root: Path, scope: Scope, before: Snapshot) -> Snapshot:
-    after = await asyncio.to_thread(snapshot, root, scope)
+    after = await asyncio.to_thread(snapshot, root, scope, deps.settings.chunking.to_config())
     changes = diff(before, after)
     if not changes:
         return after

@@ -135,14 +135,23 @@ async def watched(settings: Settings, repo: GitRepo) -> None:
             await until(lambda: _shows(deps, me, files=1))
             (repo.path / SRC / "B.java").write_text(service("B"))
             await until(lambda: _shows(deps, me, files=2))
+            (repo.path / "pom.xml").write_text(POM.replace("1.2.3", "2.0.0"))  # a build file alone changes
+            await until(lambda: _uses(deps, me, "2.0.0"))
+            assert await _shows(deps, me, files=2)
             runs = await deps.db.runs((await status(deps, me))["project_id"])
             assert [(r["trigger"], r["mode"], r["status"]) for r in runs] == [
+                ("local", "compare", "DONE"),
                 ("local", "compare", "DONE"),
                 ("local", "tree", "DONE"),
             ]
         finally:
             stop.set()
             await asyncio.wait_for(task, timeout=30)
+
+
+async def _uses(deps: ServiceDeps, access: Access, version: str) -> bool:
+    used = await call(deps, access, "find_library_usages", library="org.example:widgets")
+    return not used.is_error and version in text(used)
 
 
 async def _shows(deps: ServiceDeps, access: Access, *, files: int) -> bool:
