@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from app.libraries.service import MAX_BUILD_FILES, build_scope
 from app.runtime import Deps
 from app.store.indexing import RunCounts
 from app.sync.local_index import LocalRun, index_directory
-from app.sync.localfs import iter_sources, walk
+from app.sync.localfs import in_scope, walk_names
 from pipeline.buildfiles import is_build_file, read_builds
 from pipeline.model import ChunkerConfig
 from pipeline.scope import Scope
@@ -49,21 +50,25 @@ Work = Callable[[], Awaitable[tuple[RunCounts, int, Sequence[str] | None, Sequen
 
 
 def tree_state(root: Path, config: ChunkerConfig) -> str:
-    """The working tree's state as a run reads it: a digest of each source's and build file's path, mtime and size."""
+    """The working tree's state as a run reads it: a digest of each source's and build file's path, mtime and size.
+
+    One walk of strings (`walk_names`), one `stat` per file read: checked at every status answer.
+    """
+    source, build = in_scope(root, Scope.from_config(config)), build_scope(config)
     sha = hashlib.sha256()
-    for rel, path in sorted([*iter_sources(root, Scope.from_config(config)), *build_files(root, config)]):
-        with contextlib.suppress(OSError):
-            stat = path.stat()
-            sha.update(f"{rel}\0{stat.st_mtime_ns}\0{stat.st_size}\n".encode())
+    for rel, full in sorted(walk_names(root)):
+        if source(rel) or (is_build_file(rel) and build.matches(rel)):
+            with contextlib.suppress(OSError):
+                stat = os.stat(full)
+                sha.update(f"{rel}\0{stat.st_mtime_ns}\0{stat.st_size}\n".encode())
     return sha.hexdigest()
 
 
 def build_files(root: Path, config: ChunkerConfig) -> list[tuple[str, Path]]:
     """The build files under `root` a sync reads (`app.libraries.service.build_scope`), at most `MAX_BUILD_FILES`."""
     scope = build_scope(config)
-    return sorted((rel, path) for rel, path in walk(root) if is_build_file(rel) and scope.matches(rel))[
-        :MAX_BUILD_FILES
-    ]
+    found = sorted((rel, full) for rel, full in walk_names(root) if is_build_file(rel) and scope.matches(rel))
+    return [(rel, Path(full)) for rel, full in found[:MAX_BUILD_FILES]]
 
 
 async def index_local(
