@@ -135,7 +135,7 @@ async def _index_status(request: Request, access: Access, params: IndexStatusPar
     """What the MCP tool `index_status` answers."""
     deps: ServiceDeps = request.state.deps
     try:
-        items = await index_status(deps.db, access, params.repo)
+        items = await index_status(deps.db, access, params.repo, deps.settings.chunking.to_config())
     except StorageError:
         body = {"error": "PostgreSQL is unavailable; try again"}
         return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})

@@ -110,9 +110,9 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--http-method", help="GET, POST, ...")
     search.add_argument(
         "--scope",
-        choices=("code", "libraries", "all"),
+        choices=("code", "tests", "libraries", "all"),
         default="code",
-        help="the organization's code (default), the indexed library sources, or both",
+        help="the organization's code (default), its tests (with JAVAKB_CHUNKING__INDEX_TESTS), libraries, or all",
     )
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--json", action="store_true", help="one JSON object per result")

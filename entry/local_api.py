@@ -35,7 +35,6 @@ from app.runtime import Deps
 from app.search.context import auto_context, context_answer
 from app.search.hits import Hit
 from app.search.scoping import Filters, SearchScope
-from app.sync.local_index import index_directory
 
 logger = logging.getLogger(__name__)
 
@@ -168,7 +167,11 @@ async def _request_line(reader: asyncio.StreamReader) -> bytes:
 async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
     command = request["command"]
     if command == "index":
-        run = await index_directory(
+        # Here, not at the top: recording a local project needs PostgreSQL's adapter, and `javakb search`
+        # imports this module without a service (`hit_view`) and must not load it (tests/app/test_cli_startup.py).
+        from app.sync.local_project import index_local
+
+        run = await index_local(
             deps,
             Path(request["path"]),
             str(request["repo"]),

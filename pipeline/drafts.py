@@ -16,6 +16,7 @@ from pipeline._values import blank, value
 from pipeline.calls import FileCalls
 from pipeline.model import TYPE_SYMBOLS, Chunk, ChunkerConfig, SourceContext, SymbolType
 from pipeline.render import chunk_id_in, content_hash, embedding_text
+from pipeline.scope import is_test
 from pipeline.splitting import LineSpan
 from pipeline.types import Imports
 
@@ -46,6 +47,7 @@ class FileUnit:
         chunk.commit_sha = ctx.commit_sha
         chunk.branch = ctx.branch
         chunk.library = ctx.library
+        chunk.test = is_test(self.file_path, self.config)
         chunk.file_path = self.file_path
         chunk.package = self.package
         return chunk

@@ -27,7 +27,7 @@ from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, 
 from app.search.impact import DEFAULT_HOPS, MAX_CHANGES, MAX_HOPS
 from app.search.impact_items import ImpactItem
 from app.search.results import HitItem
-from app.search.scoping import SearchScope
+from app.search.scoping import SCOPE_HELP, SearchScope
 from app.sync.status import StatusItem
 from pipeline.model import SYMBOL_TYPES
 
@@ -224,6 +224,7 @@ class ProjectState(BaseModel):
 
     id: int
     repo_path: str
+    source: str = Field(description="`gitlab`, or `local`: a checkout `javakb serve --watch` or `javakb index` indexed")
     default_branch: str | None
     indexed_sha: str | None
     target_sha: str | None
@@ -256,9 +257,7 @@ class SearchParams(BaseModel):
     annotation: str | None = Field(default=None, description="Annotation simple name, e.g. Transactional.")
     http_method: str | None = Field(default=None, description="GET, POST, ...")
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT, description="How many results (clamped to 1..50).")
-    scope: SearchScope = Field(
-        default=SearchScope.CODE, description="code (the organization's, the default), libraries, or all."
-    )
+    scope: SearchScope = Field(default=SearchScope.CODE, description=SCOPE_HELP)
 
     @field_validator("q", mode="before")
     @classmethod

@@ -89,7 +89,7 @@ PAYLOAD_FIELDS: tuple[str, ...] = (*_CHUNK_FIELDS, *_STORE_FIELDS)
 """Every key of a stored payload, in the order written."""
 
 
-FLAGS = ("generated", "library")
+FLAGS = ("generated", "library", "test")
 """Boolean chunk fields that filters match, also stored as the keyword list `flags`: Qdrant Edge's
 Python binding reads a boolean match value as an integer, so a boolean field cannot be matched there."""
 
