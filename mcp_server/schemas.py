@@ -37,11 +37,26 @@ class InjectionsAnswer(HitsAnswer):
     depends_on: list[str]
 
 
+class CallerItem(HitItem):
+    """A caller of a method; for a bare name several types declare, which type's method it calls and how matched."""
+
+    declared_by: NotRequired[str]
+    match: NotRequired[str]  # `receiver type`: resolved through its receiver's type; `type name`: its simple name only
+
+
+class MethodCallersAnswer(Page):
+    """Who calls a method (`get_callers`); the declaring types when a bare name is ambiguous."""
+
+    results: list[CallerItem]
+    declared_by: NotRequired[list[str]]
+
+
 class CallSiteItem(HitItem):
     """A client call site of an endpoint: the calls that reach it, and the declared client it goes through."""
 
     reaches_with: list[str]
     through: str | None
+    evidence: NotRequired[list[str]]  # an unresolved candidate: why it may call the endpoint
 
 
 class CallersAnswer(Page):

@@ -32,19 +32,16 @@ from app.search.context import DEFAULT_MAX_CHARS as CONTEXT_MAX_CHARS
 from app.search.context import MAX_MAX_CHARS as CONTEXT_MAX_BUDGET
 from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS
 from app.search.context import auto_context, context_items, related_items
+from app.search.endpoints import asked_route
 from app.search.hits import Hit, SetWindow
-from app.search.links import EndpointLinks, describe
+from app.search.links import EndpointLinks
 from app.search.scoping import Filters, SearchScope
 from app.search.service import SearchService
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
 from mcp_server.instructions import INSTRUCTIONS, tool_description
 from mcp_server.library_tools import LibraryTools
-from mcp_server.render import (
-    Note,
-    echo,
-    render_hits,
-)
+from mcp_server.render import echo, render_hits
 from mcp_server.schemas import (
     CalleesAnswer,
     CallersAnswer,
@@ -54,6 +51,7 @@ from mcp_server.schemas import (
     IndexStatusAnswer,
     InjectionsAnswer,
     LibraryUsagesAnswer,
+    MethodCallersAnswer,
     OutlineAnswer,
     RefreshAnswer,
     ReposAnswer,
@@ -62,10 +60,14 @@ from mcp_server.schemas import (
 from mcp_server.status_tools import StatusTools
 from mcp_server.timing import ToolTiming
 from mcp_server.tool_pages import (
+    call_site_notes,
+    callers_by_type_page,
+    candidates_said,
     cite,
     cited_place,
     lines_page,
     repo_item,
+    route_header,
     set_page,
     set_window_page,
     shows_within,
@@ -93,6 +95,7 @@ from pipeline.model import SYMBOL_TYPES
 MISS = logging.INFO
 """The log level of a tool's refusal or miss (unknown name, bad argument): the caller's business, not an error."""
 _ANSWERS: dict[str, type[Any]] = {
+    "get_callers": MethodCallersAnswer,
     "list_repos": ReposAnswer,
     "get_callees": CalleesAnswer,
     "find_injections": InjectionsAnswer,
@@ -309,6 +312,10 @@ class KnowledgeTools:
         Example: get_callers(name="NotificationService.notifyOwner")
         """
         search, access = await self._search(where)
+        declared = await search.declaring_types(access, name, where.repo)
+        if len(declared) > 1:  # a bare name several types declare: per type, never one silent union (issue 28)
+            groups = await search.callers_by_type(access, name, declared, where.repo, path_prefix=where.path_prefix)
+            return tool_result(*callers_by_type_page(name, groups, page.offset, page.code, page.max_chars))
         shows = shows_within(page.max_chars)
         found = await search.callers_window(access, name, where.repo, page.offset, shows, path_prefix=where.path_prefix)
         return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12)
@@ -356,8 +363,9 @@ class KnowledgeTools:
         if not path:
             raise miss("Give the route's path, or a client call site as caller.")
         search, access = await self._search(where)
-        hits = await search.endpoint(access, path, http_method, where.repo, path_prefix=where.path_prefix)
-        header = f"Handlers of {echo(http_method or 'any')} {echo(path)}:"
+        route = asked_route(path, http_method)
+        hits = await search.endpoint(access, route.path, route.method, where.repo, path_prefix=where.path_prefix)
+        header = f"Handlers of {route_header(route, path)}:"
         return await self._hits_page(access, hits, header, page, excerpt_lines=None)
 
     async def find_endpoint_callers(
@@ -376,19 +384,11 @@ class KnowledgeTools:
         Example: find_endpoint_callers(path="/accounts/demo", http_method="GET")
         """
         search, access = await self._search(Where(repo))
-        sites = await EndpointLinks(search).callers(access, path, http_method, repo)
-        notes = [
-            Note(
-                (
-                    f"reaches it with {', '.join(describe(s.routes))}"
-                    + (f" through {s.through.qualified_name}" if s.through else ""),
-                ),
-                {"reaches_with": describe(s.routes), "through": s.through.qualified_name if s.through else None},
-            )
-            for s in sites
-        ]
-        header = f"Callers of {echo(http_method or 'any')} {echo(path)}:"
+        route = asked_route(path, http_method)
+        sites = await EndpointLinks(search).callers(access, route.path, route.method, repo)
+        header = f"Callers of {route_header(route, path)}{candidates_said(sites)}:"
         hits = [s.hit for s in sites]
+        notes = call_site_notes(sites)
         return tool_result(
             set_page(hits, header, page.offset, page.code, page.max_chars, excerpt_lines=12, notes=notes)
         )

@@ -13,8 +13,9 @@ from fastmcp.tools import ToolResult
 from mcp.types import TextContent
 
 from app.core.states import ProjectStatus
+from app.search.endpoints import AskedRoute
 from app.search.hits import Hit, Member
-from app.search.links import Targets
+from app.search.links import CallSite, Targets, describe
 from app.search.results import place_floor
 from mcp_server.render import (
     SET_CODE_FIRST,
@@ -119,3 +120,68 @@ def repo_item(path: str, chunks: int, generated: int, row: Any) -> dict[str, Any
         "status": getattr(row, "state", ProjectStatus.OK if chunks else ProjectStatus.PENDING),
         "last_error": getattr(row, "last_error", None),
     }
+
+
+def route_header(route: AskedRoute, text: str) -> str:
+    """The route an answer is about, as read (`GET /things/{id}`), and from what when the text said more."""
+    if text.strip() == route.path:
+        return route.describe()
+    dropped = f"; its {route.conflict} gave way to http_method" if route.conflict else ""
+    return f"{route.describe()} (read from {echo(text)!r}{dropped})"
+
+
+def call_site_notes(sites: Sequence[CallSite]) -> list[Note]:
+    """What each call site of an endpoint adds to its hit: how it reaches it, or why it is only a candidate."""
+    return [
+        Note(
+            s.evidence
+            or (
+                f"reaches it with {', '.join(describe(s.routes))}"
+                + (f" through {s.through.qualified_name}" if s.through else ""),
+            ),
+            {
+                "reaches_with": describe(s.routes),
+                "through": s.through.qualified_name if s.through else None,
+                **({"evidence": list(s.evidence)} if s.evidence else {}),
+            },
+        )
+        for s in sites
+    ]
+
+
+def candidates_said(sites: Sequence[CallSite]) -> str:
+    """A header's word on the unresolved candidates among the call sites (listed last), if any."""
+    count = sum(1 for s in sites if s.evidence)
+    if not count:
+        return ""
+    fixed = len(sites) - count
+    return f" ({fixed} whose URI the code fixes; {count} unresolved candidate{'s' * (count > 1)}, last, with evidence)"
+
+
+RECEIVER_TYPE = "receiver type"
+"""A caller whose receiver's declared type resolved to the method's type (`calls_fq`)."""
+TYPE_NAME = "type name"
+"""A caller matched by the simple name of its receiver's type only: another type may share that name."""
+
+
+def callers_by_type_page(
+    name: str, groups: Sequence[tuple[str, Sequence[tuple[Hit, bool]]]], offset: int, code: bool, budget: int
+) -> tuple[Rendered, dict[str, Any]]:
+    """Callers of a bare method name several types declare: the types first, then each one's callers, marked."""
+    method = name.split("(", 1)[0]
+    counts = "; ".join(f"{owner}: {len(found)}" for owner, found in groups)
+    example = f"{groups[0][0].rsplit('.', 1)[-1]}.{method}"
+    header = (
+        f"{echo(method)} is declared by {len(groups)} types, so its callers are listed per type ({counts}); "
+        f"name one (get_callers(name={example!r})) to ask about it alone. Callers:"
+    )
+    hits: list[Hit] = []
+    notes: list[Note] = []
+    for owner, found in groups:
+        for hit, resolved in found:
+            match = RECEIVER_TYPE if resolved else TYPE_NAME
+            how = "its receiver's type resolved" if resolved else "only by the simple name of its receiver's type"
+            hits.append(hit)
+            notes.append(Note((f"calls {owner}.{method} ({how})",), {"declared_by": owner, "match": match}))
+    rendered = set_page(hits, header, offset, code, budget, excerpt_lines=12, notes=notes)
+    return rendered, {"declared_by": [owner for owner, _ in groups]}

@@ -67,6 +67,7 @@ class FileUnit:
     config: ChunkerConfig
     id_prefix: bytes  # render.chunk_id_prefix of the file, computed once
     constants: Callable[[], Mapping[str, Node]]  # `http_calls.file_constants`, read once if asked
+    field_values: Callable[[], Mapping[int, Mapping[str, str]]]  # `field_values.file_field_values`, likewise
     http_clients: Callable[
         [], bool
     ]  # the source names an HTTP client (`http_calls.mentions_clients`), read once if asked

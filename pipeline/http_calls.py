@@ -5,8 +5,9 @@ the HTTP method of a client call are in the arguments. So the few methods whose 
 client method (`wants_arguments`, on the calls `pipeline.calls` resolved) are read again from the tree,
 the way a long method is for splitting (`pipeline.syntax.node_at`): the rest of the pipeline never pays.
 
-URIs are evaluated from string literals, `+` concatenation, the file's `static final String` constants
-and the method's own local variables; anything else is a variable (`pipeline.outbound.Var`).
+URIs are evaluated from string literals, `+` concatenation, the file's `static final String` constants,
+the method's own local variables and the fields its type fixes to one literal or a `@Value` default
+(`pipeline.field_values`); anything else is a variable (`pipeline.outbound.Var`).
 """
 
 from __future__ import annotations
@@ -78,10 +79,13 @@ def _rest_template(receiver: str, types: Mapping[str, str]) -> bool:
 class _Scope:
     """The names a body's URIs may use: the file's constants and the method's locals, with their types."""
 
-    def __init__(self, data: bytes, constants: Mapping[str, Node], fields: Mapping[str, str]) -> None:
+    def __init__(
+        self, data: bytes, constants: Mapping[str, Node], fields: Mapping[str, str], known: Mapping[str, str]
+    ) -> None:
         self.data = data
         self.values: dict[str, Node] = dict(constants)
         self.types: dict[str, str] = dict(fields)
+        self.known: dict[str, str] = dict(known)  # fields the type fixes (`pipeline.field_values`)
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -95,12 +99,14 @@ class _Scope:
             if name is not None:
                 self.types[self.text(name)] = declared
                 self.values.pop(self.text(name), None)
+                self.known.pop(self.text(name), None)
             return
         for declarator in node.children_by_field_name("declarator"):
             name, init = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
             if name is None:
                 continue
             self.types[self.text(name)] = declared
+            self.known.pop(self.text(name), None)
             if init is not None:
                 self.values[self.text(name)] = init
             else:
@@ -122,6 +128,8 @@ class _Scope:
         name = _name_of(node, self)
         if name is not None and depth < _MAX_DEPTH and name in self.values:
             return self.pieces(self.values[name], depth + 1)
+        if name is not None and name in self.known:
+            return [self.known[name]]
         return [Var(self.text(node))]
 
 
@@ -165,13 +173,18 @@ def file_constants(root: Node, data: bytes) -> dict[str, Node]:
 
 
 def http_calls(
-    method: Node, data: bytes, constants: Mapping[str, Node], fields: Mapping[str, str]
+    method: Node,
+    data: bytes,
+    constants: Mapping[str, Node],
+    fields: Mapping[str, str],
+    known: Mapping[str, str] | None = None,
 ) -> list[tuple[int, OutboundRoute]]:
     """The HTTP client calls in a method's body as (row, route), in document order.
 
-    `constants` are the file's (`file_constants`), `fields` the enclosing types' field types by name.
+    `constants` are the file's (`file_constants`), `fields` the enclosing types' field types by name,
+    `known` the string values those types fix for their fields (`pipeline.field_values.enclosing_values`).
     """
-    scope = _Scope(data, constants, fields)
+    scope = _Scope(data, constants, fields, known or {})
     found: list[tuple[int, OutboundRoute]] = []
     for node in _preorder(method):
         kind = node.type

@@ -85,6 +85,11 @@ def resolved_paths(stored: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(route.path for text in stored if (route := decode(text)).resolved))
 
 
+def literal_tails(stored: Iterable[str]) -> tuple[str, ...]:
+    """The literal tails of a chunk's unresolved outbound routes (`literal_tail`), once each."""
+    return tuple(dict.fromkeys(tail for text in stored if (tail := literal_tail(decode(text))) is not None))
+
+
 class Var(NamedTuple):
     """A part of a URI the file does not fix (a parameter, a field from configuration, a call)."""
 
@@ -123,6 +128,49 @@ def uri_route(pieces: Sequence[Piece], base: str | None = None) -> tuple[str | N
     if _placeholder_base(path):  # `"${accounts.url}/accounts"`: a property as the base URL
         return None, _path(path.split("}", 1)[1])
     return service, _path(path)
+
+
+def literal_tail(route: OutboundRoute) -> str | None:
+    """The path an unresolved call's URI ends with, read from its literal parts (None: none to read).
+
+    `hostname + "pets/visits?petId={petId}"` ends with `/pets/visits` whatever `hostname` holds: what a
+    candidate caller of an endpoint is matched on when the code does not fix its base (issue 28).
+    """
+    if route.resolved or route.path.endswith("…"):
+        return None
+    pieces = _top_level_pieces(route.path[len(UNRESOLVED) :])
+    while pieces and isinstance(pieces[0], Var):
+        pieces.pop(0)
+    if not any(isinstance(p, str) and p.strip("/?") for p in pieces):
+        return None
+    text = "".join(p if isinstance(p, str) else "{" + _variable_name(p.name) + "}" for p in pieces)
+    path = _path(split_url(text)[1])
+    return path if path.strip("/") else None
+
+
+def _top_level_pieces(expression: str) -> list[Piece]:
+    """A Java `+` expression as written, split at its top-level `+`: string literals, anything else a `Var`."""
+    parts: list[str] = []
+    depth, quoted, start, index = 0, False, 0, 0
+    while index < len(expression):
+        char = expression[index]
+        if quoted:
+            index += 2 if char == "\\" else 1
+            quoted = quoted and char != '"'
+            continue
+        if char == '"':
+            quoted = True
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "+" and depth == 0:
+            parts.append(expression[start:index].strip())
+            start = index + 1
+        index += 1
+    parts.append(expression[start:].strip())
+    literal = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
+    return [Var(p) if (m := literal.match(p)) is None else m.group(1).replace('\\"', '"') for p in parts if p]
 
 
 def _absolute(text: str) -> bool:

@@ -191,6 +191,8 @@ class SearchService:
     outline = _OnReader(lookups.outline)
     symbol = _OnReader(lookups.symbol)
     callers = _OnReader(lookups.callers)
+    declaring_types = _OnReader(lookups.declaring_types)
+    callers_by_type = _OnReader(lookups.callers_by_type)
     callees = _OnReader(lookups.callees)
     injectors = _OnReader(lookups.injectors)
     dependencies = _OnReader(lookups.dependencies)
