@@ -12,6 +12,7 @@ from typing_extensions import TypedDict
 
 from app.search.context import ContextItem, RelatedItem
 from app.search.hits import Citation
+from app.search.near import MissingName
 from app.search.results import HitItem
 from app.sync.status import StatusItem
 
@@ -26,9 +27,10 @@ class Page(TypedDict):
 
 
 class HitsAnswer(Page):
-    """Code hits (search, symbols, sets)."""
+    """Code hits (search, symbols, sets); a search's code names that no symbol has, with the names near them."""
 
     results: list[HitItem]
+    missing: NotRequired[list[MissingName]]
 
 
 class InjectionsAnswer(HitsAnswer):

@@ -35,6 +35,7 @@ from app.search.context import auto_context, context_items, related_items
 from app.search.endpoints import asked_route
 from app.search.hits import Hit, SetWindow
 from app.search.links import EndpointLinks
+from app.search.near import missing_names, near_symbols, said_missing
 from app.search.scoping import Filters, SearchScope
 from app.search.service import SearchService
 from mcp_server.arguments import TextArguments
@@ -238,9 +239,11 @@ class KnowledgeTools:
             hits = await search.search(access, query, filters, limit)
         except PayloadError as exc:
             raise miss(str(exc)) from exc  # the refusal `app.search.query_limits` words for every interface
-        header = f"Results for {echo(query)!r}:"
+        missing = await missing_names(search, access, query, filters, hits)  # said first: issue 28
+        header = f"{said_missing(missing)}Results for {echo(query)!r}:"
         hits = await self._users(access, hits)
-        return tool_result(render_hits(hits, budget=page.max_chars, header=header, offset=page.offset))
+        extra = {"missing": missing} if missing else {}
+        return tool_result(render_hits(hits, budget=page.max_chars, header=header, offset=page.offset), extra)
 
     async def get_symbol(
         self,
@@ -255,7 +258,9 @@ class KnowledgeTools:
         search, access = await self._search(where)
         hits = await search.symbol(access, name, where.repo, path_prefix=where.path_prefix)
         if not hits:
-            raise miss(f"No symbol named {echo(name)!r}. Try semantic_search with the name in words.")
+            near = await near_symbols(search, access, name, Filters(repo=where.repo, path_prefix=where.path_prefix))
+            offer = f" Near names: {', '.join(near)}." if near else " No indexed name is near it."
+            raise miss(f"No symbol named {echo(name)!r}.{offer} Try semantic_search with the name in words.")
         hits = await self._users(access, hits)
         return tool_result(render_hits(hits, budget=page.max_chars, excerpt_lines=None, offset=page.offset))
 
@@ -309,6 +314,8 @@ class KnowledgeTools:
     ) -> ToolResult:
         """Methods whose bodies call the named method (resolved through declared receiver types).
 
+        A bare name several types declare (`getName`) is answered per declaring type, each caller marked.
+
         Example: get_callers(name="NotificationService.notifyOwner")
         """
         search, access = await self._search(where)
@@ -338,7 +345,8 @@ class KnowledgeTools:
     async def find_endpoint(
         self,
         path: Annotated[
-            str | None, Field(description="A concrete path or a pattern: /owners/42 matches /owners/{id}.")
+            str | None,
+            Field(description="A path or pattern (/owners/42 matches /owners/{id}); GET /owners/42 and URLs are read."),
         ] = None,
         http_method: HttpMethod = None,
         where: Where = EVERYWHERE,
@@ -371,7 +379,10 @@ class KnowledgeTools:
     async def find_endpoint_callers(
         self,
         path: Annotated[
-            str, Field(description="The endpoint's path or pattern: /accounts/demo matches /accounts/{name}.")
+            str,
+            Field(
+                description="The path or pattern (/accounts/demo matches /accounts/{name}); GET /x and URLs are read."
+            ),
         ],
         http_method: HttpMethod = None,
         repo: Repo = None,

@@ -304,3 +304,35 @@ async def test_a_base_url_a_setter_overrides_is_an_unresolved_candidate_with_its
     same = await call(client, "find_endpoint_callers", path="GET http://things-service/things/list?id=3")
     assert [short(i) for i in data(same)["results"]] == ["ThingsClient.getName", "ThingsClient.list"]
     assert data(await call(client, "find_endpoint_callers", path="/things/list", http_method="POST"))["results"] == []
+
+
+# --- a name that exists nowhere; scores -------------------------------------------------------------------------
+
+
+async def test_get_symbol_of_a_name_that_exists_nowhere_says_so_then_offers_near_names(client: Client[Any]) -> None:
+    answer = await client.call_tool("get_symbol", {"name": "hugeMethod5"}, raise_on_error=False)
+    assert answer.is_error
+    assert text(answer).startswith(
+        "No symbol named 'hugeMethod5'. Near names: Sizes.hugeMethod1, Sizes.hugeMethod2. Try semantic_search"
+    )
+    far = await client.call_tool("get_symbol", {"name": "zzzQqq"}, raise_on_error=False)
+    assert text(far).startswith("No symbol named 'zzzQqq'. No indexed name is near it.")
+
+
+async def test_a_search_for_a_name_that_exists_nowhere_says_so_before_its_results(client: Client[Any]) -> None:
+    answer = await call(client, "semantic_search", query="hugeMethod5")
+    assert text(answer).startswith(
+        "No symbol is named 'hugeMethod5'; near names: Sizes.hugeMethod1, Sizes.hugeMethod2. "
+        "The results below match its words only.\nResults for 'hugeMethod5':"
+    )
+    assert data(answer)["missing"] == [{"name": "hugeMethod5", "near": ["Sizes.hugeMethod1", "Sizes.hugeMethod2"]}]
+    named = await call(client, "semantic_search", query="hugeMethod1")
+    assert text(named).startswith("Results for 'hugeMethod1':")
+    assert "missing" not in data(named)
+
+
+async def test_results_show_no_score_the_order_was_not_made_by(client: Client[Any]) -> None:
+    for tool, arguments in (("semantic_search", {"query": "things list"}), ("get_symbol", {"name": "getName"})):
+        items = data(await call(client, tool, **arguments))["results"]
+        assert items
+        assert all("score" not in item for item in items), tool
