@@ -322,7 +322,7 @@ class KnowledgeTools:
         declared = await search.declaring_types(access, name, where.repo)
         if len(declared) > 1:  # a bare name several types declare: per type, never one silent union (issue 28)
             groups = await search.callers_by_type(access, name, declared, where.repo, path_prefix=where.path_prefix)
-            return tool_result(*callers_by_type_page(name, groups, page.offset, page.code, page.max_chars))
+            return tool_result(*callers_by_type_page(name, declared, groups, page.offset, page.code, page.max_chars))
         shows = shows_within(page.max_chars)
         found = await search.callers_window(access, name, where.repo, page.offset, shows, path_prefix=where.path_prefix)
         return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12)

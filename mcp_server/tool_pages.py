@@ -164,15 +164,34 @@ TYPE_NAME = "type name"
 """A caller matched by the simple name of its receiver's type only: another type may share that name."""
 
 
+SHOWN_TYPES = 30
+"""Declaring types an answer names when there are too many to list the callers of each."""
+
+
 def callers_by_type_page(
-    name: str, groups: Sequence[tuple[str, Sequence[tuple[Hit, bool]]]], offset: int, code: bool, budget: int
+    name: str,
+    declared: Sequence[str],
+    groups: Sequence[tuple[str, Sequence[tuple[Hit, bool]]]],
+    offset: int,
+    code: bool,
+    budget: int,
 ) -> tuple[Rendered, dict[str, Any]]:
-    """Callers of a bare method name several types declare: the types first, then each one's callers, marked."""
-    method = name.split("(", 1)[0]
+    """Callers of a bare method name several types declare: the types first, then each one's callers, marked.
+
+    Without `groups` (too many types to look each up) the answer names the types and asks which one.
+    """
+    method = echo(name.split("(", 1)[0])
+    example = f"{declared[0].rsplit('.', 1)[-1]}.{method}"
+    if not groups:
+        more = f" (and {len(declared) - SHOWN_TYPES} more)" if len(declared) > SHOWN_TYPES else ""
+        text = (
+            f"{method} is declared by {len(declared)} types, too many to list the callers of each: name one, "
+            f"e.g. get_callers(name={example!r}). The types: {', '.join(declared[:SHOWN_TYPES])}{more}."
+        )
+        return Rendered(text=text, items=[], total=0, offset=0, next_offset=None), {"declared_by": list(declared)}
     counts = "; ".join(f"{owner}: {len(found)}" for owner, found in groups)
-    example = f"{groups[0][0].rsplit('.', 1)[-1]}.{method}"
     header = (
-        f"{echo(method)} is declared by {len(groups)} types, so its callers are listed per type ({counts}); "
+        f"{method} is declared by {len(groups)} types, so its callers are listed per type ({counts}); "
         f"name one (get_callers(name={example!r})) to ask about it alone. Callers:"
     )
     hits: list[Hit] = []

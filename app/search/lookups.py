@@ -68,6 +68,12 @@ async def declaring_types(reader: Reader, access: Access, name: str, repo: str |
     return sorted({h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""})
 
 
+MAX_TYPES = 10
+"""Declaring types of a bare method name whose callers one answer looks up (`callers_by_type`); past it, none."""
+MAX_TYPE_CALLERS = 200
+"""Callers one declaring type shows in such an answer (the first in file order)."""
+
+
 async def callers_by_type(
     reader: Reader,
     access: Access,
@@ -76,14 +82,17 @@ async def callers_by_type(
     repo: str | None = None,
     *,
     path_prefix: str | None = None,
-    limit: int | None = None,
+    limit: int = MAX_TYPE_CALLERS,
 ) -> list[tuple[str, list[tuple[Hit, bool]]]]:
     """For each declaring type, the callers of its method of that name, each with whether its receiver resolved.
 
     A caller whose call is recorded under the type's qualified name (`calls_fq`: the receiver's declared type
     resolved through the file's imports) is True; one matched by the type's simple name alone (`calls`: the
-    receiver's type has that name, which another type may share) is False (issue 28).
+    receiver's type has that name, which another type may share) is False (issue 28). More than `MAX_TYPES`
+    owners (`get`, `size`) give no groups: a few lookups per type, for hundreds of types, answer nothing useful.
     """
+    if len(owners) > MAX_TYPES:
+        return []
     method = _split_params(name)[0].rpartition(".")[2]
     answer: list[tuple[str, list[tuple[Hit, bool]]]] = []
     for owner in owners:

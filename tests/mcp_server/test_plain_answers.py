@@ -99,6 +99,77 @@ public class Sizes {
     }
 }
 """,
+    SRC + "demo/things/Parts.java": """\
+package demo.things;
+
+public class Parts {
+    static class PartA {
+        int count() {
+            return 0;
+        }
+    }
+
+    static class PartB {
+        int count() {
+            return 1;
+        }
+    }
+
+    static class PartC {
+        int count() {
+            return 2;
+        }
+    }
+
+    static class PartD {
+        int count() {
+            return 3;
+        }
+    }
+
+    static class PartE {
+        int count() {
+            return 4;
+        }
+    }
+
+    static class PartF {
+        int count() {
+            return 5;
+        }
+    }
+
+    static class PartG {
+        int count() {
+            return 6;
+        }
+    }
+
+    static class PartH {
+        int count() {
+            return 7;
+        }
+    }
+
+    static class PartI {
+        int count() {
+            return 8;
+        }
+    }
+
+    static class PartJ {
+        int count() {
+            return 9;
+        }
+    }
+
+    static class PartK {
+        int count() {
+            return 10;
+        }
+    }
+}
+""",
 }
 
 GATEWAY: Final = {
@@ -230,6 +301,16 @@ async def test_a_bare_name_two_types_declare_lists_the_types_and_the_callers_of_
         ("Gateway.describe", "demo.things.Thing", "receiver type"),
     ]
     assert "calls demo.things.Thing.getName (its receiver's type resolved)" in text(answer)
+
+
+async def test_a_bare_name_too_many_types_declare_names_them_and_asks_which(client: Client[Any]) -> None:
+    answer = await call(client, "get_callers", name="count")
+    assert data(answer)["declared_by"] == [f"demo.things.Parts.Part{c}" for c in "ABCDEFGHIJK"]
+    assert data(answer)["results"] == []
+    assert text(answer).startswith(
+        "count is declared by 11 types, too many to list the callers of each: name one, "
+        "e.g. get_callers(name='PartA.count'). The types: demo.things.Parts.PartA, "
+    )
 
 
 async def test_a_named_type_answers_for_that_type_alone(client: Client[Any]) -> None:
