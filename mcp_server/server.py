@@ -67,6 +67,7 @@ from mcp_server.tool_pages import (
     cite,
     cited_place,
     lines_page,
+    match_notes,
     repo_item,
     route_header,
     set_page,
@@ -186,17 +187,19 @@ class KnowledgeTools:
         return search, access
 
     async def _set_page(
-        self, access: Access, search: SearchService, found: SetWindow, title: str, page: SetPage, excerpt_lines: int
-    ) -> ToolResult:
-        """A set answer's page from its window: only the shown members become hits; a scan that stopped says so."""
+        self, access: Access, search: SearchService, found: SetWindow, title: str, page: SetPage, excerpt_lines: int,
+        exact: Sequence[str] | None = None,
+    ) -> ToolResult:  # fmt: skip
+        """A set answer's page from its window: only the shown members become hits; a scan that stopped says so.
+
+        `exact`: a callers answer's `calls_fq` keys, each caller marked by whether it matched one (`match_notes`).
+        """
         capped = f" (the scan stopped at {found.total}: narrow with repo or path_prefix for the rest)"
         header = f"{title}{capped if found.scanned else ''}:"
         window = await self._users(access, search.hits_of(found.members))
-        return tool_result(
-            set_window_page(
-                window, found.total, header, page.offset, page.code, page.max_chars, excerpt_lines=excerpt_lines
-            )
-        )
+        notes = None if exact is None else match_notes(window, exact)
+        args = (window, found.total, header, page.offset, page.code, page.max_chars)
+        return tool_result(set_window_page(*args, excerpt_lines=excerpt_lines, notes=notes))
 
     async def _users(self, access: Access, hits: Sequence[Hit]) -> list[Hit]:
         """The hits, those on library code with the readable projects that use their version."""
@@ -325,7 +328,8 @@ class KnowledgeTools:
             return tool_result(*callers_by_type_page(name, declared, groups, page.offset, page.code, page.max_chars))
         shows = shows_within(page.max_chars)
         found = await search.callers_window(access, name, where.repo, page.offset, shows, path_prefix=where.path_prefix)
-        return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12)
+        exact, _ = await search.call_keys(access, name, where.repo)
+        return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12, exact)
 
     async def get_callees(self, name: MethodName, where: Where = EVERYWHERE, page: Page = FIRST_PAGE) -> ToolResult:
         """What the named method calls, each call with the indexed symbols it resolves to.

@@ -6,7 +6,7 @@ one-line entries, and the citations they show.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastmcp.tools import ToolResult
@@ -52,14 +52,26 @@ def shows_within(budget: int) -> Callable[[Sequence[Member]], int]:
 
 
 def set_window_page(
-    window: Iterable[Hit], total: int, header: str, offset: int, code: bool, budget: int, *, excerpt_lines: int | None
-) -> Rendered:
+    window: Sequence[Hit], total: int, header: str, offset: int, code: bool, budget: int, *, excerpt_lines: int | None,
+    notes: Sequence[Note] | None = None,
+) -> Rendered:  # fmt: skip
     """`set_page` of an answer of `total` hits given only those from `offset` on that the page can show."""
     code_first = None if code else SET_CODE_FIRST
     return render_window(
         window, total=total, budget=budget, excerpt_lines=excerpt_lines, header=header, offset=offset,
-        code_first=code_first,
+        code_first=code_first, notes=notes,
     )  # fmt: skip
+
+
+def match_notes(callers: Sequence[Hit], exact: Sequence[str]) -> list[Note]:
+    """Each caller's `match`; a line only on one matched by its receiver type's simple name alone (the rarer)."""
+    keys = set(exact)
+    return [
+        Note((), {"match": RECEIVER_TYPE})
+        if not keys.isdisjoint(hit.chunk.calls_fq)
+        else Note(("matched only by the simple name of its receiver's type",), {"match": TYPE_NAME})
+        for hit in callers
+    ]
 
 
 def targets_page(found: Targets, caller: str, offset: int, code: bool, budget: int) -> tuple[Rendered, dict[str, Any]]:

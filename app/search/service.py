@@ -192,6 +192,7 @@ class SearchService:
     symbol = _OnReader(lookups.symbol)
     callers = _OnReader(lookups.callers)
     declaring_types = _OnReader(lookups.declaring_types)
+    call_keys = _OnReader(lookups.call_keys)
     callers_by_type = _OnReader(lookups.callers_by_type)
     callees = _OnReader(lookups.callees)
     injectors = _OnReader(lookups.injectors)

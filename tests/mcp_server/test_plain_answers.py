@@ -238,6 +238,16 @@ public class FixedThings {
     }
 }
 """,
+    SRC + "demo/other/Loose.java": """\
+package demo.other;
+
+public class Loose {
+    // `Thing` is not imported: the call is recorded under the type's simple name only.
+    public String describe(Thing thing) {
+        return thing.getName();
+    }
+}
+""",
     SRC + "demo/gateway/Gateway.java": """\
 package demo.gateway;
 
@@ -299,8 +309,10 @@ async def test_a_bare_name_two_types_declare_lists_the_types_and_the_callers_of_
     assert [(short(i), i["declared_by"], i["match"]) for i in data(answer)["results"]] == [
         ("Gateway.remote", "demo.gateway.ThingsClient", "receiver type"),
         ("Gateway.describe", "demo.things.Thing", "receiver type"),
+        ("Loose.describe", "demo.things.Thing", "type name"),
     ]
     assert "calls demo.things.Thing.getName (its receiver's type resolved)" in text(answer)
+    assert "calls demo.things.Thing.getName (only by the simple name of its receiver's type)" in text(answer)
 
 
 async def test_a_bare_name_too_many_types_declare_names_them_and_asks_which(client: Client[Any]) -> None:
@@ -315,8 +327,12 @@ async def test_a_bare_name_too_many_types_declare_names_them_and_asks_which(clie
 
 async def test_a_named_type_answers_for_that_type_alone(client: Client[Any]) -> None:
     answer = await call(client, "get_callers", name="Thing.getName")
-    assert [short(i) for i in data(answer)["results"]] == ["Gateway.describe"]
+    assert [(short(i), i["match"]) for i in data(answer)["results"]] == [
+        ("Gateway.describe", "receiver type"),
+        ("Loose.describe", "type name"),
+    ]
     assert text(answer).startswith("Callers of Thing.getName:")
+    assert text(answer).count("matched only by the simple name of its receiver's type") == 1
 
 
 # --- find_endpoint: the verb in the path, a full URL --------------------------------------------------------------
