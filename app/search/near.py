@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 from app.auth.access import Access
 from app.search.hits import Hit
 from app.search.question import query_terms
+from app.search.ranking import names_symbol
 from app.search.scoping import Filters
 from app.search.service import SearchService
 from pipeline.model import TYPE_SYMBOLS
@@ -59,12 +60,24 @@ async def near_symbols(search: SearchService, access: Access, name: str, filters
 async def missing_names(
     search: SearchService, access: Access, query: str, filters: Filters, hits: Sequence[Hit]
 ) -> list[MissingName]:
-    """The code names of a question that no symbol the caller may read has, each with the near names among `hits`."""
+    """The code names of a question that no symbol the caller may read has, each with the near names among `hits`.
+
+    Only names that are code beyond doubt are checked (`hugeMethod5`, `Type.m`, `owner_id`; not `Spring` in
+    "uses Spring Boot"), and a name one of `hits` has costs no lookup: the rerank puts exact matches on top.
+    """
     missing: list[MissingName] = []
-    for name in query_terms(query).identifiers[:MAX_CHECKED]:
+    names = [n for n in query_terms(query).identifiers if _surely_code(n)][:MAX_CHECKED]
+    for name in names:
+        if any(names_symbol(name, h.chunk) for h in hits):
+            continue
         if not await search.symbol(access, name, filters.repo, path_prefix=filters.path_prefix):
             missing.append({"name": name, "near": near_names(name, hits)})
     return missing
+
+
+def _surely_code(name: str) -> bool:
+    """A name no prose word looks like: a capital or digit inside it, a dot or an underscore."""
+    return "." in name or "_" in name.strip("_") or any(c.isupper() or c.isdigit() for c in name[1:])
 
 
 def said_missing(missing: Sequence[MissingName]) -> str:

@@ -433,3 +433,10 @@ async def test_results_show_no_score_the_order_was_not_made_by(client: Client[An
         items = data(await call(client, tool, **arguments))["results"]
         assert items
         assert all("score" not in item for item in items), tool
+
+
+async def test_a_capitalised_word_or_a_name_found_is_not_called_missing(client: Client[Any]) -> None:
+    for query in ("things made with Spring Boot", "Sizes.hugeMethod1", "ThingController list"):
+        answer = await call(client, "semantic_search", query=query)
+        assert text(answer).startswith("Results for"), query
+        assert "missing" not in data(answer), query
