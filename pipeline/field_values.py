@@ -9,12 +9,14 @@ is its placeholder (`${things.url}`), which `pipeline.outbound.uri_route` reads 
 
 Only the type's own body is read (nested and anonymous types are their own scope); the answer is keyed
 by the body's start byte, and `enclosing_values` gives a method the values of its type and the types
-around it, nearest first.
+around it, nearest first. A field declared with a literal that other assignments replace keeps it as its
+default (`FieldValues.defaults`): not its value, but the evidence an unresolved call shows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import NamedTuple
 
 from tree_sitter import Node
 
@@ -22,28 +24,42 @@ _BODIES = frozenset({"class_body", "enum_body_declarations", "interface_body"})
 _UNKNOWN = None  # a field assigned something other than a literal
 
 
-def file_field_values(root: Node, data: bytes) -> dict[int, dict[str, str]]:
+class FieldValues(NamedTuple):
+    """What a type fixes of its fields: `known` values, and the `defaults` of fields other assignments change."""
+
+    known: dict[str, str]
+    defaults: dict[str, str]  # a literal initializer (or `@Value` default) that a setter or another value replaces
+
+
+NO_VALUES = FieldValues({}, {})
+
+
+def file_field_values(root: Node, data: bytes) -> dict[int, FieldValues]:
     """Per type body (its start byte), the fields whose every assignment in the type is the same literal."""
-    found: dict[int, dict[str, str]] = {}
+    found: dict[int, FieldValues] = {}
     stack = [root]
     while stack:
         node = stack.pop()
         if node.type in _BODIES:
             values = _body_values(node, data)
-            if values:
+            if values.known or values.defaults:
                 found[node.start_byte] = values
         stack.extend(node.named_children)
     return found
 
 
-def enclosing_values(method: Node, values: Mapping[int, Mapping[str, str]]) -> dict[str, str]:
-    """The known field values a method sees: its type's, then the enclosing types' not shadowed by them."""
-    seen: dict[str, str] = {}
+def enclosing_values(method: Node, values: Mapping[int, FieldValues]) -> FieldValues:
+    """The field values a method sees: its type's, then the enclosing types' fields its type does not shadow."""
+    seen = FieldValues({}, {})
     node: Node | None = method.parent
     while node is not None:
-        if node.type in _BODIES:
-            for name, text in values.get(node.start_byte, {}).items():
-                seen.setdefault(name, text)
+        if node.type in _BODIES and (body := values.get(node.start_byte)) is not None:
+            for name in body.known.keys() | body.defaults.keys():
+                if name not in seen.known and name not in seen.defaults:
+                    if name in body.known:
+                        seen.known[name] = body.known[name]
+                    else:
+                        seen.defaults[name] = body.defaults[name]
         node = node.parent
     return seen
 
@@ -79,9 +95,10 @@ def _modifiers(node: Node) -> Node | None:
     return next((c for c in node.children if c.type == "modifiers"), None)
 
 
-def _body_values(body: Node, data: bytes) -> dict[str, str]:
+def _body_values(body: Node, data: bytes) -> FieldValues:
     assigned: dict[str, str | None] = {}  # field -> its one literal, or _UNKNOWN
     fields: set[str] = set()
+    initial: dict[str, str] = {}  # the declaration's literal (initializer or `@Value` default)
 
     def assign(name: str, literal: str | None) -> None:
         if name in assigned and assigned[name] != literal:
@@ -95,8 +112,10 @@ def _body_values(body: Node, data: bytes) -> dict[str, str]:
             assign(name, injected)
         if init is not None:
             assign(name, _literal(init, data))
+        if (literal := assigned.get(name)) is not None:
+            initial[name] = literal
     if not fields:
-        return {}
+        return NO_VALUES
     for node, parameters in _assignments(body, data):
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         target = _assigned_field(left, data) if left is not None else None
@@ -111,7 +130,8 @@ def _body_values(body: Node, data: bytes) -> dict[str, str]:
         if literal is None and right.type == "identifier":
             literal = parameters.get(_text(right, data))
         assign(name, literal)
-    return {name: text for name, text in assigned.items() if text is not None}
+    known = {name: text for name, text in assigned.items() if text is not None}
+    return FieldValues(known, {name: text for name, text in initial.items() if name not in known})
 
 
 def _declared(body: Node, data: bytes) -> Iterator[tuple[str, str | None, Node | None]]:

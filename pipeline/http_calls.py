@@ -16,9 +16,10 @@ from collections.abc import Iterator, Mapping
 
 from tree_sitter import Node
 
+from pipeline.field_values import NO_VALUES, FieldValues
 from pipeline.outbound import Client, OutboundRoute, Piece, Var, unresolved, uri_route
 from pipeline.outline import CALLABLE_NODE_KINDS
-from pipeline.spring import ANY_METHOD, JAXRS_VERBS
+from pipeline.spring import ANY_METHOD, JAXRS_VERBS, split_url
 
 REST_TEMPLATE_VERBS: Mapping[str, str | None] = {
     "getForObject": "GET",
@@ -80,12 +81,13 @@ class _Scope:
     """The names a body's URIs may use: the file's constants and the method's locals, with their types."""
 
     def __init__(
-        self, data: bytes, constants: Mapping[str, Node], fields: Mapping[str, str], known: Mapping[str, str]
+        self, data: bytes, constants: Mapping[str, Node], fields: Mapping[str, str], field_values: FieldValues
     ) -> None:
         self.data = data
         self.values: dict[str, Node] = dict(constants)
         self.types: dict[str, str] = dict(fields)
-        self.known: dict[str, str] = dict(known)  # fields the type fixes (`pipeline.field_values`)
+        self.known: dict[str, str] = dict(field_values.known)  # fields the type fixes (`pipeline.field_values`)
+        self.defaults: dict[str, str] = dict(field_values.defaults)
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -100,6 +102,7 @@ class _Scope:
                 self.types[self.text(name)] = declared
                 self.values.pop(self.text(name), None)
                 self.known.pop(self.text(name), None)
+                self.defaults.pop(self.text(name), None)
             return
         for declarator in node.children_by_field_name("declarator"):
             name, init = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
@@ -107,6 +110,7 @@ class _Scope:
                 continue
             self.types[self.text(name)] = declared
             self.known.pop(self.text(name), None)
+            self.defaults.pop(self.text(name), None)
             if init is not None:
                 self.values[self.text(name)] = init
             else:
@@ -177,14 +181,14 @@ def http_calls(
     data: bytes,
     constants: Mapping[str, Node],
     fields: Mapping[str, str],
-    known: Mapping[str, str] | None = None,
+    field_values: FieldValues = NO_VALUES,
 ) -> list[tuple[int, OutboundRoute]]:
     """The HTTP client calls in a method's body as (row, route), in document order.
 
     `constants` are the file's (`file_constants`), `fields` the enclosing types' field types by name,
-    `known` the string values those types fix for their fields (`pipeline.field_values.enclosing_values`).
+    `field_values` the string values those types fix for their fields (`pipeline.field_values.enclosing_values`).
     """
-    scope = _Scope(data, constants, fields, known or {})
+    scope = _Scope(data, constants, fields, field_values)
     found: list[tuple[int, OutboundRoute]] = []
     for node in _preorder(method):
         kind = node.type
@@ -226,11 +230,22 @@ def _call(node: Node, scope: _Scope) -> OutboundRoute | None:
 
 
 def _route(client: Client, verb: str, uri: Node, scope: _Scope, base: str | None) -> OutboundRoute:
-    read = uri_route(scope.pieces(uri), base) if uri.type != "lambda_expression" else None
+    pieces = scope.pieces(uri) if uri.type != "lambda_expression" else []
+    read = uri_route(pieces, base) if pieces else None
     if read is None:
-        return OutboundRoute(client=client, method=verb, service=None, path=unresolved(scope.text(uri)))
+        service = _default_service(pieces, scope)  # an unresolved call's service: its base field's default's
+        return OutboundRoute(client=client, method=verb, service=service, path=unresolved(scope.text(uri)))
     service, path = read
     return OutboundRoute(client=client, method=verb, service=service, path=path)
+
+
+def _default_service(pieces: list[Piece], scope: _Scope) -> str | None:
+    """The service named by the default of the field a URI starts with (`hostname`, `this.hostname`), if any."""
+    first = pieces[0] if pieces else None
+    if not isinstance(first, Var):
+        return None
+    default = scope.defaults.get(first.name.removeprefix("this."))
+    return split_url(default)[0] if default is not None else None
 
 
 def _http_method(arguments: list[Node], scope: _Scope) -> str:

@@ -50,6 +50,8 @@ class OutboundRoute:
 
     client: Client
     method: str
+    # The service the URI names; on an unresolved call, the one its base field's default names (a literal
+    # initializer a setter replaces: `pipeline.field_values.FieldValues.defaults`), evidence and not a target.
     service: str | None
     path: str  # a route template (`/accounts/{name}`), or `?expression` when unresolved
 
@@ -63,8 +65,8 @@ class OutboundRoute:
         return f"{self.client} {self.method} {self.service or UNKNOWN_SERVICE} {self.path}"
 
     def describe(self) -> str:
-        """As an agent reads it: `GET /accounts/{name} -> accounts (feign)`."""
-        target = f" -> {self.service}" if self.service else ""
+        """As an agent reads it: `GET /accounts/{name} -> accounts (feign)`; `-> accounts by default` if unresolved."""
+        target = (f" -> {self.service}" + ("" if self.resolved else " by default")) if self.service else ""
         return f"{self.method} {self.path}{target} ({self.client})"
 
 

@@ -14,6 +14,7 @@ service name matches come first.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -86,6 +87,7 @@ def candidates(hits: Iterable[Hit], path: str, http_method: str | None) -> list[
             routes.append(route)
             evidence.append(
                 f"unresolved: the code does not fix its URI {route.path[1:]}; its literal part {tail} ends {path}"
+                + (f"; its base defaults to {route.service}, which other assignments replace" if route.service else "")
             )
         if routes:
             found.append(CallSite(hit=hit, routes=tuple(routes), evidence=tuple(evidence)))
@@ -137,10 +139,28 @@ class EndpointLinks:
         for caller, route in calls:
             if not route.resolved:
                 unresolved.append((caller, route))
+                targets.extend(await self._candidate_targets(access, route, caller))
                 continue
             targets.extend(await self._served(access, route, caller))
-        targets.sort(key=lambda t: not t.service_match)  # stable: the endpoint order within each group
+        # Stable: the endpoint order within each group; an unresolved call's candidates after the calls the code fixes.
+        targets.sort(key=lambda t: (not t.route.resolved, not t.service_match))
         return Targets(targets=targets, unresolved=unresolved, calls=len(calls))
+
+    async def _candidate_targets(self, access: Access, route: OutboundRoute, caller: Hit) -> list[Target]:
+        """The handlers of an unresolved call's literal tail (`host + "pets/visits"`: `/pets/visits`), as candidates."""
+        tail = literal_tail(route)
+        if tail is None:
+            return []
+        method = None if route.method == ANY_METHOD else route.method
+        found = []
+        for hit in await self.search.endpoint(access, tail, method):
+            if is_declared_client(hit) or hit.id == caller.id:
+                continue
+            target = _target(hit, dataclasses.replace(route, path=tail), caller)
+            said = f"unresolved: the code does not fix its URI {route.path[1:]}; its literal part {tail} is the route"
+            rest = (e.replace("service", "its base's default service", 1) for e in target.evidence[1:])
+            found.append(dataclasses.replace(target, route=route, evidence=(said, *rest)))
+        return found
 
     async def _served(self, access: Access, route: OutboundRoute, caller: Hit) -> list[Target]:
         """The handlers of one call; under a context path when none of the service the call names serves it.

@@ -394,7 +394,7 @@ async def test_a_base_url_a_setter_overrides_is_an_unresolved_candidate_with_its
     assert (short(fixed), short(item)) == ("ThingsClient.getName", "ThingsClient.list")
     assert item["evidence"] == [
         'unresolved: the code does not fix its URI host + "things/list?id={id}"; its literal part /things/list '
-        "ends /things/list"
+        "ends /things/list; its base defaults to things-service, which other assignments replace"
     ]
     assert "(1 whose URI the code fixes; 1 unresolved candidate, last, with evidence):" in text(answer)
     # The full URL and the verb in the path are read here too; another method is no candidate.
@@ -440,3 +440,18 @@ async def test_a_capitalised_word_or_a_name_found_is_not_called_missing(client: 
         answer = await call(client, "semantic_search", query=query)
         assert text(answer).startswith("Results for"), query
         assert "missing" not in data(answer), query
+
+
+async def test_a_call_with_an_unresolved_base_reaches_the_handler_of_its_literal_tail_as_a_candidate(
+    client: Client[Any],
+) -> None:
+    answer = await call(client, "find_endpoint", caller="ThingsClient.list")
+    [item] = data(answer)["results"]
+    assert short(item) == "ThingController.list"
+    assert item["evidence"] == [
+        'unresolved: the code does not fix its URI host + "things/list?id={id}"; its literal part /things/list '
+        "is the route",
+        "method GET",
+        "its base's default service things-service matches acme/things",
+    ]
+    assert 'GET ?host + "things/list?id={id}" -> things-service by default (web_client)' in text(answer)

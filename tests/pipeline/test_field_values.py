@@ -91,19 +91,21 @@ def test_a_field_the_type_fixes_resolves_the_uri(fields: FileResult, method: str
 
 
 @pytest.mark.parametrize(
-    ("method", "expression"),
+    ("method", "expression", "default"),
     [
-        ("setterOverrides", '?setterOverrides + "items"'),  # a setter assigns a parameter
-        ("twoLiterals", '?twoLiterals + "items"'),  # two constructors, two literals
-        ("shadowed", '?shadowed + "items"'),  # the parameter, not the field
+        ("setterOverrides", '?setterOverrides + "items"', "stock"),  # a setter assigns a parameter
+        ("twoLiterals", '?twoLiterals + "items"', "stock"),  # two constructors, two literals
+        ("shadowed", '?shadowed + "items"', None),  # the parameter, not the field
     ],
 )
-def test_a_field_the_type_does_not_fix_leaves_the_uri_unresolved(
-    fields: FileResult, method: str, expression: str
+def test_a_field_the_type_does_not_fix_leaves_the_uri_unresolved_with_its_default_service(
+    fields: FileResult, method: str, expression: str, default: str | None
 ) -> None:
     [route] = [decode(r) for r in only(fields, f"demo.calls.Fields.{method}").outbound]
-    assert (route.path, route.service) == (expression, None)
+    assert (route.path, route.service, route.resolved) == (expression, default, False)
     assert literal_tail(route) == "/items"
+    if default is not None:
+        assert route.describe() == f"GET {expression} -> stock by default (rest_template)"
 
 
 def test_a_compound_assignment_is_not_a_literal(fields: FileResult) -> None:
