@@ -136,10 +136,11 @@ def repo_item(path: str, chunks: int, generated: int, row: Any) -> dict[str, Any
 
 def route_header(route: AskedRoute, text: str) -> str:
     """The route an answer is about, as read (`GET /things/{id}`), and from what when the text said more."""
+    read = echo(route.describe())
     if text.strip() == route.path:
-        return route.describe()
+        return read
     dropped = f"; its {route.conflict} gave way to http_method" if route.conflict else ""
-    return f"{route.describe()} (read from {echo(text)!r}{dropped})"
+    return f"{read} (read from {echo(text)!r}{dropped})"
 
 
 def call_site_notes(sites: Sequence[CallSite]) -> list[Note]:
