@@ -8,7 +8,6 @@ so the bodies stay what they were (a list of projects, a report) (docs/decisions
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -20,17 +19,9 @@ from app.auth.identity import bearer_token, match_token
 from app.core.events import MAX_ID
 from app.core.refusals import RefusedError, unauthorized_error
 from app.core.states import BackfillProgress, BackfillStatus, RunStatus
-from app.rest.schemas import (
-    BackfillReport,
-    BackfillResult,
-    BackfillSummary,
-    JobState,
-    PageParams,
-    ProjectState,
-    validation_message,
-)
+from app.rest.reports import backfill_report, job_state
+from app.rest.schemas import BackfillSummary, PageParams, ProjectState, validation_message
 from app.runtime import ServiceDeps
-from app.sync.backfill import rate
 
 E = TypeVar("E")
 
@@ -120,8 +111,7 @@ async def admin_jobs(request: Request) -> JSONResponse:
     status = choice(request, "status", RunStatus, lambda s: s.value.lower())
     deps: ServiceDeps = request.state.deps
     rows = await deps.db.runs_page(status, page.after, page.per_page)
-    fields = JobState.model_fields
-    body = [JobState.model_validate({k: r[k] for k in fields}).model_dump(mode="json") for r in rows]
+    body = [job_state(r).model_dump(mode="json") for r in rows]
     return paged(request, body, page, [int(r["id"]) for r in rows])
 
 
@@ -151,31 +141,6 @@ async def admin_backfill(request: Request) -> JSONResponse:
     row = await db.backfill(backfill_id) if backfill_id <= MAX_ID else None
     if row is None:
         return JSONResponse({"error": "no such backfill"}, status_code=404)
-    totals = await db.backfill_totals(backfill_id)
     results = await db.backfill_projects(backfill_id, after=page.after, limit=page.per_page, state=state)
-    started: datetime | None = row["started_at"]
-    end = row["finished_at"] or datetime.now(tz=UTC)
-    pace = rate(totals.projects, totals.files, (end - started).total_seconds() if started else 0.0)
-    report = BackfillReport.model_validate(
-        {
-            "id": row["id"],
-            "status": row["status"],
-            "target": row["target"] or {},
-            "projects": row["project_ids"],
-            "full": row["full_sync"],
-            "force": row["force_embed"],
-            "error": row["error"],
-            "created_at": row["created_at"],
-            "started_at": started,
-            "finished_at": row["finished_at"],
-            "counts": await db.backfill_outcomes(backfill_id),
-            "progress": totals.projects,
-            "files": totals.files,
-            "chunks": totals.chunks,
-            "files_per_s": round(pace.files_per_s, 3),
-            "projects_per_s": round(pace.projects_per_s, 3),
-            "eta_s": None if pace.eta_s is None else round(pace.eta_s, 1),
-            "results": [BackfillResult.model_validate(r) for r in results],
-        }
-    )
+    report = await backfill_report(db, row, results)
     return paged(request, report.model_dump(mode="json"), page, [r["project_id"] for r in results])

@@ -62,8 +62,19 @@ from entry.admin import (
     admin_projects,
 )
 from entry.admin_rebuild import rebuild_routes
-from entry.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
+from entry.api import (
+    CODE_API_PATH,
+    CONTEXT_API_PATH,
+    IMPACT_API_PATH,
+    STATUS_PATH,
+    code_endpoint,
+    context_endpoint,
+    impact_endpoint,
+    search_endpoint,
+    status_endpoint,
+)
 from entry.deps import open_service
+from entry.status_page import status_routes
 from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
 from hooks.receiver import make_endpoint
 from mcp_server.auth import PlainBearerChallenge, UnavailableAs503, build_auth
@@ -83,7 +94,7 @@ class State(TypedDict):
     worker_health: Callable[[], WorkerHealth] | None
 
 
-RATE_LIMITED = ("/mcp", "/api/v1")
+RATE_LIMITED = ("/mcp", "/api/v1", "/admin/sign-in")
 
 
 def create_app(
@@ -132,6 +143,8 @@ def create_app(
         Route(JOBS_PATH + "/{job_id:int}", get_index_job, methods=["GET"]),
         Route(STATUS_PATH, status_endpoint(credentials), methods=["GET"]),
         Route(CONTEXT_API_PATH, context_endpoint(credentials), methods=["GET"]),
+        Route(CODE_API_PATH, code_endpoint(credentials), methods=["GET"]),
+        Route(IMPACT_API_PATH, impact_endpoint(credentials), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
@@ -142,6 +155,7 @@ def create_app(
         Route("/admin/backfills", admin_backfills, methods=["GET"]),
         Route("/admin/backfills/{backfill_id:int}", admin_backfill, methods=["GET"]),
         *rebuild_routes(admin_only),
+        *status_routes(),  # the operator's page: `/`, `/admin`, its sign-in
         Mount("/", app=UnavailableAs503(mcp_app if settings.oauth.enabled else PlainBearerChallenge(mcp_app))),
     ]
     # A request refused below its endpoint (credentials, parameters, a page) is answered here, once.

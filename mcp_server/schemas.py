@@ -10,8 +10,10 @@ from typing import Any, NotRequired
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
+from app.search.code import CodeItem
 from app.search.context import ContextItem, RelatedItem
 from app.search.hits import Citation
+from app.search.impact_items import ImpactItem
 from app.search.near import MissingName
 from app.search.results import HitItem
 from app.sync.status import StatusItem
@@ -180,6 +182,14 @@ class ContextAnswer(Page):
     relevance: float
     threshold: float
     chars: int
+
+
+class CodeAnswer(Page, CodeItem):
+    """`read_code`'s answer (`app.search.code.CodeItem`): its declarations are the page's results, all shown."""
+
+
+class ImpactAnswer(Page, ImpactItem):
+    """`impact`'s answer (`app.search.impact_items.ImpactItem`): the calling methods are its results, all shown."""
 
 
 def output_schema(answer: type[Any]) -> dict[str, Any]:

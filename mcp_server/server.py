@@ -40,15 +40,18 @@ from app.search.scoping import Filters, SearchScope
 from app.search.service import SearchService
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
+from mcp_server.code_tools import CodeTools
 from mcp_server.instructions import INSTRUCTIONS, tool_description
 from mcp_server.library_tools import LibraryTools
 from mcp_server.render import echo, render_hits
 from mcp_server.schemas import (
     CalleesAnswer,
     CallersAnswer,
+    CodeAnswer,
     ContextAnswer,
     EndpointAnswer,
     HitsAnswer,
+    ImpactAnswer,
     IndexStatusAnswer,
     InjectionsAnswer,
     LibraryUsagesAnswer,
@@ -115,6 +118,7 @@ def create_server(
     tools = KnowledgeTools(get_deps, authenticated=auth is not None, unauthenticated=unauthenticated)
     status = StatusTools(get_deps, tools.access)
     libraries = LibraryTools(get_deps, tools.access)
+    code = CodeTools(get_deps, tools.access)
     names: list[str] = []
 
     def add(tool: Callable[..., Any], answer: type[Any], **annotations: bool) -> None:
@@ -140,6 +144,8 @@ def create_server(
     add(status.refresh_repo, RefreshAnswer, readOnlyHint=False, idempotentHint=True, destructiveHint=False)
     add(tools.auto_context, ContextAnswer)
     add(libraries.find_library_usages, LibraryUsagesAnswer)
+    add(code.read_code, CodeAnswer)
+    add(code.impact, ImpactAnswer)
     mcp.add_middleware(ToolTiming(frozenset(names)))  # every registered tool by name; anything else is `unknown`
     mcp.add_middleware(TextArguments())
     return mcp

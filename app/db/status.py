@@ -10,7 +10,8 @@ from app.db.rows import StatusRow, dataclass_row
 # The caller's readable set is a condition of the query itself (never a filter after it): `$1` reads
 # everything, else a project is readable by id (`$2`), by exact path (`$3`) or under a group prefix
 # ending in '/' (`$4`), the rule of `app.auth.access.Access.may_read`. `$5` is the repository asked
-# for (a path, or a prefix ending in '/'), or NULL for all.
+# for (a path, or a prefix ending in '/'), or NULL for all. `$6` false skips the manifest counts (files
+# and chunks read 0): the operator's page reads every project's state that way, then counts the few it lists.
 _STATUS = """
     SELECT now() AS now, p.id, p.repo_path, p.default_branch, p.indexed_sha, p.indexed_at, p.head_sha,
            p.head_checked_at, p.behind_since, p.lag_commits, p.status, p.last_error, p.requested_gen, p.done_gen,
@@ -19,7 +20,8 @@ _STATUS = """
            r.finished_at AS run_finished_at
     FROM projects p
     LEFT JOIN LATERAL (
-        SELECT count(*) AS files, sum(cardinality(f.chunk_ids)) AS chunks FROM file_manifest f WHERE f.project_id = p.id
+        SELECT count(*) AS files, sum(cardinality(f.chunk_ids)) AS chunks FROM file_manifest f
+        WHERE $6::bool AND f.project_id = p.id
     ) m ON true
     LEFT JOIN LATERAL (
         SELECT j.status, j.trigger, j.mode, j.error, j.finished_at FROM index_jobs j
@@ -43,9 +45,13 @@ class StatusQueries(Pool):
         paths: Sequence[str] = (),
         prefixes: Sequence[str] = (),
         repo: str | None = None,
+        counts: bool = True,
     ) -> list[StatusRow]:
-        """Readable projects (everything, or by id, exact path or group prefix), optionally one repository or group."""
+        """Readable projects (everything, or by id, exact path or group prefix), optionally one repository or group.
+
+        Without `counts` the manifest is not read: `files` and `chunks` are 0 (a fraction of the cost).
+        """
         if repo is not None and not storable(repo):
             return []  # no stored path holds what PostgreSQL cannot store
-        rows = await self._fetch(_STATUS, everything, list(ids), list(paths), list(prefixes), repo)
+        rows = await self._fetch(_STATUS, everything, list(ids), list(paths), list(prefixes), repo, counts)
         return [dataclass_row(StatusRow, r) for r in rows]

@@ -90,3 +90,22 @@ async def queue_head(queue: ArqRedis, name: str, now_ms: float) -> tuple[int, fl
         depth: int = await queue.zcard(name)
         due = await queue.zrangebyscore(name, "-inf", now_ms, start=0, num=1, withscores=True)
     return int(depth), (float(due[0][1]) if due else None)
+
+
+async def put_value(queue: ArqRedis, key: str, value: str, ttl_s: int) -> None:
+    """Set `key` to `value` for `ttl_s` seconds (an admin page session)."""
+    with translated():
+        await queue.set(key, value, ex=ttl_s)
+
+
+async def get_value(queue: ArqRedis, key: str) -> str | None:
+    """The value of `key` (None when absent or expired)."""
+    with translated():
+        value: bytes | None = await queue.get(key)
+    return None if value is None else value.decode()
+
+
+async def drop_value(queue: ArqRedis, key: str) -> None:
+    """Delete `key` (absent is fine)."""
+    with translated():
+        await queue.delete(key)

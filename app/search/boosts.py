@@ -15,6 +15,10 @@ function, each measured on and off (docs/performance.md, issue 26):
   `DECAY` once more: ten chunks of one file would leave no room for the second-best file.
 - `types_first` (`app.search.ranking.types_first`): of the exact matches of a name, the type before its
   constructors, which share its name.
+- `name_phrase`: a file whose stem's words (two or more) the question writes in order, next to each
+  other ("array utility operations" → `ArrayUtils.java`, "the toString builder" → `ToStringBuilder.java`),
+  gains `NAME_WEIGHT` x the best score: the question names that type, where path words only count the
+  words a path shares with it (`TypeUtils` shares as many with "array utility ... type conversion").
 - `compounds`: adjacent words of a question in words also ask, in the lexical query, for the identifier
   they spell ("JSON object" → `jsonobject`), which names the type when its words alone are everywhere.
 
@@ -35,15 +39,25 @@ from pathlib import PurePosixPath
 from app.search.question import SCAFFOLDING, Kind, QueryTerms, Question
 from app.store.lexical import STOP_WORDS, singular, stem, tokenize
 from pipeline.model import TYPE_SYMBOLS, Chunk
+from pipeline.render import IDENTIFIER_PART
 
-SIGNALS = ("path_words", "file_coherence", "file_saturation", "types_first", "compounds")
+SIGNALS = (
+    "path_words",
+    "file_coherence",
+    "file_saturation",
+    "name_phrase",
+    "types_first",
+    "compounds",
+    "aspects",
+)
 """The signals, by name (`types_first` is `app.search.ranking`'s, on the exact name matches; `compounds`
-adds terms to the lexical query: `compounds`)."""
-FILE_SIGNALS = frozenset(SIGNALS[:3])
+adds terms to the lexical query: `compounds`; `aspects` is `app.search.aspects.surface`, after the rank-level steps)."""
+FILE_SIGNALS = frozenset(SIGNALS[:4])
 """The signals that speak of files: a question about a behaviour gets none of them (`reordered`)."""
 DISABLED: set[str] = set()
 """Signals switched off, by name (benchmarks measure each on and off; empty in production)."""
 PATH_WEIGHT = 1.0
+NAME_WEIGHT = 1.0
 COHERENCE_WEIGHT = 0.2
 SATURATION = 2
 DECAY = 0.5
@@ -78,6 +92,11 @@ def blended(
         keys = keywords(terms)
         for i, chunk in enumerate(chunks):
             out[i] += PATH_WEIGHT * top * path_share(keys, path_parts(chunk.file_path))
+    if enabled("name_phrase", off) and not is_symbol_question(terms):
+        named = named_files(terms.sequence, {chunk.file_path for chunk in chunks})
+        for i, chunk in enumerate(chunks):
+            if chunk.file_path in named:
+                out[i] += NAME_WEIGHT * top
     if enabled("file_coherence", off):
         for i, lift in coherence(chunks, scores).items():
             out[i] += COHERENCE_WEIGHT * top * lift
@@ -154,7 +173,12 @@ def is_symbol_question(terms: QueryTerms) -> bool:
 
 def keywords(terms: QueryTerms) -> frozenset[str]:
     """The question's words that can name a file: no scaffolding, no stop word, more than two letters."""
-    return frozenset(w for w in terms.words if len(w) > 2 and w not in SCAFFOLDING and w not in STOP_WORDS)
+    return keywords_of(terms.words)
+
+
+def keywords_of(words: Iterable[str]) -> frozenset[str]:
+    """The `words` that can name a file or a member (see `keywords`)."""
+    return frozenset(w for w in words if len(w) > 2 and w not in SCAFFOLDING and w not in STOP_WORDS)
 
 
 def path_parts(file_path: str) -> frozenset[str]:
@@ -174,6 +198,41 @@ def path_share(keys: frozenset[str], parts: frozenset[str]) -> float:
     matched = sum(any(_prefixed(k, p) or _prefixed(stem(k), p) for p in parts) for k in keys)
     share = matched / len(keys)
     return share if share >= MIN_SHARE else 0.0
+
+
+def named_files(sequence: Sequence[str], paths: Iterable[str]) -> frozenset[str]:
+    """The paths whose file stem the question names: its words (two or more) written in order, adjacent."""
+    return frozenset(p for p in paths if names_stem(sequence, stem_parts(PurePosixPath(p).stem)))
+
+
+def stem_parts(name: str) -> tuple[str, ...]:
+    """A file stem's words in order, lowercase, the last singular: `ArrayUtils` → array, util."""
+    parts = [part.lower() for part in IDENTIFIER_PART.findall(name)]
+    return (*parts[:-1], singular(parts[-1])) if parts else ()
+
+
+def names_stem(sequence: Sequence[str], parts: Sequence[str]) -> bool:
+    """Whether adjacent words of `sequence` spell `parts` in order, a word spelling one or more parts."""
+    if len(parts) < 2:
+        return False
+    return any(_spells(sequence, start, parts) for start in range(len(sequence)))
+
+
+def _spells(sequence: Sequence[str], start: int, parts: Sequence[str]) -> bool:
+    at = 0
+    for word in sequence[start:]:
+        if at == len(parts):
+            return True
+        taken = next((n for n in range(1, len(parts) - at + 1) if matches_word(word, "".join(parts[at : at + n]))), 0)
+        if not taken:
+            return False
+        at += taken
+    return at == len(parts)
+
+
+def matches_word(word: str, part: str) -> bool:
+    """A question word and a name's part are the same word: equal, a prefix, or the word's stem a prefix."""
+    return _prefixed(word, part) or _prefixed(stem(word), part)
 
 
 def coherence(chunks: Sequence[Chunk], scores: Sequence[float]) -> dict[int, float]:

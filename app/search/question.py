@@ -204,6 +204,8 @@ class QueryTerms:
     subjects: tuple[str, ...] = ()
     annotations: tuple[str, ...] = ()
     plurals: tuple[str, ...] = ()
+    sequence: tuple[str, ...] = ()
+    """Its words in the order written, singular lowercase, repeats kept (`words` as a sequence)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +248,7 @@ def _terms_of(tokens: Sequence[Token]) -> QueryTerms:
         subjects=subjects,
         annotations=tuple(dict.fromkeys(t.text for t in tokens if t.kind is Kind.ANNOTATION)),
         plurals=tuple(dict.fromkeys(w for w in raw_words if singular(w) != w)),
+        sequence=tuple(singular(w) for w in raw_words),
     )
 
 

@@ -16,10 +16,13 @@ from app.search.boosts import (
     compounds,
     is_symbol_question,
     keywords,
+    named_files,
+    names_stem,
     path_parts,
     path_share,
     reordered,
     saturated,
+    stem_parts,
 )
 from app.search.question import parse_question, query_terms
 from app.search.ranking import Evidence, rerank, types_first
@@ -150,3 +153,22 @@ def test_the_type_of_a_name_comes_before_its_constructors() -> None:
 
     assert types_first([0, 1, 2], [ctor, ctor, cls]) == [2, 0, 1]
     assert rerank(query_terms("ObjectMapper"), [ctor, cls], Evidence(symbols=[0, 1]))[0] == 1
+
+
+def test_a_question_names_a_stem_when_it_writes_its_words_in_order_next_to_each_other() -> None:
+    sequence = query_terms("array utility operations and safe type conversion").sequence
+
+    assert names_stem(sequence, stem_parts("ArrayUtils"))  # "utility" and `Utils` share `util`
+    assert not names_stem(sequence, stem_parts("TypeUtils"))  # "type" is not followed by "utility"
+    assert not names_stem(sequence, stem_parts("Array"))  # one word is not a name phrase
+    assert names_stem(query_terms("the toString builder").sequence, stem_parts("ToStringBuilder"))
+    assert not names_stem(query_terms("builder of strings").sequence, stem_parts("StringBuilder"))
+
+
+def test_a_file_the_question_names_outranks_one_that_shares_as_many_of_its_words() -> None:
+    chunks = [chunk("a", "src/TypeUtils.java"), chunk("b", "src/ArrayUtils.java")]
+    terms = query_terms("array utility operations and safe type conversion")
+
+    assert named_files(terms.sequence, [c.file_path for c in chunks]) == {"src/ArrayUtils.java"}
+    assert reordered(terms, chunks, [10.0, 6.0]) == [1, 0]
+    assert reordered(query_terms("how does the array utility convert"), chunks, [10.0, 6.0]) == [0, 1]

@@ -54,6 +54,7 @@ LEVELS: dict[str, int] = {
     "app.rest": SERVICE,  # REST's models, its OpenAPI document, the rebuild report
     "app.agents": SERVICE,  # the agent hooks and their installer
     "app.agents.local_socket": ADAPTER,
+    "app.console": SERVICE,  # the operator's page: its model and its HTML
     "app.ops": SERVICE,  # the worker's supervisor, /metrics, the system hook, the admin client
     "app.ops.worker_health": ADAPTER,
     # Interfaces over the services: the webhook receiver, MCP.
