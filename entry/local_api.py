@@ -200,10 +200,9 @@ async def _context(deps: Deps, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def hit_view(hit: Hit) -> dict[str, Any]:
-    """What `javakb search` shows of a hit (its citation, score and kind): the socket's answer to a search."""
+    """What `javakb search` shows of a hit (its citation and kind; no score: `app.search.results.HitItem`)."""
     return {
         "citation": hit.citation(),
-        "score": hit.score,
         "symbol_type": hit.symbol_type,
         "stereotype": hit.chunk.stereotype,
     }

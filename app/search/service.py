@@ -192,6 +192,8 @@ class SearchService:
     read_code = _OnReader(code.read_code)
     symbol = _OnReader(lookups.symbol)
     callers = _OnReader(lookups.callers)
+    declaring_types = _OnReader(lookups.declaring_types)
+    callers_by_type = _OnReader(lookups.callers_by_type)
     callees = _OnReader(lookups.callees)
     call_keys = _OnReader(lookups.call_keys)
     hierarchy = _OnReader(Reader.hierarchy)
