@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 from tree_sitter import Node
 
+from pipeline.outline import TYPE_NODE_KINDS
+
 _BODIES = frozenset({"class_body", "enum_body_declarations", "interface_body"})
 _UNKNOWN = None  # a field assigned something other than a literal
 
@@ -159,8 +161,8 @@ def _assigned_field(left: Node, data: bytes) -> str | None:
 def _assignments(body: Node, data: bytes) -> Iterator[tuple[Node, dict[str, str]]]:
     """Every assignment in a type's own body, with the `@Value` parameters of the constructor it is in."""
     for member in body.named_children:
-        if member.type in ("class_declaration", "interface_declaration", "enum_declaration", "record_declaration"):
-            continue
+        if member.type in TYPE_NODE_KINDS:
+            continue  # a nested type's assignments are its own
         parameters: dict[str, str] = {}
         if member.type == "constructor_declaration":
             parameters = _injected_parameters(member, data)
