@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
@@ -20,15 +20,22 @@ from app.auth.identity import Credentials, bearer_token
 from app.core import metrics
 from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
 from app.core.refusals import RefusedError, unauthorized_error
+from app.gitlab.files import file_reader
 from app.libraries.usage import with_users
 from app.rest.schemas import (
+    CODE_PATH,
     CONFIG_PATH,
     CONTEXT_PATH,
+    IMPACT_PATH,
     INDEX_STATUS_PATH,
+    CodeAnswer,
+    CodeParams,
     ConfigAnswer,
     ConfigParams,
     ContextAnswer,
     ContextParams,
+    ImpactAnswer,
+    ImpactParams,
     IndexStatusAnswer,
     IndexStatusParams,
     SearchAnswer,
@@ -36,15 +43,21 @@ from app.rest.schemas import (
     validation_message,
 )
 from app.runtime import Deps, ServiceDeps
+from app.search.code import MAX_FILE_BYTES, code_item
 from app.search.config import config_item
 from app.search.context import auto_context, context_answer
+from app.search.impact import NoSeedError, impact_of
+from app.search.impact_items import impact_item
 from app.search.results import hit_item
+from app.search.scoping import SearchScope
 from app.sync.status import index_status
 from entry.filters import filters_of
 
 STATUS_PATH = INDEX_STATUS_PATH
 CONTEXT_API_PATH = CONTEXT_PATH
 CONFIG_API_PATH = CONFIG_PATH
+CODE_API_PATH = CODE_PATH
+IMPACT_API_PATH = IMPACT_PATH
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -72,7 +85,10 @@ async def asked(request: Request, credentials: Credentials, model: type[P]) -> t
     """The caller's access and the query parameters read into `model`; bad parameters are refused (400)."""
     access = await caller(request, credentials)
     try:
-        return access, model.model_validate(dict(request.query_params))
+        query: dict[str, Any] = dict(request.query_params)
+        for name in getattr(model, "repeated", ()):  # a parameter that may repeat (`?changes=a&changes=b`)
+            query[name] = request.query_params.getlist(name) or None
+        return access, model.model_validate(query)
     except ValidationError as exc:
         raise RefusedError(400, validation_message(exc)) from exc
 
@@ -137,7 +153,7 @@ async def _index_status(request: Request, access: Access, params: IndexStatusPar
     """What the MCP tool `index_status` answers."""
     deps: ServiceDeps = request.state.deps
     try:
-        items = await index_status(deps.db, access, params.repo)
+        items = await index_status(deps.db, access, params.repo, deps.settings.chunking.to_config())
     except StorageError:
         body = {"error": "PostgreSQL is unavailable; try again"}
         return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
@@ -150,3 +166,44 @@ async def _context(request: Request, access: Access, params: ContextParams) -> J
     context = await auto_context(deps.search, access, params.task, repo=params.repo, max_chars=params.max_chars)
     answer = ContextAnswer.model_validate(context_answer(context))
     return JSONResponse(answer.model_dump(mode="json"))
+
+
+def code_endpoint(credentials: Credentials) -> Endpoint:
+    """`GET /api/v1/code?repo=&path=&start_line=&end_line=`: what the MCP tool `read_code` answers."""
+    return endpoint(credentials, CodeParams, _code)
+
+
+def impact_endpoint(credentials: Credentials) -> Endpoint:
+    """`GET /api/v1/impact?symbol=|changes=path:start-end...&repo=&hops=`: what the MCP tool `impact` answers."""
+    return endpoint(credentials, ImpactParams, _impact)
+
+
+async def _code(request: Request, access: Access, params: CodeParams) -> JSONResponse:
+    """A page of a file's lines; 404 alike for a file that is not indexed and one the caller may not read."""
+    deps: Deps = request.state.deps
+    token = bearer_token(request.headers.get("authorization"))
+    source = file_reader(deps.http, deps.settings.gitlab, access.subject, token, max_bytes=MAX_FILE_BYTES)
+    search = deps.search.within(SearchScope.ALL)
+    try:
+        found = await search.read_code(access, params.repo, params.path, params.start_line, params.end_line, source)
+    except PayloadError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+    except GitLabUnavailableError:
+        return JSONResponse(
+            {"error": "GitLab is unavailable; try again"}, status_code=503, headers={"Retry-After": "5"}
+        )
+    if found is None:
+        return JSONResponse({"error": "No such indexed file"}, status_code=404)
+    return JSONResponse(CodeAnswer.model_validate(code_item(found)).model_dump(mode="json"))
+
+
+async def _impact(request: Request, access: Access, params: ImpactParams) -> JSONResponse:
+    """The impact of a symbol or of changed lines."""
+    deps: Deps = request.state.deps
+    try:
+        found = await impact_of(deps.search, access, params.symbol, params.changes, params.repo, params.hops)
+    except NoSeedError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=404)
+    except PayloadError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+    return JSONResponse(ImpactAnswer.model_validate(impact_item(found)).model_dump(mode="json"))

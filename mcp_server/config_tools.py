@@ -7,7 +7,7 @@ project the caller may not read is never shown, and an unreadable repository ans
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import ToolResult
@@ -17,6 +17,7 @@ from app.auth.access import Access
 from app.runtime import Deps
 from app.search.config import config_item, config_line
 from mcp_server.render import echo
+from mcp_server.schemas import ConfigAnswer
 from mcp_server.status_tools import MISS_LEVEL
 from mcp_server.tool_pages import lines_page, tool_result
 from mcp_server.tool_params import FIRST_PAGE, Page, PathPrefix, Repo
@@ -30,6 +31,13 @@ ConfigKey = Annotated[
         " or a @ConfigurationProperties field as Type.field (PaymentProperties.timeoutMs).",
     ),
 ]
+
+
+def add_config_tools(
+    add: Callable[[Callable[..., Any], type[Any]], None], get_deps: Callable[[], Deps], access: Callable[[], Access]
+) -> None:
+    """Register `find_config` with `create_server`'s `add` (its tool and answer type)."""
+    add(ConfigTools(get_deps, access).find_config, ConfigAnswer)
 
 
 class ConfigTools:

@@ -18,14 +18,18 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from app.ops.system_hook import RECEIVER_PATH
 from app.rest.schemas import (
+    CODE_PATH,
     CONFIG_PATH,
     CONTEXT_PATH,
+    IMPACT_PATH,
     INDEX_JOBS_PATH,
     INDEX_STATUS_PATH,
     BackfillProgressValue,
     BackfillReport,
     BackfillStatusValue,
     BackfillSummary,
+    CodeAnswer,
+    CodeParams,
     ConfigAnswer,
     ConfigParams,
     ContextAnswer,
@@ -33,6 +37,8 @@ from app.rest.schemas import (
     ErrorAnswer,
     HookAnswer,
     HookEnvelope,
+    ImpactAnswer,
+    ImpactParams,
     IndexJobAnswer,
     IndexJobRequest,
     IndexStatusAnswer,
@@ -70,6 +76,8 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (IndexStatusAnswer, "serialization"),
     (ContextAnswer, "serialization"),
     (ConfigAnswer, "serialization"),
+    (CodeAnswer, "serialization"),
+    (ImpactAnswer, "serialization"),
 ]
 _HOOK_HEADERS = {
     "Idempotency-Key": "Deduplication key of unsigned deliveries (at most 256 printable characters)",
@@ -157,6 +165,23 @@ def _paths() -> dict[str, Any]:
             "parameters": _query_parameters(ConfigParams),
             "responses": {"200": _json(ConfigAnswer, "Settings then readers"), "400": _error("Bad parameters"),
                           "401": _error("Not authenticated")},
+        }},
+        CODE_PATH: {"get": {
+            "summary": "An indexed file's lines at the indexed commit, with its declarations (read_code)",
+            "security": [{"api": []}],
+            "parameters": _query_parameters(CodeParams),
+            "responses": {"200": _json(CodeAnswer, "A page of lines"), "400": _error("Bad parameters or path"),
+                          "401": _error("Not authenticated"),
+                          "404": _error("No such indexed file, or not readable: the same answer"),
+                          "503": _error("GitLab is unavailable")},
+        }},
+        IMPACT_PATH: {"get": {
+            "summary": "What a change reaches: callers by hop, endpoints, remote call sites (impact)",
+            "security": [{"api": []}],
+            "parameters": _query_parameters(ImpactParams),
+            "responses": {"200": _json(ImpactAnswer, "The impact, each entry with its path of evidence"),
+                          "400": _error("Bad parameters"), "401": _error("Not authenticated"),
+                          "404": _error("Nothing readable is named or touched")},
         }},
         INDEX_JOBS_PATH: {"post": {
             "summary": "A CI job asks to index its project (a GitLab CI job token, or an index-job token)",

@@ -7,16 +7,28 @@ so what the handlers receive is exactly what the schema published at `/openapi.j
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from app.agents.hook import CONTEXT_PATH as CONTEXT_PATH  # declared where the hook reads it
 from app.core.events import MAX_ID
+from app.search.code import MAX_LINES, CodeItem
 from app.search.config import ConfigItem
 from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, ContextItem, RelatedItem
+from app.search.impact import DEFAULT_HOPS, MAX_CHANGES, MAX_HOPS
+from app.search.impact_items import ImpactItem
 from app.search.results import HitItem
-from app.search.scoping import SearchScope
+from app.search.scoping import SCOPE_HELP, SearchScope
 from app.sync.status import StatusItem
 from pipeline.model import SYMBOL_TYPES
 
@@ -213,6 +225,7 @@ class ProjectState(BaseModel):
 
     id: int
     repo_path: str
+    source: str = Field(description="`gitlab`, or `local`: a checkout `javakb serve --watch` or `javakb index` indexed")
     default_branch: str | None
     indexed_sha: str | None
     target_sha: str | None
@@ -245,9 +258,7 @@ class SearchParams(BaseModel):
     annotation: str | None = Field(default=None, description="Annotation simple name, e.g. Transactional.")
     http_method: str | None = Field(default=None, description="GET, POST, ...")
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT, description="How many results (clamped to 1..50).")
-    scope: SearchScope = Field(
-        default=SearchScope.CODE, description="code (the organization's, the default), libraries, or all."
-    )
+    scope: SearchScope = Field(default=SearchScope.CODE, description=SCOPE_HELP)
 
     @field_validator("q", mode="before")
     @classmethod
@@ -322,6 +333,48 @@ class ContextAnswer(BaseModel):
     related: list[RelatedItem]
     relevance: float
     threshold: float
+
+
+CODE_PATH = "/api/v1/code"
+IMPACT_PATH = "/api/v1/impact"
+
+
+class CodeParams(BaseModel):
+    """`GET /api/v1/code` query parameters: what the MCP tool `read_code` takes (issue 28)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    repo: str = Field(min_length=1, max_length=MAX_PATH_CHARS, description="Repository path (group/project).")
+    path: str = Field(min_length=1, max_length=MAX_PATH_CHARS, description="The file's path in the repository.")
+    start_line: int | None = Field(default=None, ge=1, description=f"1-based; at most {MAX_LINES} lines per call.")
+    end_line: int | None = Field(default=None, ge=1, description="The last line wanted (inclusive).")
+
+
+class ImpactParams(BaseModel):
+    """`GET /api/v1/impact` query parameters: what the MCP tool `impact` takes (issue 28); `changes` repeats."""
+
+    model_config = ConfigDict(extra="ignore")
+    repeated: ClassVar[tuple[str, ...]] = ("changes",)  # read as lists from the query string (`entry.api.asked`)
+
+    symbol: str | None = Field(default=None, max_length=MAX_PATH_CHARS, description="A method or type.")
+    changes: list[Annotated[str, Field(max_length=MAX_PATH_CHARS + 40)]] | None = Field(
+        default=None, max_length=MAX_CHANGES, description="Instead of symbol: 'path:start-end', repeated, with repo."
+    )
+    repo: str | None = Field(default=None, max_length=MAX_PATH_CHARS, description="Repository path.")
+    hops: int = Field(default=DEFAULT_HOPS, ge=0, le=MAX_HOPS, description="Levels of callers to follow.")
+
+
+def _answer_of(item: type[Any], name: str) -> type[BaseModel]:
+    """A pydantic model of a TypedDict declared by the search module (the one declaration, for the OpenAPI)."""
+    fields: dict[str, Any] = {key: (kind, ...) for key, kind in get_type_hints(item, include_extras=True).items()}
+    model: type[BaseModel] = create_model(name, __doc__=item.__doc__, **fields)
+    return model
+
+
+CodeAnswer = _answer_of(CodeItem, "CodeAnswer")
+"""`GET /api/v1/code`: `app.search.code.CodeItem`."""
+ImpactAnswer = _answer_of(ImpactItem, "ImpactAnswer")
+"""`GET /api/v1/impact`: `app.search.impact_items.ImpactItem`."""
 
 
 class HookEnvelope(BaseModel):

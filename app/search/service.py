@@ -20,7 +20,7 @@ from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
-from app.search import config, endpoints, lookups, pool, sets
+from app.search import code, config, endpoints, lookups, pool, sets
 from app.search.catalog import Catalog
 from app.search.crossencoder import CrossEncoder
 from app.search.hits import Hit
@@ -181,17 +181,23 @@ class SearchService:
         """Chunks a code generator wrote, per repository the caller may read (one facet, not cached)."""
         return await self._catalog.generated_counts(self._reader, access)
 
-    async def lookup(self, access: Access, filters: Filters, *extra: Condition) -> list[Hit]:
-        """The chunks the caller may read that match the filters and conditions, in file order (exact lookups)."""
-        return await self._reader.lookup(access, filters, *extra)
+    async def lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
+        """The chunks the caller may read that match the filters and conditions, in file order (at most `limit`)."""
+        return await self._reader.lookup(access, filters, *extra, limit=limit)
 
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
         return await self._reader.lookup(access, filters, *extra, limit=limit)
 
     outline = _OnReader(lookups.outline)
+    read_code = _OnReader(code.read_code)
     symbol = _OnReader(lookups.symbol)
     callers = _OnReader(lookups.callers)
+    declaring_types = _OnReader(lookups.declaring_types)
+    callers_by_type = _OnReader(lookups.callers_by_type)
     callees = _OnReader(lookups.callees)
+    call_keys = _OnReader(lookups.call_keys)
+    hierarchy = _OnReader(Reader.hierarchy)
+    composed_routes = _OnReader(endpoints.with_composed_routes)
     injectors = _OnReader(lookups.injectors)
     dependencies = _OnReader(lookups.dependencies)
     bean_stereotypes = _OnReader(lookups.bean_stereotypes)
