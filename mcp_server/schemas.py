@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
 from app.search.context import ContextItem, RelatedItem
+from app.search.grep import GrepItem
 from app.search.hits import Citation
 from app.search.results import HitItem
 from app.sync.status import StatusItem
@@ -163,6 +164,15 @@ class ContextAnswer(Page):
     relevance: float
     threshold: float
     chars: int
+
+
+class GrepAnswer(Page):
+    """Matching lines (`exact_search`): counted exactly unless `complete` is false (`stopped` says why)."""
+
+    results: list[GrepItem]
+    files: int
+    complete: bool
+    stopped: str | None
 
 
 def output_schema(answer: type[Any]) -> dict[str, Any]:

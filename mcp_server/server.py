@@ -38,6 +38,7 @@ from app.search.scoping import Filters, SearchScope
 from app.search.service import SearchService
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
+from mcp_server.grep_tool import GrepTools
 from mcp_server.instructions import INSTRUCTIONS, tool_description
 from mcp_server.library_tools import LibraryTools
 from mcp_server.render import (
@@ -50,6 +51,7 @@ from mcp_server.schemas import (
     CallersAnswer,
     ContextAnswer,
     EndpointAnswer,
+    GrepAnswer,
     HitsAnswer,
     IndexStatusAnswer,
     InjectionsAnswer,
@@ -110,6 +112,7 @@ def create_server(
     tools = KnowledgeTools(get_deps, authenticated=auth is not None, unauthenticated=unauthenticated)
     status = StatusTools(get_deps, tools.access)
     libraries = LibraryTools(get_deps, tools.access)
+    grep = GrepTools(tools.search_in)
     names: list[str] = []
 
     def add(tool: Callable[..., Any], answer: type[Any], **annotations: bool) -> None:
@@ -135,6 +138,7 @@ def create_server(
     add(status.refresh_repo, RefreshAnswer, readOnlyHint=False, idempotentHint=True, destructiveHint=False)
     add(tools.auto_context, ContextAnswer)
     add(libraries.find_library_usages, LibraryUsagesAnswer)
+    add(grep.exact_search, GrepAnswer)
     mcp.add_middleware(ToolTiming(frozenset(names)))  # every registered tool by name; anything else is `unknown`
     mcp.add_middleware(TextArguments())
     return mcp
@@ -164,6 +168,10 @@ class KnowledgeTools:
         if access is None:
             raise miss("Unauthorized.")
         return access
+
+    async def search_in(self, where: Where) -> tuple[SearchService, Access]:
+        """The search module within `where` and the caller's access (`_search`), for the tools of other modules."""
+        return await self._search(where)
 
     async def _search(self, where: Where) -> tuple[SearchService, Access]:
         """The search module within `where.scope` and the caller's access, once `where.repo` (if any) is readable."""

@@ -19,6 +19,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from app.ops.system_hook import RECEIVER_PATH
 from app.rest.schemas import (
     CONTEXT_PATH,
+    GREP_PATH,
     INDEX_JOBS_PATH,
     INDEX_STATUS_PATH,
     BackfillProgressValue,
@@ -28,6 +29,8 @@ from app.rest.schemas import (
     ContextAnswer,
     ContextParams,
     ErrorAnswer,
+    GrepAnswer,
+    GrepParams,
     HookAnswer,
     HookEnvelope,
     IndexJobAnswer,
@@ -62,6 +65,7 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (HookAnswer, "serialization"),
     (ErrorAnswer, "serialization"),
     (SearchAnswer, "serialization"),
+    (GrepAnswer, "serialization"),
     (IndexJobRequest, "validation"),
     (IndexJobAnswer, "serialization"),
     (IndexStatusAnswer, "serialization"),
@@ -139,6 +143,13 @@ def _paths() -> dict[str, Any]:
             "parameters": _query_parameters(SearchParams),
             "responses": {"200": _json(SearchAnswer, "Ranked results"), "400": _error("Bad parameters"),
                           "401": _error("Not authenticated")},
+        }},
+        GREP_PATH: {"get": {
+            "summary": "Exact and pattern search (git grep): matching lines with their symbol, counted",
+            "security": [{"api": []}],
+            "parameters": _query_parameters(GrepParams),
+            "responses": {"200": _json(GrepAnswer, "A page of matching lines"),
+                          "400": _error("Bad parameters, or a refused pattern"), "401": _error("Not authenticated")},
         }},
         CONTEXT_PATH: {"get": {
             "summary": "The few chunks most useful for a task (auto_context), framed as quoted data",
