@@ -42,8 +42,8 @@ def test_anyone_reads_the_public_part_and_an_admin_token_the_whole(clean_db: str
 def test_every_route_is_described_and_the_document_loads() -> None:
     document = openapi_document("1")
     assert set(document["paths"]) == {
-        "/hooks/gitlab", "/api/v1/search", "/api/v1/grep", "/admin/reindex", "/admin/backfills", "/admin/backfills/{backfill_id}",
-        "/admin/projects",
+        "/hooks/gitlab", "/api/v1/search", "/api/v1/grep", "/admin/reindex", "/admin/backfills",
+        "/admin/backfills/{backfill_id}", "/admin/projects",
         "/admin/projects/{project_id}", "/admin/jobs",
         "/admin/rebuild", "/admin/rebuilds/{rebuild_id}",
         "/api/v1/index-jobs", "/api/v1/index-jobs/{job_id}", "/api/v1/index-status", "/api/v1/context",
