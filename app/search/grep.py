@@ -5,6 +5,9 @@ search"). `grep_code` scrolls the points the caller's filter selects (its access
 path's folder and the language, one Qdrant filter: `Reader.where`), reading only `GREP_FIELDS`, and
 matches each chunk's code with the RE2 pattern (`app.search.patterns`) off the event loop, a batch at a
 time. So a project the caller may not read is never read: not its text, not its lines, not its count.
+When the pattern requires a literal (`required_literal`), the filter also asks for chunks whose code
+contains it (`filters.contains`): the engine then reads only those payloads out; one that does not know
+the condition refuses it, and the scan runs without it.
 
 Lines: a member's chunk (method, constructor, a long method's part) is its source lines verbatim, from
 `line_start`, so a match there is `file:line` exactly. A type's chunk is its outline (`pipeline.skeleton`:
@@ -21,6 +24,7 @@ matching lines kept, and a deadline. A scan that reaches one stops and says so (
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,14 +33,17 @@ from typing import Any, Final
 from typing_extensions import TypedDict
 
 from app.auth.access import Access
-from app.search.patterns import LinePattern, PatternSpec, compile_pattern, squashed
+from app.core.errors import StorageError
+from app.search.patterns import LinePattern, PatternSpec, compile_pattern, required_literal, squashed
 from app.search.reader import Reader
 from app.search.scoping import Filters
 from app.search.untrusted import fence_for
-from app.store.filters import Condition, eq, everything
+from app.store.filters import Condition, Filter, contains, eq, everything
 from app.store.payloads import read_fields
 from pipeline.model import TYPE_SYMBOLS
 from pipeline.scope import glob_to_regex
+
+logger = logging.getLogger(__name__)
 
 GREP_FIELDS: Final = (
     "code",
@@ -204,10 +211,28 @@ async def grep_code(
         PatternError: the pattern is refused (`app.search.patterns.compile_pattern`).
     """
     pattern = await reader.offload(lambda: compile_pattern(query.pattern))
+    literal = required_literal(query.pattern)
     folder, in_path = path_rule(query.path)
+    filters = Filters(repo=query.repo, path_prefix=folder)
     extra: list[Condition] = [eq("language", query.language.lower())] if query.language else []
-    where = await reader.where(access, Filters(repo=query.repo, path_prefix=folder), *extra) or everything()
-    scan = _Scan(pattern, in_path, limits)
+    narrowed = [*extra, contains("code", literal)] if literal else extra
+    where = await reader.where(access, filters, *narrowed) or everything()
+    try:
+        scan = await _scanned(reader, where, _Scan(pattern, in_path, limits), clock)
+    except StorageError:
+        if literal is None:
+            raise
+        # An engine without `match.substring` (a Qdrant server before it) refuses the query: scan without it.
+        logger.info("the store refused a substring condition; exact search scans every chunk in scope")
+        where = await reader.where(access, filters, *extra) or everything()
+        scan = await _scanned(reader, where, _Scan(pattern, in_path, limits), clock)
+    context = max(0, min(query.context, MAX_CONTEXT))
+    return await reader.offload(lambda: _answer(scan, offset, limit, context, reader.gitlab_url))
+
+
+async def _scanned(reader: Reader, where: Filter, scan: _Scan, clock: Callable[[], float]) -> _Scan:
+    """`scan` fed with the code of every point `where` selects, a batch a trip off the loop, until a limit."""
+    limits = scan.limits
     deadline = clock() + limits.deadline_s
     batch: list[Mapping[str, Any]] = []
     async for record in reader.store.scroll(where, GREP_FIELDS, page=1024):
@@ -222,8 +247,7 @@ async def grep_code(
             break  # as `collected` does: the scroll's generator is closed when it is collected
     if batch and not scan.stopped:
         await reader.offload(functools.partial(scan.feed, batch))
-    context = max(0, min(query.context, MAX_CONTEXT))
-    return await reader.offload(lambda: _answer(scan, offset, limit, context, reader.gitlab_url))
+    return scan
 
 
 def _answer(scan: _Scan, offset: int, limit: int, context: int, gitlab_url: str | None) -> GrepResult:

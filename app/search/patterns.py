@@ -12,7 +12,8 @@ matches a newline (`never_nl`), and `^`/`$` are a line's ends. Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import re._parser as sre_parse  # the stdlib's regex parser: read for a required literal only, never to match
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,10 @@ MAX_PATTERN_CHARS = 1000
 """The longest pattern accepted (a literal or a regular expression), in characters."""
 PROGRAM_BYTES = 8 << 20
 """RE2's memory budget for one compiled pattern: a bigger program is refused, not built."""
+MIN_LITERAL = 3
+"""The shortest literal worth a substring condition in the query (shorter ones select most chunks anyway)."""
 _DOC_PREFIX = re.compile(r"^/\*\*.*?\*/\s*")
+_REPEATS = frozenset({"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"})
 
 
 class PatternError(PayloadError):
@@ -112,3 +116,53 @@ def squashed(line: str) -> str:
     squashed and maybe after its Javadoc's summary: equal squashed texts in one file are one source line.
     """
     return " ".join(_DOC_PREFIX.sub("", line.strip()).split())
+
+
+def required_literal(spec: PatternSpec) -> str | None:
+    """A string every matching line contains, case as written, for the store to select chunks by; None if none.
+
+    A case-sensitive literal is itself. For a regular expression, the longest run of plain characters its
+    top-level concatenation (plain groups included, a repetition of at least one inner ones) requires, read
+    with the standard library's parser: RE2's syntax where the two agree; where they differ the parser
+    fails and there is no literal (the scan then reads every chunk in scope). Case-insensitive parts and
+    alternatives give none. At least `MIN_LITERAL` characters, else None.
+    """
+    if not spec.case_sensitive:
+        return None
+    if not spec.regex:
+        return spec.text if len(spec.text) >= MIN_LITERAL else None
+    try:
+        parsed = sre_parse.parse(spec.text)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    if parsed.state.flags & re.IGNORECASE:
+        return None
+    runs = list(_runs(list(parsed)))
+    best = max(runs, key=lambda run: len(run.encode()), default="")
+    return best if len(best) >= MIN_LITERAL else None
+
+
+def _runs(items: list[tuple[object, object]]) -> Iterator[str]:
+    """The literal runs a sequence of parsed items requires (each run one contiguous string)."""
+    current: list[str] = []
+    for op, arg in _flattened(items):
+        name = str(op)
+        if name == "LITERAL" and isinstance(arg, int) and arg != 10:
+            current.append(chr(arg))
+            continue
+        if current:
+            yield "".join(current)
+            current = []
+        if name in _REPEATS and isinstance(arg, tuple) and arg[0] >= 1:
+            yield from _runs(list(arg[2]))
+    if current:
+        yield "".join(current)
+
+
+def _flattened(items: list[tuple[object, object]]) -> Iterator[tuple[object, object]]:
+    """The items, a plain group's own items in its place (a group is part of the concatenation)."""
+    for op, arg in items:
+        if str(op) == "SUBPATTERN" and isinstance(arg, tuple) and not arg[1] & re.IGNORECASE:
+            yield from _flattened(list(arg[3]))
+        else:
+            yield op, arg

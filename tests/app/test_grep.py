@@ -13,18 +13,20 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import pytest
 import pytest_asyncio
 from qdrant_client import AsyncQdrantClient
 
 from app.auth.access import LOCAL, Access
+from app.core.errors import StorageError
 from app.search.grep import GrepLimits, GrepQuery, GrepResult, grep_block, path_rule
-from app.search.patterns import MAX_PATTERN_CHARS, PatternError, PatternSpec
+from app.search.patterns import MAX_PATTERN_CHARS, PatternError, PatternSpec, required_literal
 from app.search.service import SearchService
 from app.store.edge import EdgeStore
 from app.store.engines import Store
+from app.store.filters import Filter
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
 from app.sync.localfs import chunk_local_files, iter_sources
@@ -153,10 +155,65 @@ async def test_a_match_in_an_unreadable_project_is_neither_shown_nor_counted(sea
 
 
 async def test_a_restricted_caller_scans_only_its_chunks(search: SearchService) -> None:
-    mine = await everything(search, READS_ACME, literal("zzz-not-there"))
-    everything_ = await everything(search, LOCAL, literal("zzz-not-there"))
+    nowhere = GrepQuery(pattern=PatternSpec("[0-9]{40}xq", regex=True))  # no literal: every chunk is read
+    mine = await everything(search, READS_ACME, nowhere)
+    everything_ = await everything(search, LOCAL, nowhere)
 
     assert mine.total == 0 and 0 < mine.scanned_chunks < everything_.scanned_chunks
+
+
+async def test_a_required_literal_narrows_the_chunks_read_inside_the_query(search: SearchService) -> None:
+    narrowed = await everything(search, LOCAL, GrepQuery(pattern=PatternSpec(r"\bfindById\(\w+\)", regex=True)))
+    folded = GrepQuery(pattern=PatternSpec("FINDBYID(", case_sensitive=False))
+
+    assert narrowed.total > 0 and narrowed.scanned_chunks < (await everything(search, LOCAL, folded)).scanned_chunks
+
+
+@pytest.mark.parametrize(
+    ("pattern", "regex", "literal_"),
+    [
+        ("findById(", False, "findById("),
+        ("ab", False, None),
+        (r"\bsynchronized\s*\(\w+\)", True, "synchronized"),
+        (r"foo(bar|baz)qux", True, "fooba"),
+        (r"(?i)abcdef", True, None),
+        (r"(?i:abcd)efgh", True, "efgh"),
+        (r"(getFoo)+Bar", True, "getFoo"),
+        (r"(abcde)*fg", True, None),
+        (r"(abc)?defg", True, "defg"),
+        (r"a.bcd|efgh", True, None),
+        (r"\pL+abc", True, None),  # RE2 syntax the standard parser does not read: no literal, a full scan
+    ],
+)
+async def test_the_literal_a_pattern_requires(pattern: str, regex: bool, literal_: str | None) -> None:
+    assert required_literal(PatternSpec(pattern, regex=regex)) == literal_
+    assert required_literal(PatternSpec(pattern, regex=regex, case_sensitive=False)) is None
+
+
+class NoSubstring(EdgeStore):
+    """Qdrant Edge answering as a server that does not know `match.substring` (before qdrant#10711)."""
+
+    def scroll(self, where: Filter, fields: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        if "MatchSubstring" in repr(where):
+            raise StorageError("Qdrant scroll failed: unknown variant `substring`")
+        return super().scroll(where, fields, **kwargs)
+
+
+async def test_an_engine_without_substring_conditions_is_scanned_whole(indexed: Indexed) -> None:
+    if indexed.engine != "edge":
+        pytest.skip("one engine is enough: the refusal is the store's")
+    store = NoSubstring(":memory:", "java_code")
+    try:
+        await store.ensure(IndexModel(embedding_model=None, dimension=None))
+        context = SourceContext(repo_path=ACME, gitlab_project_id=1, commit_sha=SHA)
+        files = list(iter_sources(SHOP_DIR, Scope.from_config(ChunkerConfig())))
+        await Indexer(store, None).write(ACME, list(chunk_local_files(files, context, ChunkerConfig())))
+        plain = await everything(SearchService(store, None, GITLAB), LOCAL, literal("Repository.findById("))
+    finally:
+        await store.close()
+    narrowed = await everything(indexed.search, LOCAL, literal("Repository.findById(", repo=ACME))
+
+    assert plain.matches == narrowed.matches and plain.scanned_chunks > narrowed.scanned_chunks
 
 
 async def test_a_regular_expression_and_case_insensitivity(search: SearchService) -> None:
