@@ -1,9 +1,9 @@
 """A question that names two things gets both on the first page (issue 28), over `semantic_search` for real.
 
 `acme/gateway` (Java written for this test) holds a customers client with many methods that all speak of
-customers and one visits client: a question about combining "the customers service and the visits
-service" ranks the customers client's methods first by their words alone (they speak of visits too); `app.search.aspects` brings
-the visits client into the first five. Indexed with `index_directory` into an in-memory embedded Qdrant,
+customers (and of visits) and one visits client: a question about combining "the customers service and
+the visits service" ranks the customers client's methods first by their words alone; `app.search.aspects`
+brings the visits client into the first five. Indexed with `index_directory` into an in-memory embedded Qdrant,
 bare settings (the embedded model).
 """
 
@@ -18,7 +18,6 @@ from fastmcp import Client
 
 from app.auth.access import LOCAL
 from app.core.settings import QdrantSettings, Settings
-from app.runtime import Deps
 from app.search import boosts
 from app.sync.local_index import index_directory
 from entry.deps import open_deps
