@@ -1,8 +1,9 @@
 """REST API for scripts: search and the index status, through the same services as the MCP tools.
 
-`GET /api/v1/search` runs the search module; `GET /api/v1/index-status[?repo=]` answers what the MCP
-tool `index_status` does (`app.sync.status`). The caller is authenticated with the same credentials
-as `/mcp` (`app.auth.identity`), and every read runs with its `Access`, inside the query.
+`GET /api/v1/search` runs the search module, `GET /api/v1/grep` its exact and pattern search (what the MCP
+tool `exact_search` does); `GET /api/v1/index-status[?repo=]` answers what the MCP tool `index_status`
+does (`app.sync.status`). The caller is authenticated with the same credentials as `/mcp`
+(`app.auth.identity`), and every read runs with its `Access`, inside the query.
 """
 
 from __future__ import annotations
@@ -22,18 +23,18 @@ from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
 from app.core.refusals import RefusedError, unauthorized_error
 from app.gitlab.files import file_reader
 from app.libraries.usage import with_users
+from app.rest.config_schemas import CONFIG_PATH, ConfigAnswer, ConfigParams
 from app.rest.schemas import (
     CODE_PATH,
-    CONFIG_PATH,
     CONTEXT_PATH,
     IMPACT_PATH,
     INDEX_STATUS_PATH,
     CodeAnswer,
     CodeParams,
-    ConfigAnswer,
-    ConfigParams,
     ContextAnswer,
     ContextParams,
+    GrepAnswer,
+    GrepParams,
     ImpactAnswer,
     ImpactParams,
     IndexStatusAnswer,
@@ -46,8 +47,10 @@ from app.runtime import Deps, ServiceDeps
 from app.search.code import MAX_FILE_BYTES, code_item
 from app.search.config import config_item
 from app.search.context import auto_context, context_answer
+from app.search.grep import GrepQuery, grep_item
 from app.search.impact import NoSeedError, impact_of
 from app.search.impact_items import impact_item
+from app.search.patterns import PatternError, PatternSpec
 from app.search.results import hit_item
 from app.search.scoping import SearchScope
 from app.sync.status import index_status
@@ -117,6 +120,36 @@ def status_endpoint(credentials: Credentials) -> Endpoint:
 def context_endpoint(credentials: Credentials) -> Endpoint:
     """`GET /api/v1/context?task=&repo=&max_chars=`: what the MCP tool `auto_context` answers, for hooks and scripts."""
     return endpoint(credentials, ContextParams, _context)
+
+
+def grep_endpoint(credentials: Credentials) -> Endpoint:
+    """`GET /api/v1/grep?pattern=&regex=&case_sensitive=&repo=&path=&language=&context=&offset=&limit=`."""
+    return endpoint(credentials, GrepParams, _grep)
+
+
+async def _grep(request: Request, access: Access, params: GrepParams) -> JSONResponse:
+    """What the MCP tool `exact_search` finds, as a page of matching lines; a refused pattern is a 400."""
+    deps: Deps = request.state.deps
+    spec = PatternSpec(params.pattern, regex=params.regex, case_sensitive=params.case_sensitive)
+    query = GrepQuery(
+        pattern=spec, repo=params.repo, path=params.path, language=params.language, context=params.context
+    )
+    try:
+        found = await deps.search.grep(access, query, offset=params.offset, limit=params.limit)
+    except PatternError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+    end = params.offset + len(found.matches)
+    answer = GrepAnswer(
+        pattern=params.pattern,
+        total=found.total,
+        files=found.files,
+        offset=params.offset,
+        next_offset=end if end < found.total else None,
+        complete=found.complete,
+        stopped=found.stopped,
+        results=[grep_item(m) for m in found.matches],
+    )
+    return JSONResponse(answer.model_dump(mode="json"))
 
 
 def config_endpoint(credentials: Credentials) -> Endpoint:

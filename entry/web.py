@@ -46,6 +46,7 @@ from app.ops.supervisor import WorkerHealth
 from app.ops.system_hook import RECEIVER_PATH
 from app.rest.openapi import openapi_document, public_document
 from app.rest.schemas import (
+    GREP_PATH,
     ReindexAccepted,
     ReindexRequest,
     validation_message,
@@ -71,6 +72,7 @@ from entry.api import (
     code_endpoint,
     config_endpoint,
     context_endpoint,
+    grep_endpoint,
     impact_endpoint,
     search_endpoint,
     status_endpoint,
@@ -141,6 +143,7 @@ def create_app(
         Route("/openapi.json", openapi_json, methods=["GET"]),
         Route(RECEIVER_PATH, make_endpoint(), methods=["POST"]),
         Route("/api/v1/search", search_endpoint(credentials), methods=["GET"]),
+        Route(GREP_PATH, grep_endpoint(credentials), methods=["GET"]),
         Route(JOBS_PATH, post_index_job, methods=["POST"]),
         Route(JOBS_PATH + "/{job_id:int}", get_index_job, methods=["GET"]),
         Route(STATUS_PATH, status_endpoint(credentials), methods=["GET"]),

@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 from app.search.code import CodeItem
 from app.search.config import ConfigItem
 from app.search.context import ContextItem, RelatedItem
+from app.search.grep import GrepItem
 from app.search.hits import Citation
 from app.search.impact_items import ImpactItem
 from app.search.near import MissingName
@@ -197,6 +198,15 @@ class CodeAnswer(Page, CodeItem):
 
 class ImpactAnswer(Page, ImpactItem):
     """`impact`'s answer (`app.search.impact_items.ImpactItem`): the calling methods are its results, all shown."""
+
+
+class GrepAnswer(Page):
+    """Matching lines (`exact_search`): counted exactly unless `complete` is false (`stopped` says why)."""
+
+    results: list[GrepItem]
+    files: int
+    complete: bool
+    stopped: str | None
 
 
 def output_schema(answer: type[Any]) -> dict[str, Any]:

@@ -19,17 +19,12 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import AuthProvider
 from fastmcp.tools import ToolResult
-from mcp.types import TextContent
 from pydantic import Field
 
 from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.libraries.usage import with_users
 from app.runtime import Deps
-from app.search.context import DEFAULT_MAX_CHARS as CONTEXT_MAX_CHARS
-from app.search.context import MAX_MAX_CHARS as CONTEXT_MAX_BUDGET
-from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS
-from app.search.context import auto_context, context_items, related_items
 from app.search.endpoints import asked_route
 from app.search.hits import Hit, SetWindow
 from app.search.links import EndpointLinks
@@ -40,6 +35,8 @@ from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
 from mcp_server.code_tools import CodeTools
 from mcp_server.config_tools import add_config_tools
+from mcp_server.context_tools import ContextTools
+from mcp_server.grep_tool import GrepTools
 from mcp_server.instructions import INSTRUCTIONS, tool_description
 from mcp_server.library_tools import LibraryTools
 from mcp_server.render import echo, render_hits
@@ -49,6 +46,7 @@ from mcp_server.schemas import (
     CodeAnswer,
     ContextAnswer,
     EndpointAnswer,
+    GrepAnswer,
     HitsAnswer,
     ImpactAnswer,
     IndexStatusAnswer,
@@ -118,6 +116,8 @@ def create_server(
     status = StatusTools(get_deps, tools.access)
     libraries = LibraryTools(get_deps, tools.access)
     code = CodeTools(get_deps, tools.access)
+    grep = GrepTools(tools.search_in)
+    context = ContextTools(tools.search_in)
     names: list[str] = []
 
     def add(tool: Callable[..., Any], answer: type[Any], **annotations: bool) -> None:
@@ -141,10 +141,11 @@ def create_server(
         add(tool, _ANSWERS.get(tool.__name__, HitsAnswer))
     add(status.index_status, IndexStatusAnswer)
     add(status.refresh_repo, RefreshAnswer, readOnlyHint=False, idempotentHint=True, destructiveHint=False)
-    add(tools.auto_context, ContextAnswer)
+    add(context.auto_context, ContextAnswer)
     add(libraries.find_library_usages, LibraryUsagesAnswer)
     add(code.read_code, CodeAnswer)
     add(code.impact, ImpactAnswer)
+    add(grep.exact_search, GrepAnswer)
     add_config_tools(add, get_deps, tools.access)
     mcp.add_middleware(ToolTiming(frozenset(names)))  # every registered tool by name; anything else is `unknown`
     mcp.add_middleware(TextArguments())
@@ -175,6 +176,10 @@ class KnowledgeTools:
         if access is None:
             raise miss("Unauthorized.")
         return access
+
+    async def search_in(self, where: Where) -> tuple[SearchService, Access]:
+        """The search module within `where` and the caller's access (`_search`), for the tools of other modules."""
+        return await self._search(where)
 
     async def _search(self, where: Where) -> tuple[SearchService, Access]:
         """The search module within `where.scope` and the caller's access, once `where.repo` (if any) is readable."""
@@ -462,39 +467,6 @@ class KnowledgeTools:
         items = [{**h.citation(), "symbol_type": h.symbol_type, "generated": h.chunk.generated} for h in hits]
         header = cited_place(hits[0], f"{hits[0].repo_path}:{hits[0].file_path}")
         return tool_result(lines_page(lines, items, page.offset, page.max_chars, header=header))
-
-    async def auto_context(
-        self,
-        task: Annotated[str, Field(description="The task or prompt, as the user wrote it.")],
-        repo: Repo = None,
-        max_chars: Annotated[
-            int, Field(ge=CONTEXT_MIN_CHARS, le=CONTEXT_MAX_BUDGET, description="Budget of the context in characters.")
-        ] = CONTEXT_MAX_CHARS,
-    ) -> ToolResult:
-        """The few chunks most useful for a task (named symbols, relevant search hits, their callers and callees).
-
-        Nothing when nothing in the index is relevant enough: then the task is not about indexed code.
-        Example: auto_context(task="make OwnerService.find throw when the owner is missing")
-        """
-        search, access = await self._search(Where(repo))
-        context = await auto_context(search, access, task, repo=repo, max_chars=max_chars)
-        text = context.text or (
-            f"Nothing indexed is relevant enough to this task (best relevance {context.relevance:.2f}, "
-            f"threshold {context.threshold:.2f}). Use semantic_search if it is about the organization's code."
-        )
-        items = context_items(context)
-        data = {
-            "results": items,
-            "total": len(items),
-            "offset": 0,
-            "omitted": 0,
-            "next_offset": None,
-            "related": related_items(context),
-            "relevance": context.relevance,
-            "threshold": context.threshold,
-            "chars": len(context.text),
-        }
-        return ToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 __all__: Sequence[str] = ["create_server"]

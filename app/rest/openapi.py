@@ -17,10 +17,11 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from app.ops.system_hook import RECEIVER_PATH
+from app.rest.config_schemas import CONFIG_PATH, ConfigAnswer, ConfigParams
 from app.rest.schemas import (
     CODE_PATH,
-    CONFIG_PATH,
     CONTEXT_PATH,
+    GREP_PATH,
     IMPACT_PATH,
     INDEX_JOBS_PATH,
     INDEX_STATUS_PATH,
@@ -30,11 +31,11 @@ from app.rest.schemas import (
     BackfillSummary,
     CodeAnswer,
     CodeParams,
-    ConfigAnswer,
-    ConfigParams,
     ContextAnswer,
     ContextParams,
     ErrorAnswer,
+    GrepAnswer,
+    GrepParams,
     HookAnswer,
     HookEnvelope,
     ImpactAnswer,
@@ -71,6 +72,7 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (HookAnswer, "serialization"),
     (ErrorAnswer, "serialization"),
     (SearchAnswer, "serialization"),
+    (GrepAnswer, "serialization"),
     (IndexJobRequest, "validation"),
     (IndexJobAnswer, "serialization"),
     (IndexStatusAnswer, "serialization"),
@@ -151,6 +153,13 @@ def _paths() -> dict[str, Any]:
             "parameters": _query_parameters(SearchParams),
             "responses": {"200": _json(SearchAnswer, "Ranked results"), "400": _error("Bad parameters"),
                           "401": _error("Not authenticated")},
+        }},
+        GREP_PATH: {"get": {
+            "summary": "Exact and pattern search (git grep): matching lines with their symbol, counted",
+            "security": [{"api": []}],
+            "parameters": _query_parameters(GrepParams),
+            "responses": {"200": _json(GrepAnswer, "A page of matching lines"),
+                          "400": _error("Bad parameters, or a refused pattern"), "401": _error("Not authenticated")},
         }},
         CONTEXT_PATH: {"get": {
             "summary": "The few chunks most useful for a task (auto_context), framed as quoted data",

@@ -23,10 +23,11 @@ from pydantic import (
 from app.agents.hook import CONTEXT_PATH as CONTEXT_PATH  # declared where the hook reads it
 from app.core.events import MAX_ID
 from app.search.code import MAX_LINES, CodeItem
-from app.search.config import ConfigItem
 from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, ContextItem, RelatedItem
+from app.search.grep import MAX_CONTEXT, GrepItem
 from app.search.impact import DEFAULT_HOPS, MAX_CHANGES, MAX_HOPS
 from app.search.impact_items import ImpactItem
+from app.search.patterns import MAX_PATTERN_CHARS
 from app.search.results import HitItem
 from app.search.scoping import SCOPE_HELP, SearchScope
 from app.sync.status import StatusItem
@@ -291,6 +292,39 @@ class SearchAnswer(BaseModel):
     results: list[HitItem]
 
 
+GREP_PATH = "/api/v1/grep"
+MAX_GREP_LIMIT = 200
+
+
+class GrepParams(BaseModel):
+    """`GET /api/v1/grep` query parameters: what the MCP tool `exact_search` takes (issue 28)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    pattern: str = Field(min_length=1, max_length=MAX_PATTERN_CHARS, description="A literal, or RE2 with regex=true.")
+    regex: bool = Field(default=False, description="Read pattern as an RE2 regular expression.")
+    case_sensitive: bool = Field(default=True, description="false ignores case.")
+    repo: str | None = Field(default=None, description="Repository path, or a group prefix ending in /.")
+    path: str | None = Field(default=None, description="Folder or file prefix, or a glob ('*Controller.java').")
+    language: str | None = Field(default=None, description="Only code in this language, e.g. java.")
+    context: int = Field(default=2, ge=0, le=MAX_CONTEXT, description="Lines shown before and after each match.")
+    offset: int = Field(default=0, ge=0, description="Skip this many matching lines: a previous next_offset.")
+    limit: int = Field(default=50, ge=1, le=MAX_GREP_LIMIT, description="Matching lines per page.")
+
+
+class GrepAnswer(BaseModel):
+    """`GET /api/v1/grep`: a page of matching lines in file order, counted exactly unless `complete` is false."""
+
+    pattern: str
+    total: int = Field(description="Matching lines (a floor when complete is false)")
+    files: int = Field(description="Files with a matching line")
+    offset: int
+    next_offset: int | None
+    complete: bool = Field(description="false: the scan stopped (stopped says why); narrow repo or path")
+    stopped: str | None
+    results: list[GrepItem]
+
+
 class ContextParams(BaseModel):
     """`GET /api/v1/context` query parameters: what `auto_context` takes (issue 16)."""
 
@@ -301,28 +335,6 @@ class ContextParams(BaseModel):
     max_chars: int = Field(
         default=DEFAULT_MAX_CHARS, ge=MIN_MAX_CHARS, le=MAX_MAX_CHARS, description="Budget of the context."
     )
-
-
-CONFIG_PATH = "/api/v1/config"
-
-
-class ConfigParams(BaseModel):
-    """`GET /api/v1/config` query parameters: what the MCP tool `find_config` takes (issue 29)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    key: str = Field(
-        min_length=1, max_length=300, description="A property key in any relaxed form (a.b-c, A_BC), or Type.field."
-    )
-    repo: str | None = Field(default=None, description="Repository path, or a group prefix ending in /.")
-    path: str | None = Field(default=None, description="Only files under this folder or file.")
-
-
-class ConfigAnswer(BaseModel):
-    """`GET /api/v1/config`: where a key is set (per profile, file:line, value or the secret marker), who reads it."""
-
-    key: str
-    results: list[ConfigItem]
 
 
 class ContextAnswer(BaseModel):

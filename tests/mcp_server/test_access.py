@@ -39,6 +39,7 @@ CALLS: Final[dict[str, dict[str, Any]]] = {
     "find_implementations": {"type": "Marker"},
     "find_config": {"key": "SHARED_OWNER"},
     "impact": {"symbol": "Helper.help", "hops": 3},
+    "exact_search": {"pattern": 'helper.help("'},
 }
 REPO_TOOLS: Final = [t for t in CALLS if t not in ("list_repos", "get_callees")] + ["get_file_outline", "read_code"]
 
@@ -141,6 +142,26 @@ async def test_impact_paths_run_only_through_readable_code(org: Org, who: str) -
 def rest(org: Org, who: str | None, **params: str) -> httpx.Response:
     headers = {"Authorization": f"Bearer {org.token(who)}"} if who else {}
     return httpx.get(f"{org.app.base_url}/api/v1/search", params=params, headers=headers, timeout=10)
+
+
+@pytest.mark.parametrize("who", IDENTITIES)
+async def test_exact_search_counts_only_the_readable_projects(org: Org, who: str) -> None:
+    # One `helper.help("` line a project: the count is the readable projects, on MCP and REST alike.
+    answer = (await call(org, who, "exact_search", CALLS["exact_search"])).structured_content
+    grep = httpx.get(
+        f"{org.app.base_url}/api/v1/grep", params={"pattern": 'helper.help("'}, timeout=10,
+        headers={"Authorization": f"Bearer {org.token(who)}"},
+    ).json()  # fmt: skip
+    readable = org.readable[who]
+    for found in (answer, grep):
+        assert found is not None and found["complete"]
+        assert (found["total"], found["files"]) == (len(readable), len(readable))
+        assert {r["repo_path"] for r in found["results"]} == readable
+    for repo in set(ALL_REPOS) - readable:  # a project's own marker: as absent as a string nobody wrote
+        hidden = (await call(org, who, "exact_search", {"pattern": repo.replace("/", "-")})).structured_content
+        absent = (await call(org, who, "exact_search", {"pattern": "no-such-marker"})).structured_content
+        assert hidden is not None and absent is not None
+        assert hidden["total"] == hidden["files"] == 0 and hidden["results"] == absent["results"] == []
 
 
 @pytest.mark.parametrize("who", IDENTITIES)
