@@ -11,6 +11,8 @@ import enum
 from pipeline._values import value
 
 LANGUAGE = "java"
+LANGUAGES = (LANGUAGE, "kotlin")
+"""The values of `Chunk.language`: what a `language` filter may ask for."""
 
 
 class SymbolType(enum.StrEnum):
@@ -61,7 +63,7 @@ class SourceContext:
 class ChunkerConfig:
     """Pipeline knobs, built from the service Settings by the entrypoints."""
 
-    include: tuple[str, ...] = ("**/src/main/java/**/*.java",)
+    include: tuple[str, ...] = ("**/src/main/java/**/*.java", "**/src/main/kotlin/**/*.kt")
     exclude: tuple[str, ...] = (
         "**/src/test/**",
         "**/generated/**",

@@ -1,0 +1,254 @@
+"""Kotlin sources into the same chunks as Java's (issue 29): a table of snippets and the chunks each gives."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any, Final
+
+import pytest
+
+from pipeline.kotlin.chunker import facade_name
+from pipeline.languages import chunk_file as chunk_source
+from pipeline.model import Chunk, ChunkerConfig, FileResult, SkipReason, SourceContext, SymbolType
+from pipeline.scope import Scope
+
+PATH: Final = "svc/src/main/kotlin/com/acme/Owners.kt"
+CONTROLLER: Final = """package com.acme.web
+
+import org.springframework.web.bind.annotation.*
+import com.acme.core.OwnerRepository
+
+/** Owners over HTTP. Read and written here. */
+@RestController
+@RequestMapping("/api/owners", "/v1/owners")
+class OwnerController(private val owners: OwnerRepository, @Value("\\${page.size}") private val size: Int) {
+
+    /**
+     * Finds one owner.
+     */
+    @GetMapping(value = ["/{id}", "/by-id/{id}"])
+    suspend fun find(@PathVariable id: Long): Owner? = owners.findById(id)
+
+    @RequestMapping(path = ["/search"], method = [RequestMethod.POST, RequestMethod.PUT])
+    fun search(@RequestBody query: Query): List<Owner> {
+        return owners.search(query)
+    }
+
+    @PostMapping
+    fun create(@RequestBody owner: Owner): Owner = owners.save(owner)
+}
+"""
+SERVICE: Final = """package com.acme.core
+
+@Service
+class OwnerService(private val repo: OwnerRepository, private val handlers: List<Handler>) {
+    constructor(repo: OwnerRepository) : this(repo, emptyList())
+
+    val count: Int
+        get() = repo.count()
+
+    @Autowired
+    lateinit var clock: Clock
+
+    var plain: Int = 0
+
+    companion object {
+        const val LIMIT = 10
+        fun create(): OwnerService = TODO()
+    }
+}
+"""
+SHAPES: Final = """package com.acme.model
+
+data class Owner(val id: Long, val name: String)
+
+object Registry {
+    fun register(owner: Owner) {}
+}
+
+interface PricingPolicy {
+    fun price(visit: Visit): Money
+}
+
+enum class Kind { CAT, DOG }
+
+fun <T : Any> List<T>.second(): T = this[1]
+
+fun String.shout(times: Int = 1): String = uppercase().repeat(times)
+
+val Owner.display: String
+    get() = name
+"""
+BEANS: Final = """package com.acme.config
+
+@Component
+class Mailer @Autowired constructor(private val sender: Sender) {
+    constructor() : this(Sender())
+}
+
+@Configuration
+class AppConfig {
+    @Bean
+    fun mailer(sender: Sender, templates: Optional<Templates>): Mailer = Mailer(sender)
+}
+"""
+
+
+def chunk(source: str, path: str = PATH) -> FileResult:
+    return chunk_source(source.encode(), path, SourceContext(repo_path="acme/shop"), ChunkerConfig())
+
+
+def by_name(result: FileResult) -> dict[str, Chunk]:
+    found: dict[str, Chunk] = {}
+    for c in result.chunks:  # the first of overloads
+        found.setdefault(c.qualified_name, c)
+    return found
+
+
+# (source, qualified name, expected fields of its chunk)
+TABLE: Final[list[tuple[str, str, dict[str, Any]]]] = [
+    (CONTROLLER, "com.acme.web.OwnerController", {
+        "symbol_type": SymbolType.CLASS, "stereotype": "rest_controller", "javadoc_summary": "Owners over HTTP.",
+        "annotation_names": ("RestController", "RequestMapping"), "injects": ("OwnerRepository",),
+        "injects_fq": ("com.acme.core.OwnerRepository",), "language": "kotlin", "enclosing_type": None,
+    }),
+    (CONTROLLER, "com.acme.web.OwnerController.OwnerController", {
+        "symbol_type": SymbolType.CONSTRUCTOR, "injects": ("OwnerRepository",),
+        "parameter_types": ("OwnerRepository", "Int"),
+        "signature": "OwnerController(owners: OwnerRepository, size: Int)",
+    }),
+    (CONTROLLER, "com.acme.web.OwnerController.find", {
+        "symbol_type": SymbolType.METHOD, "modifiers": ("suspend",), "http_method": ("GET",),
+        "http_path": ("/api/owners/{id}", "/api/owners/by-id/{id}", "/v1/owners/{id}", "/v1/owners/by-id/{id}"),
+        "javadoc_summary": "Finds one owner.", "signature": "suspend find(id: Long): Owner?",
+        "annotations": ("@GetMapping(value = [\"/{id}\", \"/by-id/{id}\"])",), "line_start": 11, "line_end": 15,
+        "enclosing_type": "com.acme.web.OwnerController", "stereotype": "rest_controller",
+    }),
+    (CONTROLLER, "com.acme.web.OwnerController.search", {
+        "http_method": ("POST", "PUT"), "http_path": ("/api/owners/search", "/v1/owners/search"),
+        "parameter_types": ("Query",),
+    }),
+    (CONTROLLER, "com.acme.web.OwnerController.create", {
+        "http_method": ("POST",), "http_path": ("/api/owners", "/v1/owners"),
+    }),
+    (SERVICE, "com.acme.core.OwnerService", {
+        "stereotype": "service", "injects": ("OwnerRepository", "Handler", "Clock"),
+    }),
+    (SERVICE, "com.acme.core.OwnerService.OwnerService", {  # the primary constructor is Spring's choice
+        "symbol_type": SymbolType.CONSTRUCTOR, "injects": ("OwnerRepository", "Handler"), "line_start": 4,
+    }),
+    (SERVICE, "com.acme.core.OwnerService.count", {"symbol_type": SymbolType.METHOD, "signature": "val count: Int"}),
+    (SERVICE, "com.acme.core.OwnerService.clock", {"injects": ("Clock",), "annotation_names": ("Autowired",)}),
+    (SERVICE, "com.acme.core.OwnerService.Companion", {
+        "symbol_type": SymbolType.CLASS, "modifiers": ("companion", "object"),
+        "enclosing_type": "com.acme.core.OwnerService",
+    }),
+    (SERVICE, "com.acme.core.OwnerService.Companion.create", {
+        "enclosing_type": "com.acme.core.OwnerService.Companion",
+    }),
+    (SHAPES, "com.acme.model.Owner", {"symbol_type": SymbolType.CLASS, "modifiers": ("data",)}),
+    (SHAPES, "com.acme.model.Owner.Owner", {"symbol_type": SymbolType.CONSTRUCTOR, "injects": ()}),
+    (SHAPES, "com.acme.model.Registry", {"modifiers": ("object",), "signature": "object Registry"}),
+    (SHAPES, "com.acme.model.PricingPolicy", {"symbol_type": SymbolType.INTERFACE}),
+    (SHAPES, "com.acme.model.PricingPolicy.price", {
+        "symbol_type": SymbolType.METHOD, "signature": "price(visit: Visit): Money",
+    }),
+    (SHAPES, "com.acme.model.Kind", {"symbol_type": SymbolType.ENUM}),
+    (SHAPES, "com.acme.model.OwnersKt.second", {
+        "signature": "<T : Any> List<T>.second(): T", "enclosing_type": "com.acme.model.OwnersKt",
+    }),
+    (SHAPES, "com.acme.model.OwnersKt.shout", {
+        "signature": "String.shout(times: Int): String", "parameter_types": ("Int",),
+    }),
+    (SHAPES, "com.acme.model.OwnersKt.display", {"signature": "val Owner.display: String"}),
+    (BEANS, "com.acme.config.Mailer.Mailer", {"injects": ("Sender",), "parameter_types": ("Sender",)}),
+    (BEANS, "com.acme.config.AppConfig.mailer", {"injects": ("Sender", "Templates")}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "name", "expected"), TABLE, ids=[t[1] for t in TABLE])
+def test_a_kotlin_snippet_gives_the_expected_chunk(source: str, name: str, expected: dict[str, Any]) -> None:
+    result = chunk(source)
+    assert not result.skipped
+    chunks = by_name(result)
+    assert name in chunks, sorted(chunks)
+    got = chunks[name]
+    assert {k: getattr(got, k) for k in expected} == expected
+
+
+def test_plain_properties_and_an_empty_primary_constructor_have_no_chunk_of_their_own() -> None:
+    names = set(by_name(chunk(SERVICE)))
+    assert "com.acme.core.OwnerService.plain" not in names
+    assert "com.acme.core.OwnerService.Companion.LIMIT" not in names
+    assert "com.acme.config.AppConfig.AppConfig" not in set(by_name(chunk(BEANS)))
+
+
+def test_a_secondary_constructor_beside_an_injecting_one_injects_nothing() -> None:
+    # `Mailer`'s primary constructor is `@Autowired`: the no-argument one is not an injection point.
+    constructors = [c for c in chunk(BEANS).chunks if c.qualified_name == "com.acme.config.Mailer.Mailer"]
+    assert [c.injects for c in constructors] == [("Sender",), ()]
+    assert len({c.id for c in constructors}) == 2
+
+
+def test_the_type_chunk_lists_members_with_bodies_elided() -> None:
+    code = by_name(chunk(SERVICE))["com.acme.core.OwnerService"].code
+    assert "    var plain: Int = 0" in code
+    assert "constructor(repo: OwnerRepository) : this(repo, emptyList())" in code
+    assert "companion object { ... }" in code
+    assert "repo.count()" not in code
+
+
+def test_every_chunk_is_kotlin_and_java_chunks_stay_java() -> None:
+    assert {c.language for c in chunk(SHAPES).chunks} == {"kotlin"}
+    java = chunk_source(
+        b"class A { void m() {} }", "src/main/java/A.java", SourceContext(repo_path="r"), ChunkerConfig()
+    )
+    assert {c.language for c in java.chunks} == {"java"}
+
+
+def test_the_facade_class_is_named_as_kotlinc_names_it() -> None:
+    assert facade_name("a/b/Owners.kt") == "OwnersKt"
+    assert facade_name("a/owner-utils.kt") == "Owner_utilsKt"
+
+
+def test_bad_kotlin_is_skipped_with_its_reason_and_the_rest_is_indexed() -> None:
+    source = SHAPES.replace("object Registry {", "object Registry {\n    fun broken( {{ = \n    }\n}\n\nobject Other {")
+    result = chunk(source)
+    assert result.parse_errors
+    assert result.skipped and {s.reason for s in result.skipped} == {SkipReason.SYNTAX_ERROR}
+    assert all(s.detail.startswith("unparsable code") and s.line_start for s in result.skipped)
+    names = set(by_name(result))
+    assert {"com.acme.model.PricingPolicy.price", "com.acme.model.OwnersKt.shout", "com.acme.model.Kind"} <= names
+
+
+def test_nothing_parsable_is_one_skip_of_the_whole_file() -> None:
+    result = chunk("}}} ((( not kotlin at all\n")
+    assert not result.chunks
+    [skipped] = result.skipped
+    assert (skipped.reason, skipped.line_start, skipped.line_end) == (SkipReason.SYNTAX_ERROR, 1, 1)
+    assert skipped.detail == "unparsable code: }}} ((( not kotlin at all"
+
+
+def test_a_broken_declaration_is_the_only_part_skipped() -> None:
+    source = SHAPES.replace("object Registry {", "object Registry {\n    fun broken( {{ = \n    }\n}\n\nobject Other {")
+    [skipped] = chunk(source).skipped
+    assert (skipped.line_start, skipped.line_end) == (5, 8)
+    assert skipped.detail.startswith("unparsable code: object Registry { fun broken(")
+    assert "com.acme.model.Other.register" in by_name(chunk(source))
+
+
+def test_a_long_function_is_split_into_parts_that_tile_it() -> None:
+    body = "\n".join(f'        val v{i} = compute({i}, "{"x" * 40}")' for i in range(400))
+    source = f"package p\n\nclass Big {{\n    fun long() {{\n{body}\n    }}\n}}\n"
+    parts = [c for c in chunk(source).chunks if c.name == "long"]
+    assert len(parts) > 1 and {p.symbol_type for p in parts} == {SymbolType.METHOD_PART}
+    assert parts[0].line_start == 4 and parts[-1].line_end == 405
+    assert all(a.line_end + 1 == b.line_start for a, b in pairwise(parts))
+
+
+def test_the_default_scope_takes_kotlin_sources_as_it_takes_java_ones() -> None:
+    scope = Scope.from_config(ChunkerConfig())
+    assert scope.matches("svc/src/main/kotlin/com/acme/Owners.kt")
+    assert scope.matches("svc/src/main/java/com/acme/Owner.java")
+    assert not scope.matches("svc/src/test/kotlin/com/acme/OwnersTest.kt")
+    assert not scope.matches("build.gradle.kts")
