@@ -35,6 +35,7 @@ from entry.cli_admin import (
     run_token,
 )
 from entry.cli_services import run_serve, run_web, run_worker
+from pipeline.model import LANGUAGES
 
 if TYPE_CHECKING:
     from app.store.engines import Store
@@ -108,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--stereotype", help="service, repository, rest_controller, ...")
     search.add_argument("--annotation", help="annotation simple name, e.g. Transactional")
     search.add_argument("--http-method", help="GET, POST, ...")
+    search.add_argument("--language", choices=LANGUAGES, help="java or kotlin")
     search.add_argument(
         "--scope",
         choices=("code", "libraries", "all"),

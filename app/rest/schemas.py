@@ -17,7 +17,7 @@ from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, 
 from app.search.results import HitItem
 from app.search.scoping import SearchScope
 from app.sync.status import StatusItem
-from pipeline.model import SYMBOL_TYPES
+from pipeline.model import LANGUAGES, SYMBOL_TYPES
 
 MAX_ERRORS_SHOWN = 5
 MAX_LOC_CHARS = 64
@@ -243,6 +243,7 @@ class SearchParams(BaseModel):
     stereotype: str | None = Field(default=None, description="service, repository, rest_controller, ...")
     annotation: str | None = Field(default=None, description="Annotation simple name, e.g. Transactional.")
     http_method: str | None = Field(default=None, description="GET, POST, ...")
+    language: str | None = Field(default=None, json_schema_extra={"enum": [*LANGUAGES]})
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT, description="How many results (clamped to 1..50).")
     scope: SearchScope = Field(
         default=SearchScope.CODE, description="code (the organization's, the default), libraries, or all."
@@ -260,6 +261,13 @@ class SearchParams(BaseModel):
     def _symbol_type(cls, value: str | None) -> str | None:
         if value and value not in SYMBOL_TYPES:
             raise ValueError(f"symbol_type must be one of {sorted(SYMBOL_TYPES)}")
+        return value or None
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str | None) -> str | None:
+        if value and value not in LANGUAGES:
+            raise ValueError(f"language must be one of {list(LANGUAGES)}")
         return value or None
 
     @field_validator("limit", mode="before")
