@@ -20,13 +20,15 @@ from pipeline.kotlin.grammar import parse
 from pipeline.kotlin.reader import error_nodes
 
 _MODIFIER = (
-    r"(?:public|private|internal|protected|abstract|open|final|sealed|data|enum|annotation|inline|value|inner|"
-    r"suspend|operator|infix|tailrec|external|const|lateinit|override|expect|actual|fun)\s+"
+    rb"(?:public|private|internal|protected|abstract|open|final|sealed|data|enum|annotation|inline|value|inner|"
+    rb"suspend|operator|infix|tailrec|external|const|lateinit|override|expect|actual|fun|companion)\s+"
 )
-_STARTS = re.compile(
-    rb"^(?:@|/\*\*|(?:" + _MODIFIER.encode() + rb")*(?:fun|class|object|interface|val|var|typealias)\b)", re.M
+_DECLARATION = (
+    rb"(?:@|/\*\*|(?:" + _MODIFIER + rb")*(?:fun|class|object|interface|val|var|typealias|init|constructor)\b)"
 )
-_HEAD = re.compile(rb"^(?:@|/\*\*)")  # a start whose declaration follows on later lines
+_TOP = re.compile(rb"^" + _DECLARATION, re.M)
+_OPENS_BODY = re.compile(rb"^\S[^\n]*\{[ \t]*$", re.M)  # the line at column 0 that opens a declaration's body
+_MEMBER = re.compile(rb"^([ \t]+)" + _DECLARATION, re.M)  # the first member line gives the body's indentation
 
 
 class Piece(NamedTuple):
@@ -39,39 +41,64 @@ class Piece(NamedTuple):
 
 
 def parse_recovering(data: bytes) -> tuple[Tree, list[Piece]]:
-    """The tree of `data`, its unparsable top-level pieces blanked when it has errors; and those pieces."""
+    """The tree of `data`, its unparsable pieces blanked when it has errors; and those pieces.
+
+    A top-level declaration that does not parse alone is opened up into its members (the lines at its
+    body's indentation that start one): only the members that break it are blanked, when that mends it.
+    """
     tree = parse(data)
     if not tree.root_node.has_error:
         return tree, []
     errors = [(n.start_byte, max(n.end_byte, n.start_byte + 1)) for n in error_nodes(tree.root_node)]
-    bad = [
-        p for p in _pieces(data)
-        if any(s < p.end and p.start < e for s, e in errors) and parse(_keep(data, p)).root_node.has_error
-    ]  # fmt: skip
+    bad: list[Piece] = []
+    for piece in _pieces(data, _TOP, 0, len(data)):
+        if any(s < piece.end and piece.start < e for s, e in errors) and _broken(data, piece, []):
+            bad.extend(_breaking_members(data, piece))
     if not bad:
         return tree, []
     return parse(_blank(data, bad)), bad
 
 
-def _pieces(data: bytes) -> list[Piece]:
-    starts = [0]
-    after_head = False  # the previous start was an annotation or KDoc: this line continues its declaration
-    for match in _STARTS.finditer(data):
+def _breaking_members(data: bytes, piece: Piece) -> list[Piece]:
+    """The members of a broken declaration that break it; the whole of it when blanking those does not mend it."""
+    opened = _OPENS_BODY.search(data, piece.start, piece.end)  # not a primary constructor's parameters
+    found = _MEMBER.search(data, opened.end(), piece.end) if opened is not None else None
+    if found is None:
+        return [piece]
+    indent = re.escape(found.group(1))
+    closing = data.rfind(b"\n}", found.start(), piece.end) + 1  # the body's closing line stays
+    if closing <= 0:
+        return [piece]
+    members = _pieces(data, re.compile(rb"^" + indent + _DECLARATION, re.M), found.start(), closing)
+    bad = [m for m in members if _broken(data, piece, [o for o in members if o is not m])]
+    if not bad or _broken(data, piece, bad):
+        return [piece]
+    return bad
+
+
+def _broken(data: bytes, piece: Piece, blanked: list[Piece]) -> bool:
+    """Whether `piece` alone, with `blanked` pieces blanked, holds a syntax error."""
+    kept = _spaces(data[: piece.start]) + data[piece.start : piece.end] + _spaces(data[piece.end :])
+    return parse(_blank(kept, blanked)).root_node.has_error
+
+
+def _pieces(data: bytes, starts: re.Pattern[bytes], start: int, end: int) -> list[Piece]:
+    """`start`..`end` cut where a declaration starts; its KDoc and annotation lines stay with it."""
+    cuts = [start]
+    for match in starts.finditer(data, start, end):
         at = match.start()
-        if at and not after_head:
-            starts.append(at)
-        after_head = bool(_HEAD.match(data, at))
-    bounds = [*sorted(set(starts)), len(data)]
+        if at <= start:
+            continue
+        line_end = data.rfind(b"\n", start, at)  # the previous line, without its newline
+        before = data[max(start, data.rfind(b"\n", start, line_end) + 1) : line_end].strip()
+        if not (before.startswith(b"@") or before.endswith(b"*/")):  # a continuation of an annotated declaration
+            cuts.append(at)
+    bounds = [*cuts, end]
     pieces = []
-    for start, end in pairwise(bounds):
-        text = data[start:end].rstrip()
-        first = data.count(b"\n", 0, start)
-        pieces.append(Piece(start, end, first, first + text.count(b"\n")))
+    for first, last in pairwise(bounds):
+        row = data.count(b"\n", 0, first)
+        pieces.append(Piece(first, last, row, row + data[first:last].rstrip().count(b"\n")))
     return pieces
-
-
-def _keep(data: bytes, piece: Piece) -> bytes:
-    return _spaces(data[: piece.start]) + data[piece.start : piece.end] + _spaces(data[piece.end :])
 
 
 def _blank(data: bytes, pieces: list[Piece]) -> bytes:
