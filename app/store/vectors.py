@@ -62,6 +62,7 @@ KEYWORD_INDEXES = (
     "implements_fq",
     "enclosing_type",
     "flags",
+    "language",
     "source_hash",
 )
 INTEGER_INDEXES = ("gitlab_project_id", payloads.FILE_ORDER)

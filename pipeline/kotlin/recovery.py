@@ -52,7 +52,7 @@ def parse_recovering(data: bytes) -> tuple[Tree, list[Piece]]:
     errors = [(n.start_byte, max(n.end_byte, n.start_byte + 1)) for n in error_nodes(tree.root_node)]
     bad: list[Piece] = []
     for piece in _pieces(data, _TOP, 0, len(data)):
-        if any(s < piece.end and piece.start < e for s, e in errors) and _broken(data, piece, []):
+        if any(s < piece.end and piece.start < e for s, e in errors) and _broken(data[piece.start : piece.end]):
             bad.extend(_breaking_members(data, piece))
     if not bad:
         return tree, []
@@ -60,26 +60,29 @@ def parse_recovering(data: bytes) -> tuple[Tree, list[Piece]]:
 
 
 def _breaking_members(data: bytes, piece: Piece) -> list[Piece]:
-    """The members of a broken declaration that break it; the whole of it when blanking those does not mend it."""
+    """The members of a broken declaration that break it; the whole of it when blanking those does not mend it.
+
+    Each member is parsed in its declaration without the others (the head, the member, the closing line).
+    """
     opened = _OPENS_BODY.search(data, piece.start, piece.end)  # not a primary constructor's parameters
     found = _MEMBER.search(data, opened.end(), piece.end) if opened is not None else None
     if found is None:
         return [piece]
-    indent = re.escape(found.group(1))
     closing = data.rfind(b"\n}", found.start(), piece.end) + 1  # the body's closing line stays
     if closing <= 0:
         return [piece]
+    indent = re.escape(found.group(1))
     members = _pieces(data, re.compile(rb"^" + indent + _DECLARATION, re.M), found.start(), closing)
-    bad = [m for m in members if _broken(data, piece, [o for o in members if o is not m])]
-    if not bad or _broken(data, piece, bad):
+    head, tail = data[piece.start : found.start()], data[closing : piece.end]
+    bad = [m for m in members if _broken(head + data[m.start : m.end] + tail)]
+    kept = b"".join(data[m.start : m.end] for m in members if m not in bad)
+    if not bad or _broken(head + kept + tail):
         return [piece]
     return bad
 
 
-def _broken(data: bytes, piece: Piece, blanked: list[Piece]) -> bool:
-    """Whether `piece` alone, with `blanked` pieces blanked, holds a syntax error."""
-    kept = _spaces(data[: piece.start]) + data[piece.start : piece.end] + _spaces(data[piece.end :])
-    return parse(_blank(kept, blanked)).root_node.has_error
+def _broken(source: bytes) -> bool:
+    return parse(source).root_node.has_error
 
 
 def _pieces(data: bytes, starts: re.Pattern[bytes], start: int, end: int) -> list[Piece]:
@@ -102,11 +105,11 @@ def _pieces(data: bytes, starts: re.Pattern[bytes], start: int, end: int) -> lis
 
 
 def _blank(data: bytes, pieces: list[Piece]) -> bytes:
+    """`data` with the pieces' bytes turned into spaces, their newlines kept: offsets and rows stay."""
     out = bytearray(data)
     for piece in pieces:
-        out[piece.start : piece.end] = _spaces(data[piece.start : piece.end])
+        out[piece.start : piece.end] = data[piece.start : piece.end].translate(_TO_SPACES)
     return bytes(out)
 
 
-def _spaces(chunk: bytes) -> bytes:
-    return re.sub(rb"[^\n]", b" ", chunk)
+_TO_SPACES = bytes(b if b == ord("\n") else ord(" ") for b in range(256))
