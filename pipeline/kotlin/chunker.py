@@ -22,11 +22,13 @@ from pipeline.kotlin.reader import CONSTRUCTOR, PRIMARY, PROPERTY, KFile, KMembe
 from pipeline.kotlin.recovery import Piece, parse_recovering
 from pipeline.members import param_injections
 from pipeline.model import LANGUAGES, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
+from pipeline.outbound import Client, client_of, declared_routes
 from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
 from pipeline.spring import (
     BEAN_STEREOTYPES,
+    EXCHANGE_ANNOTATIONS,
     HANDLER_STEREOTYPES,
     injected_type,
     is_injected_member,
@@ -88,13 +90,15 @@ def _drafts(unit: FileUnit, found: KFile, file_path: str) -> Iterator[Draft]:
     for info in found.types:
         stereotype = stereotype_of(info.modifiers, (*info.extends, *info.implements), info.kind is SymbolType.INTERFACE)
         prefixes = route_prefixes(info.modifiers)
-        drafts = (_member_chunk(unit, m, info.nested_name, stereotype, prefixes, info) for m in info.members)
+        exchanges = any(m.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in info.members)
+        client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
+        drafts = (_member_chunk(unit, m, info.nested_name, stereotype, prefixes, info, client) for m in info.members)
         members = [m for m in drafts if m is not None]
         yield _type_chunk(unit, info, stereotype, members)
         yield from members
     facade = facade_name(file_path)
     for member in found.top_level:
-        draft = _member_chunk(unit, member, facade, None, (), None, top_level=True)
+        draft = _member_chunk(unit, member, facade, None, (), None, None, top_level=True)
         if draft is not None:
             yield draft
 
@@ -121,7 +125,7 @@ def _injects(member: KMember, info: KType | None, stereotype: str | None) -> tup
 
 def _member_chunk(
     unit: FileUnit, member: KMember, owner_nested: str, stereotype: str | None, prefixes: Sequence[str],
-    info: KType | None, *, top_level: bool = False,
+    info: KType | None, client: tuple[Client, str | None] | None, *, top_level: bool = False,
 ) -> Draft | None:  # fmt: skip
     if member.kind == PRIMARY and not member.params:
         return None
@@ -147,6 +151,8 @@ def _member_chunk(
     chunk.annotation_names = tuple(a.name for a in annotations)
     chunk.stereotype = stereotype
     chunk.http_method, chunk.http_path = verbs, paths
+    # A Feign or `@HttpExchange` client's method: its own routes are the calls it makes (`pipeline.outbound`).
+    chunk.outbound = declared_routes(client[0], client[1], verbs, paths) if client is not None and paths else ()
     chunk.routes_if_mapping = (
         routes_if_mapping(mods, prefixes) if annotations and not paths and stereotype in HANDLER_STEREOTYPES else ()
     )
