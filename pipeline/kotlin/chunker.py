@@ -14,10 +14,11 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
-from pipeline.calls import FileCalls
+from pipeline.calls import CallScope
 from pipeline.drafts import Draft, FileUnit, Part, finish
 from pipeline.generated import mark_generated
 from pipeline.javadoc import summarize
+from pipeline.kotlin.calls import read_calls
 from pipeline.kotlin.reader import CONSTRUCTOR, PRIMARY, PROPERTY, KFile, KMember, KType, error_nodes, read_file
 from pipeline.kotlin.recovery import Piece, parse_recovering
 from pipeline.members import param_injections
@@ -62,7 +63,7 @@ def chunk_kotlin(raw: bytes, file_path: str, context: SourceContext, config: Chu
     unit = FileUnit(
         context=context, file_path=file_path, package=package,
         imports=read_imports(found.imports, declared, package), data=decoded.data,
-        lines=decoded.data.decode("utf-8").split("\n"), calls=FileCalls([], []), config=config,
+        lines=decoded.data.decode("utf-8").split("\n"), calls=read_calls(root), config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
         constants=cache(dict), http_clients=cache(bool),
     )  # fmt: skip
@@ -161,17 +162,28 @@ def _member_chunk(
     chunk.javadoc_summary = summarize(text(member.doc)) if member.doc is not None else None
     chunk.line_start, chunk.line_end = rows.first + 1, rows.last + 1
     chunk.parse_errors = member.node.has_error
-    parts = _parts(unit, rows, member.body)
+    scope = _scope(unit, info, owner_nested)
+    parts = tuple(Part(span, *unit.calls.calls_in(span, rows, scope)) for span in _parts(unit, rows, member.body))
+    chunk.calls, chunk.calls_fq = (parts[0].calls, parts[0].calls_fq) if len(parts) == 1 else ((), ())
     chunk.code = unit.code(rows) if len(parts) == 1 else ""
     key = f"{owner_nested}.{name}({','.join(chunk.parameter_types)})"
     return Draft(key, chunk, parts if len(parts) > 1 else ())
 
 
-def _parts(unit: FileUnit, rows: LineSpan, body: Node | None) -> tuple[Part, ...]:
+def _scope(unit: FileUnit, info: KType | None, owner_nested: str) -> CallScope:
+    """What a member's body sees: its type's properties and primary constructor parameters, by simple type."""
+    fields = {p.name: p.simple for m in (info.members if info is not None else ()) if m.kind in (PRIMARY, PROPERTY)
+              for p in m.params if p.simple}  # fmt: skip
+    superclass = info.extends[0] if info is not None and info.extends else None
+    name = owner_nested.rsplit(".", 1)[-1]
+    return CallScope(type_name=name, superclass=superclass, fields=fields, imports=unit.imports)
+
+
+def _parts(unit: FileUnit, rows: LineSpan, body: Node | None) -> list[LineSpan]:
     """One part when the member fits the token budget; else the Java splitter's parts over the Kotlin block."""
     budget = unit.config.max_chunk_tokens
     if body is None or estimate_tokens(unit.code(rows)) <= budget:
-        return (Part(rows, (), ()),)
+        return [rows]
     nodes: dict[int, Node] = {}
 
     def span(node: Node) -> Span:
@@ -183,7 +195,7 @@ def _parts(unit: FileUnit, rows: LineSpan, body: Node | None) -> tuple[Part, ...
         return [span(c) for c in nodes[of.path[0]].named_children]
 
     spans: Callable[[Span], Sequence[Span]] = inner
-    return tuple(Part(s, (), ()) for s in split_rows(rows, span(body), spans, unit.lines, budget))
+    return split_rows(rows, span(body), spans, unit.lines, budget)
 
 
 def _type_chunk(unit: FileUnit, info: KType, stereotype: str | None, members: list[Draft]) -> Draft:

@@ -63,6 +63,9 @@ class VetController(private val vets: VetRepository) {
 /** Rotates the night shifts between the veterinarians fairly. */
 fun rotateNightShifts(vets: List<Vet>, weeks: Int): Map<Int, Vet> =
     (0 until weeks).associateWith { vets[it % vets.size] }
+
+/** The name a schedule shows for a vet. */
+fun shownName(vet: Vet): String = vet.getName().uppercase()
 """,
     "src/test/kotlin/com/acme/vets/VetControllerTest.kt": "class VetControllerTest {\n    fun t() {}\n}\n",
     "build.gradle.kts": 'plugins {\n    kotlin("jvm")\n}\n',
@@ -126,3 +129,14 @@ async def test_a_bad_language_is_refused_with_the_known_ones(client: Client[Any]
     result = await client.call_tool("semantic_search", {"query": "vets", "language": "scala"}, raise_on_error=False)
     assert result.is_error
     assert "use one of java, kotlin" in str(result.content)
+
+
+async def test_get_callers_of_a_java_method_finds_its_kotlin_caller(client: Client[Any]) -> None:
+    found = await call(client, "get_callers", name="Vet.getName")
+    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.SchedulesKt.shownName"]
+
+
+async def test_find_injections_finds_a_kotlin_primary_constructor(client: Client[Any]) -> None:
+    found = await call(client, "find_injections", type="VetRepository")
+    names = [r["qualified_name"] for r in found["results"]]
+    assert names == ["com.acme.vets.VetController", "com.acme.vets.VetController.VetController"]

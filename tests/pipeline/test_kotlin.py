@@ -106,6 +106,26 @@ interface AccountsApi {
     suspend fun open(@RequestBody request: OpenAccount): Account
 }
 """
+CALLS: Final = """package com.acme.calls
+
+import com.acme.core.OwnerRepository
+
+class Reports(private val owners: OwnerRepository) : Base() {
+    private val cache: Cache = Cache()
+
+    fun report(id: Long, printer: Printer) {
+        val owner: Owner = owners.findById(id)
+        val sheet = Sheet(owner)
+        sheet.fill(owner.name())
+        printer.print(sheet)
+        this.cache.put(id, sheet)
+        owners.findAll().first().visit()
+        flush()
+    }
+
+    fun flush() {}
+}
+"""
 
 
 def chunk(source: str, path: str = PATH) -> FileResult:
@@ -139,6 +159,7 @@ TABLE: Final[list[tuple[str, str, dict[str, Any]]]] = [
         "enclosing_type": "com.acme.web.OwnerController", "stereotype": "rest_controller",
     }),
     (CONTROLLER, "com.acme.web.OwnerController.search", {
+        "calls": ("OwnerRepository.search",), "calls_fq": ("com.acme.core.OwnerRepository.search",),
         "http_method": ("POST", "PUT"), "http_path": ("/api/owners/search", "/v1/owners/search"),
         "parameter_types": ("Query",),
     }),
@@ -181,6 +202,18 @@ TABLE: Final[list[tuple[str, str, dict[str, Any]]]] = [
     }),
     (CLIENTS, "com.acme.clients.AccountsApi.open", {
         "http_method": ("POST",), "outbound": ("http_exchange POST accounts /v1/accounts",),
+    }),
+    (CALLS, "com.acme.calls.Reports.report", {
+        "calls": (
+            "OwnerRepository.findById", "Sheet.fill", "Owner.name", "Printer.print", "Cache.put",
+            "OwnerRepository.findAll", "OwnerRepository.findAll().first", "OwnerRepository.findAll().first().visit",
+            "Reports.flush",
+        ),
+        "calls_fq": (  # types of the file's package resolve to it, as in Java
+            "com.acme.core.OwnerRepository.findById", "com.acme.calls.Sheet.fill", "com.acme.calls.Owner.name",
+            "com.acme.calls.Printer.print", "com.acme.calls.Cache.put", "com.acme.core.OwnerRepository.findAll",
+            "com.acme.calls.Reports.flush",
+        ),
     }),
     (BEANS, "com.acme.config.Mailer.Mailer", {"injects": ("Sender",), "parameter_types": ("Sender",)}),
     (BEANS, "com.acme.config.AppConfig.mailer", {"injects": ("Sender", "Templates")}),
