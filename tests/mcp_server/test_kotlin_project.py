@@ -40,6 +40,10 @@ public class Vet {
     public String getName() {
         return name;
     }
+
+    public String label() {
+        return SchedulesKt.shownName(this);
+    }
 }
 """,
     "src/main/kotlin/com/acme/vets/VetController.kt": """package com.acme.vets
@@ -140,3 +144,8 @@ async def test_find_injections_finds_a_kotlin_primary_constructor(client: Client
     found = await call(client, "find_injections", type="VetRepository")
     names = [r["qualified_name"] for r in found["results"]]
     assert names == ["com.acme.vets.VetController", "com.acme.vets.VetController.VetController"]
+
+
+async def test_get_callers_of_a_kotlin_top_level_function_finds_its_java_caller(client: Client[Any]) -> None:
+    found = await call(client, "get_callers", name="SchedulesKt.shownName")
+    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.Vet.label"]
