@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from itertools import pairwise
 from typing import Any, Final
 
@@ -315,3 +317,21 @@ def test_generated_kotlin_is_marked_as_generated_java_is() -> None:
     assert {c.qualified_name: c.generated for c in chunk(annotated).chunks} == {
         "p.Made": True, "p.Made.a": True, "p.Written": False, "p.Written.b": False,
     }  # fmt: skip
+
+
+def test_a_source_cut_inside_an_annotation_string_parses_in_bounded_time() -> None:
+    # Without a final newline the 1.1.0 grammar's scanner loops forever on this (found by fuzzing Exposed):
+    # run in a child process, so that a regression fails here instead of hanging the suite.
+    source = (
+        "@SpringBootTest(\nclass JdbcTemplateTests {\n        transaction {\n"
+        "    lateinit var bookService: BookService\n"
+        '    @RepeatedTest(15, name = "Without }}spring transaction: {currentRepetition}/{to'
+    )
+    code = (
+        "import sys\nfrom pipeline.languages import chunk_file\n"
+        "from pipeline.model import ChunkerConfig, SourceContext\n"
+        "r = chunk_file(sys.stdin.buffer.read(), 'A.kt', SourceContext(repo_path='r'), ChunkerConfig())\n"
+        "print(r.parse_errors)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], input=source.encode(), capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout.decode().strip()) == (0, "True"), done.stderr.decode()
