@@ -112,9 +112,9 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--language", choices=LANGUAGES, help="java or kotlin")
     search.add_argument(
         "--scope",
-        choices=("code", "libraries", "all"),
+        choices=("code", "tests", "libraries", "all"),
         default="code",
-        help="the organization's code (default), the indexed library sources, or both",
+        help="the organization's code (default), its tests (with JAVAKB_CHUNKING__INDEX_TESTS), libraries, or all",
     )
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--json", action="store_true", help="one JSON object per result")
@@ -348,7 +348,7 @@ def run_search(args: argparse.Namespace, settings: Settings, out: TextIO | None 
     views: list[dict[str, Any]] = remote if remote is not None else asyncio.run(_search(settings, request))
     for rank, view in enumerate(views, 1):
         if args.json:
-            record = {**view["citation"], "score": view["score"], "symbol_type": view["symbol_type"], "rank": rank}
+            record = {**view["citation"], "symbol_type": view["symbol_type"], "rank": rank}
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
             out.write(_render_hit(rank, view))
@@ -379,10 +379,7 @@ def _render_hit(rank: int, view: dict[str, Any]) -> str:
     where = f"{cited['repo_path']}:{cited['file_path']}:{cited['line_start']}-{cited['line_end']}"
     sha = f" @ {cited['commit_sha'][:10]}" if cited["commit_sha"] else ""
     link = f"\n   {cited['permalink']}" if cited["permalink"] else ""
-    return (
-        f"{rank:>2}. {cited['qualified_name']}  ({kind})  score {view['score']:.3f}\n   {cited['signature']}\n"
-        f"   {where}{sha}{link}\n"
-    )
+    return f"{rank:>2}. {cited['qualified_name']}  ({kind})\n   {cited['signature']}\n   {where}{sha}{link}\n"
 
 
 def run_context(args: argparse.Namespace, settings: Settings, out: TextIO | None = None) -> int:

@@ -35,7 +35,6 @@ from app.runtime import Deps
 from app.search.context import auto_context, context_answer
 from app.search.hits import Hit
 from app.search.scoping import Filters, SearchScope
-from app.sync.local_index import index_directory
 
 logger = logging.getLogger(__name__)
 
@@ -168,7 +167,11 @@ async def _request_line(reader: asyncio.StreamReader) -> bytes:
 async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
     command = request["command"]
     if command == "index":
-        run = await index_directory(
+        # Here, not at the top: recording a local project needs PostgreSQL's adapter, and `javakb search`
+        # imports this module without a service (`hit_view`) and must not load it (tests/app/test_cli_startup.py).
+        from app.sync.local_project import index_local
+
+        run = await index_local(
             deps,
             Path(request["path"]),
             str(request["repo"]),
@@ -197,10 +200,9 @@ async def _context(deps: Deps, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def hit_view(hit: Hit) -> dict[str, Any]:
-    """What `javakb search` shows of a hit (its citation, score and kind): the socket's answer to a search."""
+    """What `javakb search` shows of a hit (its citation and kind; no score: `app.search.results.HitItem`)."""
     return {
         "citation": hit.citation(),
-        "score": hit.score,
         "symbol_type": hit.symbol_type,
         "stereotype": hit.chunk.stereotype,
     }

@@ -46,6 +46,7 @@ from app.ops.supervisor import WorkerHealth
 from app.ops.system_hook import RECEIVER_PATH
 from app.rest.openapi import openapi_document, public_document
 from app.rest.schemas import (
+    GREP_PATH,
     ReindexAccepted,
     ReindexRequest,
     validation_message,
@@ -62,7 +63,18 @@ from entry.admin import (
     admin_projects,
 )
 from entry.admin_rebuild import rebuild_routes
-from entry.api import CONTEXT_API_PATH, STATUS_PATH, context_endpoint, search_endpoint, status_endpoint
+from entry.api import (
+    CODE_API_PATH,
+    CONTEXT_API_PATH,
+    IMPACT_API_PATH,
+    STATUS_PATH,
+    code_endpoint,
+    context_endpoint,
+    grep_endpoint,
+    impact_endpoint,
+    search_endpoint,
+    status_endpoint,
+)
 from entry.deps import open_service
 from entry.status_page import status_routes
 from hooks.index_jobs import JOBS_PATH, get_index_job, post_index_job
@@ -129,10 +141,13 @@ def create_app(
         Route("/openapi.json", openapi_json, methods=["GET"]),
         Route(RECEIVER_PATH, make_endpoint(), methods=["POST"]),
         Route("/api/v1/search", search_endpoint(credentials), methods=["GET"]),
+        Route(GREP_PATH, grep_endpoint(credentials), methods=["GET"]),
         Route(JOBS_PATH, post_index_job, methods=["POST"]),
         Route(JOBS_PATH + "/{job_id:int}", get_index_job, methods=["GET"]),
         Route(STATUS_PATH, status_endpoint(credentials), methods=["GET"]),
         Route(CONTEXT_API_PATH, context_endpoint(credentials), methods=["GET"]),
+        Route(CODE_API_PATH, code_endpoint(credentials), methods=["GET"]),
+        Route(IMPACT_API_PATH, impact_endpoint(credentials), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),

@@ -41,7 +41,7 @@ from app.core.errors import (
 )
 from app.core.events import Event, GitLabEvent
 from app.core.settings import GITLAB_UNSET, Settings, cron_fields
-from app.core.states import BackfillStatus, ProjectStatus, SyncTrigger, Trigger, trigger_of
+from app.core.states import BackfillStatus, ProjectSource, ProjectStatus, SyncTrigger, Trigger, trigger_of
 from app.db import Database
 from app.jobs.queue import (
     BACKFILL,
@@ -64,6 +64,7 @@ from app.runtime import Deps, ServiceDeps, SyncDeps, service_deps, sync_deps
 from app.sync import backfill as backfills
 from app.sync import lifecycle, rebuild
 from app.sync.deliveries import DeliveryRecorder
+from app.sync.local_project import sync_local
 from app.sync.sweep import sweep
 from app.sync.syncer import Syncer, SyncOutcome
 
@@ -111,6 +112,9 @@ async def sync_project(ctx: dict[str, Any], project_id: int, trigger_name: str =
 
 async def _sync_project(ctx: dict[str, Any], deps: ServiceDeps, db: Database, project_id: int, trigger: Trigger) -> str:
     try:
+        project = await db.project(project_id)
+        if project is not None and project.source == ProjectSource.LOCAL:  # a local checkout: its working tree
+            return await sync_local(deps, project, trigger)
         if deps.gitlab is None:  # `javakb serve` on bare defaults: deliveries are recorded, nothing can sync
             await db.set_status(project_id, ProjectStatus.FAILED, NO_GITLAB)
             logger.error("sync of project %s skipped: %s", project_id, NO_GITLAB)

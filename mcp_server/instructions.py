@@ -10,7 +10,8 @@ Exact, fresh knowledge of the organization's Java code (every GitLab project's d
 with Spring metadata. Start with semantic_search for questions in words; use the exact tools when
 you know a name: get_symbol, get_callers/get_callees, find_endpoint, find_injections,
 find_implementations, find_by_annotation, get_file_outline; find_endpoint_callers for who calls
-an endpoint from other services (find_endpoint with caller= for where a client call goes). Every
+an endpoint from other services (find_endpoint with caller= for where a client call goes);
+exact_search for every line with a string or an RE2 pattern (git grep, counted exactly). Every
 result cites repo, project id, path, lines and commit; quote them when you use the code. Narrow
 any tool to one module or folder with path_prefix. A long answer is cut at max_chars and says so:
 call again with the offset it gives.

@@ -10,8 +10,12 @@ from typing import Any, NotRequired
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
+from app.search.code import CodeItem
 from app.search.context import ContextItem, RelatedItem
+from app.search.grep import GrepItem
 from app.search.hits import Citation
+from app.search.impact_items import ImpactItem
+from app.search.near import MissingName
 from app.search.results import HitItem
 from app.sync.status import StatusItem
 
@@ -26,9 +30,10 @@ class Page(TypedDict):
 
 
 class HitsAnswer(Page):
-    """Code hits (search, symbols, sets)."""
+    """Code hits (search, symbols, sets); a search's code names that no symbol has, with the names near them."""
 
     results: list[HitItem]
+    missing: NotRequired[list[MissingName]]
 
 
 class InjectionsAnswer(HitsAnswer):
@@ -37,11 +42,26 @@ class InjectionsAnswer(HitsAnswer):
     depends_on: list[str]
 
 
+class CallerItem(HitItem):
+    """A caller of a method; for a bare name several types declare, which type's method it calls and how matched."""
+
+    declared_by: NotRequired[str]
+    match: NotRequired[str]  # `receiver type`: resolved through its receiver's type; `type name`: its simple name only
+
+
+class MethodCallersAnswer(Page):
+    """Who calls a method (`get_callers`); the declaring types when a bare name is ambiguous."""
+
+    results: list[CallerItem]
+    declared_by: NotRequired[list[str]]
+
+
 class CallSiteItem(HitItem):
     """A client call site of an endpoint: the calls that reach it, and the declared client it goes through."""
 
     reaches_with: list[str]
     through: str | None
+    evidence: NotRequired[list[str]]  # an unresolved candidate: why it may call the endpoint
 
 
 class CallersAnswer(Page):
@@ -163,6 +183,23 @@ class ContextAnswer(Page):
     relevance: float
     threshold: float
     chars: int
+
+
+class CodeAnswer(Page, CodeItem):
+    """`read_code`'s answer (`app.search.code.CodeItem`): its declarations are the page's results, all shown."""
+
+
+class ImpactAnswer(Page, ImpactItem):
+    """`impact`'s answer (`app.search.impact_items.ImpactItem`): the calling methods are its results, all shown."""
+
+
+class GrepAnswer(Page):
+    """Matching lines (`exact_search`): counted exactly unless `complete` is false (`stopped` says why)."""
+
+    results: list[GrepItem]
+    files: int
+    complete: bool
+    stopped: str | None
 
 
 def output_schema(answer: type[Any]) -> dict[str, Any]:

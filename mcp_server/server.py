@@ -21,39 +21,39 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import AuthProvider
 from fastmcp.tools import ToolResult
-from mcp.types import TextContent
 from pydantic import Field
 
 from app.auth.access import Access
 from app.core.errors import PayloadError
 from app.libraries.usage import with_users
 from app.runtime import Deps
-from app.search.context import DEFAULT_MAX_CHARS as CONTEXT_MAX_CHARS
-from app.search.context import MAX_MAX_CHARS as CONTEXT_MAX_BUDGET
-from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS
-from app.search.context import auto_context, context_items, related_items
+from app.search.endpoints import asked_route
 from app.search.hits import Hit, SetWindow
-from app.search.links import EndpointLinks, describe
+from app.search.links import EndpointLinks
+from app.search.near import missing_names, near_symbols, said_missing
 from app.search.scoping import Filters, SearchScope
 from app.search.service import SearchService
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
+from mcp_server.code_tools import CodeTools
+from mcp_server.context_tools import ContextTools
+from mcp_server.grep_tool import GrepTools
 from mcp_server.instructions import INSTRUCTIONS, tool_description
 from mcp_server.library_tools import LibraryTools
-from mcp_server.render import (
-    Note,
-    echo,
-    render_hits,
-)
+from mcp_server.render import echo, render_hits
 from mcp_server.schemas import (
     CalleesAnswer,
     CallersAnswer,
+    CodeAnswer,
     ContextAnswer,
     EndpointAnswer,
+    GrepAnswer,
     HitsAnswer,
+    ImpactAnswer,
     IndexStatusAnswer,
     InjectionsAnswer,
     LibraryUsagesAnswer,
+    MethodCallersAnswer,
     OutlineAnswer,
     RefreshAnswer,
     ReposAnswer,
@@ -62,10 +62,15 @@ from mcp_server.schemas import (
 from mcp_server.status_tools import StatusTools
 from mcp_server.timing import ToolTiming
 from mcp_server.tool_pages import (
+    call_site_notes,
+    callers_by_type_page,
+    candidates_said,
     cite,
     cited_place,
     lines_page,
+    match_notes,
     repo_item,
+    route_header,
     set_page,
     set_window_page,
     shows_within,
@@ -93,6 +98,7 @@ from pipeline.model import LANGUAGES, SYMBOL_TYPES
 MISS = logging.INFO
 """The log level of a tool's refusal or miss (unknown name, bad argument): the caller's business, not an error."""
 _ANSWERS: dict[str, type[Any]] = {
+    "get_callers": MethodCallersAnswer,
     "list_repos": ReposAnswer,
     "get_callees": CalleesAnswer,
     "find_injections": InjectionsAnswer,
@@ -110,6 +116,9 @@ def create_server(
     tools = KnowledgeTools(get_deps, authenticated=auth is not None, unauthenticated=unauthenticated)
     status = StatusTools(get_deps, tools.access)
     libraries = LibraryTools(get_deps, tools.access)
+    code = CodeTools(get_deps, tools.access)
+    grep = GrepTools(tools.search_in)
+    context = ContextTools(tools.search_in)
     names: list[str] = []
 
     def add(tool: Callable[..., Any], answer: type[Any], **annotations: bool) -> None:
@@ -133,8 +142,11 @@ def create_server(
         add(tool, _ANSWERS.get(tool.__name__, HitsAnswer))
     add(status.index_status, IndexStatusAnswer)
     add(status.refresh_repo, RefreshAnswer, readOnlyHint=False, idempotentHint=True, destructiveHint=False)
-    add(tools.auto_context, ContextAnswer)
+    add(context.auto_context, ContextAnswer)
     add(libraries.find_library_usages, LibraryUsagesAnswer)
+    add(code.read_code, CodeAnswer)
+    add(code.impact, ImpactAnswer)
+    add(grep.exact_search, GrepAnswer)
     mcp.add_middleware(ToolTiming(frozenset(names)))  # every registered tool by name; anything else is `unknown`
     mcp.add_middleware(TextArguments())
     return mcp
@@ -165,6 +177,10 @@ class KnowledgeTools:
             raise miss("Unauthorized.")
         return access
 
+    async def search_in(self, where: Where) -> tuple[SearchService, Access]:
+        """The search module within `where` and the caller's access (`_search`), for the tools of other modules."""
+        return await self._search(where)
+
     async def _search(self, where: Where) -> tuple[SearchService, Access]:
         """The search module within `where.scope` and the caller's access, once `where.repo` (if any) is readable."""
         repo, scope = where.repo, where.scope
@@ -182,17 +198,19 @@ class KnowledgeTools:
         return search, access
 
     async def _set_page(
-        self, access: Access, search: SearchService, found: SetWindow, title: str, page: SetPage, excerpt_lines: int
-    ) -> ToolResult:
-        """A set answer's page from its window: only the shown members become hits; a scan that stopped says so."""
+        self, access: Access, search: SearchService, found: SetWindow, title: str, page: SetPage, excerpt_lines: int,
+        exact: Sequence[str] | None = None,
+    ) -> ToolResult:  # fmt: skip
+        """A set answer's page from its window: only the shown members become hits; a scan that stopped says so.
+
+        `exact`: a callers answer's `calls_fq` keys, each caller marked by whether it matched one (`match_notes`).
+        """
         capped = f" (the scan stopped at {found.total}: narrow with repo or path_prefix for the rest)"
         header = f"{title}{capped if found.scanned else ''}:"
         window = await self._users(access, search.hits_of(found.members))
-        return tool_result(
-            set_window_page(
-                window, found.total, header, page.offset, page.code, page.max_chars, excerpt_lines=excerpt_lines
-            )
-        )
+        notes = None if exact is None else match_notes(window, exact)
+        args = (window, found.total, header, page.offset, page.code, page.max_chars)
+        return tool_result(set_window_page(*args, excerpt_lines=excerpt_lines, notes=notes))
 
     async def _users(self, access: Access, hits: Sequence[Hit]) -> list[Hit]:
         """The hits, those on library code with the readable projects that use their version."""
@@ -239,9 +257,11 @@ class KnowledgeTools:
             hits = await search.search(access, query, filters, limit)
         except PayloadError as exc:
             raise miss(str(exc)) from exc  # the refusal `app.search.query_limits` words for every interface
-        header = f"Results for {echo(query)!r}:"
+        missing = await missing_names(search, access, query, filters, hits)  # said first: issue 28
+        header = f"{said_missing(missing)}Results for {echo(query)!r}:"
         hits = await self._users(access, hits)
-        return tool_result(render_hits(hits, budget=page.max_chars, header=header, offset=page.offset))
+        extra = {"missing": missing} if missing else {}
+        return tool_result(render_hits(hits, budget=page.max_chars, header=header, offset=page.offset), extra)
 
     async def get_symbol(
         self,
@@ -256,7 +276,9 @@ class KnowledgeTools:
         search, access = await self._search(where)
         hits = await search.symbol(access, name, where.repo, path_prefix=where.path_prefix)
         if not hits:
-            raise miss(f"No symbol named {echo(name)!r}. Try semantic_search with the name in words.")
+            near = await near_symbols(search, access, name, Filters(repo=where.repo, path_prefix=where.path_prefix))
+            offer = f" Near names: {', '.join(near)}." if near else " No indexed name is near it."
+            raise miss(f"No symbol named {echo(name)!r}.{offer} Try semantic_search with the name in words.")
         hits = await self._users(access, hits)
         return tool_result(render_hits(hits, budget=page.max_chars, excerpt_lines=None, offset=page.offset))
 
@@ -310,12 +332,19 @@ class KnowledgeTools:
     ) -> ToolResult:
         """Methods whose bodies call the named method (resolved through declared receiver types).
 
+        A bare name several types declare (`getName`) is answered per declaring type, each caller marked.
+
         Example: get_callers(name="NotificationService.notifyOwner")
         """
         search, access = await self._search(where)
+        declared = await search.declaring_types(access, name, where.repo)
+        if len(declared) > 1:  # a bare name several types declare: per type, never one silent union (issue 28)
+            groups = await search.callers_by_type(access, name, declared, where.repo, path_prefix=where.path_prefix)
+            return tool_result(*callers_by_type_page(name, declared, groups, page.offset, page.code, page.max_chars))
         shows = shows_within(page.max_chars)
         found = await search.callers_window(access, name, where.repo, page.offset, shows, path_prefix=where.path_prefix)
-        return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12)
+        exact, _ = await search.call_keys(access, name, where.repo)
+        return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12, exact)
 
     async def get_callees(self, name: MethodName, where: Where = EVERYWHERE, page: Page = FIRST_PAGE) -> ToolResult:
         """What the named method calls, each call with the indexed symbols it resolves to.
@@ -335,7 +364,8 @@ class KnowledgeTools:
     async def find_endpoint(
         self,
         path: Annotated[
-            str | None, Field(description="A concrete path or a pattern: /owners/42 matches /owners/{id}.")
+            str | None,
+            Field(description="A path or pattern (/owners/42 matches /owners/{id}); GET /owners/42 and URLs are read."),
         ] = None,
         http_method: HttpMethod = None,
         where: Where = EVERYWHERE,
@@ -360,14 +390,18 @@ class KnowledgeTools:
         if not path:
             raise miss("Give the route's path, or a client call site as caller.")
         search, access = await self._search(where)
-        hits = await search.endpoint(access, path, http_method, where.repo, path_prefix=where.path_prefix)
-        header = f"Handlers of {echo(http_method or 'any')} {echo(path)}:"
+        route = asked_route(path, http_method)
+        hits = await search.endpoint(access, route.path, route.method, where.repo, path_prefix=where.path_prefix)
+        header = f"Handlers of {route_header(route, path)}:"
         return await self._hits_page(access, hits, header, page, excerpt_lines=None)
 
     async def find_endpoint_callers(
         self,
         path: Annotated[
-            str, Field(description="The endpoint's path or pattern: /accounts/demo matches /accounts/{name}.")
+            str,
+            Field(
+                description="The path or pattern (/accounts/demo matches /accounts/{name}); GET /x and URLs are read."
+            ),
         ],
         http_method: HttpMethod = None,
         repo: Repo = None,
@@ -380,19 +414,11 @@ class KnowledgeTools:
         Example: find_endpoint_callers(path="/accounts/demo", http_method="GET")
         """
         search, access = await self._search(Where(repo))
-        sites = await EndpointLinks(search).callers(access, path, http_method, repo)
-        notes = [
-            Note(
-                (
-                    f"reaches it with {', '.join(describe(s.routes))}"
-                    + (f" through {s.through.qualified_name}" if s.through else ""),
-                ),
-                {"reaches_with": describe(s.routes), "through": s.through.qualified_name if s.through else None},
-            )
-            for s in sites
-        ]
-        header = f"Callers of {echo(http_method or 'any')} {echo(path)}:"
+        route = asked_route(path, http_method)
+        sites = await EndpointLinks(search).callers(access, route.path, route.method, repo)
+        header = f"Callers of {route_header(route, path)}{candidates_said(sites)}:"
         hits = [s.hit for s in sites]
+        notes = call_site_notes(sites)
         return tool_result(
             set_page(hits, header, page.offset, page.code, page.max_chars, excerpt_lines=12, notes=notes)
         )
@@ -445,39 +471,6 @@ class KnowledgeTools:
         items = [{**h.citation(), "symbol_type": h.symbol_type, "generated": h.chunk.generated} for h in hits]
         header = cited_place(hits[0], f"{hits[0].repo_path}:{hits[0].file_path}")
         return tool_result(lines_page(lines, items, page.offset, page.max_chars, header=header))
-
-    async def auto_context(
-        self,
-        task: Annotated[str, Field(description="The task or prompt, as the user wrote it.")],
-        repo: Repo = None,
-        max_chars: Annotated[
-            int, Field(ge=CONTEXT_MIN_CHARS, le=CONTEXT_MAX_BUDGET, description="Budget of the context in characters.")
-        ] = CONTEXT_MAX_CHARS,
-    ) -> ToolResult:
-        """The few chunks most useful for a task (named symbols, relevant search hits, their callers and callees).
-
-        Nothing when nothing in the index is relevant enough: then the task is not about indexed code.
-        Example: auto_context(task="make OwnerService.find throw when the owner is missing")
-        """
-        search, access = await self._search(Where(repo))
-        context = await auto_context(search, access, task, repo=repo, max_chars=max_chars)
-        text = context.text or (
-            f"Nothing indexed is relevant enough to this task (best relevance {context.relevance:.2f}, "
-            f"threshold {context.threshold:.2f}). Use semantic_search if it is about the organization's code."
-        )
-        items = context_items(context)
-        data = {
-            "results": items,
-            "total": len(items),
-            "offset": 0,
-            "omitted": 0,
-            "next_offset": None,
-            "related": related_items(context),
-            "relevance": context.relevance,
-            "threshold": context.threshold,
-            "chars": len(context.text),
-        }
-        return ToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 __all__: Sequence[str] = ["create_server"]

@@ -36,23 +36,25 @@ class StatusTools:
         self._access = access
 
     async def index_status(self, repo: StatusRepo = None, page: Page = FIRST_PAGE) -> ToolResult:
-        """How fresh the index is, per repository, as GitLab reported it and when it was checked.
+        """How fresh the index is, per repository, as GitLab reported it (or the local working tree) and when checked.
 
-        Each entry: the indexed commit, GitLab's default-branch head and when it was checked, how far
+        Each entry: `source` (gitlab or local), the indexed commit (a local checkout: its working tree's
+        state), GitLab's default-branch head (the working tree's state now) and when it was checked, how far
         behind (commits, seconds), whether a sync runs, the last run and error, file and chunk counts.
-        `behind` false means the index equals GitLab's head as last checked.
+        `behind` false means the index equals that head as last checked.
 
         Example: index_status(repo="acme/shop") or index_status(repo="acme/")
         """
         deps = self.get_deps()
         db = deps.db
         try:
-            items = await index_status(db, self._access(), repo) if db is not None else []
+            local = deps.settings.chunking.to_config()
+            items = await index_status(db, self._access(), repo, local) if db is not None else []
         except StorageError as exc:
             raise ToolError(UNAVAILABLE, log_level=MISS_LEVEL) from exc
         if not items:
             what = f"repository {echo(repo)!r}" if repo else "any repository you may read"
-            raise ToolError(f"No index status for {what}: nothing was synced from GitLab yet.", log_level=MISS_LEVEL)
+            raise ToolError(f"No index status for {what}: nothing was synced or indexed yet.", log_level=MISS_LEVEL)
         return _page([status_line(i) for i in items], items, page)
 
     async def refresh_repo(self, repo: Annotated[OneRepo, Field(min_length=1)]) -> ToolResult:

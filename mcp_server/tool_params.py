@@ -17,7 +17,7 @@ from typing import Annotated, Any, get_type_hints
 from fastmcp.tools import ToolResult
 from pydantic import Field
 
-from app.search.scoping import SearchScope
+from app.search.scoping import SCOPE_HELP, SearchScope
 from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST
 
 Budget = Annotated[int, Field(ge=500, le=100_000, description="Output budget in characters; whole results are cut.")]
@@ -57,7 +57,7 @@ HttpMethod = Annotated[str | None, Field(description="GET, POST, ...")]
 
 ScopeArg = Annotated[
     SearchScope,
-    Field(description="code: the organization's code (default); libraries: indexed dependency sources; all: both."),
+    Field(description=SCOPE_HELP),
 ]
 
 

@@ -15,6 +15,7 @@ from tree_sitter import Node, Tree
 from pipeline.calls import CallScope, FileCalls
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
+from pipeline.field_values import enclosing_values, file_field_values
 from pipeline.generated import mark_generated
 from pipeline.http_calls import file_constants, http_calls, mentions_clients, wants_arguments
 from pipeline.javadoc import summarize
@@ -65,6 +66,7 @@ def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: Chu
         config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
         constants=cache(lambda: file_constants(tree().root_node, decoded.data)),
+        field_values=cache(lambda: file_field_values(tree().root_node, decoded.data)),
         http_clients=cache(partial(mentions_clients, decoded.data)),
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
@@ -188,9 +190,9 @@ def _with_outbound(
     if not any(wants_arguments(p.calls) for p in parts) or not unit.http_clients():
         return parts
     decl = member.decl
-    found = http_calls(
-        node_at(tree().root_node, decl.start, decl.end, decl.kind), unit.data, unit.constants(), scope.fields
-    )
+    method = node_at(tree().root_node, decl.start, decl.end, decl.kind)
+    known = enclosing_values(method, unit.field_values())
+    found = http_calls(method, unit.data, unit.constants(), scope.fields, known)
     if not found:
         return parts
     return tuple(

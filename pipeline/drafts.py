@@ -14,8 +14,10 @@ from tree_sitter import Node
 
 from pipeline._values import blank, value
 from pipeline.calls import FileCalls
+from pipeline.field_values import FieldValues
 from pipeline.model import TYPE_SYMBOLS, Chunk, ChunkerConfig, SourceContext, SymbolType
 from pipeline.render import chunk_id_in, content_hash, embedding_text
+from pipeline.scope import is_test
 from pipeline.splitting import LineSpan
 from pipeline.types import Imports
 
@@ -46,6 +48,7 @@ class FileUnit:
         chunk.commit_sha = ctx.commit_sha
         chunk.branch = ctx.branch
         chunk.library = ctx.library
+        chunk.test = is_test(self.file_path, self.config)
         chunk.file_path = self.file_path
         chunk.package = self.package
         return chunk
@@ -67,6 +70,7 @@ class FileUnit:
     config: ChunkerConfig
     id_prefix: bytes  # render.chunk_id_prefix of the file, computed once
     constants: Callable[[], Mapping[str, Node]]  # `http_calls.file_constants`, read once if asked
+    field_values: Callable[[], Mapping[int, FieldValues]]  # `field_values.file_field_values`, likewise
     http_clients: Callable[
         [], bool
     ]  # the source names an HTTP client (`http_calls.mentions_clients`), read once if asked

@@ -5,8 +5,9 @@ the HTTP method of a client call are in the arguments. So the few methods whose 
 client method (`wants_arguments`, on the calls `pipeline.calls` resolved) are read again from the tree,
 the way a long method is for splitting (`pipeline.syntax.node_at`): the rest of the pipeline never pays.
 
-URIs are evaluated from string literals, `+` concatenation, the file's `static final String` constants
-and the method's own local variables; anything else is a variable (`pipeline.outbound.Var`).
+URIs are evaluated from string literals, `+` concatenation, the file's `static final String` constants,
+the method's own local variables and the fields its type fixes to one literal or a `@Value` default
+(`pipeline.field_values`); anything else is a variable (`pipeline.outbound.Var`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from collections.abc import Iterator, Mapping
 
 from tree_sitter import Node
 
+from pipeline.field_values import NO_VALUES, FieldValues
 from pipeline.outbound import Client, OutboundRoute, Piece, Var, unresolved, uri_route
 from pipeline.outline import CALLABLE_NODE_KINDS
-from pipeline.spring import ANY_METHOD, JAXRS_VERBS
+from pipeline.spring import ANY_METHOD, JAXRS_VERBS, split_url
 
 REST_TEMPLATE_VERBS: Mapping[str, str | None] = {
     "getForObject": "GET",
@@ -78,10 +80,14 @@ def _rest_template(receiver: str, types: Mapping[str, str]) -> bool:
 class _Scope:
     """The names a body's URIs may use: the file's constants and the method's locals, with their types."""
 
-    def __init__(self, data: bytes, constants: Mapping[str, Node], fields: Mapping[str, str]) -> None:
+    def __init__(
+        self, data: bytes, constants: Mapping[str, Node], fields: Mapping[str, str], field_values: FieldValues
+    ) -> None:
         self.data = data
         self.values: dict[str, Node] = dict(constants)
         self.types: dict[str, str] = dict(fields)
+        self.known: dict[str, str] = dict(field_values.known)  # fields the type fixes (`pipeline.field_values`)
+        self.defaults: dict[str, str] = dict(field_values.defaults)
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -95,12 +101,16 @@ class _Scope:
             if name is not None:
                 self.types[self.text(name)] = declared
                 self.values.pop(self.text(name), None)
+                self.known.pop(self.text(name), None)
+                self.defaults.pop(self.text(name), None)
             return
         for declarator in node.children_by_field_name("declarator"):
             name, init = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
             if name is None:
                 continue
             self.types[self.text(name)] = declared
+            self.known.pop(self.text(name), None)
+            self.defaults.pop(self.text(name), None)
             if init is not None:
                 self.values[self.text(name)] = init
             else:
@@ -122,6 +132,8 @@ class _Scope:
         name = _name_of(node, self)
         if name is not None and depth < _MAX_DEPTH and name in self.values:
             return self.pieces(self.values[name], depth + 1)
+        if name is not None and name in self.known:
+            return [self.known[name]]
         return [Var(self.text(node))]
 
 
@@ -165,13 +177,18 @@ def file_constants(root: Node, data: bytes) -> dict[str, Node]:
 
 
 def http_calls(
-    method: Node, data: bytes, constants: Mapping[str, Node], fields: Mapping[str, str]
+    method: Node,
+    data: bytes,
+    constants: Mapping[str, Node],
+    fields: Mapping[str, str],
+    field_values: FieldValues = NO_VALUES,
 ) -> list[tuple[int, OutboundRoute]]:
     """The HTTP client calls in a method's body as (row, route), in document order.
 
-    `constants` are the file's (`file_constants`), `fields` the enclosing types' field types by name.
+    `constants` are the file's (`file_constants`), `fields` the enclosing types' field types by name,
+    `field_values` the string values those types fix for their fields (`pipeline.field_values.enclosing_values`).
     """
-    scope = _Scope(data, constants, fields)
+    scope = _Scope(data, constants, fields, field_values)
     found: list[tuple[int, OutboundRoute]] = []
     for node in _preorder(method):
         kind = node.type
@@ -213,11 +230,22 @@ def _call(node: Node, scope: _Scope) -> OutboundRoute | None:
 
 
 def _route(client: Client, verb: str, uri: Node, scope: _Scope, base: str | None) -> OutboundRoute:
-    read = uri_route(scope.pieces(uri), base) if uri.type != "lambda_expression" else None
+    pieces = scope.pieces(uri) if uri.type != "lambda_expression" else []
+    read = uri_route(pieces, base) if pieces else None
     if read is None:
-        return OutboundRoute(client=client, method=verb, service=None, path=unresolved(scope.text(uri)))
+        service = _default_service(pieces, scope)  # an unresolved call's service: its base field's default's
+        return OutboundRoute(client=client, method=verb, service=service, path=unresolved(scope.text(uri)))
     service, path = read
     return OutboundRoute(client=client, method=verb, service=service, path=path)
+
+
+def _default_service(pieces: list[Piece], scope: _Scope) -> str | None:
+    """The service named by the default of the field a URI starts with (`hostname`, `this.hostname`), if any."""
+    first = pieces[0] if pieces else None
+    if not isinstance(first, Var):
+        return None
+    default = scope.defaults.get(first.name.removeprefix("this."))
+    return split_url(default)[0] if default is not None else None
 
 
 def _http_method(arguments: list[Node], scope: _Scope) -> str:

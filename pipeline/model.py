@@ -65,13 +65,15 @@ class ChunkerConfig:
 
     include: tuple[str, ...] = ("**/src/main/java/**/*.java", "**/src/main/kotlin/**/*.kt")
     exclude: tuple[str, ...] = (
-        "**/src/test/**",
         "**/generated/**",
         "**/generated-sources/**",
         "**/target/**",
         "**/build/**",
         "**/out/**",
     )
+    # Test code: its `.java` files are indexed only with `index_tests`, flagged `test` (search scope `tests`).
+    tests: tuple[str, ...] = ("**/src/test/**", "**/src/testFixtures/**")
+    index_tests: bool = False
     max_chunk_tokens: int = 1500
     max_file_bytes: int = 1024 * 1024
     fallback_encoding: str | None = "cp1252"
@@ -131,6 +133,7 @@ class Chunk:
     parse_errors: bool = False
     generated: bool = False  # written by a code generator (`pipeline.generated`)
     library: bool = False  # from a library's sources jar (issue 16), copied from `SourceContext.library`
+    test: bool = False  # test code (`ChunkerConfig.tests`): read with the search scope `tests` only (issue 27)
     code: str
     text: str
 

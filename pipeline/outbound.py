@@ -50,6 +50,8 @@ class OutboundRoute:
 
     client: Client
     method: str
+    # The service the URI names; on an unresolved call, the one its base field's default names (a literal
+    # initializer a setter replaces: `pipeline.field_values.FieldValues.defaults`), evidence and not a target.
     service: str | None
     path: str  # a route template (`/accounts/{name}`), or `?expression` when unresolved
 
@@ -63,8 +65,8 @@ class OutboundRoute:
         return f"{self.client} {self.method} {self.service or UNKNOWN_SERVICE} {self.path}"
 
     def describe(self) -> str:
-        """As an agent reads it: `GET /accounts/{name} -> accounts (feign)`."""
-        target = f" -> {self.service}" if self.service else ""
+        """As an agent reads it: `GET /accounts/{name} -> accounts (feign)`; `-> accounts by default` if unresolved."""
+        target = (f" -> {self.service}" + ("" if self.resolved else " by default")) if self.service else ""
         return f"{self.method} {self.path}{target} ({self.client})"
 
 
@@ -83,6 +85,11 @@ def decode(stored: str) -> OutboundRoute:
 def resolved_paths(stored: Iterable[str]) -> tuple[str, ...]:
     """The path templates of a chunk's resolved outbound routes (`Chunk.outbound`), once each."""
     return tuple(dict.fromkeys(route.path for text in stored if (route := decode(text)).resolved))
+
+
+def literal_tails(stored: Iterable[str]) -> tuple[str, ...]:
+    """The literal tails of a chunk's unresolved outbound routes (`literal_tail`), once each."""
+    return tuple(dict.fromkeys(tail for text in stored if (tail := literal_tail(decode(text))) is not None))
 
 
 class Var(NamedTuple):
@@ -123,6 +130,49 @@ def uri_route(pieces: Sequence[Piece], base: str | None = None) -> tuple[str | N
     if _placeholder_base(path):  # `"${accounts.url}/accounts"`: a property as the base URL
         return None, _path(path.split("}", 1)[1])
     return service, _path(path)
+
+
+def literal_tail(route: OutboundRoute) -> str | None:
+    """The path an unresolved call's URI ends with, read from its literal parts (None: none to read).
+
+    `hostname + "pets/visits?petId={petId}"` ends with `/pets/visits` whatever `hostname` holds: what a
+    candidate caller of an endpoint is matched on when the code does not fix its base (issue 28).
+    """
+    if route.resolved or route.path.endswith("…"):
+        return None
+    pieces = _top_level_pieces(route.path[len(UNRESOLVED) :])
+    while pieces and isinstance(pieces[0], Var):
+        pieces.pop(0)
+    if not any(isinstance(p, str) and p.strip("/?") for p in pieces):
+        return None
+    text = "".join(p if isinstance(p, str) else "{" + _variable_name(p.name) + "}" for p in pieces)
+    path = _path(split_url(text)[1])
+    return path if path.strip("/") else None
+
+
+def _top_level_pieces(expression: str) -> list[Piece]:
+    """A Java `+` expression as written, split at its top-level `+`: string literals, anything else a `Var`."""
+    parts: list[str] = []
+    depth, quoted, start, index = 0, False, 0, 0
+    while index < len(expression):
+        char = expression[index]
+        if quoted:
+            index += 2 if char == "\\" else 1
+            quoted = quoted and char != '"'
+            continue
+        if char == '"':
+            quoted = True
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "+" and depth == 0:
+            parts.append(expression[start:index].strip())
+            start = index + 1
+        index += 1
+    parts.append(expression[start:].strip())
+    literal = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
+    return [Var(p) if (m := literal.match(p)) is None else m.group(1).replace('\\"', '"') for p in parts if p]
 
 
 def _absolute(text: str) -> bool:

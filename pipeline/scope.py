@@ -33,12 +33,24 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
+def is_test(path: str, config: ChunkerConfig) -> bool:
+    """Whether a repository-relative path is test code (`ChunkerConfig.tests`)."""
+    path = path.lstrip("/")
+    return any(glob_to_regex(p).match(path) for p in config.tests)
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
-    """A compiled include/exclude rule set."""
+    """A compiled include/exclude rule set, and test code's own rule.
+
+    A path `exclude` matches is out. Test code (a path `tests` matches) is in when `index_tests` is on and
+    it is a `.java` file, whatever `include` says; any other path is in when `include` matches it.
+    """
 
     include: tuple[re.Pattern[str], ...]
     exclude: tuple[re.Pattern[str], ...]
+    tests: tuple[re.Pattern[str], ...] = ()
+    index_tests: bool = False
 
     @classmethod
     def from_config(cls, config: ChunkerConfig) -> Scope:
@@ -46,11 +58,15 @@ class Scope:
         return cls(
             include=tuple(glob_to_regex(p) for p in config.include),
             exclude=tuple(glob_to_regex(p) for p in config.exclude),
+            tests=tuple(glob_to_regex(p) for p in config.tests),
+            index_tests=config.index_tests,
         )
 
     def matches(self, path: str) -> bool:
         """True when a repository-relative POSIX path is in scope."""
         path = path.lstrip("/")
-        if not any(p.match(path) for p in self.include):
+        if any(p.match(path) for p in self.exclude):
             return False
-        return not any(p.match(path) for p in self.exclude)
+        if any(p.match(path) for p in self.tests):
+            return self.index_tests and path.endswith(".java")
+        return any(p.match(path) for p in self.include)

@@ -24,7 +24,9 @@ from app.jobs.redis import queue_head
 from app.rest.reports import backfill_report, job_state
 from app.rest.schemas import BackfillReport, JobState
 from app.runtime import ServiceDeps
+from app.sync.local_project import check_local_heads
 from app.sync.status import StatusItem, status_item
+from pipeline.model import ChunkerConfig
 
 LISTED = 100  # running syncs or open backfills listed at most (the admin API pages through the rest)
 MAX_ROWS = 200  # projects listed at most, those needing attention first (GET /admin/projects lists all)
@@ -95,7 +97,7 @@ async def read_status(deps: ServiceDeps, clock: Callable[[], float] = time.time)
             unavailable[name] = str(exc)
             return None
 
-    projects = await part("projects", lambda: read_projects(deps.db))
+    projects = await part("projects", lambda: read_projects(deps.db, deps.settings.chunking.to_config()))
     syncs = await part("syncs", lambda: _running_syncs(deps))
     backfills = await part("backfills", lambda: _open_backfills(deps))
     queue = await part("queue", lambda: _queue(deps, now))
@@ -111,8 +113,13 @@ async def read_status(deps: ServiceDeps, clock: Callable[[], float] = time.time)
     )
 
 
-async def read_projects(db: Database) -> Projects:
-    """Every project's state without the manifest counts, then the listed ones again with them: two statements."""
+async def read_projects(db: Database, local: ChunkerConfig | None = None) -> Projects:
+    """Every project's state without the manifest counts, then the listed ones again with them: two statements.
+
+    With `local` (the chunker's config), local working trees are checked first, as `index_status` does.
+    """
+    if local is not None:
+        await check_local_heads(db, local)
     view = listing([status_item(r) for r in await db.statuses(everything=True, counts=False)])
     rows = await db.statuses(everything=False, ids=[p["project_id"] for p in view.listed])
     counted = {r.id: status_item(r) for r in rows}

@@ -44,6 +44,13 @@ class ChunkingSettings(BaseModel):
 
     include: tuple[str, ...] = Field(default=_DEFAULTS.include, description="Globs of files to index.")
     exclude: tuple[str, ...] = Field(default=_DEFAULTS.exclude, description="Globs never indexed, even if included.")
+    tests: tuple[str, ...] = Field(
+        default=_DEFAULTS.tests, description="Globs of test code: its .java files indexed only with index_tests"
+    )
+    index_tests: bool = Field(
+        default=_DEFAULTS.index_tests,
+        description="Index test code too, flagged: searched with scope tests only, never in code answers",
+    )
     max_chunk_tokens: int = Field(default=_DEFAULTS.max_chunk_tokens, ge=64, description="Budget per method part.")
     max_file_bytes: int = Field(default=_DEFAULTS.max_file_bytes, ge=1, description="Larger files are skipped.")
     fallback_encoding: str | None = Field(
@@ -55,6 +62,8 @@ class ChunkingSettings(BaseModel):
         return ChunkerConfig(
             include=self.include,
             exclude=self.exclude,
+            tests=self.tests,
+            index_tests=self.index_tests,
             max_chunk_tokens=self.max_chunk_tokens,
             max_file_bytes=self.max_file_bytes,
             fallback_encoding=self.fallback_encoding or None,

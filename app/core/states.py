@@ -51,6 +51,14 @@ class SyncTrigger(enum.StrEnum):
     DEFAULT_BRANCH_CHANGED = "default_branch_changed"  # `project_update` moved the default branch
     INDEX_JOB = "index_job"  # `POST /api/v1/index-jobs` (a CI job, or an index-job token)
     REFRESH = "refresh"  # an agent's `refresh_repo` (MCP)
+    LOCAL = "local"  # `javakb index` or `serve --watch` indexed a local checkout
+
+
+class ProjectSource(enum.StrEnum):
+    """`projects.source`: where a project's code comes from (issue 27)."""
+
+    GITLAB = "gitlab"  # GitLab's API: the id is GitLab's, the heads are commits
+    LOCAL = "local"  # a working tree on this machine (`projects.local_root`): the heads are tree states
 
 
 Trigger = GitLabEvent | SyncTrigger

@@ -7,6 +7,7 @@ All SQL lives in this package, one module per table family; `Database` is all of
 from app.db.backfills import BackfillQueries
 from app.db.deliveries import DeliveryQueries
 from app.db.dependencies import Coordinates, DependencyQueries, LibraryRow, UsageRow
+from app.db.local import LocalQueries
 from app.db.metrics import LagSummary, MetricQueries
 from app.db.pool import lock_key
 from app.db.projects import ProjectQueries
@@ -48,5 +49,6 @@ class Database(
     StatusQueries,
     RequestQueries,
     DependencyQueries,
+    LocalQueries,
 ):
     """Queries over one asyncpg pool."""

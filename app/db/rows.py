@@ -33,6 +33,8 @@ class ProjectRow:
     indexed_at: datetime | None
     visibility: str | None
     repository_access: str | None
+    source: str = "gitlab"  # `ProjectSource`: where the code comes from
+    local_root: str | None = None  # a local project's working tree
 
     @property
     def behind(self) -> bool:
@@ -113,6 +115,7 @@ class StatusRow:
     now: datetime  # PostgreSQL's clock, which stamped every time below
     id: int
     repo_path: str
+    source: str
     default_branch: str | None
     indexed_sha: str | None
     indexed_at: datetime | None

@@ -13,7 +13,7 @@ from app.db.rows import StatusRow, dataclass_row
 # for (a path, or a prefix ending in '/'), or NULL for all. `$6` false skips the manifest counts (files
 # and chunks read 0): the operator's page reads every project's state that way, then counts the few it lists.
 _STATUS = """
-    SELECT now() AS now, p.id, p.repo_path, p.default_branch, p.indexed_sha, p.indexed_at, p.head_sha,
+    SELECT now() AS now, p.id, p.repo_path, p.source, p.default_branch, p.indexed_sha, p.indexed_at, p.head_sha,
            p.head_checked_at, p.behind_since, p.lag_commits, p.status, p.last_error, p.requested_gen, p.done_gen,
            p.full_sync, COALESCE(m.files, 0) AS files, COALESCE(m.chunks, 0) AS chunks,
            r.status AS run_status, r.trigger AS run_trigger, r.mode AS run_mode, r.error AS run_error,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from app.core.states import ProjectSource
 from app.db.pool import Pool
 from app.db.rows import HeadSeen, SweepMarks
 
@@ -16,6 +17,7 @@ class SweepQueries(Pool):
         """Indexed (or failed) projects that are not behind and not out of scope: id → path (the scope sweep)."""
         rows = await self._fetch(
             "SELECT id, repo_path FROM projects WHERE status <> 'out_of_scope' AND done_gen >= requested_gen"
+            f" AND source = '{ProjectSource.GITLAB}'"
         )
         return {int(r["id"]): str(r["repo_path"]) for r in rows}
 
@@ -24,6 +26,7 @@ class SweepQueries(Pool):
         rows = await self._fetch(
             """
             SELECT id, NOT (id = ANY($1::bigint[])) AS missing FROM projects WHERE status <> 'out_of_scope'
+                AND source = 'gitlab'
             """,
             list(listed),
         )

@@ -42,8 +42,12 @@ BATCH = 64
 
 
 def build_scope(config: ChunkerConfig) -> Scope:
-    """Build files worth reading: any path, less the chunker's excludes (tests, generated code, build output)."""
-    return Scope(include=(glob_to_regex("**"),), exclude=tuple(glob_to_regex(p) for p in config.exclude))
+    """Build files worth reading: any path, less the chunker's excludes (generated code, build output) and test code."""
+    return Scope(
+        include=(glob_to_regex("**"),),
+        exclude=tuple(glob_to_regex(p) for p in config.exclude),
+        tests=tuple(glob_to_regex(p) for p in config.tests),
+    )
 
 
 class SeenPlan(Protocol):

@@ -7,15 +7,30 @@ so what the handlers receive is exactly what the schema published at `/openapi.j
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from app.agents.hook import CONTEXT_PATH as CONTEXT_PATH  # declared where the hook reads it
 from app.core.events import MAX_ID
+from app.search.code import MAX_LINES, CodeItem
 from app.search.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, ContextItem, RelatedItem
+from app.search.grep import MAX_CONTEXT, GrepItem
+from app.search.impact import DEFAULT_HOPS, MAX_CHANGES, MAX_HOPS
+from app.search.impact_items import ImpactItem
+from app.search.patterns import MAX_PATTERN_CHARS
 from app.search.results import HitItem
-from app.search.scoping import SearchScope
+from app.search.scoping import SCOPE_HELP, SearchScope
 from app.sync.status import StatusItem
 from pipeline.model import LANGUAGES, SYMBOL_TYPES
 
@@ -212,6 +227,7 @@ class ProjectState(BaseModel):
 
     id: int
     repo_path: str
+    source: str = Field(description="`gitlab`, or `local`: a checkout `javakb serve --watch` or `javakb index` indexed")
     default_branch: str | None
     indexed_sha: str | None
     target_sha: str | None
@@ -245,9 +261,7 @@ class SearchParams(BaseModel):
     http_method: str | None = Field(default=None, description="GET, POST, ...")
     language: str | None = Field(default=None, json_schema_extra={"enum": [*LANGUAGES]})
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT, description="How many results (clamped to 1..50).")
-    scope: SearchScope = Field(
-        default=SearchScope.CODE, description="code (the organization's, the default), libraries, or all."
-    )
+    scope: SearchScope = Field(default=SearchScope.CODE, description=SCOPE_HELP)
 
     @field_validator("q", mode="before")
     @classmethod
@@ -256,18 +270,12 @@ class SearchParams(BaseModel):
             raise ValueError("q is required")
         return value.strip()
 
-    @field_validator("symbol_type")
+    @field_validator("symbol_type", "language")
     @classmethod
-    def _symbol_type(cls, value: str | None) -> str | None:
-        if value and value not in SYMBOL_TYPES:
-            raise ValueError(f"symbol_type must be one of {sorted(SYMBOL_TYPES)}")
-        return value or None
-
-    @field_validator("language")
-    @classmethod
-    def _language(cls, value: str | None) -> str | None:
-        if value and value not in LANGUAGES:
-            raise ValueError(f"language must be one of {list(LANGUAGES)}")
+    def _known(cls, value: str | None, info: ValidationInfo) -> str | None:
+        allowed = SYMBOL_TYPES if info.field_name == "symbol_type" else LANGUAGES
+        if value and value not in allowed:
+            raise ValueError(f"{info.field_name} must be one of {sorted(allowed)}")
         return value or None
 
     @field_validator("limit", mode="before")
@@ -285,6 +293,39 @@ class SearchAnswer(BaseModel):
 
     query: str
     results: list[HitItem]
+
+
+GREP_PATH = "/api/v1/grep"
+MAX_GREP_LIMIT = 200
+
+
+class GrepParams(BaseModel):
+    """`GET /api/v1/grep` query parameters: what the MCP tool `exact_search` takes (issue 28)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    pattern: str = Field(min_length=1, max_length=MAX_PATTERN_CHARS, description="A literal, or RE2 with regex=true.")
+    regex: bool = Field(default=False, description="Read pattern as an RE2 regular expression.")
+    case_sensitive: bool = Field(default=True, description="false ignores case.")
+    repo: str | None = Field(default=None, description="Repository path, or a group prefix ending in /.")
+    path: str | None = Field(default=None, description="Folder or file prefix, or a glob ('*Controller.java').")
+    language: str | None = Field(default=None, description="Only code in this language, e.g. java.")
+    context: int = Field(default=2, ge=0, le=MAX_CONTEXT, description="Lines shown before and after each match.")
+    offset: int = Field(default=0, ge=0, description="Skip this many matching lines: a previous next_offset.")
+    limit: int = Field(default=50, ge=1, le=MAX_GREP_LIMIT, description="Matching lines per page.")
+
+
+class GrepAnswer(BaseModel):
+    """`GET /api/v1/grep`: a page of matching lines in file order, counted exactly unless `complete` is false."""
+
+    pattern: str
+    total: int = Field(description="Matching lines (a floor when complete is false)")
+    files: int = Field(description="Files with a matching line")
+    offset: int
+    next_offset: int | None
+    complete: bool = Field(description="false: the scan stopped (stopped says why); narrow repo or path")
+    stopped: str | None
+    results: list[GrepItem]
 
 
 class ContextParams(BaseModel):
@@ -307,6 +348,48 @@ class ContextAnswer(BaseModel):
     related: list[RelatedItem]
     relevance: float
     threshold: float
+
+
+CODE_PATH = "/api/v1/code"
+IMPACT_PATH = "/api/v1/impact"
+
+
+class CodeParams(BaseModel):
+    """`GET /api/v1/code` query parameters: what the MCP tool `read_code` takes (issue 28)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    repo: str = Field(min_length=1, max_length=MAX_PATH_CHARS, description="Repository path (group/project).")
+    path: str = Field(min_length=1, max_length=MAX_PATH_CHARS, description="The file's path in the repository.")
+    start_line: int | None = Field(default=None, ge=1, description=f"1-based; at most {MAX_LINES} lines per call.")
+    end_line: int | None = Field(default=None, ge=1, description="The last line wanted (inclusive).")
+
+
+class ImpactParams(BaseModel):
+    """`GET /api/v1/impact` query parameters: what the MCP tool `impact` takes (issue 28); `changes` repeats."""
+
+    model_config = ConfigDict(extra="ignore")
+    repeated: ClassVar[tuple[str, ...]] = ("changes",)  # read as lists from the query string (`entry.api.asked`)
+
+    symbol: str | None = Field(default=None, max_length=MAX_PATH_CHARS, description="A method or type.")
+    changes: list[Annotated[str, Field(max_length=MAX_PATH_CHARS + 40)]] | None = Field(
+        default=None, max_length=MAX_CHANGES, description="Instead of symbol: 'path:start-end', repeated, with repo."
+    )
+    repo: str | None = Field(default=None, max_length=MAX_PATH_CHARS, description="Repository path.")
+    hops: int = Field(default=DEFAULT_HOPS, ge=0, le=MAX_HOPS, description="Levels of callers to follow.")
+
+
+def _answer_of(item: type[Any], name: str) -> type[BaseModel]:
+    """A pydantic model of a TypedDict declared by the search module (the one declaration, for the OpenAPI)."""
+    fields: dict[str, Any] = {key: (kind, ...) for key, kind in get_type_hints(item, include_extras=True).items()}
+    model: type[BaseModel] = create_model(name, __doc__=item.__doc__, **fields)
+    return model
+
+
+CodeAnswer = _answer_of(CodeItem, "CodeAnswer")
+"""`GET /api/v1/code`: `app.search.code.CodeItem`."""
+ImpactAnswer = _answer_of(ImpactItem, "ImpactAnswer")
+"""`GET /api/v1/impact`: `app.search.impact_items.ImpactItem`."""
 
 
 class HookEnvelope(BaseModel):

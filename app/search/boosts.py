@@ -41,9 +41,17 @@ from app.store.lexical import STOP_WORDS, singular, stem, tokenize
 from pipeline.model import TYPE_SYMBOLS, Chunk
 from pipeline.render import IDENTIFIER_PART
 
-SIGNALS = ("path_words", "file_coherence", "file_saturation", "name_phrase", "types_first", "compounds")
+SIGNALS = (
+    "path_words",
+    "file_coherence",
+    "file_saturation",
+    "name_phrase",
+    "types_first",
+    "compounds",
+    "aspects",
+)
 """The signals, by name (`types_first` is `app.search.ranking`'s, on the exact name matches; `compounds`
-adds terms to the lexical query: `compounds`)."""
+adds terms to the lexical query: `compounds`; `aspects` is `app.search.aspects.surface`, after the rank-level steps)."""
 FILE_SIGNALS = frozenset(SIGNALS[:4])
 """The signals that speak of files: a question about a behaviour gets none of them (`reordered`)."""
 DISABLED: set[str] = set()
@@ -165,7 +173,12 @@ def is_symbol_question(terms: QueryTerms) -> bool:
 
 def keywords(terms: QueryTerms) -> frozenset[str]:
     """The question's words that can name a file: no scaffolding, no stop word, more than two letters."""
-    return frozenset(w for w in terms.words if len(w) > 2 and w not in SCAFFOLDING and w not in STOP_WORDS)
+    return keywords_of(terms.words)
+
+
+def keywords_of(words: Iterable[str]) -> frozenset[str]:
+    """The `words` that can name a file or a member (see `keywords`)."""
+    return frozenset(w for w in words if len(w) > 2 and w not in SCAFFOLDING and w not in STOP_WORDS)
 
 
 def path_parts(file_path: str) -> frozenset[str]:
@@ -210,14 +223,15 @@ def _spells(sequence: Sequence[str], start: int, parts: Sequence[str]) -> bool:
     for word in sequence[start:]:
         if at == len(parts):
             return True
-        taken = next((n for n in range(1, len(parts) - at + 1) if _same_word(word, "".join(parts[at : at + n]))), 0)
+        taken = next((n for n in range(1, len(parts) - at + 1) if matches_word(word, "".join(parts[at : at + n]))), 0)
         if not taken:
             return False
         at += taken
     return at == len(parts)
 
 
-def _same_word(word: str, part: str) -> bool:
+def matches_word(word: str, part: str) -> bool:
+    """A question word and a name's part are the same word: equal, a prefix, or the word's stem a prefix."""
     return _prefixed(word, part) or _prefixed(stem(word), part)
 
 

@@ -59,7 +59,7 @@ class Catalog:
         if reader.scope is not SearchScope.LIBRARIES:
             found = await reader.store.counts_by("repo_path", where=build_filter(access, filters, scope=None))
             counts |= {path: n for path, n in found.items() if not path.startswith(LIBRARY_PREFIX)}
-        if reader.scope is not SearchScope.CODE:
+        if reader.scope in (SearchScope.LIBRARIES, SearchScope.ALL):
             libraries = await reader.libraries_of(access, SearchScope.LIBRARIES)
             where = build_filter(access, filters, scope=SearchScope.LIBRARIES, libraries=libraries)
             counts |= await reader.store.counts_by("repo_path", where=where)

@@ -7,7 +7,9 @@ mapping) has its routes only once the mappings are learned from the annotation t
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from app.auth.access import Access
 from app.search.hits import Hit
@@ -17,7 +19,41 @@ from app.search.scoping import Filters
 from app.store.filters import any_of, either
 from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.model import SymbolType
-from pipeline.spring import learned_mappings, mapping_route
+from pipeline.spring import JAXRS_VERBS, learned_mappings, mapping_route, split_url
+
+_VERB_FIRST = re.compile(r"^\s*([A-Za-z]+)\s+(\S.*)$")
+
+
+class AskedRoute(NamedTuple):
+    """A route as asked (`GET /things/{id}`, `http://things/things/7?x=1`, `/things/7`), read into its parts."""
+
+    method: str | None  # upper case; None: any
+    path: str  # the path alone: no scheme, host, query or fragment
+    service: str | None  # the host of a full URL, when it names one
+    conflict: str | None = None  # a verb in the text other than the `http_method` given (which wins)
+
+    def describe(self) -> str:
+        """What was read, for an answer's header: `GET /things/{id}` (and `on things-service`)."""
+        return f"{self.method or 'any'} {self.path}" + (f" on {self.service}" if self.service else "")
+
+
+def asked_route(text: str, http_method: str | None = None) -> AskedRoute:
+    """The HTTP method, path and service a route argument names: a leading verb and a full URL are accepted.
+
+    A verb given as `http_method` wins over one written in the text (`conflict` says which was dropped).
+    """
+    written: str | None = None
+    rest = text.strip()
+    match = _VERB_FIRST.match(rest)
+    if match is not None and match.group(1).upper() in JAXRS_VERBS:
+        written, rest = match.group(1).upper(), match.group(2).strip()
+    service, path = split_url(rest)
+    path = re.split(r"[?#]", path, maxsplit=1)[0] or "/"
+    if not path.startswith("/"):
+        path = "/" + path
+    method = http_method.upper() if http_method else written
+    conflict = written if written is not None and method != written else None
+    return AskedRoute(method, path, service, conflict)
 
 
 async def endpoint(

@@ -14,6 +14,7 @@ service name matches come first.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -22,8 +23,8 @@ from app.search.hits import Hit
 from app.search.scoping import Filters
 from app.search.service import SearchService
 from app.store.filters import any_of
-from app.store.routes import query_keys, route_matches
-from pipeline.outbound import DECLARED_CLIENTS, OutboundRoute, decode
+from app.store.routes import candidate_query_keys, query_keys, route_matches, tail_matches
+from pipeline.outbound import DECLARED_CLIENTS, OutboundRoute, decode, literal_tail
 from pipeline.spring import ANY_METHOD
 
 MAX_CLIENTS = 50
@@ -37,6 +38,7 @@ class CallSite:
     hit: Hit
     routes: tuple[OutboundRoute, ...]
     through: Hit | None = None
+    evidence: tuple[str, ...] = ()  # set on a candidate: a call whose URI the code does not fix (`candidates`)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +70,30 @@ def calls_endpoint(route: OutboundRoute, path: str, http_method: str | None) -> 
     return http_method is None or route.method in (http_method.upper(), ANY_METHOD) or http_method == ANY_METHOD
 
 
+def candidates(hits: Iterable[Hit], path: str, http_method: str | None) -> list[CallSite]:
+    """Calls whose URI the code does not fix (a base from a setter, a parameter) but whose literal tail ends `path`.
+
+    Listed as candidates with the evidence, never as callers: the base could point anywhere (issue 28).
+    """
+    found: list[CallSite] = []
+    for hit in hits:
+        routes, evidence = [], []
+        for route in map(decode, hit.chunk.outbound):
+            tail = literal_tail(route)
+            if tail is None or not tail_matches(tail, path):
+                continue
+            if http_method is not None and route.method not in (http_method.upper(), ANY_METHOD):
+                continue
+            routes.append(route)
+            evidence.append(
+                f"unresolved: the code does not fix its URI {route.path[1:]}; its literal part {tail} ends {path}"
+                + (f"; its base defaults to {route.service}, which other assignments replace" if route.service else "")
+            )
+        if routes:
+            found.append(CallSite(hit=hit, routes=tuple(routes), evidence=tuple(evidence)))
+    return found
+
+
 def is_declared_client(hit: Hit) -> bool:
     """A Feign or `@HttpExchange` interface method: its routes are calls it declares, not routes it serves."""
     return any(decode(text).client in DECLARED_CLIENTS for text in hit.chunk.outbound)
@@ -84,9 +110,11 @@ class EndpointLinks:
     ) -> list[CallSite]:
         """The client call sites of an endpoint across the repositories the caller may read (`repo` narrows them).
 
-        Each declared client method is followed by the methods that call it.
+        Each declared client method is followed by the methods that call it; then the candidates: calls whose
+        URI the code does not fix but whose literal tail the path ends with (`candidates`).
         """
-        found = await self.search.lookup(access, Filters(repo=repo), any_of("outbound_keys", query_keys(path)))
+        keys = [*query_keys(path), *candidate_query_keys(path)]
+        found = await self.search.lookup(access, Filters(repo=repo), any_of("outbound_keys", keys))
         sites: list[CallSite] = []
         clients = 0
         for hit in found:
@@ -98,7 +126,7 @@ class EndpointLinks:
                 clients += 1
                 callers = await self.search.callers(access, hit.qualified_name, repo)
                 sites.extend(CallSite(hit=c, routes=routes, through=hit) for c in callers if c.id != hit.id)
-        return sites
+        return sites + candidates(found, path, http_method)
 
     async def targets(self, access: Access, name: str, repo: str | None = None) -> Targets:
         """The handlers the named call site reaches in any repository the caller may read.
@@ -111,10 +139,28 @@ class EndpointLinks:
         for caller, route in calls:
             if not route.resolved:
                 unresolved.append((caller, route))
+                targets.extend(await self._candidate_targets(access, route, caller))
                 continue
             targets.extend(await self._served(access, route, caller))
-        targets.sort(key=lambda t: not t.service_match)  # stable: the endpoint order within each group
+        # Stable: the endpoint order within each group; an unresolved call's candidates after the calls the code fixes.
+        targets.sort(key=lambda t: (not t.route.resolved, not t.service_match))
         return Targets(targets=targets, unresolved=unresolved, calls=len(calls))
+
+    async def _candidate_targets(self, access: Access, route: OutboundRoute, caller: Hit) -> list[Target]:
+        """The handlers of an unresolved call's literal tail (`host + "pets/visits"`: `/pets/visits`), as candidates."""
+        tail = literal_tail(route)
+        if tail is None:
+            return []
+        method = None if route.method == ANY_METHOD else route.method
+        found = []
+        for hit in await self.search.endpoint(access, tail, method):
+            if is_declared_client(hit) or hit.id == caller.id:
+                continue
+            target = _target(hit, dataclasses.replace(route, path=tail), caller)
+            said = f"unresolved: the code does not fix its URI {route.path[1:]}; its literal part {tail} is the route"
+            rest = (e.replace("service", "its base's default service", 1) for e in target.evidence[1:])
+            found.append(dataclasses.replace(target, route=route, evidence=(said, *rest)))
+        return found
 
     async def _served(self, access: Access, route: OutboundRoute, caller: Hit) -> list[Target]:
         """The handlers of one call; under a context path when none of the service the call names serves it.

@@ -59,6 +59,55 @@ async def callers(
     return await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), condition)
 
 
+async def declaring_types(reader: Reader, access: Access, name: str, repo: str | None = None) -> list[str]:
+    """The types declaring a method named bare (`getName`, no type): several mean the name alone is ambiguous."""
+    base, _ = _split_params(name)
+    if "." in base:
+        return []
+    targets = await symbol(reader, access, base, repo)
+    return sorted({h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""})
+
+
+MAX_TYPES = 10
+"""Declaring types of a bare method name whose callers one answer looks up (`callers_by_type`); past it, none."""
+MAX_TYPE_CALLERS = 200
+"""Callers one declaring type shows in such an answer (the first in file order)."""
+
+
+async def callers_by_type(
+    reader: Reader,
+    access: Access,
+    name: str,
+    owners: Sequence[str],
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    limit: int = MAX_TYPE_CALLERS,
+) -> list[tuple[str, list[tuple[Hit, bool]]]]:
+    """For each declaring type, the callers of its method of that name, each with whether its receiver resolved.
+
+    A caller whose call is recorded under the type's qualified name (`calls_fq`: the receiver's declared type
+    resolved through the file's imports) is True; one matched by the type's simple name alone (`calls`: the
+    receiver's type has that name, which another type may share) is False (issue 28). More than `MAX_TYPES`
+    owners (`get`, `size`) give no groups: a few lookups per type, for hundreds of types, answer nothing useful.
+    """
+    if len(owners) > MAX_TYPES:
+        return []
+    method = _split_params(name)[0].rpartition(".")[2]
+    answer: list[tuple[str, list[tuple[Hit, bool]]]] = []
+    for owner in owners:
+        keys_fq, keys = await call_keys(reader, access, f"{owner}.{method}", repo)
+        conditions = [any_of(field, found) for field, found in (("calls_fq", keys_fq), ("calls", keys)) if found]
+        hits = (
+            await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), either(*conditions), limit=limit)
+            if conditions
+            else []
+        )
+        exact = set(keys_fq)
+        answer.append((owner, [(h, not exact.isdisjoint(h.chunk.calls_fq)) for h in hits]))
+    return answer
+
+
 async def callers_condition(reader: Reader, access: Access, name: str, repo: str | None) -> Condition | None:
     """What a caller of the named method matches (None: nothing can): its call keys, hierarchy included."""
     keys_fq, keys = await call_keys(reader, access, name, repo)

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from app.search import boosts
+from app.search.aspects import surface
 from app.search.boosts import asks_behaviour, enabled
 from app.search.question import QueryTerms
 from app.store.fusion import RRF_K
@@ -91,11 +92,11 @@ def rerank(
     order = fuse(len(chunks), ranked)
     exact = {i for lst in evidence.lists() for i in lst}
     order = promote(order, [MAX_PLACES if i in exact else places(signals(terms, chunks[i])) for i in order])
-    if not asks_behaviour(terms):
-        return order
-    head, tail = order[:WINDOW], order[WINDOW:]
-    head = below_members(members_first(head, chunks, exact), chunks, exact)
-    return (head if WEB_WORDS & terms.words else callees_first(head, chunks, exact)) + tail
+    if asks_behaviour(terms):
+        head, tail = order[:WINDOW], order[WINDOW:]
+        head = below_members(members_first(head, chunks, exact), chunks, exact)
+        order = (head if WEB_WORDS & terms.words else callees_first(head, chunks, exact)) + tail
+    return surface(order, chunks, terms.sequence, WINDOW) if enabled("aspects") else order
 
 
 def types_first(symbols: Sequence[int], chunks: Sequence[Chunk]) -> list[int]:

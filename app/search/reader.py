@@ -15,10 +15,10 @@ from app.auth.access import Access
 from app.search.hierarchy import DECLARATION_FIELDS, Declaration, Hierarchy
 from app.search.hits import Hit, hit_of, in_file_order
 from app.search.offload import Offload
-from app.search.scoping import LIBRARY_FLAG, Filters, ReadableLibraries, SearchScope, build_filter
+from app.search.scoping import OUTSIDE_CODE, Filters, ReadableLibraries, SearchScope, build_filter
 from app.store.engines import Store
-from app.store.filters import Condition, Filter, all_of, between, everything
-from app.store.payloads import FILE_ORDER, FILE_ORDER_MAX, flagged, read_fields
+from app.store.filters import Condition, Filter, all_of, any_of, between, everything
+from app.store.payloads import FILE_ORDER, FILE_ORDER_MAX, read_fields
 
 R = TypeVar("R")
 MAX_SCOPES_CACHED = 1024
@@ -115,7 +115,7 @@ class Reader:
         return paths
 
     async def read_scope(self) -> SearchScope | None:
-        """The scope's condition, or None while the store holds no library point and the scope is `code`.
+        """The scope's condition, or None while the store holds no library or test point and the scope is `code`.
 
         Without libraries, `code` needs no condition, and a read keeps the query it had before scopes
         (the same plan, the same scores to the last digit). Absence is re-checked every `ttl_s`; a
@@ -125,7 +125,7 @@ class Reader:
             return self.scope
 
         async def present() -> bool:
-            return await self.store.count(where=all_of(flagged(LIBRARY_FLAG))) > 0
+            return await self.store.count(where=all_of(any_of("flags", list(OUTSIDE_CODE)))) > 0
 
         return self.scope if await self._libraries.holds(present) else None
 

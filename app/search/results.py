@@ -28,14 +28,18 @@ class LibraryRef(TypedDict):
 
 
 class HitItem(Citation):
-    """One hit as data: its citation, kind and the metadata an agent filters on."""
+    """One hit as data: its citation, kind and the metadata an agent filters on.
+
+    No score: a search's order is made by several steps (fusion of ranked lists, boosts, bounded moves, a
+    cross-encoder), none of them one score of the hit, and the store's score shown beside that order read as
+    a rank it was not (9.5 above 19.4); an exact lookup has none. The order is the answer (issue 28).
+    """
 
     symbol_type: str
     stereotype: str | None
     annotations: list[str]
     http: list[str]
     generated: bool
-    score: float
     part: NotRequired[str]
     outbound: NotRequired[list[str]]  # the HTTP calls it makes, when it makes any (`pipeline.outbound`)
     code: NotRequired[str]
@@ -53,7 +57,6 @@ def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
         "annotations": list(c.annotations),
         "http": routes(c),
         "generated": c.generated,
-        "score": round(hit.score, 4),
     }
     if c.part_count > 1:
         item["part"] = f"{c.part_index + 1}/{c.part_count}"

@@ -20,15 +20,26 @@ from pipeline.spring import ANY_METHOD
 
 
 class SearchScope(enum.StrEnum):
-    """Whose code a read covers (issue 16): the org's own (the default), the indexed libraries', or both."""
+    """Whose code a read covers (issues 16, 27): the org's own (the default), its tests, the libraries', or all."""
 
     CODE = "code"
+    TESTS = "tests"
     LIBRARIES = "libraries"
     ALL = "all"
 
 
+SCOPE_HELP = (
+    "code: the organization's code (default, never its tests); tests: its test code (indexed with "
+    "JAVAKB_CHUNKING__INDEX_TESTS); libraries: indexed dependency sources; all: every one."
+)
+"""What a `scope` parameter means, for the MCP tools, the REST API and the CLI."""
+
 LIBRARY_FLAG = "library"
 """The chunk flag (`app.store.payloads.FLAGS`) of a library's points."""
+TEST_FLAG = "test"
+"""The chunk flag of test code's points (`pipeline.scope.is_test`)."""
+OUTSIDE_CODE = (LIBRARY_FLAG, TEST_FLAG)
+"""The flags of points the `code` scope leaves out."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,9 +69,11 @@ def build_filter(
     """Translate the caller's access, search filters and scope to one Qdrant filter (None when nothing filters).
 
     Library points (the `library` flag) are third-party code: `code` leaves them out, `libraries` reads
-    only them, `all` reads them besides what `access` allows. A restricted caller reads only the library
-    versions in `libraries` (the `maven:` paths of the versions a project it may read uses,
-    `ReadableLibraries`; none when not given); an unrestricted one reads every library (docs/security.md).
+    only them, `all` reads them besides what `access` allows. Test code (the `test` flag) is the org's own,
+    read under `access` like its other code: `tests` reads only it, `code` leaves it out, `all` reads it.
+    A restricted caller reads only the library versions in `libraries` (the `maven:` paths of the versions
+    a project it may read uses, `ReadableLibraries`; none when not given); an unrestricted one reads every
+    library (docs/security.md).
     The org's own code is filtered by `access.condition()` exactly as without a scope. `scope=None` adds
     the access condition alone (the repositories' facets, which tell library points by their path).
     """
@@ -110,8 +123,12 @@ def _scoped(
     elif scope is SearchScope.ALL:
         if readable is not None:
             must.append(either(readable, library))
-    else:  # must_not: a point written before the flag existed is the org's code
-        must_not.append(library)
+    elif scope is SearchScope.TESTS:
+        must.append(flagged(TEST_FLAG))
+        if readable is not None:
+            must.append(readable)
+    else:  # must_not: a point written before the flags existed is the org's code
+        must_not.extend([library, flagged(TEST_FLAG)])
         if readable is not None:
             must.append(readable)
 

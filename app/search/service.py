@@ -6,7 +6,8 @@ whose filter holds the caller's condition inside the query. A query passes these
 the pool (`app.search.pool`: fused candidates, named matches and a relation's answers at once) →
 composed routes (`app.search.endpoints`) → rerank (`app.search.ranking`) → cross-encoder → demotion.
 Exact lookups are `app.search.lookups` and `app.search.endpoints`, paged sets `app.search.sets`, the
-repositories' catalog `app.search.catalog`, hits and citations `app.search.hits`.
+repositories' catalog `app.search.catalog`, hits and citations `app.search.hits`, exact and pattern
+search over the code's lines `app.search.grep`.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
-from app.search import endpoints, lookups, pool, sets
+from app.search import code, endpoints, lookups, pool, sets
 from app.search.catalog import Catalog
 from app.search.crossencoder import CrossEncoder
+from app.search.grep import GrepLimits, GrepQuery, GrepResult, grep_code
 from app.search.hits import Hit
 from app.search.offload import Offload, bounded
 from app.search.query_limits import check_query
@@ -85,6 +87,7 @@ class SearchService:
         max_concurrent: int | None = None,
         libraries: ReadableLibraries | None = None,
         dense_weight: float = 1.0,
+        grep_limits: GrepLimits | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -94,6 +97,7 @@ class SearchService:
         self.max_query_terms = max_query_terms
         self.generated_code = generated_code
         self.dense_weight = dense_weight  # the dense list's weight in the store's fusion (`app.store.fusion`)
+        self.grep_limits = grep_limits or GrepLimits()
         # The pure stretches of a search run through the reader's offload (`app.search.offload`).
         self._reader = Reader(
             store,
@@ -169,6 +173,17 @@ class SearchService:
         )
         return await pool.ranked(self._reader, access, question, filters, limit, rankers)
 
+    async def grep(self, access: Access, query: GrepQuery, *, offset: int = 0, limit: int = 20) -> GrepResult:
+        """Exact and pattern search: the matching lines the caller may read, counted (`app.search.grep`).
+
+        Raises:
+            PatternError: the pattern is refused (empty, too long, not RE2, too big a program).
+        """
+        if self._searching is None:
+            return await grep_code(self._reader, access, query, offset=offset, limit=limit, limits=self.grep_limits)
+        async with self._searching:
+            return await grep_code(self._reader, access, query, offset=offset, limit=limit, limits=self.grep_limits)
+
     async def repositories(self, access: Access, *, fresh: bool = False) -> dict[str, int]:
         """The repositories the caller may read and their chunk counts (`Catalog.repositories`)."""
         return await self._catalog.repositories(self._reader, access, fresh=fresh)
@@ -181,17 +196,23 @@ class SearchService:
         """Chunks a code generator wrote, per repository the caller may read (one facet, not cached)."""
         return await self._catalog.generated_counts(self._reader, access)
 
-    async def lookup(self, access: Access, filters: Filters, *extra: Condition) -> list[Hit]:
-        """The chunks the caller may read that match the filters and conditions, in file order (exact lookups)."""
-        return await self._reader.lookup(access, filters, *extra)
+    async def lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
+        """The chunks the caller may read that match the filters and conditions, in file order (at most `limit`)."""
+        return await self._reader.lookup(access, filters, *extra, limit=limit)
 
     async def _lookup(self, access: Access, filters: Filters, *extra: Condition, limit: int | None = None) -> list[Hit]:
         return await self._reader.lookup(access, filters, *extra, limit=limit)
 
     outline = _OnReader(lookups.outline)
+    read_code = _OnReader(code.read_code)
     symbol = _OnReader(lookups.symbol)
     callers = _OnReader(lookups.callers)
+    declaring_types = _OnReader(lookups.declaring_types)
+    callers_by_type = _OnReader(lookups.callers_by_type)
     callees = _OnReader(lookups.callees)
+    call_keys = _OnReader(lookups.call_keys)
+    hierarchy = _OnReader(Reader.hierarchy)
+    composed_routes = _OnReader(endpoints.with_composed_routes)
     injectors = _OnReader(lookups.injectors)
     dependencies = _OnReader(lookups.dependencies)
     bean_stereotypes = _OnReader(lookups.bean_stereotypes)

@@ -49,6 +49,8 @@ def _field(condition: qm.FieldCondition) -> qe.FieldCondition:
         return qe.FieldCondition(key=condition.key, match=qe.MatchValue(match.value))
     if isinstance(match, qm.MatchAny):
         return qe.FieldCondition(key=condition.key, match=qe.MatchAny(match.any))
+    if isinstance(match, qm.MatchSubstring):
+        return qe.FieldCondition(key=condition.key, match=qe.MatchSubstring(match.substring))
     if match is None and isinstance(rng, qm.Range):
         bounds = qe.RangeFloat(gte=rng.gte, gt=rng.gt, lte=rng.lte, lt=rng.lt)
         return qe.FieldCondition(key=condition.key, range=bounds)

@@ -28,6 +28,15 @@ def any_of(key: str, values: Sequence[str] | Sequence[int]) -> qm.FieldCondition
     return qm.FieldCondition(key=key, match=qm.MatchAny(any=listed))
 
 
+def contains(key: str, text: str) -> qm.FieldCondition:
+    """Points whose string `key` contains `text`, byte for byte (Qdrant's `match.substring`).
+
+    An engine that does not know the condition (a Qdrant server before it) refuses the query: a caller
+    that can do without it retries without it (`app.search.grep`).
+    """
+    return qm.FieldCondition(key=key, match=qm.MatchSubstring(substring=text))
+
+
 def between(key: str, low: int, high: int) -> qm.FieldCondition:
     """Points whose numeric `key` is in `low..high`, both included."""
     return qm.FieldCondition(key=key, range=qm.Range(gte=low, lte=high))

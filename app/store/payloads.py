@@ -21,9 +21,9 @@ from typing import Any, get_origin, get_type_hints
 
 from app.core.errors import StorageError
 from app.store.filters import Condition, eq
-from app.store.routes import route_keys
+from app.store.routes import candidate_keys, route_keys
 from pipeline.model import Chunk, SymbolType
-from pipeline.outbound import resolved_paths
+from pipeline.outbound import literal_tails, resolved_paths
 from pipeline.records import chunk_record
 from pipeline.spring import mapping_route
 
@@ -89,7 +89,7 @@ PAYLOAD_FIELDS: tuple[str, ...] = (*_CHUNK_FIELDS, *_STORE_FIELDS)
 """Every key of a stored payload, in the order written."""
 
 
-FLAGS = ("generated", "library")
+FLAGS = ("generated", "library", "test")
 """Boolean chunk fields that filters match, also stored as the keyword list `flags`: Qdrant Edge's
 Python binding reads a boolean match value as an integer, so a boolean field cannot be matched there."""
 
@@ -246,12 +246,19 @@ def stored_payload(chunk: Chunk, indexed_at: str, source_hash: str = "") -> dict
         path_prefixes=prefixes(chunk.file_path),
         http_keys=tuple(sorted({key for path in chunk.http_path for key in route_keys(path)})),
         mapping_keys=tuple(sorted({key for path in mapping_paths(chunk) for key in route_keys(path)})),
-        outbound_keys=tuple(sorted({key for path in resolved_paths(chunk.outbound) for key in route_keys(path)})),
+        outbound_keys=outbound_keys(chunk.outbound),
         flags=tuple(name for name in FLAGS if getattr(chunk, name)),
         source_hash=source_hash,
         file_order=order,
     )
     return record | _json(keys)
+
+
+def outbound_keys(outbound: tuple[str, ...]) -> tuple[str, ...]:
+    """The route keys of a chunk's resolved calls, and the candidate keys of its unresolved ones' literal tails."""
+    keys = {key for path in resolved_paths(outbound) for key in route_keys(path)}
+    keys.update(key for tail in literal_tails(outbound) for key in candidate_keys(tail))
+    return tuple(sorted(keys))
 
 
 def mapping_paths(chunk: Chunk) -> tuple[str, ...]:

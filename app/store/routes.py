@@ -39,6 +39,31 @@ def query_keys(path: str) -> list[str]:
     return [f"{len(segments)}:{segments[0]}", f"{len(segments)}:*", ANY_KEY]
 
 
+CANDIDATE = "?:"
+"""The key prefix of an unresolved call's literal tail (`?:visits`): found by any literal segment of an asked path."""
+
+
+def candidate_keys(tail: str) -> list[str]:
+    """The key of an unresolved call's literal tail (`pipeline.outbound.literal_tail`): its first literal segment."""
+    first = next((seg for seg in _segments(tail) if not _is_variable(seg)), None)
+    return [CANDIDATE + first] if first else []
+
+
+def candidate_query_keys(path: str) -> list[str]:
+    """Keys of the literal tails that could end a concrete path: one per literal segment of it."""
+    return sorted({CANDIDATE + seg for seg in _segments(path) if not _is_variable(seg)})
+
+
+def tail_matches(tail: str, path: str) -> bool:
+    """Whether a concrete path (or pattern) ends with a call's literal tail, segment by segment."""
+    wanted = _segments(tail)
+    segments = _segments(path)
+    if not wanted or len(wanted) > len(segments):
+        return False
+    end = "/" + "/".join(segments[len(segments) - len(wanted) :])
+    return route_matches(tail, end) or route_matches(end, tail)
+
+
 def specificity(pattern: str) -> tuple[int, int, int]:
     """Sort key of a route pattern, most specific first, the way Spring picks among matches.
 

@@ -29,13 +29,18 @@ def iter_sources(root: Path, scope: Scope) -> Iterator[tuple[str, Path]]:
     root walks exactly what it did before. The paths yielded stay relative to `root`.
     """
     in_scope = _in_scope(root, scope)
-    yield from sorted((rel, path) for rel, path in _walk(root) if in_scope(rel))
+    yield from sorted((rel, Path(full)) for rel, full in walk_names(root) if in_scope(rel))
 
 
 def left_out_java(root: Path, scope: Scope) -> int:
     """How many `.java` files under `root` the scope rules leave out (what `iter_sources` does not yield)."""
     in_scope = _in_scope(root, scope)
-    return sum(1 for rel, _ in _walk(root) if rel.endswith(".java") and not in_scope(rel))
+    return sum(1 for rel, _ in walk_names(root) if rel.endswith(".java") and not in_scope(rel))
+
+
+def in_scope(root: Path, scope: Scope) -> Callable[[str], bool]:
+    """Whether a path from `root` is in scope, from `root` or from its repository root (`iter_sources`' rule)."""
+    return _in_scope(root, scope)
 
 
 def _in_scope(root: Path, scope: Scope) -> Callable[[str], bool]:
@@ -61,13 +66,18 @@ def scope_prefix(root: Path) -> str:
     return "" if rel == "." else rel + "/"
 
 
-def _walk(root: Path) -> Iterator[tuple[str, Path]]:
-    for dirpath, dirnames, filenames in os.walk(root):
+def walk_names(root: Path) -> Iterator[tuple[str, str]]:
+    """Every file under `root`: its path from `root` (POSIX) and its full path, version control and tool caches pruned.
+
+    Strings, no `Path` per file: a status answer walks every local working tree (`local_project.tree_state`).
+    """
+    top = os.fspath(root)
+    for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if d not in _PRUNED_DIRS)
-        base = Path(dirpath)
+        base = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        prefix = "" if base == "." else base + "/"
         for name in filenames:
-            path = base / name
-            yield path.relative_to(root).as_posix(), path
+            yield prefix + name, os.path.join(dirpath, name)
 
 
 FILES_PER_PROCESS = 100  # parse processes pay off from about this many files each (a file takes a few ms)

@@ -10,6 +10,9 @@ waiting (a delivery, a sweep's drift, a refresh) or when the head GitLab reporte
 commit; `lag_seconds` counts from when that was first known (`projects.behind_since`), `lag_commits`
 is what the compare of the running or last sync counted (None while no compare counted it).
 
+A local checkout (issue 27, `app.sync.local_project`) is a project like these, `source` `local`: its
+"head" is its working tree's state, checked when the status is asked, so its lag is the tree's.
+
 `status_item` is pure; `index_status` reads PostgreSQL with the caller's readable set inside the query.
 """
 
@@ -20,9 +23,11 @@ from datetime import datetime
 from typing_extensions import TypedDict
 
 from app.auth.access import Access
-from app.core.states import ProjectStatus, RunStatus
+from app.core.states import ProjectSource, ProjectStatus, RunStatus
 from app.db import Database, StatusRow
 from app.db.rows import shown_state
+from app.sync.local_project import check_local_heads
+from pipeline.model import ChunkerConfig
 
 
 class StatusItem(TypedDict):
@@ -30,6 +35,7 @@ class StatusItem(TypedDict):
 
     repo: str
     project_id: int
+    source: str
     default_branch: str | None
     state: str
     behind: bool
@@ -63,6 +69,7 @@ def status_item(row: StatusRow) -> StatusItem:
     return StatusItem(
         repo=row.repo_path,
         project_id=row.id,
+        source=row.source,
         default_branch=row.default_branch,
         state=shown_state(row.status, behind=behind),
         behind=behind,
@@ -82,8 +89,16 @@ def status_item(row: StatusRow) -> StatusItem:
     )
 
 
-async def index_status(db: Database, access: Access, repo: str | None = None) -> list[StatusItem]:
-    """The status of every project the caller may read (or of `repo`: a path, or a group prefix ending in '/')."""
+async def index_status(
+    db: Database, access: Access, repo: str | None = None, local: ChunkerConfig | None = None
+) -> list[StatusItem]:
+    """The status of every project the caller may read (or of `repo`: a path, or a group prefix ending in '/').
+
+    With `local` (the chunker's config) the working trees of local projects on this machine are checked
+    first (`check_local_heads`): their lag is the tree's, as of now.
+    """
+    if local is not None:
+        await check_local_heads(db, local)
     terms = access.read_set()
     rows = await db.statuses(
         everything=terms.everything, ids=terms.ids, paths=terms.paths, prefixes=terms.prefixes, repo=repo
@@ -94,11 +109,12 @@ async def index_status(db: Database, access: Access, repo: str | None = None) ->
 def status_line(item: StatusItem) -> str:
     """One line of text for a person or an agent."""
     head = (item["gitlab_head"] or "-")[:12]
+    seen = "worktree" if item["source"] == ProjectSource.LOCAL else "gitlab_head"
     lag = "up to date" if not item["behind"] else f"behind {_or_unknown(item['lag_commits'])} commits"
     if item["behind"] and item["lag_seconds"] is not None:
         lag += f" for {item['lag_seconds']:.0f} s"
     return (
-        f"{item['repo']}  state={item['state']} indexed={(item['indexed_sha'] or '-')[:12]} gitlab_head={head}"
+        f"{item['repo']}  state={item['state']} indexed={(item['indexed_sha'] or '-')[:12]} {seen}={head}"
         f" (checked {item['head_checked_at'] or 'never'}) {lag}; files={item['files']} chunks={item['chunks']}"
         + (" syncing" if item["syncing"] else "")
         + (f" last_run={item['last_run']}" if item["last_run"] else "")

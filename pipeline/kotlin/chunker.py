@@ -65,7 +65,7 @@ def chunk_kotlin(raw: bytes, file_path: str, context: SourceContext, config: Chu
         imports=read_imports(found.imports, declared, package), data=decoded.data,
         lines=decoded.data.decode("utf-8").split("\n"), calls=read_calls(root), config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
-        constants=cache(dict), http_clients=cache(bool),
+        constants=cache(dict), http_clients=cache(bool), field_values=cache(dict),
     )  # fmt: skip
     drafts = list(_drafts(unit, found, file_path))
     chunks = mark_generated(unit.lines, finish(unit, drafts))

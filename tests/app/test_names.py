@@ -198,7 +198,7 @@ def test_each_gitlab_event_parses_to_its_event_named_as_gitlab_sends_it() -> Non
 
 def test_the_sync_triggers_keep_their_stored_strings() -> None:
     assert [m.value for m in SyncTrigger] == [
-        "continue", "backfill", "reconcile", "scope", "default_branch_changed", "index_job", "refresh",
+        "continue", "backfill", "reconcile", "scope", "default_branch_changed", "index_job", "refresh", "local",
     ]  # fmt: skip
     assert not {m.value for m in SyncTrigger} & {m.value for m in GitLabEvent}  # a stored trigger names one cause
     assert f"{SyncTrigger.SCOPE}" == "scope"

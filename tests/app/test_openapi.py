@@ -30,26 +30,27 @@ def test_anyone_reads_the_public_part_and_an_admin_token_the_whole(clean_db: str
     assert wrong.json() == anyone.json()
     assert set(anyone.json()["paths"]) == {
         "/hooks/gitlab", "/api/v1/search", "/api/v1/index-jobs", "/api/v1/index-jobs/{job_id}",
-        "/api/v1/index-status", "/api/v1/context",
+        "/api/v1/index-status", "/api/v1/context", "/api/v1/code", "/api/v1/impact", "/api/v1/grep",
     }  # fmt: skip
     assert "/admin" not in anyone.text
     schemas = anyone.json()["components"]["schemas"]
     assert "ReindexRequest" not in schemas and "BackfillReport" not in schemas and "SearchAnswer" in schemas
     assert set(re.findall(r"#/components/schemas/(\w+)", anyone.text)) <= set(schemas)  # every reference resolves
-    assert len(list(schemathesis.openapi.from_dict(anyone.json()).get_all_operations())) == 6
+    assert len(list(schemathesis.openapi.from_dict(anyone.json()).get_all_operations())) == 9
 
 
 def test_every_route_is_described_and_the_document_loads() -> None:
     document = openapi_document("1")
     assert set(document["paths"]) == {
-        "/hooks/gitlab", "/api/v1/search", "/admin/reindex", "/admin/backfills", "/admin/backfills/{backfill_id}",
-        "/admin/projects",
+        "/hooks/gitlab", "/api/v1/search", "/api/v1/grep", "/admin/reindex", "/admin/backfills",
+        "/admin/backfills/{backfill_id}", "/admin/projects",
         "/admin/projects/{project_id}", "/admin/jobs",
         "/admin/rebuild", "/admin/rebuilds/{rebuild_id}",
         "/api/v1/index-jobs", "/api/v1/index-jobs/{job_id}", "/api/v1/index-status", "/api/v1/context",
+        "/api/v1/code", "/api/v1/impact",
     }  # fmt: skip
     operations = list(schemathesis.openapi.from_dict(document).get_all_operations())
-    assert len(operations) == 14
+    assert len(operations) == 17
 
 
 def test_schemas_are_the_validating_models_own() -> None:

@@ -22,6 +22,7 @@ def item(repo: str, **changes: Any) -> StatusItem:
     base = StatusItem(
         repo=repo,
         project_id=abs(hash(repo)) % 10_000,
+        source="gitlab",
         default_branch="main",
         state="ok",
         behind=False,

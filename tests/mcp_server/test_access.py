@@ -22,7 +22,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 from mcp.types import TextContent
 
 from tests.conftest import REDIS
-from tests.support.tenants import ALL_REPOS, CORE, OSS, SHARED_SERVICE, TTL_S, Org, serve_org
+from tests.support.tenants import ALL_REPOS, CORE, OSS, SHARED_SERVICE, TTL_S, Org, java_files, serve_org
 
 IDENTITIES: Final = ("alice", "bob", "eve", "carol", "gus", "dave", "bot", "root", "oss-token", "partner-token")
 NOWHERE: Final = "no/such-repo"
@@ -37,8 +37,10 @@ CALLS: Final[dict[str, dict[str, Any]]] = {
     "find_endpoint": {"path": "/shared/7", "http_method": "GET"},
     "find_injections": {"type": "Helper"},
     "find_implementations": {"type": "Marker"},
+    "impact": {"symbol": "Helper.help", "hops": 3},
+    "exact_search": {"pattern": 'helper.help("'},
 }
-REPO_TOOLS: Final = [t for t in CALLS if t not in ("list_repos", "get_callees")] + ["get_file_outline"]
+REPO_TOOLS: Final = [t for t in CALLS if t not in ("list_repos", "get_callees")] + ["get_file_outline", "read_code"]
 
 
 @pytest.fixture(scope="module")
@@ -112,9 +114,53 @@ async def test_a_readable_repository_outline_is_answered(org: Org, who: str) -> 
         assert f"{repo}:{SHARED_SERVICE} @ {head[:12]} (project {org.project_id(repo)})" in everything_said(result)
 
 
+@pytest.mark.parametrize("who", ["alice", "eve", "partner-token", "root"])
+async def test_read_code_reads_a_readable_file_from_gitlab_at_the_indexed_commit(org: Org, who: str) -> None:
+    for repo in org.readable[who]:
+        result = await call(org, who, "read_code", {"repo": repo, "path": SHARED_SERVICE})
+
+        assert not result.is_error, everything_said(result)
+        page = result.structured_content
+        assert page is not None
+        assert (page["origin"], page["commit_sha"]) == ("gitlab", org.projects[repo].head())
+        assert page["lines"] == java_files(repo)[SHARED_SERVICE].splitlines()
+        assert repos_in(everything_said(result)) == {repo}
+
+
+@pytest.mark.parametrize("who", ["bob", "eve", "oss-token"])
+async def test_impact_paths_run_only_through_readable_code(org: Org, who: str) -> None:
+    result = await call(org, who, "impact", {"symbol": "Helper.help", "hops": 3})
+    found = result.structured_content
+    assert found is not None
+
+    places = [*found["seeds"], *found["results"], *(e["handler_place"] for e in found["endpoints"])]
+    assert {p["repo_path"] for p in places} == org.readable[who]
+    assert {(e["http_method"], e["route"]) for e in found["endpoints"]} == {("GET", "/shared/{id}")}
+
+
 def rest(org: Org, who: str | None, **params: str) -> httpx.Response:
     headers = {"Authorization": f"Bearer {org.token(who)}"} if who else {}
     return httpx.get(f"{org.app.base_url}/api/v1/search", params=params, headers=headers, timeout=10)
+
+
+@pytest.mark.parametrize("who", IDENTITIES)
+async def test_exact_search_counts_only_the_readable_projects(org: Org, who: str) -> None:
+    # One `helper.help("` line a project: the count is the readable projects, on MCP and REST alike.
+    answer = (await call(org, who, "exact_search", CALLS["exact_search"])).structured_content
+    grep = httpx.get(
+        f"{org.app.base_url}/api/v1/grep", params={"pattern": 'helper.help("'}, timeout=10,
+        headers={"Authorization": f"Bearer {org.token(who)}"},
+    ).json()  # fmt: skip
+    readable = org.readable[who]
+    for found in (answer, grep):
+        assert found is not None and found["complete"]
+        assert (found["total"], found["files"]) == (len(readable), len(readable))
+        assert {r["repo_path"] for r in found["results"]} == readable
+    for repo in set(ALL_REPOS) - readable:  # a project's own marker: as absent as a string nobody wrote
+        hidden = (await call(org, who, "exact_search", {"pattern": repo.replace("/", "-")})).structured_content
+        absent = (await call(org, who, "exact_search", {"pattern": "no-such-marker"})).structured_content
+        assert hidden is not None and absent is not None
+        assert hidden["total"] == hidden["files"] == 0 and hidden["results"] == absent["results"] == []
 
 
 @pytest.mark.parametrize("who", IDENTITIES)
@@ -257,3 +303,47 @@ async def test_the_relation_answers_search_adds_are_filtered_too(org: Org, who: 
 
     assert not result.is_error
     assert repos_in(everything_said(result)) == org.readable[who]
+
+
+def rest_at(org: Org, who: str, path: str, params: dict[str, Any]) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {org.token(who)}"}
+    return httpx.get(f"{org.app.base_url}{path}", params=params, headers=headers, timeout=30)
+
+
+@pytest.mark.parametrize("who", ["bob", "partner-token"])
+def test_rest_code_reads_from_gitlab_and_hides_an_unreadable_file_as_a_missing_one(org: Org, who: str) -> None:
+    for repo in org.readable[who]:
+        page = rest_at(org, who, "/api/v1/code", {"repo": repo, "path": SHARED_SERVICE, "start_line": "3"})
+        assert page.status_code == 200, page.text
+        assert page.json()["origin"] == "gitlab" and page.json()["start_line"] == 3
+        assert page.json()["lines"] == java_files(repo)[SHARED_SERVICE].splitlines()[2:]
+    absent = rest_at(org, who, "/api/v1/code", {"repo": NOWHERE, "path": SHARED_SERVICE})
+    assert absent.status_code == 404
+    for repo in set(ALL_REPOS) - org.readable[who]:
+        hidden = rest_at(org, who, "/api/v1/code", {"repo": repo, "path": SHARED_SERVICE})
+        assert (hidden.status_code, hidden.text) == (absent.status_code, absent.text)
+    for bad in ("../../etc/passwd", "/etc/passwd", f"{SHARED_SERVICE}/../../x"):
+        refused = rest_at(org, who, "/api/v1/code", {"repo": OSS, "path": bad})
+        assert refused.status_code == 400 and "file path" in refused.json()["error"]
+    zero = {"repo": OSS, "path": SHARED_SERVICE, "start_line": "0"}
+    assert rest_at(org, who, "/api/v1/code", zero).status_code == 400
+
+
+@pytest.mark.parametrize("who", ["bob", "oss-token"])
+def test_rest_impact_answers_from_the_readable_projects_with_repeated_changes(org: Org, who: str) -> None:
+    found = rest_at(org, who, "/api/v1/impact", {"symbol": "Helper.help"})
+    assert found.status_code == 200, found.text
+    assert {m["repo_path"] for m in found.json()["results"]} == org.readable[who]
+    repo = sorted(org.readable[who])[0]
+    changes = {"repo": repo, "changes": [f"{SHARED_SERVICE}:16-18", f"{SHARED_SERVICE}:1-1"], "hops": "1"}
+    by_lines = rest_at(org, who, "/api/v1/impact", changes)
+    assert by_lines.status_code == 200, by_lines.text
+    assert [s["qualified_name"] for s in by_lines.json()["seeds"]] == ["com.acme.shared.SharedService.handle"]
+    assert by_lines.json()["unmatched"] == [f"{SHARED_SERVICE}:1-1"]
+    for hidden in set(ALL_REPOS) - org.readable[who]:
+        refused = rest_at(org, who, "/api/v1/impact", {**changes, "repo": hidden})
+        absent = rest_at(org, who, "/api/v1/impact", {**changes, "repo": NOWHERE})
+        assert refused.status_code == absent.status_code == 404
+        assert refused.json()["error"].replace(hidden, NOWHERE) == absent.json()["error"]
+    assert rest_at(org, who, "/api/v1/impact", {}).status_code == 400
+    assert rest_at(org, who, "/api/v1/impact", {"symbol": "Helper.help", "hops": "99"}).status_code == 400

@@ -188,7 +188,7 @@ def test_the_recorded_answers_carry_every_cited_field() -> None:
     filled = {key for item in items for key, value in item.items() if value not in (None, [], "")}
     assert filled >= {
         "repo_path", "file_path", "line_start", "line_end", "qualified_name", "signature", "project_id",
-        "commit_sha", "indexed_at", "permalink", "symbol_type", "stereotype", "annotations", "http", "score",
+        "commit_sha", "indexed_at", "permalink", "symbol_type", "stereotype", "annotations", "http",
         "part", "code",
     }  # fmt: skip
     link = re.compile(r"https://gitlab\.example\.com/acme/shop/-/blob/5e1f.*#L\d+-\d+")

@@ -101,7 +101,15 @@ def test_exclude_wins_over_include() -> None:
 
 def test_custom_include_without_excludes() -> None:
     scope = Scope.from_config(ChunkerConfig(include=("**/*.java",), exclude=()))
-    assert scope.matches("m/src/test/java/ATest.java")
+    assert scope.matches("m/src/main/java/A.java")
+    assert not scope.matches("m/src/test/java/ATest.java")  # test code has its own switch (issue 27)
+    assert Scope.from_config(ChunkerConfig(include=("**/*.java",), exclude=(), tests=())).matches("m/src/test/A.java")
+
+
+def test_test_code_is_in_with_its_switch_and_an_exclude_still_wins() -> None:
+    scope = Scope.from_config(ChunkerConfig(index_tests=True, exclude=("**/legacy/**",)))
+    assert scope.matches("m/src/test/java/ATest.java") and scope.matches("m/src/testFixtures/java/Fixture.java")
+    assert not scope.matches("m/src/test/resources/data.json") and not scope.matches("m/src/test/java/legacy/Old.java")
 
 
 def test_several_includes_are_alternatives() -> None:
