@@ -35,6 +35,7 @@ from entry.cli_admin import (
     run_token,
 )
 from entry.cli_services import run_serve, run_web, run_worker
+from pipeline.model import LANGUAGES
 
 if TYPE_CHECKING:
     from app.store.engines import Store
@@ -80,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="print the traceback of an error with its message")
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     chunks = sub.add_parser("chunks", help="print the chunks a file or directory would be indexed as (JSON lines)")
-    chunks.add_argument("path", type=Path, help="a Java file, or a directory walked with the scope rules")
+    chunks.add_argument("path", type=Path, help="a Java or Kotlin file, or a directory walked with the scope rules")
     chunks.add_argument("--repo", help="repository path recorded in each chunk (default: the directory name)")
     chunks.add_argument("--jobs", type=int, default=1, help="parse with this many processes (default 1)")
     chunks.set_defaults(command=run_chunks)
@@ -108,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--stereotype", help="service, repository, rest_controller, ...")
     search.add_argument("--annotation", help="annotation simple name, e.g. Transactional")
     search.add_argument("--http-method", help="GET, POST, ...")
+    search.add_argument("--language", choices=LANGUAGES, help="java or kotlin")
     search.add_argument(
         "--scope",
         choices=("code", "tests", "libraries", "all"),

@@ -17,6 +17,7 @@ class NamedFilters(Protocol):
     stereotype: str | None
     annotation: str | None
     http_method: str | None
+    language: str | None
 
 
 class FilterFields(TypedDict):
@@ -28,6 +29,7 @@ class FilterFields(TypedDict):
     stereotype: str | None
     annotation: str | None
     http_method: str | None
+    language: str | None
 
 
 def filters_of(named: NamedFilters) -> Filters:
@@ -46,4 +48,5 @@ def filter_fields(named: NamedFilters) -> FilterFields:
         "stereotype": named.stereotype,
         "annotation": named.annotation,
         "http_method": named.http_method,
+        "language": named.language,
     }

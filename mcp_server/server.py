@@ -92,7 +92,7 @@ from mcp_server.tool_params import (
     Where,
     flat,
 )
-from pipeline.model import SYMBOL_TYPES
+from pipeline.model import LANGUAGES, SYMBOL_TYPES
 
 MISS = logging.INFO
 """The log level of a tool's refusal or miss (unknown name, bad argument): the caller's business, not an error."""
@@ -232,6 +232,7 @@ class KnowledgeTools:
         symbol_type: Annotated[str | None, Field(description="method, constructor, method_part, class, ...")] = None,
         stereotype: Annotated[str | None, Field(description="service, repository, rest_controller, ...")] = None,
         annotation: Annotated[str | None, Field(description="Annotation simple name, e.g. Transactional.")] = None,
+        language: Annotated[str | None, Field(description="Only code of this language: java or kotlin.")] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="How many ranked results, offset included.")] = 10,
         page: Page = FIRST_PAGE,
     ) -> ToolResult:
@@ -241,6 +242,8 @@ class KnowledgeTools:
         """
         if symbol_type and symbol_type not in SYMBOL_TYPES:
             raise miss(f"Bad symbol_type {symbol_type!r}; use one of {', '.join(sorted(SYMBOL_TYPES))}.")
+        if language and language not in LANGUAGES:
+            raise miss(f"Bad language {language!r}; use one of {', '.join(LANGUAGES)}.")
         search, access = await self._search(where)
         filters = Filters(
             repo=where.repo,
@@ -248,6 +251,7 @@ class KnowledgeTools:
             symbol_type=symbol_type,
             stereotype=stereotype,
             annotation=annotation,
+            language=language,
         )
         try:
             hits = await search.search(access, query, filters, limit)

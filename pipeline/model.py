@@ -11,6 +11,8 @@ import enum
 from pipeline._values import value
 
 LANGUAGE = "java"
+LANGUAGES = (LANGUAGE, "kotlin")
+"""The values of `Chunk.language`: what a `language` filter may ask for."""
 
 
 class SymbolType(enum.StrEnum):
@@ -64,6 +66,7 @@ class ChunkerConfig:
 
     include: tuple[str, ...] = (
         "**/src/main/java/**/*.java",
+        "**/src/main/kotlin/**/*.kt",
         # Spring configuration files (issue 29; `pipeline.config_files` reads those named application*/bootstrap*)
         "**/src/main/resources/**/application*.yml",
         "**/src/main/resources/**/application*.yaml",

@@ -18,7 +18,7 @@ from qdrant_client import models as qm
 from app.core.settings import Settings
 from app.db import Database
 from app.runtime import Deps
-from pipeline.chunking import chunk_source
+from pipeline.languages import chunk_file
 from pipeline.model import Chunk, SourceContext
 from pipeline.scope import Scope
 from testkit.fake_gitlab import FakeProject
@@ -43,7 +43,7 @@ def head_chunks(project: FakeProject, sha: str, settings: Settings) -> dict[str,
     expected: dict[str, Chunk] = {}
     for entry in blobs(project.repo, sha):
         if scope.matches(entry.path):
-            for chunk in chunk_source(project.repo.read_blob(entry.sha), entry.path, context, config).chunks:
+            for chunk in chunk_file(project.repo.read_blob(entry.sha), entry.path, context, config).chunks:
                 assert chunk.id not in expected, f"duplicate id {chunk.id}"
                 expected[chunk.id] = chunk
     return expected

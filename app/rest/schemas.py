@@ -15,6 +15,7 @@ from pydantic import (
     Field,
     JsonValue,
     ValidationError,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
@@ -31,7 +32,7 @@ from app.search.patterns import MAX_PATTERN_CHARS
 from app.search.results import HitItem
 from app.search.scoping import SCOPE_HELP, SearchScope
 from app.sync.status import StatusItem
-from pipeline.model import SYMBOL_TYPES
+from pipeline.model import LANGUAGES, SYMBOL_TYPES
 
 MAX_ERRORS_SHOWN = 5
 MAX_LOC_CHARS = 64
@@ -258,6 +259,7 @@ class SearchParams(BaseModel):
     stereotype: str | None = Field(default=None, description="service, repository, rest_controller, ...")
     annotation: str | None = Field(default=None, description="Annotation simple name, e.g. Transactional.")
     http_method: str | None = Field(default=None, description="GET, POST, ...")
+    language: str | None = Field(default=None, json_schema_extra={"enum": [*LANGUAGES]})
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT, description="How many results (clamped to 1..50).")
     scope: SearchScope = Field(default=SearchScope.CODE, description=SCOPE_HELP)
 
@@ -268,11 +270,12 @@ class SearchParams(BaseModel):
             raise ValueError("q is required")
         return value.strip()
 
-    @field_validator("symbol_type")
+    @field_validator("symbol_type", "language")
     @classmethod
-    def _symbol_type(cls, value: str | None) -> str | None:
-        if value and value not in SYMBOL_TYPES:
-            raise ValueError(f"symbol_type must be one of {sorted(SYMBOL_TYPES)}")
+    def _known(cls, value: str | None, info: ValidationInfo) -> str | None:
+        allowed = SYMBOL_TYPES if info.field_name == "symbol_type" else LANGUAGES
+        if value and value not in allowed:
+            raise ValueError(f"{info.field_name} must be one of {sorted(allowed)}")
         return value or None
 
     @field_validator("limit", mode="before")

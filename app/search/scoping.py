@@ -56,6 +56,7 @@ class Filters:
     annotation: str | None = None
     http_method: str | None = None
     generated: bool | None = None
+    language: str | None = None  # `java` or `kotlin` (`Chunk.language`)
 
 
 def build_filter(
@@ -92,6 +93,8 @@ def build_filter(
         must.append(eq("annotation_names", annotation_name(filters.annotation)))
     if filters.http_method:
         must.append(any_of("http_method", [filters.http_method.upper(), ANY_METHOD]))
+    if filters.language:
+        must.append(eq("language", filters.language))
     if filters.generated is not None:  # must_not: a point written before the field existed reads as hand-written
         (must if filters.generated else must_not).append(flagged("generated"))
     _scoped(access, scope, libraries, must, must_not)
@@ -144,6 +147,7 @@ def passes(hit: Hit, filters: Filters) -> bool:
         (filters.stereotype, lambda v: chunk.stereotype == v),
         (filters.annotation, lambda v: annotation_name(v) in chunk.annotation_names),
         (filters.http_method, lambda v: handles([v.upper()], chunk)),
+        (filters.language, lambda v: chunk.language == v),
     )
     wanted = filters.generated
     return all(check(value) for value, check in checks if value) and wanted in (None, chunk.generated)

@@ -62,6 +62,7 @@ KEYWORD_INDEXES = (
     "implements_fq",
     "enclosing_type",
     "flags",
+    "language",
     "source_hash",
     "code",  # exact search's substring condition scans this index's dictionary, not every payload (issue 28)
     "config_keys",

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pipeline
 from app.store import payloads, routes
-from pipeline.chunking import chunk_source
+from pipeline.languages import chunk_file
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
 
 # Never worth descending into: version control and tool caches.
 _PRUNED_DIRS = frozenset({".git", ".hg", ".svn", ".idea", ".gradle", "node_modules", "__pycache__"})
+_SOURCE_ROOTS = (("src", "main", "java"), ("src", "main", "kotlin"))  # Maven/Gradle layouts
 
 
 def iter_sources(root: Path, scope: Scope) -> Iterator[tuple[str, Path]]:
@@ -53,13 +54,13 @@ def scope_prefix(root: Path) -> str:
     """`root`'s path from its repository root, with a trailing `/` ("" at the root itself or outside a repository).
 
     The repository root is the nearest ancestor holding `.git`; without one, the ancestor above the last
-    `src/main/java` in the path (a Maven/Gradle layout), if any.
+    `src/main/java` (or `src/main/kotlin`) in the path (a Maven/Gradle layout), if any.
     """
     resolved = root.resolve()
     top = next((d for d in (resolved, *resolved.parents) if (d / ".git").exists()), None)
     if top is None:
         parts = resolved.parts
-        starts = [i for i in range(len(parts) - 2) if parts[i : i + 3] == ("src", "main", "java")]
+        starts = [i for i in range(len(parts) - 2) if parts[i : i + 3] in _SOURCE_ROOTS]
         top = Path(*parts[: starts[-1]]) if starts else resolved
     rel = resolved.relative_to(top).as_posix()
     return "" if rel == "." else rel + "/"
@@ -90,9 +91,10 @@ def chunker_digest() -> bytes:
     sha = hashlib.sha256()
     for module in CHUNKER_MODULES:
         location = Path(module.__file__ or "")
-        files = sorted(location.parent.glob("*.py")) if location.name == "__init__.py" else [location]
-        for path in files:
-            sha.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        files = sorted(location.parent.rglob("*.py")) if location.name == "__init__.py" else [location]
+        for path in files:  # subpackages too (`pipeline.kotlin`)
+            name = path.relative_to(location.parent).as_posix()
+            sha.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return sha.digest()
 
 
@@ -125,7 +127,7 @@ def chunk_local_file(rel: str, path: Path, context: SourceContext, config: Chunk
         return FileResult(
             file_path=rel, skipped=(Skipped(file_path=rel, reason=SkipReason.UNREADABLE, detail=str(exc)),)
         )
-    return chunk_source(raw, rel, context, config)
+    return chunk_file(raw, rel, context, config)
 
 
 def chunk_local_files(

@@ -28,7 +28,7 @@ from app.store.indexing import WritePlan
 from app.store.payloads import commit_payload, repo_payload
 from app.sync.scope import InScope, decide
 from pipeline.buildfiles import is_build_file
-from pipeline.chunking import chunk_source
+from pipeline.languages import chunk_file
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext
 from pipeline.scope import Scope
 
@@ -323,7 +323,7 @@ class Syncer:
             )
         loop = asyncio.get_running_loop()
         # Parsing is CPU-bound: never on the event loop.
-        return await loop.run_in_executor(self.executor, chunk_source, raw.data, f.path, context, self.config)
+        return await loop.run_in_executor(self.executor, chunk_file, raw.data, f.path, context, self.config)
 
 
 def add_batch(counts: JobCounts, plan: WritePlan, results: Sequence[FileResult]) -> None:

@@ -1,0 +1,106 @@
+"""The calls of Kotlin functions as the Java side's records (`pipeline.outline.Call`, `LocalDecl`).
+
+`pipeline.calls.FileCalls` then resolves them exactly as it resolves Java's: a receiver's declared type
+from the function's parameters and locals (`val y: Y`, `val z = Z(...)`) or the type's properties and
+primary constructor parameters, then its fully qualified name from the imports. Read: unqualified calls
+(a capitalized one is a constructor call, not recorded, as Java's `new` is not), calls on an identifier
+(`repo.save(x)`, `Owners.of()`, `p?.name()`), on `this` and on `this.field`; a call on another call's
+result (`a.b().c()`) is recorded with its chain's root and links as Java records one.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node, Query, QueryCursor
+
+from pipeline.calls import FileCalls
+from pipeline.kotlin.grammar import KOTLIN, child
+from pipeline.kotlin.reader import simple_type
+from pipeline.outline import Call, LocalDecl, Receiver
+from pipeline.syntax import squash, text
+
+_QUERY = Query(KOTLIN, "(call_expression) @call (property_declaration) @local (parameter) @param")
+_TYPES = frozenset({"user_type", "nullable_type"})
+
+
+def read_calls(root: Node) -> FileCalls:
+    """Every call and local declaration of a file, ordered by row."""
+    found = QueryCursor(_QUERY).captures(root)
+    # By the called name's position: a chain's calls in the order they run (`findAll`, `first`, `visit`).
+    named = sorted((c for node in found.get("call", []) if (c := _call(node)) is not None), key=lambda c: c[0])
+    calls = [c for _, c in named]
+    decls = [d for node in (*found.get("local", []), *found.get("param", [])) if (d := _local(node)) is not None]
+    decls.sort(key=lambda d: d.row)
+    return FileCalls(calls, decls)
+
+
+def _call(node: Node) -> tuple[int, Call] | None:
+    callee = node.named_children[0] if node.named_children else None
+    if callee is None:
+        return None
+    if callee.type == "identifier":
+        name = text(callee)
+        if name[:1].isupper():
+            return None  # a constructor call
+        return callee.start_byte, Call(callee.start_point.row, name, Receiver.NONE, "", Receiver.NONE, "", "", ())
+    if callee.type != "navigation_expression" or len(callee.named_children) != 2:
+        return None
+    receiver, named = callee.named_children
+    if named.type != "identifier":
+        return None
+    row, name = named.start_point.row, text(named)
+    if receiver.type == "identifier":
+        written = text(receiver)
+        return named.start_byte, Call(row, name, Receiver.IDENTIFIER, written, Receiver.IDENTIFIER, written, "", ())
+    if receiver.type == "this_expression":
+        return named.start_byte, Call(row, name, Receiver.CHAIN, "", Receiver.THIS, "this", "", ())
+    root, links = _chain(receiver)
+    if root is None:
+        return None
+    kind, root_text, alt = root
+    return named.start_byte, Call(row, name, Receiver.CHAIN, "", kind, root_text, alt, links)
+
+
+def _chain(node: Node) -> tuple[tuple[int, str, str] | None, tuple[str, ...]]:
+    """A receiver expression's root (kind, text, alternative) and the links after it, innermost first."""
+    links: list[str] = []
+    while True:
+        if node.type == "call_expression" and node.named_children:
+            inner = node.named_children[0]
+            if inner.type == "navigation_expression" and len(inner.named_children) == 2:
+                links.append(text(inner.named_children[1]) + "()")
+                node = inner.named_children[0]
+                continue
+            return None, ()
+        if node.type == "navigation_expression" and len(node.named_children) == 2:
+            base, field = node.named_children
+            if base.type == "this_expression" and not links:
+                return (Receiver.FIELD, text(field), squash(text(node))), ()
+            links.append(text(field))
+            node = base
+            continue
+        break
+    links.reverse()
+    if node.type == "identifier":
+        return (Receiver.IDENTIFIER, text(node), ""), tuple(links)
+    if node.type == "this_expression":
+        return (Receiver.THIS, "this", ""), tuple(links)
+    return (Receiver.OTHER, squash(text(node)), ""), tuple(links)
+
+
+def _local(node: Node) -> LocalDecl | None:
+    """A parameter or local `val`/`var` with its simple type, declared or `= Type(...)`."""
+    if node.type == "parameter":
+        named = child(node, "identifier")
+        declared = next((c for c in node.named_children if c.type in _TYPES), None)
+        return LocalDecl(node.start_point.row, text(named), simple_type(declared)) if named is not None else None
+    variable = child(node, "variable_declaration")
+    named = child(variable, "identifier") if variable is not None else None
+    if variable is None or named is None:
+        return None
+    declared = next((c for c in variable.named_children if c.type in _TYPES), None)
+    kind = simple_type(declared)
+    if not kind:
+        value = node.named_children[-1]
+        callee = value.named_children[0] if value.type == "call_expression" and value.named_children else None
+        kind = text(callee) if callee is not None and callee.type == "identifier" and text(callee)[:1].isupper() else ""
+    return LocalDecl(node.start_point.row, text(named), kind)

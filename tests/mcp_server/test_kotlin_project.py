@@ -1,0 +1,151 @@
+"""A mixed Java and Kotlin project, indexed as `javakb index` indexes it, answered by the MCP tools (issue 29).
+
+The project is a git checkout (testkit.git_repo) with the default scope: `src/main/java` and
+`src/main/kotlin` are both read; a Kotlin test and a Gradle script are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+import pytest_asyncio
+from fastmcp import Client
+from fastmcp.client.client import CallToolResult
+
+from app.auth.access import LOCAL
+from app.core.settings import QdrantSettings, Settings
+from app.runtime import Deps
+from app.sync.local_index import index_directory
+from entry.deps import open_deps
+from mcp_server.server import create_server
+from testkit.git_repo import GitRepo
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+REPO: Final = "acme/vets"
+FILES: Final = {
+    "src/main/java/com/acme/vets/Vet.java": """package com.acme.vets;
+
+/** A veterinarian. */
+public class Vet {
+    private final String name;
+
+    public Vet(String name) {
+        this.name = name;
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public String label() {
+        return SchedulesKt.shownName(this);
+    }
+}
+""",
+    "src/main/kotlin/com/acme/vets/VetController.kt": """package com.acme.vets
+
+import org.springframework.web.bind.annotation.GetMapping
+import org.springframework.web.bind.annotation.RequestMapping
+import org.springframework.web.bind.annotation.RestController
+
+/** Lists the clinic's veterinarians. */
+@RestController
+@RequestMapping("/vets")
+class VetController(private val vets: VetRepository) {
+
+    /** Every vet with a specialty, for the schedule page. */
+    @GetMapping("/{id}/specialties")
+    suspend fun specialties(id: Long): List<String> = vets.specialtiesOf(id)
+}
+""",
+    "src/main/kotlin/com/acme/vets/Schedules.kt": """package com.acme.vets
+
+/** Rotates the night shifts between the veterinarians fairly. */
+fun rotateNightShifts(vets: List<Vet>, weeks: Int): Map<Int, Vet> =
+    (0 until weeks).associateWith { vets[it % vets.size] }
+
+/** The name a schedule shows for a vet. */
+fun shownName(vet: Vet): String = vet.getName().uppercase()
+""",
+    "src/test/kotlin/com/acme/vets/VetControllerTest.kt": "class VetControllerTest {\n    fun t() {}\n}\n",
+    "build.gradle.kts": 'plugins {\n    kotlin("jvm")\n}\n',
+}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def deps(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Deps]:
+    root: Path = tmp_path_factory.mktemp("mixed") / "vets"
+    repo = GitRepo.init(root, "main")
+    repo.commit_files("main", FILES, "a mixed project", "main")
+    async with open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as opened:
+        await index_directory(opened, root, REPO)
+        yield opened
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def client(deps: Deps) -> AsyncIterator[Client[Any]]:
+    async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as c:
+        yield c
+
+
+async def call(client: Client[Any], tool: str, **arguments: Any) -> dict[str, Any]:
+    result: CallToolResult = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def test_find_endpoint_answers_a_kotlin_controllers_route(client: Client[Any]) -> None:
+    found = await call(client, "find_endpoint", path="/vets/7/specialties", http_method="GET")
+    [item] = found["results"]
+    assert item["qualified_name"] == "com.acme.vets.VetController.specialties"
+    assert item["file_path"] == "src/main/kotlin/com/acme/vets/VetController.kt"
+    assert (item["line_start"], item["line_end"]) == (12, 14)
+
+
+async def test_get_symbol_finds_a_top_level_kotlin_function_by_its_facade_class(client: Client[Any]) -> None:
+    found = await call(client, "get_symbol", name="SchedulesKt.rotateNightShifts")
+    [item] = found["results"]
+    assert item["qualified_name"] == "com.acme.vets.SchedulesKt.rotateNightShifts"
+    assert "associateWith" in item["code"]
+
+
+async def test_semantic_search_filters_by_language(client: Client[Any]) -> None:
+    query = "rotate night shifts between veterinarians"
+    kotlin = await call(client, "semantic_search", query=query, language="kotlin")
+    assert kotlin["results"][0]["qualified_name"] == "com.acme.vets.SchedulesKt.rotateNightShifts"
+    assert all(r["file_path"].endswith(".kt") for r in kotlin["results"])
+    java = await call(client, "semantic_search", query=query, language="java")
+    assert java["results"] and all(r["file_path"].endswith(".java") for r in java["results"])
+
+
+async def test_kotlin_tests_and_build_scripts_are_not_indexed(client: Client[Any]) -> None:
+    result = await client.call_tool("get_symbol", {"name": "VetControllerTest"}, raise_on_error=False)
+    assert result.is_error
+    assert "No symbol named 'VetControllerTest'" in str(result.content)
+
+
+async def test_a_bad_language_is_refused_with_the_known_ones(client: Client[Any]) -> None:
+    result = await client.call_tool("semantic_search", {"query": "vets", "language": "scala"}, raise_on_error=False)
+    assert result.is_error
+    assert "use one of java, kotlin" in str(result.content)
+
+
+async def test_get_callers_of_a_java_method_finds_its_kotlin_caller(client: Client[Any]) -> None:
+    found = await call(client, "get_callers", name="Vet.getName")
+    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.SchedulesKt.shownName"]
+
+
+async def test_find_injections_finds_a_kotlin_primary_constructor(client: Client[Any]) -> None:
+    found = await call(client, "find_injections", type="VetRepository")
+    names = [r["qualified_name"] for r in found["results"]]
+    assert names == ["com.acme.vets.VetController", "com.acme.vets.VetController.VetController"]
+
+
+async def test_get_callers_of_a_kotlin_top_level_function_finds_its_java_caller(client: Client[Any]) -> None:
+    found = await call(client, "get_callers", name="SchedulesKt.shownName")
+    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.Vet.label"]
