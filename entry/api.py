@@ -23,6 +23,7 @@ from app.core.errors import GitLabUnavailableError, PayloadError, StorageError
 from app.core.refusals import RefusedError, unauthorized_error
 from app.gitlab.files import file_reader
 from app.libraries.usage import with_users
+from app.rest.config_schemas import CONFIG_PATH, ConfigAnswer, ConfigParams
 from app.rest.schemas import (
     CODE_PATH,
     CONTEXT_PATH,
@@ -44,6 +45,7 @@ from app.rest.schemas import (
 )
 from app.runtime import Deps, ServiceDeps
 from app.search.code import MAX_FILE_BYTES, code_item
+from app.search.config import config_item
 from app.search.context import auto_context, context_answer
 from app.search.grep import GrepQuery, grep_item
 from app.search.impact import NoSeedError, impact_of
@@ -56,6 +58,7 @@ from entry.filters import filters_of
 
 STATUS_PATH = INDEX_STATUS_PATH
 CONTEXT_API_PATH = CONTEXT_PATH
+CONFIG_API_PATH = CONFIG_PATH
 CODE_API_PATH = CODE_PATH
 IMPACT_API_PATH = IMPACT_PATH
 
@@ -147,6 +150,19 @@ async def _grep(request: Request, access: Access, params: GrepParams) -> JSONRes
         results=[grep_item(m) for m in found.matches],
     )
     return JSONResponse(answer.model_dump(mode="json"))
+
+
+def config_endpoint(credentials: Credentials) -> Endpoint:
+    """`GET /api/v1/config?key=&repo=&path=`: what the MCP tool `find_config` answers (issue 29)."""
+    return endpoint(credentials, ConfigParams, _config)
+
+
+async def _config(request: Request, access: Access, params: ConfigParams) -> JSONResponse:
+    """Where a configuration key is set and who reads it, within what the caller may read."""
+    deps: Deps = request.state.deps
+    found = await deps.search.find_config(access, params.key, params.repo, path_prefix=params.path)
+    items = [config_item(u) for u in (*found.settings, *found.readers)]
+    return JSONResponse(ConfigAnswer(key=found.key, results=items).model_dump(mode="json"))
 
 
 async def _search(request: Request, access: Access, params: SearchParams) -> JSONResponse:

@@ -65,10 +65,12 @@ from entry.admin import (
 from entry.admin_rebuild import rebuild_routes
 from entry.api import (
     CODE_API_PATH,
+    CONFIG_API_PATH,
     CONTEXT_API_PATH,
     IMPACT_API_PATH,
     STATUS_PATH,
     code_endpoint,
+    config_endpoint,
     context_endpoint,
     grep_endpoint,
     impact_endpoint,
@@ -146,6 +148,7 @@ def create_app(
         Route(JOBS_PATH + "/{job_id:int}", get_index_job, methods=["GET"]),
         Route(STATUS_PATH, status_endpoint(credentials), methods=["GET"]),
         Route(CONTEXT_API_PATH, context_endpoint(credentials), methods=["GET"]),
+        Route(CONFIG_API_PATH, config_endpoint(credentials), methods=["GET"]),
         Route(CODE_API_PATH, code_endpoint(credentials), methods=["GET"]),
         Route(IMPACT_API_PATH, impact_endpoint(credentials), methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),

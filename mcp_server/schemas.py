@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
 from app.search.code import CodeItem
+from app.search.config import ConfigItem
 from app.search.context import ContextItem, RelatedItem
 from app.search.grep import GrepItem
 from app.search.hits import Citation
@@ -83,6 +84,12 @@ class EndpointAnswer(Page):
 
     results: list[EndpointItem]
     unresolved: NotRequired[list[str]]
+
+
+class ConfigAnswer(Page):
+    """Where a configuration key is set and who reads it (`find_config`)."""
+
+    results: list[ConfigItem]
 
 
 class CallItem(TypedDict):

@@ -1,14 +1,12 @@
 """The MCP server: thin tools over the shared search module, each answering with cited code.
 
-`create_server(get_deps, auth)` builds the FastMCP server; `get_deps` returns the running process's
-`Deps` (the web app fills it in its lifespan). Every tool reads with the caller's `Access` (from its
-verified token, `mcp_server.auth`): a repository the caller cannot read answers exactly as one that
-does not exist. Without `auth` (the in-memory transport, which has no HTTP and no token) tools read
-with `unauthenticated`, and refuse when that is None. Tools raise `ToolError` with a message for the
-model (unknown repository, nothing indexed, a bad filter), logged at INFO (`miss`: a miss is not a
-server error); anything else is masked and logged as an error. Messages and headers echo at most
-`ECHO_CHARS` of the caller's input. Every answer is a page (`mcp_server.render`) whose structured
-content has the shape its declared output schema says (`mcp_server.schemas`).
+`create_server(get_deps, auth)` builds the FastMCP server; `get_deps` returns the running process's `Deps` (the web
+app's lifespan fills it). Every tool reads with the caller's `Access` (its verified token, `mcp_server.auth`): a
+repository the caller cannot read answers exactly as one that does not exist. Without `auth` (in-memory transport)
+tools read with `unauthenticated`, and refuse when that is None. Tools raise `ToolError` with a message for the model
+(unknown repository, nothing indexed, a bad filter), logged at INFO (`miss`: a miss is not a server error); anything
+else is masked and logged as an error. Messages and headers echo at most `ECHO_CHARS` of the caller's input. Every
+answer is a page (`mcp_server.render`) whose structured content has its output schema's shape (`mcp_server.schemas`).
 """
 
 from __future__ import annotations
@@ -36,6 +34,7 @@ from app.search.service import SearchService
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
 from mcp_server.code_tools import CodeTools
+from mcp_server.config_tools import add_config_tools
 from mcp_server.context_tools import ContextTools
 from mcp_server.grep_tool import GrepTools
 from mcp_server.instructions import INSTRUCTIONS, tool_description
@@ -147,6 +146,7 @@ def create_server(
     add(code.read_code, CodeAnswer)
     add(code.impact, ImpactAnswer)
     add(grep.exact_search, GrepAnswer)
+    add_config_tools(add, get_deps, tools.access)
     mcp.add_middleware(ToolTiming(frozenset(names)))  # every registered tool by name; anything else is `unknown`
     mcp.add_middleware(TextArguments())
     return mcp

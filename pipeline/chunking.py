@@ -13,6 +13,9 @@ from functools import cache, partial
 from tree_sitter import Node, Tree
 
 from pipeline.calls import CallScope, FileCalls
+from pipeline.config_files import chunk_config, is_config_file
+from pipeline.config_keys import ConfigEntry
+from pipeline.config_reads import keyed, member_reads, reads_config, type_reads
 from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
 from pipeline.field_values import enclosing_values, file_field_values
@@ -47,7 +50,9 @@ _LOMBOK_LOGGERS = {
 
 
 def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: ChunkerConfig) -> FileResult:
-    """Chunk one Java file. Bad input comes back as `Skipped` entries, never as an exception."""
+    """Chunk one Java file (or Spring configuration file). Bad input comes back as `Skipped` entries, never raised."""
+    if is_config_file(file_path):
+        return chunk_config(raw, file_path, context, config)
     decoded = decode_source(raw, file_path, config)
     if isinstance(decoded, Skipped):
         return FileResult(file_path=file_path, skipped=(decoded,))
@@ -70,15 +75,18 @@ def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: Chu
         http_clients=cache(partial(mentions_clients, decoded.data)),
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
+    configured = reads_config(decoded.data)
     drafts: list[Draft] = []
     for info in types:
         members = read_members(info)
         outer = types[info.decl.outer] if info.decl.outer >= 0 else None
         drafts.append(type_chunk(unit, info, outer, members))
+        if configured:
+            _set_config(drafts[-1], type_reads(info.modifiers.annotations, info.fields))
         if with_methods:
             exchanges = any(m.http_path and m.decl.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in members)
             client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
-            drafts.extend(_member_drafts(unit, parsed, info, members, _scope(unit, info, types), client))
+            drafts.extend(_member_drafts(unit, parsed, info, members, _scope(unit, info, types), client, configured))
     return FileResult(
         file_path=file_path,
         chunks=mark_generated(unit.lines, finish(unit, drafts)),
@@ -111,11 +119,27 @@ def _member_drafts(
     members: list[Member],
     scope: CallScope,
     client: tuple[Client, str | None] | None,
+    configured: bool,
 ) -> Iterator[Draft]:
     # Bodiless ones too (interface, abstract and repository methods, Feign endpoints, annotation
     # elements): a chunk of their own, findable by name, annotation and route; the skeleton still lists them.
     for member in members:
-        yield _callable_draft(unit, parsed, info, member, scope, client)
+        draft = _callable_draft(unit, parsed, info, member, scope, client)
+        if configured:  # the whole method's source: a split method's parts copy the fields
+            decl = member.decl
+            _set_config(draft, member_reads(decl.modifiers.annotations, unit.between(decl.start, decl.end)))
+        yield draft
+
+
+def _set_config(draft: Draft, entries: list[ConfigEntry]) -> None:
+    """The draft's `config_keys` and `config` fields from the configuration it reads (issue 29)."""
+    if entries:
+        keys, config = keyed(entries)
+        _set(draft.chunk, "config_keys", keys)  # a draft's chunk is still being filled
+        _set(draft.chunk, "config", config)
+
+
+_set = object.__setattr__
 
 
 def _callable_draft(

@@ -24,6 +24,7 @@ class SymbolType(enum.StrEnum):
     ENUM = "enum"
     RECORD = "record"
     ANNOTATION = "annotation"
+    CONFIG = "config"  # keys a Spring configuration file sets (`pipeline.config_files`, issue 29)
 
 
 SYMBOL_TYPES = frozenset(t.value for t in SymbolType)
@@ -61,7 +62,16 @@ class SourceContext:
 class ChunkerConfig:
     """Pipeline knobs, built from the service Settings by the entrypoints."""
 
-    include: tuple[str, ...] = ("**/src/main/java/**/*.java",)
+    include: tuple[str, ...] = (
+        "**/src/main/java/**/*.java",
+        # Spring configuration files (issue 29; `pipeline.config_files` reads those named application*/bootstrap*)
+        "**/src/main/resources/**/application*.yml",
+        "**/src/main/resources/**/application*.yaml",
+        "**/src/main/resources/**/application*.properties",
+        "**/src/main/resources/**/bootstrap*.yml",
+        "**/src/main/resources/**/bootstrap*.yaml",
+        "**/src/main/resources/**/bootstrap*.properties",
+    )
     exclude: tuple[str, ...] = (
         "**/generated/**",
         "**/generated-sources/**",
@@ -108,6 +118,11 @@ class Chunk:
     # HTTP calls this chunk makes to other services, each `pipeline.outbound.OutboundRoute.encode()`d:
     # `client METHOD service path` (issue 16); a Feign or `@HttpExchange` method's own routes, as a client.
     outbound: tuple[str, ...] = ()
+    # Spring configuration keys (issue 29), each in `pipeline.config_keys.canonical_key`'s form: those a
+    # `config` chunk sets, or those this code reads (`@Value`, `@ConfigurationProperties`, `getProperty`).
+    config_keys: tuple[str, ...] = ()
+    # What it says about them, each a `pipeline.config_keys.ConfigEntry.encode()`d line (secret values masked).
+    config: tuple[str, ...] = ()
     extends: tuple[str, ...] = ()
     implements: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()

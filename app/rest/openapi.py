@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from app.ops.system_hook import RECEIVER_PATH
+from app.rest.config_schemas import CONFIG_PATH, ConfigAnswer, ConfigParams
 from app.rest.schemas import (
     CODE_PATH,
     CONTEXT_PATH,
@@ -76,6 +77,7 @@ _MODELS: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (IndexJobAnswer, "serialization"),
     (IndexStatusAnswer, "serialization"),
     (ContextAnswer, "serialization"),
+    (ConfigAnswer, "serialization"),
     (CodeAnswer, "serialization"),
     (ImpactAnswer, "serialization"),
 ]
@@ -165,6 +167,13 @@ def _paths() -> dict[str, Any]:
             "parameters": _query_parameters(ContextParams),
             "responses": {"200": _json(ContextAnswer, "The context; empty text when nothing is relevant enough"),
                           "400": _error("Bad parameters"), "401": _error("Not authenticated")},
+        }},
+        CONFIG_PATH: {"get": {
+            "summary": "Where a Spring configuration key is set (per profile) and the code that reads it",
+            "security": [{"api": []}],
+            "parameters": _query_parameters(ConfigParams),
+            "responses": {"200": _json(ConfigAnswer, "Settings then readers"), "400": _error("Bad parameters"),
+                          "401": _error("Not authenticated")},
         }},
         CODE_PATH: {"get": {
             "summary": "An indexed file's lines at the indexed commit, with its declarations (read_code)",

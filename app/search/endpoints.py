@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from app.auth.access import Access
+from app.search.config import route_prefixes
 from app.search.hits import Hit
 from app.search.ranking import handles
 from app.search.reader import Reader
@@ -65,8 +66,14 @@ async def endpoint(
     *,
     path_prefix: str | None = None,
 ) -> list[Hit]:
-    """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`."""
-    keys = query_keys(path)
+    """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`.
+
+    A service whose configuration sets a context path or servlet path (`app.search.config.route_prefixes`)
+    serves its routes under it too: `/api/owners/42` finds `/owners/{id}` of the module that sets `/api`.
+    """
+    configured = await route_prefixes(reader, access, repo)
+    under = {p: path[len(p) :] or "/" for p in set().union(*configured.values()) if path.startswith(p + "/")}
+    keys = list(dict.fromkeys(k for each in (path, *under.values()) for k in query_keys(each)))
     found = await reader.lookup(
         access,
         Filters(repo=repo, path_prefix=path_prefix),
@@ -77,7 +84,9 @@ async def endpoint(
     for hit in await with_composed_routes(reader, access, found):
         if not handles(verbs, hit.chunk):
             continue  # the verb is checked here: a composed mapping's is known only after `with_composed_routes`
-        matching = [p for p in hit.chunk.http_path if route_matches(p, path)]
+        own = configured.get((hit.repo_path, application(hit.file_path)), set())
+        served = [path, *(under[p] for p in own if p in under)]
+        matching = [p for p in hit.chunk.http_path if any(route_matches(p, each) for each in served)]
         if matching:
             scored.append((min(specificity(p) for p in matching), hit))
     # The handler Spring dispatches to (the most specific pattern) comes first; stable otherwise.

@@ -64,6 +64,7 @@ KEYWORD_INDEXES = (
     "flags",
     "source_hash",
     "code",  # exact search's substring condition scans this index's dictionary, not every payload (issue 28)
+    "config_keys",
 )
 INTEGER_INDEXES = ("gitlab_project_id", payloads.FILE_ORDER)
 STATE_PAGE = 10_000

@@ -30,13 +30,13 @@ def test_anyone_reads_the_public_part_and_an_admin_token_the_whole(clean_db: str
     assert wrong.json() == anyone.json()
     assert set(anyone.json()["paths"]) == {
         "/hooks/gitlab", "/api/v1/search", "/api/v1/index-jobs", "/api/v1/index-jobs/{job_id}",
-        "/api/v1/index-status", "/api/v1/context", "/api/v1/code", "/api/v1/impact", "/api/v1/grep",
+        "/api/v1/index-status", "/api/v1/context", "/api/v1/code", "/api/v1/impact", "/api/v1/grep", "/api/v1/config",
     }  # fmt: skip
     assert "/admin" not in anyone.text
     schemas = anyone.json()["components"]["schemas"]
     assert "ReindexRequest" not in schemas and "BackfillReport" not in schemas and "SearchAnswer" in schemas
     assert set(re.findall(r"#/components/schemas/(\w+)", anyone.text)) <= set(schemas)  # every reference resolves
-    assert len(list(schemathesis.openapi.from_dict(anyone.json()).get_all_operations())) == 9
+    assert len(list(schemathesis.openapi.from_dict(anyone.json()).get_all_operations())) == 10
 
 
 def test_every_route_is_described_and_the_document_loads() -> None:
@@ -47,10 +47,10 @@ def test_every_route_is_described_and_the_document_loads() -> None:
         "/admin/projects/{project_id}", "/admin/jobs",
         "/admin/rebuild", "/admin/rebuilds/{rebuild_id}",
         "/api/v1/index-jobs", "/api/v1/index-jobs/{job_id}", "/api/v1/index-status", "/api/v1/context",
-        "/api/v1/code", "/api/v1/impact",
+        "/api/v1/code", "/api/v1/impact", "/api/v1/config",
     }  # fmt: skip
     operations = list(schemathesis.openapi.from_dict(document).get_all_operations())
-    assert len(operations) == 17
+    assert len(operations) == 18
 
 
 def test_schemas_are_the_validating_models_own() -> None:

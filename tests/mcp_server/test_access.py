@@ -37,6 +37,7 @@ CALLS: Final[dict[str, dict[str, Any]]] = {
     "find_endpoint": {"path": "/shared/7", "http_method": "GET"},
     "find_injections": {"type": "Helper"},
     "find_implementations": {"type": "Marker"},
+    "find_config": {"key": "SHARED_OWNER"},
     "impact": {"symbol": "Helper.help", "hops": 3},
     "exact_search": {"pattern": 'helper.help("'},
 }
@@ -170,6 +171,18 @@ def test_rest_search_returns_exactly_the_readable_projects(org: Org, who: str) -
     assert response.status_code == 200
     assert {r["repo_path"] for r in response.json()["results"]} == org.readable[who]
     assert repos_in(response.text) == org.readable[who]
+
+
+@pytest.mark.parametrize("who", IDENTITIES)
+async def test_find_config_shows_exactly_the_readable_values_and_never_a_secret(org: Org, who: str) -> None:
+    headers = {"Authorization": f"Bearer {org.token(who)}"}
+    response = httpx.get(f"{org.app.base_url}/api/v1/config", params={"key": "shared.owner"}, headers=headers)
+    tool = everything_said(await call(org, who, "find_config", {"key": "shared.password"}))
+
+    assert response.status_code == 200
+    assert {r["repo_path"] for r in response.json()["results"]} == org.readable[who]
+    assert {r["value"] for r in response.json()["results"]} == {r.replace("/", "-") for r in org.readable[who]}
+    assert repos_in(tool) == org.readable[who] and "pw-" not in tool
 
 
 @pytest.mark.parametrize("who", ["bob", "oss-token"])

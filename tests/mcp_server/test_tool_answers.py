@@ -118,8 +118,8 @@ async def test_a_bad_symbol_type_is_a_tool_error_listing_the_good_ones(client: C
     )
     assert_tool_error(
         result,
-        "Bad symbol_type 'banana'; use one of annotation, class, constructor, enum, interface, method, method_part, "
-        "record.",
+        "Bad symbol_type 'banana'; use one of annotation, class, config, constructor, enum, interface, method, "
+        "method_part, record.",
     )
 
 

@@ -27,9 +27,10 @@ CODE_TOOL_NAMES: Final = ("read_code", "impact")
 """A file's lines at the indexed commit, and what a change reaches (`mcp_server/code_tools.py`, issue 28)."""
 GREP_TOOL_NAMES: Final = ("exact_search",)
 """Lines that contain a string or match a pattern, as git grep (`mcp_server/grep_tool.py`, issue 28)."""
-TOOL_NAMES: Final = (
-    SEARCH_TOOL_NAMES + STATUS_TOOL_NAMES + CONTEXT_TOOL_NAMES + LIBRARY_TOOL_NAMES + CODE_TOOL_NAMES + GREP_TOOL_NAMES
-)
+CONFIG_TOOL_NAMES: Final = ("find_config",)
+"""Where a Spring configuration key is set and who reads it (`mcp_server/config_tools.py`, issue 29)."""
+_SIDE_TOOL_NAMES: Final = LIBRARY_TOOL_NAMES + CODE_TOOL_NAMES + GREP_TOOL_NAMES + CONFIG_TOOL_NAMES
+TOOL_NAMES: Final = SEARCH_TOOL_NAMES + STATUS_TOOL_NAMES + CONTEXT_TOOL_NAMES + _SIDE_TOOL_NAMES
 MUTATING_TOOLS: Final = frozenset({"refresh_repo"})
 """Tools that ask the service to do something (not `readOnlyHint`); every other tool only reads."""
 CITATION_FIELDS: Final = frozenset(

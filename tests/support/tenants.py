@@ -51,6 +51,7 @@ OSS_TOKEN: Final = "svc-oss-only"
 PARTNER_TOKEN: Final = "svc-partners"
 SRC: Final = "src/main/java/com/acme/shared"
 SHARED_SERVICE: Final = f"{SRC}/SharedService.java"
+SHARED_CONFIG: Final = "src/main/resources/application.yml"
 
 
 def java_files(repo: str) -> dict[str, str]:
@@ -75,6 +76,8 @@ def java_files(repo: str) -> dict[str, str]:
             f'        return helper.help("{marker}" + id);\n'
             "    }\n}\n"
         ),
+        # Its configuration (issue 29): a value naming the project, and a secret no answer may show.
+        SHARED_CONFIG: f"shared:\n  owner: {marker}\n  password: pw-{marker}\n",
     }
 
 
