@@ -289,6 +289,9 @@ def _index(
 async def _index_here(
     settings: Settings, path: Path, repo: str, args: argparse.Namespace, progress: Progress | None
 ) -> LocalRun:
+    import dataclasses
+
+    from app.sync.indexed_here import note_indexed
     from app.sync.local_index import index_directory
     from entry.deps import open_deps
 
@@ -296,6 +299,9 @@ async def _index_here(
         run = await index_directory(
             deps, path, repo, rebuild=args.rebuild, drop_others=args.drop_other_repos, jobs=args.jobs, progress=progress
         )
+        # No PostgreSQL here: the next `javakb serve` records the run as a local project (`app.sync.indexed_here`).
+        alone = args.rebuild and args.drop_other_repos
+        note_indexed(settings.qdrant, repo, path, dataclasses.asdict(run.counts), alone=alone)
         if args.optimize and settings.embedding.enabled:
             await _optimize(deps.store, "javakb index")
         return run

@@ -137,6 +137,7 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
     from app.core.errors import QueueUnavailableError
     from app.jobs.redis import translated
     from app.ops.supervisor import WorkerSupervisor, close_worker
+    from app.sync.indexed_here import record_indexed_here
     from app.sync.watch import watch
     from entry.deps import open_service
     from entry.http_server import http_protocol
@@ -163,7 +164,12 @@ async def serve(settings: Settings, watched: Sequence[Path] = ()) -> None:
         server = uvicorn.Server(config)
         supervised = asyncio.create_task(supervisor.run())
         stop_watching = asyncio.Event()
-        watching = asyncio.create_task(watch(deps, watched, settings.watch_interval_s, stop_watching))
+
+        async def local() -> None:
+            await record_indexed_here(deps)  # what `javakb index` wrote while no serve ran, then the watched trees
+            await watch(deps, watched, settings.watch_interval_s, stop_watching)
+
+        watching = asyncio.create_task(local())
         try:
             await server.serve()
         finally:

@@ -14,7 +14,8 @@ GitLab project has commits: `indexed_sha` is the state a run read, `head_sha` th
 its lag in seconds exactly as a GitLab project whose head moved. A refresh asks for a sync like any other,
 and the worker's sync of a local project runs `index_local` over its working tree (`sync_local`).
 
-Without PostgreSQL (`javakb index` while no `javakb serve` runs) nothing is recorded: the store alone is indexed.
+Without PostgreSQL (`javakb index` while no `javakb serve` runs) the store alone is indexed; the run is noted
+beside the store and the next `javakb serve` records it through `sync_local` (`app.sync.indexed_here`).
 """
 
 from __future__ import annotations
