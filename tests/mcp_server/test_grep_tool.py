@@ -6,50 +6,24 @@ tool's declared shape, its pages within `max_chars`, its refusals, and the REST 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any, Final
 
 import httpx
 import jsonschema
 import pytest
-import pytest_asyncio
 from fastmcp import Client
-from mcp.types import TextContent
 
-from app.auth.access import LOCAL
-from app.core.settings import QdrantSettings, Settings
-from app.runtime import Deps
-from app.sync.local_index import index_directory
-from entry.deps import open_deps
-from mcp_server.server import create_server
+from tests.mcp_server import test_tools
 from tests.mcp_server.conftest import TOKEN
-from tests.support.java_fixtures import SHOP_DIR
+from tests.mcp_server.test_tools import OWNER_SERVICE, REPO, text
 from tests.support.live_app import LiveApp
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-REPO: Final = "acme/shop"
 FIND: Final = "ownerRepository.findById("
-OWNER_SERVICE: Final = "shop-core/src/main/java/com/acme/shop/core/service/OwnerService.java"
 
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def deps() -> AsyncIterator[Deps]:
-    async with open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as opened:
-        await index_directory(opened, SHOP_DIR, REPO)
-        yield opened
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def client(deps: Deps) -> AsyncIterator[Client[Any]]:
-    async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as c:
-        yield c
-
-
-def text(result: Any) -> str:
-    [content] = result.content
-    assert isinstance(content, TextContent)
-    return content.text
+deps = test_tools.deps  # the module's fixtures: its own index of the `shop` fixture and a client on it
+client = test_tools.client
 
 
 async def test_matches_come_as_file_line_with_their_symbol_in_the_declared_shape(client: Client[Any]) -> None:
