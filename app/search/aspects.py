@@ -54,9 +54,10 @@ def surface(order: Sequence[int], chunks: Sequence[Chunk], sequence: Sequence[st
     if len(named) < 2:
         return list(order)
     out = list(order)
+    identity = {i: _identity(chunks[i]) for i in out[:window]}  # moves stay inside the window
     at = INSERT_AT
     for aspect in named:
-        names = [_identity(chunks[i]) for i in out[:window]]
+        names = [identity[i] for i in out[:window]]
         if any(_covers(aspect, words) for words in names[:TOP]):
             continue
         best = next((rank for rank in range(TOP, len(names)) if _covers(aspect, names[rank])), None)
