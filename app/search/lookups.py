@@ -25,18 +25,24 @@ async def outline(reader: Reader, access: Access, repo: str, file_path: str) -> 
 
 
 async def symbol(
-    reader: Reader, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads.
 
     Every lookup takes `repo` and `path_prefix` (a folder, e.g. a Maven module, or a file) as
-    `Filters` does; both go into the store query.
+    `Filters` does, and `language`; all go into the store query.
     """
     base, params = _split_params(name)
     simple = base.rsplit(".", 1)[-1]
     qualified = base if "." in base and base[:1].islower() else None
     condition = eq("qualified_name", qualified) if qualified else eq("name", simple)
-    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), condition)
+    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix, language=language), condition)
     if "." in base and not qualified:
         hits = [h for h in hits if h.qualified_name.endswith("." + base)]
     if params is not None:
@@ -45,18 +51,25 @@ async def symbol(
 
 
 async def callers(
-    reader: Reader, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`).
 
     Through the type hierarchy: a call recorded under a subtype that inherits the method, or
     under a supertype whose declaration it overrides (`Iface.m` for `Impl.m`), counts too.
-    `path_prefix` narrows the callers, not the method: its declaring types are looked up in all of `repo`.
+    `path_prefix` and `language` narrow the callers, not the method: its declaring types are looked up in
+    all of `repo` (a Kotlin caller of a Java method).
     """
     condition = await callers_condition(reader, access, name, repo)
     if condition is None:
         return []
-    return await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), condition)
+    return await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix, language=language), condition)
 
 
 async def declaring_types(reader: Reader, access: Access, name: str, repo: str | None = None) -> list[str]:
@@ -82,6 +95,7 @@ async def callers_by_type(
     repo: str | None = None,
     *,
     path_prefix: str | None = None,
+    language: str | None = None,
     limit: int = MAX_TYPE_CALLERS,
 ) -> list[tuple[str, list[tuple[Hit, bool]]]]:
     """For each declaring type, the callers of its method of that name, each with whether its receiver resolved.
@@ -95,14 +109,11 @@ async def callers_by_type(
         return []
     method = _split_params(name)[0].rpartition(".")[2]
     answer: list[tuple[str, list[tuple[Hit, bool]]]] = []
+    narrowed = Filters(repo=repo, path_prefix=path_prefix, language=language)
     for owner in owners:
         keys_fq, keys = await call_keys(reader, access, f"{owner}.{method}", repo)
         conditions = [any_of(field, found) for field, found in (("calls_fq", keys_fq), ("calls", keys)) if found]
-        hits = (
-            await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), either(*conditions), limit=limit)
-            if conditions
-            else []
-        )
+        hits = await reader.lookup(access, narrowed, either(*conditions), limit=limit) if conditions else []
         exact = set(keys_fq)
         answer.append((owner, [(h, not exact.isdisjoint(h.chunk.calls_fq)) for h in hits]))
     return answer
@@ -120,11 +131,17 @@ async def callers_condition(reader: Reader, access: Access, name: str, repo: str
 
 
 async def callees(
-    reader: Reader, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[tuple[str, list[Hit]]]:
     """What the named method calls: each call as written, with the indexed symbols it resolves to.
 
-    `path_prefix` picks which method is meant; the called symbols are looked up in all of `repo`.
+    `path_prefix` and `language` pick which method is meant; the called symbols are looked up in all of `repo`.
 
     Every call is resolved from a few lookups in all (by qualified name where the caller's imports
     made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
@@ -133,7 +150,7 @@ async def callees(
     """
     # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
     calls: list[tuple[str, str | None, list[str]]] = []
-    for hit in await symbol(reader, access, name, repo, path_prefix=path_prefix):
+    for hit in await symbol(reader, access, name, repo, path_prefix=path_prefix, language=language):
         fq = set(hit.chunk.calls_fq)
         for call in hit.chunk.calls:
             method = _method_of(call)
@@ -227,7 +244,13 @@ async def call_keys(reader: Reader, access: Access, name: str, repo: str | None)
 
 
 async def injectors(
-    reader: Reader, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    type_name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """Types (and their constructors, setters, @Bean methods) that receive the named type by injection.
 
@@ -235,7 +258,7 @@ async def injectors(
     constructor's `injects_if_bean`, recorded because the file alone could not tell.
     """
     condition = _type_condition("injects", type_name)
-    scope = Filters(repo=repo, path_prefix=path_prefix)
+    scope = Filters(repo=repo, path_prefix=path_prefix, language=language)
     learned = await bean_stereotypes(reader, access)
     if not learned:
         return await reader.lookup(access, scope, condition)
@@ -276,11 +299,17 @@ async def bean_stereotypes(reader: Reader, access: Access) -> frozenset[str]:
 
 
 async def implementations(
-    reader: Reader, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    type_name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """Types that implement or extend the named type."""
     should = [_type_condition(key, type_name) for key in ("implements", "extends")]
-    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), either(*should))
+    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix, language=language), either(*should))
     return [h for h in hits if h.symbol_type in TYPE_SYMBOLS]
 
 

@@ -149,3 +149,27 @@ async def test_find_injections_finds_a_kotlin_primary_constructor(client: Client
 async def test_get_callers_of_a_kotlin_top_level_function_finds_its_java_caller(client: Client[Any]) -> None:
     found = await call(client, "get_callers", name="SchedulesKt.shownName")
     assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.Vet.label"]
+
+
+async def test_language_narrows_the_answer_of_every_code_tool_never_the_symbol_asked_about(
+    client: Client[Any],
+) -> None:
+    kotlin = await call(client, "get_callers", name="Vet.getName", language="kotlin")
+    assert [r["qualified_name"] for r in kotlin["results"]] == ["com.acme.vets.SchedulesKt.shownName"]
+    assert (await call(client, "get_callers", name="Vet.getName", language="java"))["results"] == []
+    injected = await call(client, "find_injections", type="VetRepository", language="java")
+    assert injected["results"] == []
+    found = await call(client, "get_symbol", name="Vet", language="java")
+    assert {r["file_path"] for r in found["results"]} == {"src/main/java/com/acme/vets/Vet.java"}
+    missed = await client.call_tool("get_symbol", {"name": "Vet", "language": "kotlin"}, raise_on_error=False)
+    assert missed.is_error
+    routes = await call(client, "find_endpoint", path="/vets/7/specialties", language="java")
+    assert routes["results"] == []
+    grep = await call(client, "exact_search", pattern="shownName", language="kotlin")
+    assert {r["file_path"] for r in grep["results"]} == {"src/main/kotlin/com/acme/vets/Schedules.kt"}
+
+
+async def test_a_bad_language_is_refused_by_every_tool_that_takes_one(client: Client[Any]) -> None:
+    result = await client.call_tool("get_callers", {"name": "Vet.getName", "language": "scala"}, raise_on_error=False)
+    assert result.is_error
+    assert "use one of java, kotlin" in str(result.content)
