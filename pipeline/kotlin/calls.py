@@ -5,7 +5,9 @@ from the function's parameters and locals (`val y: Y`, `val z = Z(...)`) or the 
 primary constructor parameters, then its fully qualified name from the imports. Read: unqualified calls
 (a capitalized one is a constructor call, not recorded, as Java's `new` is not), calls on an identifier
 (`repo.save(x)`, `Owners.of()`, `p?.name()`), on `this` and on `this.field`; a call on another call's
-result (`a.b().c()`) is recorded with its chain's root and links as Java records one.
+result (`a.b().c()`) is recorded with its chain's root and links as Java records one. A property read
+or written on an identifier (`owner.name`, `owner.name = x`) is a call of its JVM accessor
+(`getName`, `setName`: `pipeline.kotlin.interop`), recorded where the receiver's type is known.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from tree_sitter import Node, Query, QueryCursor
 
 from pipeline.calls import FileCalls
 from pipeline.kotlin.grammar import KOTLIN, child
+from pipeline.kotlin.interop import getter_name, setter_name
 from pipeline.kotlin.reader import simple_type
 from pipeline.outline import Call, LocalDecl, Receiver
 from pipeline.syntax import squash, text
 
-_QUERY = Query(KOTLIN, "(call_expression) @call (property_declaration) @local (parameter) @param")
+_QUERY = Query(
+    KOTLIN,
+    "(call_expression) @call (property_declaration) @local (parameter) @param (navigation_expression) @property",
+)
 _TYPES = frozenset({"user_type", "nullable_type"})
 
 
@@ -26,7 +32,9 @@ def read_calls(root: Node) -> FileCalls:
     """Every call and local declaration of a file, ordered by row."""
     found = QueryCursor(_QUERY).captures(root)
     # By the called name's position: a chain's calls in the order they run (`findAll`, `first`, `visit`).
-    named = sorted((c for node in found.get("call", []) if (c := _call(node)) is not None), key=lambda c: c[0])
+    read = [c for node in found.get("call", []) if (c := _call(node)) is not None]
+    read += [c for node in found.get("property", []) for c in _accessors(node)]
+    named = sorted(read, key=lambda c: c[0])
     calls = [c for _, c in named]
     decls = [d for node in (*found.get("local", []), *found.get("param", [])) if (d := _local(node)) is not None]
     decls.sort(key=lambda d: d.row)
@@ -58,6 +66,25 @@ def _call(node: Node) -> tuple[int, Call] | None:
         return None
     kind, root_text, alt = root
     return named.start_byte, Call(row, name, Receiver.CHAIN, "", kind, root_text, alt, links)
+
+
+def _accessors(node: Node) -> list[tuple[int, Call]]:
+    """`owner.name` read (`getName`), written (`setName`) or both (`+=`): not a call's callee, nor `Type.X`."""
+    parent = node.parent
+    if parent is None or len(node.named_children) != 2:
+        return []
+    receiver, named = node.named_children
+    if receiver.type != "identifier" or named.type != "identifier" or not text(receiver)[:1].islower():
+        return []
+    if parent.type == "call_expression" and parent.named_children[0] == node:
+        return []  # `owner.save(x)`: a call, read by `_call`
+    written, prop = text(receiver), text(named)
+    assigned = parent.type == "assignment" and parent.named_children[0] == node
+    names = [setter_name(prop)] if assigned else []
+    if not assigned or any(not c.is_named and c.type != "=" for c in parent.children):  # `+=` reads too
+        names.insert(0, getter_name(prop))
+    row, at = named.start_point.row, named.start_byte
+    return [(at, Call(row, n, Receiver.PROPERTY, written, Receiver.IDENTIFIER, written, "", ())) for n in names]
 
 
 def _chain(node: Node) -> tuple[tuple[int, str, str] | None, tuple[str, ...]]:

@@ -9,17 +9,29 @@ Java code calls them by. The Spring rules are the Java side's (`pipeline.spring`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
-from pipeline.calls import CallScope
+from pipeline.calls import CallScope, Unqualified
 from pipeline.drafts import Draft, FileUnit, Part, finish
 from pipeline.generated import mark_generated
 from pipeline.javadoc import summarize
 from pipeline.kotlin.calls import read_calls
-from pipeline.kotlin.reader import CONSTRUCTOR, PRIMARY, PROPERTY, KFile, KMember, KType, error_nodes, read_file
+from pipeline.kotlin.interop import file_jvm_name
+from pipeline.kotlin.reader import (
+    CONSTRUCTOR,
+    FUNCTION,
+    PRIMARY,
+    PROPERTY,
+    KFile,
+    KMember,
+    KType,
+    error_nodes,
+    read_file,
+)
 from pipeline.kotlin.recovery import Piece, parse_recovering
 from pipeline.members import param_injections
 from pipeline.model import LANGUAGES, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
@@ -87,19 +99,32 @@ def facade_name(file_path: str) -> str:
     return (cleaned[:1].upper() + cleaned[1:] or "_") + "Kt"
 
 
+def found_facade(found: KFile, file_path: str) -> str:
+    """The file's facade class: `@file:JvmName("Names")`'s, else `facade_name`."""
+    return file_jvm_name(found.file_annotations) or facade_name(file_path)
+
+
 def _drafts(unit: FileUnit, found: KFile, file_path: str) -> Iterator[Draft]:
+    facade = found_facade(found, file_path)
+    top = Unqualified(
+        members=frozenset(), top_level=frozenset(m.name for m in found.top_level if m.kind == FUNCTION),
+        facade=facade, facade_fq=f"{unit.package}.{facade}" if unit.package else facade,
+        packages=(*((unit.package,) if unit.package else ()), *(i.name for i in found.imports if i.wildcard)),
+    )  # fmt: skip
     for info in found.types:
         stereotype = stereotype_of(info.modifiers, (*info.extends, *info.implements), info.kind is SymbolType.INTERFACE)
         prefixes = route_prefixes(info.modifiers)
         exchanges = any(m.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in info.members)
         client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
-        drafts = (_member_chunk(unit, m, info.nested_name, stereotype, prefixes, info, client) for m in info.members)
+        calls = replace(top, members=frozenset(m.name for m in info.members if m.kind == FUNCTION))
+        drafts = (
+            _member_chunk(unit, m, info.nested_name, stereotype, prefixes, info, client, calls) for m in info.members
+        )
         members = [m for m in drafts if m is not None]
         yield _type_chunk(unit, info, stereotype, members)
         yield from members
-    facade = facade_name(file_path)
     for member in found.top_level:
-        draft = _member_chunk(unit, member, facade, None, (), None, None, top_level=True)
+        draft = _member_chunk(unit, member, facade, None, (), None, None, top, top_level=True)
         if draft is not None:
             yield draft
 
@@ -126,7 +151,8 @@ def _injects(member: KMember, info: KType | None, stereotype: str | None) -> tup
 
 def _member_chunk(
     unit: FileUnit, member: KMember, owner_nested: str, stereotype: str | None, prefixes: Sequence[str],
-    info: KType | None, client: tuple[Client, str | None] | None, *, top_level: bool = False,
+    info: KType | None, client: tuple[Client, str | None] | None, unqualified: Unqualified, *,
+    top_level: bool = False,
 ) -> Draft | None:  # fmt: skip
     if member.kind == PRIMARY and not member.params:
         return None
@@ -162,7 +188,7 @@ def _member_chunk(
     chunk.javadoc_summary = summarize(text(member.doc)) if member.doc is not None else None
     chunk.line_start, chunk.line_end = rows.first + 1, rows.last + 1
     chunk.parse_errors = member.node.has_error
-    scope = _scope(unit, info, owner_nested)
+    scope = _scope(unit, info, owner_nested, unqualified)
     parts = tuple(Part(span, *unit.calls.calls_in(span, rows, scope)) for span in _parts(unit, rows, member.body))
     chunk.calls, chunk.calls_fq = (parts[0].calls, parts[0].calls_fq) if len(parts) == 1 else ((), ())
     chunk.code = unit.code(rows) if len(parts) == 1 else ""
@@ -170,13 +196,19 @@ def _member_chunk(
     return Draft(key, chunk, parts if len(parts) > 1 else ())
 
 
-def _scope(unit: FileUnit, info: KType | None, owner_nested: str) -> CallScope:
-    """What a member's body sees: its type's properties and primary constructor parameters, by simple type."""
+def _scope(unit: FileUnit, info: KType | None, owner_nested: str, unqualified: Unqualified) -> CallScope:
+    """What a member's body sees: its type's properties and primary constructor parameters, by simple type.
+
+    An unqualified call resolves through `unqualified`: the type's own functions, the file's top-level ones,
+    imports, and candidates for another file's top-level function (`pipeline.calls.Unqualified`).
+    """
     fields = {p.name: p.simple for m in (info.members if info is not None else ()) if m.kind in (PRIMARY, PROPERTY)
               for p in m.params if p.simple}  # fmt: skip
     superclass = info.extends[0] if info is not None and info.extends else None
     name = owner_nested.rsplit(".", 1)[-1]
-    return CallScope(type_name=name, superclass=superclass, fields=fields, imports=unit.imports)
+    return CallScope(
+        type_name=name, superclass=superclass, fields=fields, imports=unit.imports, unqualified=unqualified
+    )
 
 
 def _parts(unit: FileUnit, rows: LineSpan, body: Node | None) -> list[LineSpan]:
