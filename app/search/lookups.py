@@ -15,8 +15,11 @@ from app.search.hits import Hit, in_file_order
 from app.search.reader import Reader
 from app.search.scoping import Filters
 from app.store.filters import Condition, Filter, all_of, any_of, either, eq
-from pipeline.model import TYPE_SYMBOLS
+from pipeline.kotlin.interop import getter_name, is_accessor_name, jvm_names, setter_name
+from pipeline.model import LANGUAGES, TYPE_SYMBOLS
 from pipeline.spring import BEAN_ANNOTATIONS, learned_stereotypes
+
+KOTLIN = LANGUAGES[1]
 
 
 async def outline(reader: Reader, access: Access, repo: str, file_path: str) -> list[Hit]:
@@ -219,7 +222,11 @@ async def inherited_targets(
 
 
 async def call_keys(reader: Reader, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
-    """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included)."""
+    """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included).
+
+    Under its JVM names too (`jvm_calls`): a Kotlin property `Owner.name` is called as `getName`/`setName`,
+    and a Kotlin top-level function by another file of its package as `<package>.fn`.
+    """
     base, _ = _split_params(name)
     owner, _, method = base.rpartition(".")
     hierarchy = reader.hierarchy(access, repo)
@@ -230,17 +237,68 @@ async def call_keys(reader: Reader, access: Access, name: str, repo: str | None)
         owners = {
             c.qualified_name for c in named if c.qualified_name == owner or c.qualified_name.endswith("." + owner)
         } or await hierarchy.named_supertypes(owner)  # else a library type that indexed types extend
+        if not owners:  # `SchedulesKt.shownName`: a Kotlin file's facade class has no type chunk
+            owners = {h.chunk.enclosing_type or "" for h in await _top_level(reader, access, base, repo)} - {""}
     else:  # `isActive`: the types that declare it
         targets = await symbol(reader, access, base, repo)
         owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
     if not owners:
-        return [], [base] if owner else []  # a type the index does not know: the call as written
+        methods = jvm_calls(method, [])[0]
+        return [], sorted(f"{owner}.{m}" for m in methods) if owner else []  # a type the index does not know
+    methods, packaged = await _jvm_calls(reader, access, owners, method, repo)
     related = await hierarchy.dispatch_owners(owners, method)
-    keys_fq = sorted(f"{fq}.{method}" for fq in related)
+    keys_fq = sorted({f"{fq}.{m}" for fq in related for m in methods} | packaged)
     keys = sorted(
-        {f"{simple_name(fq)}.{method}" for fq in related} | ({base} if owner and not owner[:1].islower() else set())
+        {f"{simple_name(fq)}.{m}" for fq in related for m in methods}
+        | ({base} if owner and not owner[:1].islower() else set())
     )
     return keys_fq, keys
+
+
+def jvm_calls(method: str, declared: Sequence[Hit]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The method names a call of `method` of these declarations may be recorded under, and Kotlin functions.
+
+    A name that is not an accessor's and that no function declares (a Kotlin property, plain or with a
+    chunk; a Java field) is read through its getter and setter (`pipeline.kotlin.interop`), renamed by
+    `@get:JvmName`; a Kotlin function by its `@JvmName` too. The Kotlin functions come back as (their
+    enclosing type, name): a top-level one's call from another file is recorded as `<package>.name`.
+    """
+    names = {method: None}
+    functions = [h for h in declared if not h.chunk.signature.startswith(("val ", "var "))]
+    kotlin = [h for h in declared if h.chunk.language == KOTLIN]
+    if not functions and not is_accessor_name(method):
+        names.update(dict.fromkeys((getter_name(method), setter_name(method))))
+    for hit in kotlin:
+        chunk = hit.chunk
+        is_property = hit not in functions
+        names.update(dict.fromkeys(jvm_names(method, is_property=is_property, annotations=chunk.annotations)))
+    packaged = [
+        (h.chunk.enclosing_type or "", h.chunk.name) for h in kotlin if h in functions and h.chunk.enclosing_type
+    ]
+    return list(names), packaged
+
+
+async def _jvm_calls(
+    reader: Reader, access: Access, owners: set[str], method: str, repo: str | None
+) -> tuple[list[str], set[str]]:
+    """`jvm_calls` of the owners' declarations of `method`, and the `<package>.fn` keys of facades' functions."""
+    condition = all_of(any_of("enclosing_type", sorted(owners)), eq("name", method))
+    methods, functions = jvm_calls(method, await reader.lookup(access, Filters(repo=repo), condition))
+    if not functions:
+        return methods, set()
+    hierarchy = reader.hierarchy(access, repo)  # a facade is no type: a type has its chunk
+    types = await hierarchy.types(any_of("qualified_name", sorted({owner for owner, _ in functions})))
+    typed = {c.qualified_name for c in types}
+    return methods, {f"{owner.rpartition('.')[0]}.{fn}" for owner, fn in functions if owner not in typed}
+
+
+async def _top_level(reader: Reader, access: Access, base: str, repo: str | None) -> list[Hit]:
+    """Kotlin functions and properties named `Facade.fn` (their facade class is no indexed type)."""
+    return [
+        h
+        for h in await symbol(reader, access, base, repo)
+        if h.chunk.language == KOTLIN and h.symbol_type not in TYPE_SYMBOLS
+    ]
 
 
 async def injectors(

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 
 _JVM_NAME = re.compile(r'^@(?:(get|set):)?JvmName\(\s*(?:name\s*=\s*)?"([^"]+)"\s*\)$')
-_ACCESSOR = re.compile(r"^(?:get|set)[A-Z0-9_]|^is[A-Z0-9_]")
+_ACCESSOR = re.compile(r"^(?:get|set)[A-Z0-9_]")
 FIELD_MARKS = frozenset({"@JvmField"})
 """Annotations that make a Kotlin property a plain field for Java: no getter or setter is called."""
 
@@ -38,7 +38,7 @@ def _is_prefixed(prop: str) -> bool:
 
 
 def is_accessor_name(name: str) -> bool:
-    """`getName`, `setName`, `isActive`: a name that is already what Java calls an accessor by."""
+    """`getName`, `setName`: an accessor's name, no Kotlin property's (`isActive` is both: its getter's and its own)."""
     return bool(_ACCESSOR.match(name))
 
 

@@ -56,8 +56,8 @@ def chunks(source: str, path: str = "src/main/kotlin/com/acme/vets/Board.kt") ->
 )  # fmt: skip
 def test_a_property_has_kotlincs_accessor_names(prop: str, getter: str, setter: str) -> None:
     assert (getter_name(prop), setter_name(prop)) == (getter, setter)
-    assert is_accessor_name(getter) and is_accessor_name(setter)
-    assert not is_accessor_name(prop) or prop.startswith("is")
+    assert is_accessor_name(setter) and is_accessor_name(getter) == (getter != prop)
+    assert not is_accessor_name(prop)
 
 
 def test_jvm_names_follow_jvmname_and_fields_have_none() -> None:
