@@ -260,8 +260,10 @@ def jvm_calls(method: str, declared: Sequence[Hit]) -> tuple[list[str], list[tup
 
     A name that is not an accessor's and that no function declares (a Kotlin property, plain or with a
     chunk; a Java field) is read through its getter and setter (`pipeline.kotlin.interop`), renamed by
-    `@get:JvmName`; a Kotlin function by its `@JvmName` too. The Kotlin functions come back as (their
-    enclosing type, name): a top-level one's call from another file is recorded as `<package>.name`.
+    `@get:JvmName`; a Kotlin function by its `@JvmName` too. A Java method without parameters (an
+    annotation's attribute, a record's component) also by its getter: a Kotlin read of it is recorded so.
+    The Kotlin functions come back as (their enclosing type, name): a top-level one's call from another
+    file is recorded as `<package>.name`.
     """
     names = {method: None}
     functions = [h for h in declared if not h.chunk.signature.startswith(("val ", "var "))]
@@ -272,6 +274,9 @@ def jvm_calls(method: str, declared: Sequence[Hit]) -> tuple[list[str], list[tup
         chunk = hit.chunk
         is_property = hit not in functions
         names.update(dict.fromkeys(jvm_names(method, is_property=is_property, annotations=chunk.annotations)))
+    bare = [h for h in functions if h.chunk.language != KOTLIN and not h.chunk.parameter_types]
+    if bare and not is_accessor_name(method):
+        names[getter_name(method)] = None
     packaged = [
         (h.chunk.enclosing_type or "", h.chunk.name) for h in kotlin if h in functions and h.chunk.enclosing_type
     ]

@@ -94,6 +94,15 @@ import com.acme.vets.util.initials
 
 class Roster {
     fun names(owner: Owner, vet: Vet): String = shownName(vet) + vet.name + initials(owner.name)
+
+    fun shiftOf(shift: Shift): String = shift.name
+}
+""",
+    "src/main/java/com/acme/vets/Shift.java": """package com.acme.vets;
+
+/** A named shift of a schedule. */
+public @interface Shift {
+    String name() default "night";
 }
 """,
     "src/main/kotlin/com/acme/vets/util/names.kt": """@file:JvmName("Names")
@@ -202,6 +211,11 @@ async def test_a_kotlin_propertys_setter_and_its_jvmname_getter_reach_their_java
     assert [r["qualified_name"] for r in active["results"]] == ["com.acme.vets.OwnerDesk.greet"]
     label = await call(client, "get_callers", name="Owner.label")
     assert [r["qualified_name"] for r in label["results"]] == ["com.acme.vets.OwnerDesk.greet"]
+
+
+async def test_a_kotlin_read_of_a_java_annotations_attribute_is_a_call_of_it(client: Client[Any]) -> None:
+    found = await call(client, "get_callers", name="Shift.name")
+    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.Roster.shiftOf"]
 
 
 @pytest.mark.parametrize("name", ["Names.initials", "initials", "com.acme.vets.util.Names.initials"])
