@@ -115,7 +115,7 @@ def _chain(node: Node) -> tuple[tuple[int, str, str] | None, tuple[str, ...]]:
 
 
 def _local(node: Node) -> LocalDecl | None:
-    """A parameter or local `val`/`var` with its simple type, declared or `= Type(...)`."""
+    """A parameter or local `val`/`var` with its simple type, declared, `= Type(...)` or `= x as Type`."""
     if node.type == "parameter":
         named = child(node, "identifier")
         declared = next((c for c in node.named_children if c.type in _TYPES), None)
@@ -125,9 +125,12 @@ def _local(node: Node) -> LocalDecl | None:
     if variable is None or named is None:
         return None
     declared = next((c for c in variable.named_children if c.type in _TYPES), None)
-    kind = simple_type(declared)
-    if not kind:
-        value = node.named_children[-1]
-        callee = value.named_children[0] if value.type == "call_expression" and value.named_children else None
-        kind = text(callee) if callee is not None and callee.type == "identifier" and text(callee)[:1].isupper() else ""
-    return LocalDecl(node.start_point.row, text(named), kind)
+    return LocalDecl(node.start_point.row, text(named), simple_type(declared) or _value_type(node.named_children[-1]))
+
+
+def _value_type(value: Node) -> str:
+    """The type a local's value names: a constructor call `Type(...)` or a cast `x as Type` / `x as? Type`."""
+    if value.type == "as_expression":
+        return simple_type(value.named_children[-1])
+    callee = value.named_children[0] if value.type == "call_expression" and value.named_children else None
+    return text(callee) if callee is not None and callee.type == "identifier" and text(callee)[:1].isupper() else ""

@@ -19,8 +19,10 @@ import com.acme.util.Formats.pad
 class Board(private val vets: VetRepository) {
     private val cache: Cache = Cache()
 
-    fun show(vet: Vet, owner: Owner) {
+    fun show(vet: Vet, owner: Owner, any: Any) {
         val n = vet.name
+        val pet = any as? Pet
+        pet.name
         owner.name = "x"
         owner.isActive = true
         owner.visits += 1
@@ -74,7 +76,7 @@ def test_jvm_names_follow_jvmname_and_fields_have_none() -> None:
 def test_property_reads_and_writes_are_calls_of_their_accessors_where_the_receiver_is_typed() -> None:
     show = chunks(READER)["com.acme.vets.Board.show"]
     assert {"Vet.getName", "Owner.setName", "Owner.setActive", "Owner.getVisits", "Owner.setVisits",
-            "Cache.getSize"} <= set(show.calls)  # fmt: skip
+            "Cache.getSize", "Pet.getName"} <= set(show.calls)  # fmt: skip
     assert {"com.acme.vets.Vet.getName", "com.acme.vets.Owner.setName"} <= set(show.calls_fq)
     assert not [c for c in show.calls if c.startswith(("it.", "Colors.")) or c.endswith((".getRED", ".getIt"))]
     assert "Owner.getName" not in show.calls  # written only
