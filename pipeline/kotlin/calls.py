@@ -23,7 +23,8 @@ from pipeline.syntax import squash, text
 
 _QUERY = Query(
     KOTLIN,
-    "(call_expression) @call (property_declaration) @local (parameter) @param (navigation_expression) @property",
+    "(call_expression) @call (property_declaration) @local (parameter) @param"
+    " (navigation_expression . (identifier) . (identifier) .) @property",  # `owner.name`, chosen in C
 )
 _TYPES = frozenset({"user_type", "nullable_type"})
 
