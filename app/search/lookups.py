@@ -149,15 +149,20 @@ async def callees(
     Every call is resolved from a few lookups in all (by qualified name where the caller's imports
     made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
     A call on a type that inherits the method resolves to the nearest supertype declaring it
-    (`child.isActive()` → `Base.isActive`), walked a level per lookup (app.search.hierarchy).
+    (`child.isActive()` → `Base.isActive`), walked a level per lookup (app.search.hierarchy). A Kotlin call
+    that no type declares resolves to the top-level function its `<package>.fn` candidates name.
     """
     # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
     calls: list[tuple[str, str | None, list[str]]] = []
+    packaged: dict[str, set[str]] = {}  # a call's `<package>.fn` candidates (`pipeline.calls.Unqualified`)
     for hit in await symbol(reader, access, name, repo, path_prefix=path_prefix, language=language):
         fq = set(hit.chunk.calls_fq)
         for call in hit.chunk.calls:
             method = _method_of(call)
             calls.append((call, method, sorted(f for f in fq if f.endswith("." + call)) if method is not None else []))
+            if method is not None and hit.chunk.language == KOTLIN:
+                found = {f for f in fq if f.endswith("." + method) and _is_package(f.rpartition(".")[0])}
+                packaged.setdefault(call, set()).update(found)
     exact_names = sorted({f for _, _, exact in calls for f in exact})
     methods = sorted({method for _, method, exact in calls if method is not None and not exact})
     scope = Filters(repo=repo)
@@ -175,7 +180,34 @@ async def callees(
     inherited = await inherited_targets(
         reader, access, repo, [(call, method, exact) for call, method, exact in calls if method and not resolved[call]]
     )
-    return [(call, resolved[call] or inherited.get(call, [])) for call, _, _ in calls]
+    unresolved = {c: p for c, p in packaged.items() if p and not resolved[c] and not inherited.get(c)}
+    top = await _top_level_targets(reader, access, repo, unresolved)  # a member, inherited too, goes first
+    return [(call, resolved[call] or inherited.get(call) or top.get(call, [])) for call, _, _ in calls]
+
+
+async def _top_level_targets(
+    reader: Reader, access: Access, repo: str | None, wanted: dict[str, set[str]]
+) -> dict[str, list[Hit]]:
+    """Kotlin top-level functions named by calls' `<package>.fn` candidates (two lookups for every call)."""
+    if not wanted:
+        return {}
+    names = sorted({key.rpartition(".")[2] for keys in wanted.values() for key in keys})
+    condition = all_of(any_of("name", names), eq("language", KOTLIN))
+    found = [h for h in await reader.lookup(access, Filters(repo=repo), condition) if h.chunk.enclosing_type]
+    owners = sorted({h.chunk.enclosing_type or "" for h in found})
+    typed = {c.qualified_name for c in await reader.hierarchy(access, repo).types(any_of("qualified_name", owners))}
+    facades = [h for h in found if h.chunk.enclosing_type not in typed and h.symbol_type not in TYPE_SYMBOLS]
+    answer: dict[str, list[Hit]] = {}
+    for call, keys in wanted.items():
+        targets = [h for h in facades if f"{(h.chunk.enclosing_type or '').rpartition('.')[0]}.{h.chunk.name}" in keys]
+        if targets:
+            answer[call] = targets
+    return answer
+
+
+def _is_package(owner: str) -> bool:
+    """`com.acme.util`: a package (its last name is lower case), not a type (`com.acme.Owner`)."""
+    return owner[:1].islower() and owner.rpartition(".")[2][:1].islower()
 
 
 async def inherited_targets(

@@ -251,3 +251,9 @@ async def test_a_bad_language_is_refused_by_every_tool_that_takes_one(client: Cl
     result = await client.call_tool("get_callers", {"name": "Vet.getName", "language": "scala"}, raise_on_error=False)
     assert result.is_error
     assert "use one of java, kotlin" in str(result.content)
+
+
+async def test_get_callees_resolves_a_kotlin_call_of_another_files_top_level_function(client: Client[Any]) -> None:
+    found = await call(client, "get_callees", name="Roster.names")
+    targets = {t["qualified_name"] for each in found["results"] for t in each["targets"]}
+    assert {"com.acme.vets.SchedulesKt.shownName", "com.acme.vets.util.Names.initials"} <= targets
