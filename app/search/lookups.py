@@ -15,7 +15,7 @@ from app.search.hits import Hit, in_file_order
 from app.search.reader import Reader
 from app.search.scoping import Filters
 from app.store.filters import Condition, Filter, all_of, any_of, either, eq
-from pipeline.kotlin.interop import getter_name, is_accessor_name, jvm_names, setter_name
+from pipeline.kotlin.interop import JVM_NAME, getter_name, is_accessor_name, jvm_names, setter_name
 from pipeline.model import LANGUAGES, TYPE_SYMBOLS
 from pipeline.spring import BEAN_ANNOTATIONS, learned_stereotypes
 
@@ -298,6 +298,9 @@ def jvm_calls(method: str, declared: Sequence[Hit]) -> tuple[list[str], list[tup
     file is recorded as `<package>.name`.
     """
     names = {method: None}
+    for hit in declared:  # renamed to `method`: a Kotlin caller calls it by its Kotlin name
+        names.update(dict.fromkeys(_renamed_to(method, hit)))
+    declared = [h for h in declared if h.chunk.name == method]
     functions = [h for h in declared if not h.chunk.signature.startswith(("val ", "var "))]
     kotlin = [h for h in declared if h.chunk.language == KOTLIN]
     if not functions and not is_accessor_name(method):
@@ -315,11 +318,26 @@ def jvm_calls(method: str, declared: Sequence[Hit]) -> tuple[list[str], list[tup
     return list(names), packaged
 
 
+def _renamed_to(method: str, hit: Hit) -> tuple[str, ...]:
+    """What Kotlin code's call of a declaration `@JvmName`d `method` is recorded under (`getLabel` for `label`)."""
+    chunk = hit.chunk
+    if chunk.language != KOTLIN or chunk.name == method:
+        return ()
+    is_property = chunk.signature.startswith(("val ", "var "))
+    renamed = jvm_names(chunk.name, is_property=is_property, annotations=chunk.annotations)
+    if method not in renamed:
+        return ()
+    if not is_property:
+        return (chunk.name,)
+    return ((getter_name(chunk.name), setter_name(chunk.name))[renamed.index(method)],)
+
+
 async def _jvm_calls(
     reader: Reader, access: Access, owners: set[str], method: str, repo: str | None
 ) -> tuple[list[str], set[str]]:
     """`jvm_calls` of the owners' declarations of `method`, and the `<package>.fn` keys of facades' functions."""
-    condition = all_of(any_of("enclosing_type", sorted(owners)), eq("name", method))
+    named = either(eq("name", method), eq("annotation_names", JVM_NAME))  # `@get:JvmName("method")` too
+    condition = all_of(any_of("enclosing_type", sorted(owners)), named)
     methods, functions = jvm_calls(method, await reader.lookup(access, Filters(repo=repo), condition))
     if not functions:
         return methods, set()

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 
 _JVM_NAME = re.compile(r'^@(?:(get|set):)?JvmName\(\s*(?:name\s*=\s*)?"([^"]+)"\s*\)$')
 _ACCESSOR = re.compile(r"^(?:get|set)[A-Z0-9_]")
+JVM_NAME = "JvmName"
+"""The annotation (simple name, as chunks list it) that renames a Kotlin declaration for Java."""
 FIELD_MARKS = frozenset({"@JvmField"})
 """Annotations that make a Kotlin property a plain field for Java: no getter or setter is called."""
 

@@ -96,6 +96,8 @@ class Roster {
     fun names(owner: Owner, vet: Vet): String = shownName(vet) + vet.name + initials(owner.name)
 
     fun shiftOf(shift: Shift): String = shift.name
+
+    fun tag(owner: Owner): String = owner.label
 }
 """,
     "src/main/java/com/acme/vets/Shift.java": """package com.acme.vets;
@@ -209,8 +211,13 @@ async def test_a_kotlin_propertys_callers_are_found_by_its_kotlin_and_its_java_n
 async def test_a_kotlin_propertys_setter_and_its_jvmname_getter_reach_their_java_callers(client: Client[Any]) -> None:
     active = await call(client, "get_callers", name="Owner.isActive")
     assert [r["qualified_name"] for r in active["results"]] == ["com.acme.vets.OwnerDesk.greet"]
-    label = await call(client, "get_callers", name="Owner.label")
-    assert [r["qualified_name"] for r in label["results"]] == ["com.acme.vets.OwnerDesk.greet"]
+    # Java calls `shownLabel()`, Kotlin reads `owner.label`: either name finds both.
+    for name in ("Owner.label", "Owner.shownLabel"):
+        label = await call(client, "get_callers", name=name)
+        assert {r["qualified_name"] for r in label["results"]} == {
+            "com.acme.vets.OwnerDesk.greet",
+            "com.acme.vets.Roster.tag",
+        }
 
 
 async def test_a_kotlin_read_of_a_java_annotations_attribute_is_a_call_of_it(client: Client[Any]) -> None:
