@@ -102,9 +102,13 @@ def _names(answer: dict[str, Any]) -> set[str]:
     return {item["qualified_name"] for item in answer["results"]}
 
 
-async def test_a_kotlin_class_implements_a_java_interface(client: Client[Any]) -> None:
+async def test_a_kotlin_class_implements_a_java_interface_and_a_java_class_below_it_too(client: Client[Any]) -> None:
     answer = await call(client, "find_implementations", type="Notifier")
-    assert [r["file_path"] for r in answer["results"]] == ["src/main/kotlin/com/acme/alerts/MailNotifier.kt"], answer
+    paths = [r["file_path"] for r in answer["results"]]
+    assert paths == [
+        "src/main/kotlin/com/acme/alerts/MailNotifier.kt",
+        "src/main/java/com/acme/alerts/AuditedMailNotifier.java",
+    ], answer
 
 
 async def test_a_java_class_extends_an_open_kotlin_class(client: Client[Any]) -> None:
