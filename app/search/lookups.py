@@ -6,7 +6,7 @@ calls and types are followed through the hierarchy the caller may read (`app.sea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from app.auth.access import Access
 from app.search.endpoints import annotation_types
@@ -275,13 +275,45 @@ async def bean_stereotypes(reader: Reader, access: Access) -> frozenset[str]:
     return learned - BEAN_ANNOTATIONS
 
 
+INDIRECT_ROOTS = 100
+"""The most direct subtypes whose own subtypes `implementations` looks for."""
+
+
 async def implementations(
     reader: Reader, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
 ) -> list[Hit]:
-    """Types that implement or extend the named type."""
+    """Types that implement or extend the named type: directly first, then through another indexed type.
+
+    `AuditedMailer extends Mailer implements Notifier` is a `Notifier` too: the types below the direct ones
+    come from the hierarchy walk (`Hierarchy.walk`, at most `MAX_DEPTH` levels), nearest level first. A type
+    with more than `INDIRECT_ROOTS` direct subtypes (`Serializable`) answers with those alone: the walk would
+    read most of the index for a list no one reads through.
+    """
     should = [_type_condition(key, type_name) for key in ("implements", "extends")]
-    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), either(*should))
-    return [h for h in hits if h.symbol_type in TYPE_SYMBOLS]
+    scope = Filters(repo=repo, path_prefix=path_prefix)
+    direct = [h for h in await reader.lookup(access, scope, either(*should)) if h.symbol_type in TYPE_SYMBOLS]
+    if not direct or len(direct) > INDIRECT_ROOTS:
+        return direct
+    _, below = await reader.hierarchy(access, repo).walk({h.qualified_name for h in direct})
+    seen = {h.qualified_name for h in direct}
+    levels = _levels_below([h.qualified_name for h in direct], below, seen)
+    if not levels:
+        return direct
+    found = await reader.lookup(access, scope, any_of("qualified_name", levels))
+    by_name = {h.qualified_name: h for h in found if h.symbol_type in TYPE_SYMBOLS}
+    return direct + [by_name[fq] for fq in levels if fq in by_name]
+
+
+def _levels_below(starts: Sequence[str], children: Mapping[str, set[str]], seen: set[str]) -> list[str]:
+    """The subtypes of `starts` not in `seen`, level by level, each level sorted."""
+    out: list[str] = []
+    level = list(starts)
+    while level:
+        following = sorted({kid for fq in level for kid in children.get(fq, ())} - seen)
+        seen.update(following)
+        out.extend(following)
+        level = following
+    return out
 
 
 def _method_of(call: str) -> str | None:
