@@ -3,7 +3,8 @@
 Read inside a `router`/`coRouter` lambda: `GET("/x", handler::fn)`, `GET("/x") { request -> ... }`,
 `GET(handler::all)` (the nest's own path), a pattern with predicates (`GET("/x", accept(JSON), h::f)`),
 `"/api".nest { ... }`, `path("/a").nest { ... }`, `accept(JSON).nest { ... }` (the prefix kept),
-`(GET("/a") or GET("/b")).invoke(h::f)` and `"/x"(h::f)` (any method). A nested path is joined the way
+`(GET("/a") or GET("/b")).invoke(h::f)` and `"/x"(h::f)` (any method); routes under an `if` or in a
+loop's lambda (`years.forEach { ... }`) too, when their pattern is spelt. A nested path is joined the way
 Spring joins a class prefix and a method path (`pipeline.spring.join_path`). A pattern the file does not
 spell as a literal or a constant is not a route (it is counted as `unread`).
 """
@@ -111,6 +112,12 @@ class _Reader:
                 self.block(statement, prefix)
             elif statement.type == "call_expression" and statement.named_children:
                 self.statement(statement, prefix)
+            elif statement.type == "if_expression":  # `if (seo) { GET("/robots.txt") { ... } } else GET(...)`
+                for branch in statement.named_children[1:]:
+                    if branch.type in ("block", "control_structure_body"):
+                        self.block(branch, prefix)
+                    elif branch.type == "call_expression" and branch.named_children:
+                        self.statement(branch, prefix)
 
     def statement(self, call: Node, prefix: str) -> None:
         callee = call.named_children[0]
@@ -129,6 +136,8 @@ class _Reader:
                         self.block(lam, _joined(prefix, predicate.path))
             elif text(named) == "invoke":
                 self.add(call, self.predicates(receiver), prefix, [h for a in arguments if (h := handler_of(a))])
+            elif lam is not None:  # `years.forEach { year -> GET("/$year") { ... } }`: routes in a loop
+                self.block(lam, prefix)
             return
         if callee.type in ("call_expression", *STRINGS, "parenthesized_expression"):  # `GET("/x") { }`, `"/x"(h::f)`
             handlers = [h for a in arguments if (h := handler_of(a)) is not None]

@@ -180,3 +180,23 @@ def test_a_broken_router_keeps_its_readable_routes_and_the_rest_of_the_file() ->
     names = {c.qualified_name for c in result.chunks}
     assert "com.acme.web.VetHandler.list" in names
     assert named(result, "com.acme.web.Routes.single")[0].http_path == ("/only",)
+
+
+def test_routes_under_an_if_and_in_a_loop_are_read_when_their_pattern_is_spelt() -> None:
+    source = """package a
+@Configuration
+class R {
+    @Bean
+    fun routes(h: H) = router {
+        if (seo) {
+            GET("/robots.txt") { ok().build() }
+        } else GET("/robots", h::robots)
+        (2012..2025).forEach { year ->
+            GET("/$year/about") { ok().build() }
+            GET("/archive", h::archive)
+        }
+    }.filter { request, next -> next(request) }
+}
+"""
+    routes = named(chunk(source, "src/main/kotlin/a/R.kt"), "a.R.routes")[0]
+    assert (routes.http_method, routes.http_path) == (("GET",), ("/robots.txt", "/robots", "/archive"))
