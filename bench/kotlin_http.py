@@ -22,7 +22,7 @@ from tree_sitter import Node
 from pipeline.field_values import NO_VALUES
 from pipeline.kotlin.grammar import parse
 from pipeline.kotlin.http import Scope, file_constants
-from pipeline.kotlin.routes import MARK, read_routes
+from pipeline.kotlin.routes import declares_routers, read_routes
 from pipeline.languages import chunk_file
 from pipeline.model import ChunkerConfig, SourceContext, SymbolType
 
@@ -40,7 +40,7 @@ def count(root: Path) -> dict[str, object]:
     for path in files:
         raw = path.read_bytes()
         relative = path.relative_to(root).as_posix()
-        if MARK in raw:
+        if declares_routers(raw):
             tree = parse(raw).root_node
             unread += read_routes(tree, partial(_pattern, Scope(file_constants(tree), {}, NO_VALUES)))[1]
         result = chunk_file(raw, relative, SourceContext(repo_path="bench/kotlin"), config)

@@ -35,8 +35,7 @@ from pipeline.kotlin.reader import (
     read_file,
 )
 from pipeline.kotlin.recovery import Piece, parse_recovering
-from pipeline.kotlin.routes import MARK as ROUTER_MARK
-from pipeline.kotlin.routes import Route, read_routes, route_groups
+from pipeline.kotlin.routes import Route, declares_routers, read_routes, route_groups
 from pipeline.members import param_injections
 from pipeline.model import LANGUAGES, Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
 from pipeline.outbound import Client, client_of, declared_routes
@@ -85,7 +84,7 @@ def chunk_kotlin(raw: bytes, file_path: str, context: SourceContext, config: Chu
         constants=cache(partial(file_constants, root)), http_clients=cache(partial(mentions_clients, decoded.data)),
         field_values=cache(lambda: {info.node.start_byte: type_values(info) for info in found.types}),
     )  # fmt: skip
-    routing = _routing(unit, found) if ROUTER_MARK in decoded.data else None
+    routing = _routing(unit, found) if declares_routers(decoded.data) else None
     drafts = list(_drafts(unit, found, file_path, routing))
     if routing is not None:
         _attribute(drafts, routing.attributed)

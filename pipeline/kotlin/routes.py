@@ -11,6 +11,7 @@ spell as a literal or a constant is not a route (it is counted as `unread`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -22,9 +23,14 @@ from pipeline.spring import ANY_METHOD, JAXRS_VERBS, join_path
 from pipeline.syntax import text
 
 ROUTERS = frozenset({"router", "coRouter"})
-MARK = b"outer"  # what a file declaring a router spells (`router {`, `coRouter {`): most files do not
+_MARK = re.compile(rb"\b(?:" + b"|".join(re.escape(r.encode()) for r in sorted(ROUTERS)) + rb")\s*\{")
 _PATH_PREDICATE = "path"
 _HANDLERS = frozenset({"callable_reference", "navigation_expression"})
+
+
+def declares_routers(data: bytes) -> bool:
+    """Whether a file's source may declare a router (`router {`, `coRouter {`): one search, most files do not."""
+    return _MARK.search(data) is not None
 
 
 class Handler(NamedTuple):
