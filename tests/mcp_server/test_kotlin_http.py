@@ -108,6 +108,7 @@ async def test_find_endpoint_answers_a_route_of_a_kotlin_router(client: Client[A
     found = await call(client, "find_endpoint", path="GET /api/owners/7")
     [item] = found["results"]
     assert item["qualified_name"] == "com.acme.owners.OwnerRoutes.routes"
+    assert item["http"] == ["GET /api/owners/{id}"]
     assert 'GET("/{id}", handler::find)' in item["code"]
     assert "handler::create" not in item["code"]  # the POST route is a part of its own
 
@@ -137,3 +138,13 @@ async def test_impact_of_a_handler_reaches_its_route_and_the_remote_caller(clien
     endpoints = [(e["http_method"], e["route"], e["handler"]) for e in found["endpoints"]]
     assert endpoints == [("GET", "/api/owners/{id}", "com.acme.owners.OwnerRoutes.routes")]
     assert [r["qualified_name"] for r in found["remote_callers"]] == ["com.acme.gateway.OwnersClient.find"]
+
+
+async def test_the_router_file_outline_lists_one_part_per_route(client: Client[Any]) -> None:
+    path = "owners/src/main/kotlin/com/acme/owners/OwnerRoutes.kt"
+    found = await call(client, "get_file_outline", repo=REPO, path=path)
+    parts = [(r["qualified_name"], r["symbol_type"], r["line_start"]) for r in found["results"]][1:]
+    assert parts == [
+        ("com.acme.owners.OwnerRoutes.routes", "method_part", 8),
+        ("com.acme.owners.OwnerRoutes.routes", "method_part", 12),
+    ]
