@@ -200,3 +200,23 @@ class R {
 """
     routes = named(chunk(source, "src/main/kotlin/a/R.kt"), "a.R.routes")[0]
     assert (routes.http_method, routes.http_path) == (("GET",), ("/robots.txt", "/robots", "/archive"))
+
+
+def test_rest_client_safe_calls_and_value_injected_bases() -> None:
+    source = """package a
+class C(
+    private val restClient: RestClient,
+    private val webClient: WebClient?,
+    @Value("\\${owners.url:http://owners}") ownersUrl: String,
+) {
+    private val owners = ownersUrl
+    @Value("\\${vets.url}") lateinit var vets: String
+
+    fun call(id: Int) {
+        restClient.get().uri("$owners/owners/$id").retrieve()
+        webClient?.put()?.uri("$vets/vets")?.retrieve()
+    }
+}
+"""
+    call = named(chunk(source, "src/main/kotlin/a/C.kt"), "a.C.call")[0]
+    assert call.outbound == ("rest_client GET owners /owners/{id}", "web_client PUT - /vets")
