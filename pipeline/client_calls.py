@@ -32,6 +32,8 @@ REST_TEMPLATE_TYPES = frozenset({"RestTemplate", "RestOperations", "TestRestTemp
 FLUENT_VERBS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
 _BASE_CALLS = frozenset({"create", "baseUrl"})  # `WebClient.create("http://x")`, `.baseUrl("http://x")`
 _URI = "uri"
+MAX_NESTING = 128
+"""A URI expression's operands read one inside the other, at most: deeper, the rest is a variable (hostile input)."""
 
 
 class Arg(NamedTuple):

@@ -18,7 +18,16 @@ from functools import partial
 
 from tree_sitter import Node
 
-from pipeline.client_calls import Arg, ClientCall, Link, classify, is_candidate, mentions_clients, wants_arguments
+from pipeline.client_calls import (
+    MAX_NESTING,
+    Arg,
+    ClientCall,
+    Link,
+    classify,
+    is_candidate,
+    mentions_clients,
+    wants_arguments,
+)
 from pipeline.field_values import NO_VALUES, FieldValues
 from pipeline.outbound import OutboundRoute, Piece, Var
 from pipeline.outline import CALLABLE_NODE_KINDS
@@ -68,22 +77,24 @@ class _Scope:
             else:
                 self.values.pop(self.text(name), None)
 
-    def pieces(self, node: Node, depth: int = 0) -> list[Piece]:
-        """A string expression as literal pieces and variables."""
+    def pieces(self, node: Node, depth: int = 0, nesting: int = 0) -> list[Piece]:
+        """A string expression as literal pieces and variables; nested deeper than `MAX_NESTING`, a variable."""
         kind = node.type
         if kind == "string_literal":
             return [_literal(self.text(node))]
         if kind in ("decimal_integer_literal", "character_literal"):  # `"/page/" + 2`
             return [self.text(node).strip("'")]
+        if nesting >= MAX_NESTING:  # `"a" + "b" + ...` a thousand times: not read to Python's recursion limit
+            return [Var(self.text(node))]
         if kind == "parenthesized_expression" and node.named_child_count == 1:
-            return self.pieces(node.named_children[0], depth)
+            return self.pieces(node.named_children[0], depth, nesting + 1)
         if kind == "binary_expression" and self.text(node.child_by_field_name("operator") or node) == "+":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is not None and right is not None:
-                return [*self.pieces(left, depth), *self.pieces(right, depth)]
+                return [*self.pieces(left, depth, nesting + 1), *self.pieces(right, depth, nesting + 1)]
         name = _name_of(node, self)
         if name is not None and depth < _MAX_DEPTH and name in self.values:
-            return self.pieces(self.values[name], depth + 1)
+            return self.pieces(self.values[name], depth + 1, nesting + 1)
         if name is not None and name in self.known:
             return [self.known[name]]
         return [Var(self.text(node))]

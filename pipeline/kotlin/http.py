@@ -16,7 +16,7 @@ from functools import partial
 
 from tree_sitter import Node
 
-from pipeline.client_calls import Arg, ClientCall, Link, classify, is_candidate
+from pipeline.client_calls import MAX_NESTING, Arg, ClientCall, Link, classify, is_candidate
 from pipeline.field_values import NO_VALUES, Declared, FieldValues, placeholder_value, settle
 from pipeline.kotlin.annotations import annotation_of
 from pipeline.kotlin.grammar import child, children, has_token
@@ -51,24 +51,27 @@ class Scope:
         else:
             self.values.pop(name, None)
 
-    def pieces(self, node: Node, depth: int = 0) -> list[Piece]:
-        """An expression as literal pieces and variables (`pipeline.outbound.Piece`)."""
+    def pieces(self, node: Node, depth: int = 0, nesting: int = 0) -> list[Piece]:
+        """An expression as literal pieces and variables (`pipeline.outbound.Piece`); too deep, a variable."""
         kind = node.type
+        if nesting >= MAX_NESTING:  # hostile input: not read to Python's recursion limit
+            return [Var(text(node))]
+        inner = partial(self.pieces, depth=depth, nesting=nesting + 1)
         if kind in STRINGS:
-            return string_pieces(node, partial(self._name, depth=depth), partial(self.pieces, depth=depth))
+            return string_pieces(node, partial(self._name, depth=depth, nesting=nesting + 1), inner)
         if kind in ("number_literal", "character_literal"):  # `"/page/" + 2`
             return [text(node).strip("'")]
         if kind == "parenthesized_expression" and node.named_child_count == 1:
-            return self.pieces(node.named_children[0], depth)
+            return inner(node.named_children[0])
         if kind == "binary_expression" and has_token(node, "+") and node.named_child_count == 2:
             left, right = node.named_children
-            return [*self.pieces(left, depth), *self.pieces(right, depth)]
+            return [*inner(left), *inner(right)]
         name = name_of(node)
-        return self._name(name, text(node), depth) if name is not None else [Var(text(node))]
+        return self._name(name, text(node), depth, nesting) if name is not None else [Var(text(node))]
 
-    def _name(self, name: str, written: str, depth: int) -> list[Piece]:
+    def _name(self, name: str, written: str, depth: int, nesting: int) -> list[Piece]:
         if depth < _MAX_DEPTH and name in self.values:
-            return self.pieces(self.values[name], depth + 1)
+            return self.pieces(self.values[name], depth + 1, nesting + 1)
         if name in self.known:
             return [self.known[name]]
         return [Var(written)]

@@ -25,6 +25,7 @@ from pipeline.syntax import text
 ROUTERS = frozenset({"router", "coRouter"})
 _MARK = re.compile(rb"\b(?:" + b"|".join(re.escape(r.encode()) for r in sorted(ROUTERS)) + rb")\s*\{")
 _PATH_PREDICATE = "path"
+_MAX_DEPTH = 64  # nests and predicate operands read one inside the other, at most
 _HANDLERS = frozenset({"callable_reference", "navigation_expression"})
 
 
@@ -111,8 +112,19 @@ class _Reader:
         self.literal = literal
         self.routes: list[Route] = []
         self.unread = 0
+        self.depth = 0  # nests and predicates being read, one inside the other
 
     def block(self, lam: Node, prefix: str) -> None:
+        if self.depth >= _MAX_DEPTH:  # hostile nesting: read to this depth, not to Python's recursion limit
+            self.unread += 1
+            return
+        self.depth += 1
+        try:
+            self.statements(lam, prefix)
+        finally:
+            self.depth -= 1
+
+    def statements(self, lam: Node, prefix: str) -> None:
         for statement in lam.named_children:
             if statement.type == "statements":  # some grammar versions wrap a lambda's statements
                 self.block(statement, prefix)
@@ -173,6 +185,16 @@ class _Reader:
 
     def predicates(self, node: Node) -> list[_Predicate]:
         """What a request predicate matches, one entry per alternative (`or`)."""
+        if self.depth >= _MAX_DEPTH:
+            self.unread += 1
+            return [_UNREAD]
+        self.depth += 1
+        try:
+            return self.alternatives(node)
+        finally:
+            self.depth -= 1
+
+    def alternatives(self, node: Node) -> list[_Predicate]:
         kind = node.type
         if kind == "parenthesized_expression" and node.named_child_count == 1:
             return self.predicates(node.named_children[0])

@@ -220,3 +220,23 @@ class C(
 """
     call = named(chunk(source, "src/main/kotlin/a/C.kt"), "a.C.call")[0]
     assert call.outbound == ("rest_client GET owners /owners/{id}", "web_client PUT - /vets")
+
+
+def test_hostile_nesting_is_read_to_a_bound_not_to_the_recursion_limit() -> None:
+    deep = 3000
+    router = (
+        "class R { fun r(h: H) = router { (" + " or ".join(f'GET("/a{i}")' for i in range(deep)) + ").invoke(h::f) } }"
+    )
+    nests = "class N { fun r(h: H) = router { " + '"/a".nest { ' * deep + 'GET("/x", h::f)' + " }" * deep + " } }"
+    concat = (
+        "class C(val rest: RestTemplate) { fun f() = rest.getForObject("
+        + " + ".join(['"/a"'] * deep)
+        + ", X::class.java) }"
+    )
+    result = chunk("package a\n" + "\n".join((router, nests, concat)) + "\nclass After\n", "src/main/kotlin/a/R.kt")
+    names = {c.qualified_name for c in result.chunks}
+    assert {"a.R.r", "a.N.r", "a.C.f", "a.After"} <= names
+    java = (
+        "class C { RestTemplate rest; void f() { rest.getForObject(" + " + ".join(['"/a"'] * deep) + ", X.class); } }"
+    )
+    assert named(chunk(java, "src/main/java/C.java"), "C.f")[0].outbound  # Java's reader is bounded alike
