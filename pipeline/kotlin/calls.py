@@ -5,7 +5,8 @@ from the function's parameters and locals (`val y: Y`, `val z = Z(...)`) or the 
 primary constructor parameters, then its fully qualified name from the imports. Read: unqualified calls
 (a capitalized one is a constructor call, not recorded, as Java's `new` is not), calls on an identifier
 (`repo.save(x)`, `Owners.of()`, `p?.name()`), on `this` and on `this.field`; a call on another call's
-result (`a.b().c()`) is recorded with its chain's root and links as Java records one.
+result (`a.b().c()`) is recorded with its chain's root and links as Java records one. A function reference
+(`handler::get`, `::parse`) is a call, as Java's method references are.
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ from pipeline.kotlin.reader import simple_type
 from pipeline.outline import Call, LocalDecl, Receiver
 from pipeline.syntax import squash, text
 
-_QUERY = Query(KOTLIN, "(call_expression) @call (property_declaration) @local (parameter) @param")
+_QUERY = Query(
+    KOTLIN,
+    """(call_expression) @call (property_declaration) @local (parameter) @param
+    (navigation_expression "::") @reference (callable_reference) @reference""",
+)
 _TYPES = frozenset({"user_type", "nullable_type"})
 
 
@@ -26,7 +31,9 @@ def read_calls(root: Node) -> FileCalls:
     """Every call and local declaration of a file, ordered by row."""
     found = QueryCursor(_QUERY).captures(root)
     # By the called name's position: a chain's calls in the order they run (`findAll`, `first`, `visit`).
-    named = sorted((c for node in found.get("call", []) if (c := _call(node)) is not None), key=lambda c: c[0])
+    read = [c for node in found.get("call", []) if (c := _call(node)) is not None]
+    read += [c for node in found.get("reference", []) if (c := _reference(node)) is not None]
+    named = sorted(read, key=lambda c: c[0])
     calls = [c for _, c in named]
     decls = [d for node in (*found.get("local", []), *found.get("param", [])) if (d := _local(node)) is not None]
     decls.sort(key=lambda d: d.row)
@@ -58,6 +65,22 @@ def _call(node: Node) -> tuple[int, Call] | None:
         return None
     kind, root_text, alt = root
     return named.start_byte, Call(row, name, Receiver.CHAIN, "", kind, root_text, alt, links)
+
+
+def _reference(node: Node) -> tuple[int, Call] | None:
+    """A function reference, as Java's method references are calls: `handler::get`, `::parse`, `this::check`."""
+    named = node.named_children[-1] if node.named_children else None
+    if named is None or named.type != "identifier" or text(named) == "class":
+        return None
+    row, name = named.start_point.row, text(named)
+    receiver = node.named_children[0] if node.named_child_count == 2 else None
+    if receiver is None:
+        return named.start_byte, Call(row, name, Receiver.NONE, "", Receiver.NONE, "", "", ())
+    if receiver.type == "this_expression":
+        return named.start_byte, Call(row, name, Receiver.CHAIN, "", Receiver.THIS, "this", "", ())
+    if receiver.type in ("identifier", "user_type") and "." not in (written := text(receiver)):
+        return named.start_byte, Call(row, name, Receiver.IDENTIFIER, written, Receiver.IDENTIFIER, written, "", ())
+    return None
 
 
 def _chain(node: Node) -> tuple[tuple[int, str, str] | None, tuple[str, ...]]:
