@@ -450,7 +450,7 @@ class KnowledgeTools:
     async def find_implementations(
         self, type: TypeName, where: Where = EVERYWHERE, page: SetPage = FIRST_SET_PAGE
     ) -> ToolResult:
-        """Classes, records and enums that implement an interface or extend a class.
+        """Classes, records and enums that implement an interface or extend a class, directly first, then below those.
 
         Example: find_implementations(type="PricingPolicy")
         """

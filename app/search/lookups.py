@@ -6,20 +6,18 @@ calls and types are followed through the hierarchy the caller may read (`app.sea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from app.auth.access import Access
 from app.search.endpoints import annotation_types
 from app.search.hierarchy import in_order, simple_name
 from app.search.hits import Hit, in_file_order
+from app.search.jvm_names import KOTLIN, is_package, jvm_call_keys, jvm_calls, top_level_targets
 from app.search.reader import Reader
 from app.search.scoping import Filters
 from app.store.filters import Condition, Filter, all_of, any_of, either, eq
-from pipeline.kotlin.interop import JVM_NAME, getter_name, is_accessor_name, jvm_names, setter_name
-from pipeline.model import LANGUAGES, TYPE_SYMBOLS
+from pipeline.model import TYPE_SYMBOLS
 from pipeline.spring import BEAN_ANNOTATIONS, learned_stereotypes
-
-KOTLIN = LANGUAGES[1]
 
 
 async def outline(reader: Reader, access: Access, repo: str, file_path: str) -> list[Hit]:
@@ -161,7 +159,7 @@ async def callees(
             method = _method_of(call)
             calls.append((call, method, sorted(f for f in fq if f.endswith("." + call)) if method is not None else []))
             if method is not None and hit.chunk.language == KOTLIN:
-                found = {f for f in fq if f.endswith("." + method) and _is_package(f.rpartition(".")[0])}
+                found = {f for f in fq if f.endswith("." + method) and is_package(f.rpartition(".")[0])}
                 packaged.setdefault(call, set()).update(found)
     exact_names = sorted({f for _, _, exact in calls for f in exact})
     methods = sorted({method for _, method, exact in calls if method is not None and not exact})
@@ -181,33 +179,8 @@ async def callees(
         reader, access, repo, [(call, method, exact) for call, method, exact in calls if method and not resolved[call]]
     )
     unresolved = {c: p for c, p in packaged.items() if p and not resolved[c] and not inherited.get(c)}
-    top = await _top_level_targets(reader, access, repo, unresolved)  # a member, inherited too, goes first
+    top = await top_level_targets(reader, access, repo, unresolved)  # a member, inherited too, goes first
     return [(call, resolved[call] or inherited.get(call) or top.get(call, [])) for call, _, _ in calls]
-
-
-async def _top_level_targets(
-    reader: Reader, access: Access, repo: str | None, wanted: dict[str, set[str]]
-) -> dict[str, list[Hit]]:
-    """Kotlin top-level functions named by calls' `<package>.fn` candidates (two lookups for every call)."""
-    if not wanted:
-        return {}
-    names = sorted({key.rpartition(".")[2] for keys in wanted.values() for key in keys})
-    condition = all_of(any_of("name", names), eq("language", KOTLIN))
-    found = [h for h in await reader.lookup(access, Filters(repo=repo), condition) if h.chunk.enclosing_type]
-    owners = sorted({h.chunk.enclosing_type or "" for h in found})
-    typed = {c.qualified_name for c in await reader.hierarchy(access, repo).types(any_of("qualified_name", owners))}
-    facades = [h for h in found if h.chunk.enclosing_type not in typed and h.symbol_type not in TYPE_SYMBOLS]
-    answer: dict[str, list[Hit]] = {}
-    for call, keys in wanted.items():
-        targets = [h for h in facades if f"{(h.chunk.enclosing_type or '').rpartition('.')[0]}.{h.chunk.name}" in keys]
-        if targets:
-            answer[call] = targets
-    return answer
-
-
-def _is_package(owner: str) -> bool:
-    """`com.acme.util`: a package (its last name is lower case), not a type (`com.acme.Owner`)."""
-    return owner[:1].islower() and owner.rpartition(".")[2][:1].islower()
 
 
 async def inherited_targets(
@@ -277,7 +250,7 @@ async def call_keys(reader: Reader, access: Access, name: str, repo: str | None)
     if not owners:
         methods = jvm_calls(method, [])[0]
         return [], sorted(f"{owner}.{m}" for m in methods) if owner else []  # a type the index does not know
-    methods, packaged = await _jvm_calls(reader, access, owners, method, repo)
+    methods, packaged = await jvm_call_keys(reader, access, owners, method, repo)
     related = await hierarchy.dispatch_owners(owners, method)
     keys_fq = sorted({f"{fq}.{m}" for fq in related for m in methods} | packaged)
     keys = sorted(
@@ -285,66 +258,6 @@ async def call_keys(reader: Reader, access: Access, name: str, repo: str | None)
         | ({base} if owner and not owner[:1].islower() else set())
     )
     return keys_fq, keys
-
-
-def jvm_calls(method: str, declared: Sequence[Hit]) -> tuple[list[str], list[tuple[str, str]]]:
-    """The method names a call of `method` of these declarations may be recorded under, and Kotlin functions.
-
-    A name that is not an accessor's and that no function declares (a Kotlin property, plain or with a
-    chunk; a Java field) is read through its getter and setter (`pipeline.kotlin.interop`), renamed by
-    `@get:JvmName`; a Kotlin function by its `@JvmName` too. A Java method without parameters (an
-    annotation's attribute, a record's component) also by its getter: a Kotlin read of it is recorded so.
-    The Kotlin functions come back as (their enclosing type, name): a top-level one's call from another
-    file is recorded as `<package>.name`.
-    """
-    names = {method: None}
-    for hit in declared:  # renamed to `method`: a Kotlin caller calls it by its Kotlin name
-        names.update(dict.fromkeys(_renamed_to(method, hit)))
-    declared = [h for h in declared if h.chunk.name == method]
-    functions = [h for h in declared if not h.chunk.signature.startswith(("val ", "var "))]
-    kotlin = [h for h in declared if h.chunk.language == KOTLIN]
-    if not functions and not is_accessor_name(method):
-        names.update(dict.fromkeys((getter_name(method), setter_name(method))))
-    for hit in kotlin:
-        chunk = hit.chunk
-        is_property = hit not in functions
-        names.update(dict.fromkeys(jvm_names(method, is_property=is_property, annotations=chunk.annotations)))
-    bare = [h for h in functions if h.chunk.language != KOTLIN and not h.chunk.parameter_types]
-    if bare and not is_accessor_name(method):
-        names[getter_name(method)] = None
-    packaged = [
-        (h.chunk.enclosing_type or "", h.chunk.name) for h in kotlin if h in functions and h.chunk.enclosing_type
-    ]
-    return list(names), packaged
-
-
-def _renamed_to(method: str, hit: Hit) -> tuple[str, ...]:
-    """What Kotlin code's call of a declaration `@JvmName`d `method` is recorded under (`getLabel` for `label`)."""
-    chunk = hit.chunk
-    if chunk.language != KOTLIN or chunk.name == method:
-        return ()
-    is_property = chunk.signature.startswith(("val ", "var "))
-    renamed = jvm_names(chunk.name, is_property=is_property, annotations=chunk.annotations)
-    if method not in renamed:
-        return ()
-    if not is_property:
-        return (chunk.name,)
-    return ((getter_name(chunk.name), setter_name(chunk.name))[renamed.index(method)],)
-
-
-async def _jvm_calls(
-    reader: Reader, access: Access, owners: set[str], method: str, repo: str | None
-) -> tuple[list[str], set[str]]:
-    """`jvm_calls` of the owners' declarations of `method`, and the `<package>.fn` keys of facades' functions."""
-    named = either(eq("name", method), eq("annotation_names", JVM_NAME))  # `@get:JvmName("method")` too
-    condition = all_of(any_of("enclosing_type", sorted(owners)), named)
-    methods, functions = jvm_calls(method, await reader.lookup(access, Filters(repo=repo), condition))
-    if not functions:
-        return methods, set()
-    hierarchy = reader.hierarchy(access, repo)  # a facade is no type: a type has its chunk
-    types = await hierarchy.types(any_of("qualified_name", sorted({owner for owner, _ in functions})))
-    typed = {c.qualified_name for c in types}
-    return methods, {f"{owner.rpartition('.')[0]}.{fn}" for owner, fn in functions if owner not in typed}
 
 
 async def _top_level(reader: Reader, access: Access, base: str, repo: str | None) -> list[Hit]:
@@ -411,6 +324,10 @@ async def bean_stereotypes(reader: Reader, access: Access) -> frozenset[str]:
     return learned - BEAN_ANNOTATIONS
 
 
+INDIRECT_ROOTS = 100
+"""The most direct subtypes whose own subtypes `implementations` looks for."""
+
+
 async def implementations(
     reader: Reader,
     access: Access,
@@ -420,10 +337,38 @@ async def implementations(
     path_prefix: str | None = None,
     language: str | None = None,
 ) -> list[Hit]:
-    """Types that implement or extend the named type."""
+    """Types that implement or extend the named type: directly first, then through another indexed type.
+
+    `AuditedMailer extends Mailer implements Notifier` is a `Notifier` too: the types below the direct ones
+    come from the hierarchy walk (`Hierarchy.walk`, at most `MAX_DEPTH` levels), nearest level first. A type
+    with more than `INDIRECT_ROOTS` direct subtypes (`Serializable`) answers with those alone: the walk would
+    read most of the index for a list no one reads through.
+    """
     should = [_type_condition(key, type_name) for key in ("implements", "extends")]
-    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix, language=language), either(*should))
-    return [h for h in hits if h.symbol_type in TYPE_SYMBOLS]
+    scope = Filters(repo=repo, path_prefix=path_prefix, language=language)
+    direct = [h for h in await reader.lookup(access, scope, either(*should)) if h.symbol_type in TYPE_SYMBOLS]
+    if not direct or len(direct) > INDIRECT_ROOTS:
+        return direct
+    _, below = await reader.hierarchy(access, repo).walk({h.qualified_name for h in direct})
+    seen = {h.qualified_name for h in direct}
+    levels = _levels_below([h.qualified_name for h in direct], below, seen)
+    if not levels:
+        return direct
+    found = await reader.lookup(access, scope, any_of("qualified_name", levels))
+    by_name = {h.qualified_name: h for h in found if h.symbol_type in TYPE_SYMBOLS}
+    return direct + [by_name[fq] for fq in levels if fq in by_name]
+
+
+def _levels_below(starts: Sequence[str], children: Mapping[str, set[str]], seen: set[str]) -> list[str]:
+    """The subtypes of `starts` not in `seen`, level by level, each level sorted."""
+    out: list[str] = []
+    level = list(starts)
+    while level:
+        following = sorted({kid for fq in level for kid in children.get(fq, ())} - seen)
+        seen.update(following)
+        out.extend(following)
+        level = following
+    return out
 
 
 def _method_of(call: str) -> str | None:

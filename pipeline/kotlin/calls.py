@@ -5,7 +5,8 @@ from the function's parameters and locals (`val y: Y`, `val z = Z(...)`) or the 
 primary constructor parameters, then its fully qualified name from the imports. Read: unqualified calls
 (a capitalized one is a constructor call, not recorded, as Java's `new` is not), calls on an identifier
 (`repo.save(x)`, `Owners.of()`, `p?.name()`), on `this` and on `this.field`; a call on another call's
-result (`a.b().c()`) is recorded with its chain's root and links as Java records one. A property read
+result (`a.b().c()`) is recorded with its chain's root and links as Java records one. A function reference
+(`handler::get`, `::parse`) is a call, as Java's method references are. A property read
 or written on an identifier (`owner.name`, `owner.name = x`) is a call of its JVM accessor
 (`getName`, `setName`: `pipeline.kotlin.interop`), recorded where the receiver's type is known.
 """
@@ -23,8 +24,9 @@ from pipeline.syntax import squash, text
 
 _QUERY = Query(
     KOTLIN,
-    "(call_expression) @call (property_declaration) @local (parameter) @param"
-    " (navigation_expression . (identifier) . (identifier) .) @property",  # `owner.name`, chosen in C
+    """(call_expression) @call (property_declaration) @local (parameter) @param
+    (navigation_expression "::") @reference (callable_reference) @reference
+    (navigation_expression . (identifier) . (identifier) .) @property""",  # `owner.name`: picked in C
 )
 _TYPES = frozenset({"user_type", "nullable_type"})
 
@@ -35,6 +37,7 @@ def read_calls(root: Node) -> FileCalls:
     # By the called name's position: a chain's calls in the order they run (`findAll`, `first`, `visit`).
     read = [c for node in found.get("call", []) if (c := _call(node)) is not None]
     read += [c for node in found.get("property", []) for c in _accessors(node)]
+    read += [c for node in found.get("reference", []) if (c := _reference(node)) is not None]
     named = sorted(read, key=lambda c: c[0])
     calls = [c for _, c in named]
     decls = [d for node in (*found.get("local", []), *found.get("param", [])) if (d := _local(node)) is not None]
@@ -79,6 +82,8 @@ def _accessors(node: Node) -> list[tuple[int, Call]]:
         return []
     if parent.type == "call_expression" and parent.named_children[0] == node:
         return []  # `owner.save(x)`: a call, read by `_call`
+    if any(c.type == "::" for c in node.children):
+        return []  # `handler::get`: a function reference, read by `_reference`
     written, prop = text(receiver), text(named)
     assigned = parent.type == "assignment" and parent.named_children[0] == node
     names = [setter_name(prop)] if assigned else []
@@ -86,6 +91,22 @@ def _accessors(node: Node) -> list[tuple[int, Call]]:
         names.insert(0, getter_name(prop))
     row, at = named.start_point.row, named.start_byte
     return [(at, Call(row, n, Receiver.PROPERTY, written, Receiver.IDENTIFIER, written, "", ())) for n in names]
+
+
+def _reference(node: Node) -> tuple[int, Call] | None:
+    """A function reference, as Java's method references are calls: `handler::get`, `::parse`, `this::check`."""
+    named = node.named_children[-1] if node.named_children else None
+    if named is None or named.type != "identifier" or text(named) == "class":
+        return None
+    row, name = named.start_point.row, text(named)
+    receiver = node.named_children[0] if node.named_child_count == 2 else None
+    if receiver is None:
+        return named.start_byte, Call(row, name, Receiver.NONE, "", Receiver.NONE, "", "", ())
+    if receiver.type == "this_expression":
+        return named.start_byte, Call(row, name, Receiver.CHAIN, "", Receiver.THIS, "this", "", ())
+    if receiver.type in ("identifier", "user_type") and "." not in (written := text(receiver)):
+        return named.start_byte, Call(row, name, Receiver.IDENTIFIER, written, Receiver.IDENTIFIER, written, "", ())
+    return None
 
 
 def _chain(node: Node) -> tuple[tuple[int, str, str] | None, tuple[str, ...]]:
