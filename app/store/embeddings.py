@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor
 from datetime import UTC
 from email.utils import parsedate_to_datetime
+from pathlib import Path
 from typing import Protocol
 
 import httpx
@@ -34,7 +35,7 @@ from app.core.errors import (
     EmbeddingModelError,
     EmbeddingUnavailableError,
 )
-from app.core.settings import EmbeddingSettings
+from app.core.settings import EMBEDDED_MODEL, EmbeddingSettings
 
 logger = logging.getLogger(__name__)
 
@@ -366,6 +367,10 @@ def build_embedder(
         client: The HTTP client an endpoint is asked through.
         executor: Where the embedded model computes batches (None: the event loop's default thread pool).
     """
+    if settings.source == "embedded" and settings.embedded_model != EMBEDDED_MODEL:
+        from app.store.distilled import distilled_embedder  # numpy and the transformer only when chosen
+
+        return distilled_embedder(settings.embedded_model, Path(settings.model_cache), executor)
     if settings.source == "embedded":
         from app.store.static_embedder import StaticEmbedder  # numpy and the table only when chosen
 
