@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from app.core.settings import EMBEDDED_MODEL, EMBEDDED_MODELS, ChunkingSettings, EmbeddingSettings
+from app.core.settings import CODE_TOKENS_MODEL, EMBEDDED_MODEL, EMBEDDED_MODELS, ChunkingSettings, EmbeddingSettings
 from app.store.distilled import RECIPES, DistilledEmbedder, embed_text, load_model
 from app.store.embeddings import Embedder
 from app.store.static_embedder import StaticEmbedder, embed_all
@@ -32,7 +32,7 @@ from pipeline.model import SourceContext
 from pipeline.render import model_text
 from pipeline.scope import Scope
 
-CACHE = Path(EmbeddingSettings().model_cache)
+CACHE = Path(EmbeddingSettings().model_cache).expanduser()
 QUESTIONS = (
     "where is the retry back-off computed",
     "the JSON object with named fields",
@@ -65,7 +65,7 @@ def model_texts_and_files(root: Path, renames: Sequence[tuple[str, str]] = ()) -
 
 def loaded(name: str, cache: Path) -> tuple[Callable[[list[str]], list[list[float]]], Embedder]:
     """Read model `name` (timed by the caller); its batch function and an embedder for questions."""
-    if name == EMBEDDED_MODEL:
+    if name == CODE_TOKENS_MODEL:
         table = load_table()
         return (lambda texts: embed_all(table, texts)), StaticEmbedder()
     model = load_model(RECIPES[name], cache)

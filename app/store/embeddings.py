@@ -35,7 +35,7 @@ from app.core.errors import (
     EmbeddingModelError,
     EmbeddingUnavailableError,
 )
-from app.core.settings import EMBEDDED_MODEL, EmbeddingSettings
+from app.core.settings import CODE_TOKENS_MODEL, EmbeddingSettings
 
 logger = logging.getLogger(__name__)
 
@@ -367,14 +367,14 @@ def build_embedder(
         client: The HTTP client an endpoint is asked through.
         executor: Where the embedded model computes batches (None: the event loop's default thread pool).
     """
-    if settings.source == "embedded" and settings.embedded_model != EMBEDDED_MODEL:
-        from app.store.distilled import distilled_embedder  # numpy and the transformer only when chosen
-
-        return distilled_embedder(settings.embedded_model, Path(settings.model_cache), executor)
-    if settings.source == "embedded":
+    if settings.source == "embedded" and settings.embedded_model == CODE_TOKENS_MODEL:
         from app.store.static_embedder import StaticEmbedder  # numpy and the table only when chosen
 
         return StaticEmbedder(executor)
+    if settings.source == "embedded":
+        from app.store.distilled import distilled_embedder  # numpy and the tokenizer only when chosen
+
+        return distilled_embedder(settings.embedded_model, Path(settings.model_cache).expanduser(), executor)
     if settings.source == "endpoint":
         return OpenAIEmbedder(settings, client)
     return None

@@ -68,9 +68,14 @@ def read_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
 
 @dataclass(frozen=True, slots=True)
 class Layer:
-    """One encoder layer's weights, linear ones transposed to (in, out) once at load."""
+    """One encoder layer's weights: linear ones as transposed views (in, out) of the mapped file, not copies.
 
-    qkv: Matrix
+    So a process that only tokenizes (a static table's embedder) keeps none of them resident.
+    """
+
+    query: Matrix
+    key: Matrix
+    value: Matrix
     qkv_bias: Matrix
     out: Matrix
     out_bias: Matrix
@@ -106,16 +111,17 @@ def _f32(tensors: dict[str, npt.NDArray[np.generic]], name: str) -> Matrix:
 def _layer(t: dict[str, npt.NDArray[np.generic]], i: int) -> Layer:
     p = f"encoder.layer.{i}."
     a = p + "attention."
-    qkv = [_f32(t, f"{a}self.{n}.weight").T for n in ("query", "key", "value")]
     return Layer(
-        qkv=np.ascontiguousarray(np.concatenate(qkv, axis=1)),
+        query=_f32(t, f"{a}self.query.weight").T,
+        key=_f32(t, f"{a}self.key.weight").T,
+        value=_f32(t, f"{a}self.value.weight").T,
         qkv_bias=np.concatenate([_f32(t, f"{a}self.{n}.bias") for n in ("query", "key", "value")]),
-        out=np.ascontiguousarray(_f32(t, f"{a}output.dense.weight").T),
+        out=_f32(t, f"{a}output.dense.weight").T,
         out_bias=_f32(t, f"{a}output.dense.bias"),
         norm1=(_f32(t, f"{a}output.LayerNorm.weight"), _f32(t, f"{a}output.LayerNorm.bias")),
-        up=np.ascontiguousarray(_f32(t, p + "intermediate.dense.weight").T),
+        up=_f32(t, p + "intermediate.dense.weight").T,
         up_bias=_f32(t, p + "intermediate.dense.bias"),
-        down=np.ascontiguousarray(_f32(t, p + "output.dense.weight").T),
+        down=_f32(t, p + "output.dense.weight").T,
         down_bias=_f32(t, p + "output.dense.bias"),
         norm2=(_f32(t, p + "output.LayerNorm.weight"), _f32(t, p + "output.LayerNorm.bias")),
     )
@@ -165,7 +171,8 @@ def _attention(x: Matrix, layer: Layer, mask_bias: Matrix) -> Matrix:
     batch, length = mask_bias.shape[0], mask_bias.shape[-1]
     width = x.shape[1]
     head = width // HEADS
-    qkv = (x @ layer.qkv + layer.qkv_bias).reshape(batch, length, 3, HEADS, head).transpose(2, 0, 3, 1, 4)
+    projected = np.concatenate([x @ layer.query, x @ layer.key, x @ layer.value], axis=1) + layer.qkv_bias
+    qkv = projected.reshape(batch, length, 3, HEADS, head).transpose(2, 0, 3, 1, 4)
     scores = qkv[0] @ qkv[1].transpose(0, 1, 3, 2) * np.float32(1 / np.sqrt(head)) + mask_bias
     scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
     scores /= scores.sum(axis=-1, keepdims=True)

@@ -15,9 +15,12 @@ import numpy.typing as npt
 import pytest
 
 from app.core.settings import (
+    CODE_TOKENS_MODEL,
+    EMBEDDED_MODEL,
     EMBEDDED_MODELS,
     MINILM_M2V,
     MINILM_M2V_ASYMMETRIC,
+    MINILM_M2V_BERT_WORDS,
     MINILM_M2V_CODE_MIX,
     EmbeddingSettings,
 )
@@ -126,7 +129,8 @@ async def test_asymmetric_questions_are_the_transformers_own_vectors(cache: Path
 
 
 def test_every_embedded_model_is_a_setting_and_an_unknown_one_is_refused() -> None:
-    assert set(RECIPES) == set(EMBEDDED_MODELS[1:])
+    assert set(RECIPES) == set(EMBEDDED_MODELS) - {CODE_TOKENS_MODEL} and EMBEDDED_MODELS[0] == EMBEDDED_MODEL
+    assert EmbeddingSettings().model_name == EMBEDDED_MODEL == MINILM_M2V_BERT_WORDS  # the default
     assert EmbeddingSettings(embedded_model=MINILM_M2V).model_name == MINILM_M2V
     with pytest.raises(ValueError, match="embedded_model must be one of"):
         EmbeddingSettings(embedded_model="word2vec")

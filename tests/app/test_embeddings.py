@@ -19,7 +19,8 @@ from app.core.errors import (
     EmbeddingModelError,
     EmbeddingUnavailableError,
 )
-from app.core.settings import EmbeddingSettings
+from app.core.settings import CODE_TOKENS_MODEL, EmbeddingSettings
+from app.store.distilled import DistilledEmbedder
 from app.store.embeddings import (
     OpenAIEmbedder,
     backoff_s,
@@ -402,9 +403,12 @@ async def test_empty_input_sends_nothing(router: respx.Router, make: Callable[..
 
 
 async def test_the_provider_decides_the_embedder_and_only_none_is_lexical_only(client: httpx.AsyncClient) -> None:
-    assert isinstance(build_embedder(EmbeddingSettings(), client), StaticEmbedder)  # the default
+    assert isinstance(build_embedder(EmbeddingSettings(), client), DistilledEmbedder)  # the default
     assert isinstance(build_embedder(EmbeddingSettings(base_url=BASE), client), OpenAIEmbedder)
-    assert isinstance(build_embedder(EmbeddingSettings(base_url=BASE, provider="embedded"), client), StaticEmbedder)
+    embedded = EmbeddingSettings(base_url=BASE, provider="embedded")
+    assert isinstance(build_embedder(embedded, client), DistilledEmbedder)
+    code_tokens = EmbeddingSettings(provider="embedded", embedded_model=CODE_TOKENS_MODEL)
+    assert isinstance(build_embedder(code_tokens, client), StaticEmbedder)
     assert build_embedder(EmbeddingSettings(provider="none"), client) is None
     assert build_embedder(EmbeddingSettings(provider="none", base_url=BASE), client) is None
     with pytest.raises(ValueError, match="base_url"):
