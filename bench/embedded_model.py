@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from app.core.settings import CODE_TOKENS_MODEL, EMBEDDED_MODEL, EMBEDDED_MODELS, ChunkingSettings, EmbeddingSettings
+from app.core.embedded import CODE_TOKENS_MODEL, EMBEDDED_MODEL, EMBEDDED_MODELS
+from app.core.settings import ChunkingSettings, EmbeddingSettings
 from app.store.distilled import RECIPES, DistilledEmbedder, embed_text, load_model
 from app.store.embeddings import Embedder
 from app.store.static_embedder import StaticEmbedder, embed_all

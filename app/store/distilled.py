@@ -30,14 +30,14 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from app.core.settings import (
+from app.core.embedded import (
     CODE_TOKENS_MODEL,
     MINILM_M2V,
     MINILM_M2V_ASYMMETRIC,
     MINILM_M2V_BERT_WORDS,
     MINILM_M2V_CODE_MIX,
-    Settings,
 )
+from app.core.settings import Settings
 from app.store.minilm import MiniLM, encode, hidden_states, load_minilm, model_dir
 from app.store.static_embedder import HEADER_WEIGHT, embed_one, words
 from app.store.token_table import load_table
@@ -73,7 +73,7 @@ RECIPES = {
     MINILM_M2V_CODE_MIX: Recipe(pca=256, code_mix=True),
     MINILM_M2V_ASYMMETRIC: Recipe(pca=None, question_by_transformer=True),
 }
-"""The distilled models by their recorded name (`app.core.settings.EMBEDDED_MODELS`)."""
+"""The distilled models by their recorded name (`app.core.embedded.EMBEDDED_MODELS`)."""
 
 
 def _kept(model: MiniLM) -> npt.NDArray[np.intp]:

@@ -28,6 +28,7 @@ from typing import Protocol
 import httpx
 
 from app.core import metrics
+from app.core.embedded import CODE_TOKENS_MODEL
 from app.core.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
@@ -35,7 +36,7 @@ from app.core.errors import (
     EmbeddingModelError,
     EmbeddingUnavailableError,
 )
-from app.core.settings import CODE_TOKENS_MODEL, EmbeddingSettings
+from app.core.settings import EmbeddingSettings
 
 logger = logging.getLogger(__name__)
 

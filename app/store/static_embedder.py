@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from app.core.settings import CODE_TOKENS_MODEL
+from app.core.embedded import CODE_TOKENS_MODEL
 from app.store.token_table import TokenTable, load_table
 from pipeline.render import IDENTIFIER_PART, SEPARATOR
 

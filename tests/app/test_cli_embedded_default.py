@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.settings import EMBEDDED_MODEL
+from app.core.embedded import EMBEDDED_MODEL
 from tests.app.test_cli_index_search import (  # noqa: F401  (fixtures: the store's folder, the project)
     PROJECT_CHUNKS,
     REPO,

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from app.core.settings import (
+from app.core.embedded import (
     CODE_TOKENS_MODEL,
     EMBEDDED_MODEL,
     EMBEDDED_MODELS,
@@ -22,8 +22,8 @@ from app.core.settings import (
     MINILM_M2V_ASYMMETRIC,
     MINILM_M2V_BERT_WORDS,
     MINILM_M2V_CODE_MIX,
-    EmbeddingSettings,
 )
+from app.core.settings import EmbeddingSettings
 from app.store.distilled import (
     RECIPES,
     SIF,

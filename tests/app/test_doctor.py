@@ -17,7 +17,8 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from app.core.settings import EMBEDDED_MODEL, Settings
+from app.core.embedded import EMBEDDED_MODEL
+from app.core.settings import Settings
 from app.store.engines import open_store
 from app.store.vectors import IndexModel
 from entry import doctor

@@ -12,6 +12,7 @@ import pytest
 import respx
 from pydantic import SecretStr
 
+from app.core.embedded import CODE_TOKENS_MODEL
 from app.core.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
@@ -19,7 +20,7 @@ from app.core.errors import (
     EmbeddingModelError,
     EmbeddingUnavailableError,
 )
-from app.core.settings import CODE_TOKENS_MODEL, EmbeddingSettings
+from app.core.settings import EmbeddingSettings
 from app.store.distilled import DistilledEmbedder
 from app.store.embeddings import (
     OpenAIEmbedder,

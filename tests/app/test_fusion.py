@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from qdrant_client import models as qm
 
-from app.core.settings import CODE_TOKENS_MODEL, EMBEDDED_DENSE_WEIGHTS, EmbeddingSettings
+from app.core.embedded import CODE_TOKENS_MODEL, EMBEDDED_DENSE_WEIGHTS
+from app.core.settings import EmbeddingSettings
 from app.store.fusion import FUSED_DEPTH, RRF_K, candidates, fused, ranked
 
 

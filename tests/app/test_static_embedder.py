@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.core.settings import CODE_TOKENS_MODEL
+from app.core.embedded import CODE_TOKENS_MODEL
 from app.store.models import model_of
 from app.store.static_embedder import HEADER_WEIGHT, StaticEmbedder, weighted_ids, words
 from app.store.token_table import TokenTableError, load_table, symbol_offsets
