@@ -167,9 +167,9 @@ def piece_counts(model: DistilledModel, text: str) -> Counter[int]:
     split = words if model.recipe.split else basic_words
     counts: Counter[int] = Counter()
     for part, weight in ((header, HEADER_WEIGHT), (code, 1)):
-        for word in split(part):
+        for word, times in Counter(split(part)).items():  # code repeats its words: each is cut once
             for piece in cut(word):
-                counts[piece] += weight
+                counts[piece] += weight * times
     return counts
 
 
