@@ -50,7 +50,7 @@ class WordPiece:
         found = self._cache.get(word)
         if found is None:
             found = self._cut(word)
-            if len(self._cache) < 1_000_000:  # bounded: a hostile corpus of distinct words cannot grow it forever
+            if len(self._cache) < 200_000:  # bounded (about 30 MB): a corpus of distinct words cannot grow it forever
                 self._cache[word] = found
         return found
 
