@@ -8,13 +8,15 @@ process, and a second process cannot open a shard the first holds. So a build wo
    `<name>.hnsw-build`, and start journaling every update applied to the generation from then on;
 2. `python -m app.store.edge_optimize <copy>` builds the index there, at a lower priority, while the
    store keeps answering from the live shard (dense search an exact scan) and keeps writing to it;
-3. on the store's thread again: close the live shard, put the copy in its place (the old folder kept as
-   `<name>.hnsw-old` until the end), open it and apply the journal to it, in order.
+3. open the built copy and apply the journal to it, in order, `CATCH_UP_OPS` updates per turn of the store's
+   thread (searches and writes go on between turns, and writes keep adding to the journal);
+4. in one turn: apply the journal's last updates, close both shards, put the copy in the live folder's place
+   (the old folder kept as `<name>.hnsw-old` until the end) and open it there.
 
 A build starts after writes to a generation (or when `serve` opens it) once Edge's counts say at least
 `threshold` dense vectors lack the index; one at a time. A journal past `journal_max` points gives the
 build up (the copy is deleted, the next writes try again): its updates are kept in memory. A process that
-stops inside step 3 leaves `<name>.hnsw-old`, the shard as of the swap; the next open puts it back.
+stops inside step 4 leaves `<name>.hnsw-old`, the shard as of the swap; the next open puts it back.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,7 @@ OLD = ".hnsw-old"  # the shard as of a swap, until its journal is applied to the
 DEAD = ".hnsw-dead"  # the old folder once the swap is done, being deleted
 CHECK_EVERY = 4  # a write count of threshold / CHECK_EVERY points since the last look asks Edge's counts again
 POLL_S = 0.5  # how often a running build looks at its journal's size
+CATCH_UP_OPS = 16  # journaled updates (of up to 64 points) applied to the built copy per turn of the store's thread
 BUILT = "built"  # the last line `app.store.edge_optimize` prints when it built an index
 Runner = Callable[..., Awaitable[Any]]  # EdgeStore._run: (action, call, *args) on the store's thread
 
@@ -63,8 +66,7 @@ class BuildState:
     completed: int = 0
     abandoned: int = 0
     failed: int = 0
-    last_seconds: float | None = None
-    last_unindexed: int | None = None
+    history: list[dict[str, float]] = field(default_factory=list)  # per completed build: counts and seconds
 
 
 def unindexed(info: qe.ShardInfo) -> int:
@@ -126,16 +128,28 @@ class IndexBuilds:
         self._journal, self._journaled = [], 0
         return copy
 
-    def _swap(self, name: str, copy: Path) -> int:
+    def _catch_up(self, built: qe.EdgeShard) -> int | None:
+        """Apply the journal's oldest `CATCH_UP_OPS` updates to the built copy; the number left (None: given up)."""
+        if self._journal is None:
+            return None
+        batch = self._journal[:CATCH_UP_OPS]
+        del self._journal[:CATCH_UP_OPS]
+        for op in batch:
+            built.update(op)
+        return len(self._journal)
+
+    def _swap(self, name: str, copy: Path, built: qe.EdgeShard) -> int:
+        """Put the caught-up copy in the live one's place; `name` stays in `_shards` throughout (the loop reads it)."""
         journal, self._journal = self._journal or [], None
+        for op in journal:
+            built.update(op)
+        built.close()  # reopened from the live folder's path below: Edge keeps the path it was opened at
         live, old = self.root / name, self.root / (name + OLD)
-        self._shards.pop(name).close()
+        self._shards[name].close()
         os.rename(live, old)
         os.rename(copy, live)
         try:
             shard = qe.EdgeShard.load(str(live))
-            for op in journal:
-                shard.update(op)
         except Exception:  # Edge raises bare exceptions: the old shard goes back
             recover(self.root, name)
             self._shards[name] = qe.EdgeShard.load(str(live))
@@ -180,24 +194,57 @@ class IndexBuilds:
         if missing - self._floor < self.policy.threshold:
             return
         started = time.perf_counter()
-        self.state.running, self.state.last_unindexed = name, missing
+        self.state.running = name
         logger.info("building the vector index of %s in the background (%d vectors without it)", name, missing)
         copy = await self._run(f"copying collection {name!r}", self._copy, name)
+        copied = time.perf_counter()
         built = await self._optimized(copy)
         if built is not True:
             shutil.rmtree(copy, ignore_errors=True)
             self.state.abandoned += built is None
             self._floor = missing if built is False else self._floor
             return
-        replayed = await self._run(f"swapping in the vector index of {name!r}", self._swap, name, copy)
+        optimized = time.perf_counter()
+        built_shard, replayed = await self._caught_up(name, copy)
+        if built_shard is None:
+            shutil.rmtree(copy, ignore_errors=True)
+            self.state.abandoned += 1
+            return
+        caught_up = time.perf_counter()
+        replayed += await self._run(f"swapping in the vector index of {name!r}", self._swap, name, copy, built_shard)
+        done = time.perf_counter()
         self.state.completed += 1
-        self.state.last_seconds = time.perf_counter() - started
-        logger.info(
-            "vector index of %s built in %.1f s (%d updates made meanwhile applied)",
-            name,
-            self.state.last_seconds,
-            replayed,
+        self.state.history.append(
+            {
+                "unindexed": missing,
+                "copy_s": copied - started,
+                "optimize_s": optimized - copied,
+                "catch_up_s": caught_up - optimized,
+                "swap_s": done - caught_up,
+                "updates_replayed": replayed,
+            }
         )
+        logger.info(
+            "vector index of %s built in %.1f s (%d updates made meanwhile applied)", name, done - started, replayed
+        )
+
+    async def _caught_up(self, name: str, copy: Path) -> tuple[qe.EdgeShard | None, int]:
+        """Open the built copy and apply the journal to it in short calls until what is left is one call's worth.
+
+        Each call is one turn of the store's thread: searches and writes go on between them (and writes
+        keep adding to the journal). None when the journal outgrew its bound meanwhile.
+        """
+        built = await self._run(f"opening the built copy of {name!r}", qe.EdgeShard.load, str(copy))
+        replayed = 0
+        while True:
+            before = len(self._journal) if self._journal is not None else 0
+            left = await self._run(f"catching up the built copy of {name!r}", self._catch_up, built)
+            if left is None:
+                await self._run(f"closing the built copy of {name!r}", built.close)
+                return None, replayed
+            replayed += min(before, CATCH_UP_OPS)
+            if left <= CATCH_UP_OPS:
+                return built, replayed
 
     async def _optimized(self, copy: Path) -> bool | None:
         """Build the copy's index in another process: whether it built any; None when given up (journal too long)."""

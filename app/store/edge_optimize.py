@@ -7,7 +7,9 @@ priority than the service (`NICENESS`) and prints `built` when it built anything
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import sys
 
 import qdrant_edge as qe
@@ -16,11 +18,13 @@ from app.store.edge_index import BUILT
 
 NICENESS = 10  # the service's searches and writes come first on a shared CPU
 NOTHING = "nothing"
+PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def main(argv: list[str]) -> int:
     """Open the shard at `argv[0]`, run Edge's optimizers until none plans more, close it."""
     (folder,) = argv
+    _die_with_parent()
     os.nice(NICENESS)
     shard = qe.EdgeShard.load(folder)
     try:
@@ -29,6 +33,15 @@ def main(argv: list[str]) -> int:
         shard.close()
     print(BUILT if built else NOTHING, flush=True)
     return 0
+
+
+def _die_with_parent() -> None:
+    """Be killed when the serving process ends (Linux): nothing else would stop the build, which holds the GIL."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the build runs to its end
+        return
 
 
 if __name__ == "__main__":
