@@ -275,7 +275,7 @@ async def background_builds(deps: Any, enabled: bool, threshold: int | None) -> 
 
     qdrant = deps.settings.qdrant
     deps.store.builds.policy = BuildPolicy(
-        threshold=threshold or qdrant.index_build_threshold, journal_max=qdrant.index_build_journal_max
+        threshold=threshold or qdrant.index_build.threshold, journal_max=qdrant.index_build.journal_max
     )
     await deps.store.ensure(await deps.index_model())
     return BuildProbe(deps.store, await deps.embedder.embed_query(RSS_QUESTION))

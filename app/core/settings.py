@@ -23,6 +23,7 @@ from app.core.access_settings import (
 )
 from app.core.secret_errors import hide_secret_inputs
 from app.core.secret_rules import whsec_key
+from app.core.store_settings import IndexBuildSettings
 from pipeline.model import ChunkerConfig
 
 logger = logging.getLogger(__name__)
@@ -221,18 +222,7 @@ class QdrantSettings(BaseModel):
     )
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")
     timeout_s: float = Field(default=30.0, gt=0, description="Seconds per Qdrant call")
-    index_build_threshold: int = Field(
-        default=10_000,
-        ge=0,
-        description="Embedded Edge store in `serve`: dense vectors written without their HNSW index that start a "
-        "background build of it, in another process (0: never; searches scan those vectors exactly).",
-    )
-    index_build_journal_max: int = Field(
-        default=50_000,
-        ge=1,
-        description="Points written during a background index build (kept in memory for the swap) past which the "
-        "build is given up and tried again after later writes.",
-    )
+    index_build: IndexBuildSettings = Field(default_factory=IndexBuildSettings)
 
     _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
 

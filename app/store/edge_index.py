@@ -52,7 +52,7 @@ Runner = Callable[..., Awaitable[Any]]  # EdgeStore._run: (action, call, *args) 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BuildPolicy:
-    """When the serving process builds a generation's dense index (`QdrantSettings.index_build_*`)."""
+    """When the serving process builds a generation's dense index (`QdrantSettings.index_build`)."""
 
     threshold: int  # dense vectors without the index that start a build; 0: never
     journal_max: int  # points written during a build past which it is given up

@@ -93,8 +93,8 @@ def open_store(settings: QdrantSettings, wrap_client: ClientWrap | None = None, 
         return VectorStore(
             wrap_client(client) if wrap_client else client, settings.collection, server=bool(settings.url)
         )
-    threshold = settings.index_build_threshold if serving else 0
-    policy = BuildPolicy(threshold=threshold, journal_max=settings.index_build_journal_max)
+    threshold = settings.index_build.threshold if serving else 0
+    policy = BuildPolicy(threshold=threshold, journal_max=settings.index_build.journal_max)
     return EdgeStore(settings.path, settings.collection, builds=policy)
 
 
