@@ -103,6 +103,7 @@ class IndexBuilds:
         self._written = 0
         self._floor = 0  # unindexed() a build left as it was: what it counts that Edge does not build
         self._task: asyncio.Task[None] | None = None
+        self._built: qe.EdgeShard | None = None  # the built copy, open in this process while it catches up
         self.optimizer = [sys.executable, "-m", "app.store.edge_optimize"]  # the command, given the copy's folder
 
     # --- on the store's thread -----------------------------------------------------------------
@@ -187,6 +188,10 @@ class IndexBuilds:
         finally:
             self.state.running = None
             self._journal = None
+            built, self._built = self._built, None
+            if built is not None:  # given up or stopped while catching up: the copy's shard is still open
+                await self._run(f"closing the built copy of {name!r}", built.close)
+            shutil.rmtree(self.root / (name + BUILDING), ignore_errors=True)  # a failed build's copy
 
     async def _build_once(self, name: str) -> None:
         info = await self._run(f"reading collection {name!r}", self._shards[name].info)
@@ -206,11 +211,11 @@ class IndexBuilds:
             return
         optimized = time.perf_counter()
         built_shard, replayed = await self._caught_up(name, copy)
-        if built_shard is None:
-            shutil.rmtree(copy, ignore_errors=True)
+        if built_shard is None:  # `_build` closes it and deletes the copy
             self.state.abandoned += 1
             return
         caught_up = time.perf_counter()
+        self._built = None  # the swap closes it
         replayed += await self._run(f"swapping in the vector index of {name!r}", self._swap, name, copy, built_shard)
         done = time.perf_counter()
         self.state.completed += 1
@@ -234,14 +239,13 @@ class IndexBuilds:
         Each call is one turn of the store's thread: searches and writes go on between them (and writes
         keep adding to the journal). None when the journal outgrew its bound meanwhile.
         """
-        built = await self._run(f"opening the built copy of {name!r}", qe.EdgeShard.load, str(copy))
+        built = self._built = await self._run(f"opening the built copy of {name!r}", qe.EdgeShard.load, str(copy))
         replayed = 0
         while True:
             before = len(self._journal) if self._journal is not None else 0
             left = await self._run(f"catching up the built copy of {name!r}", self._catch_up, built)
             if left is None:
-                await self._run(f"closing the built copy of {name!r}", built.close)
-                return None, replayed
+                return None, replayed  # closed by `_build`
             replayed += min(before, CATCH_UP_OPS)
             if left <= CATCH_UP_OPS:
                 return built, replayed

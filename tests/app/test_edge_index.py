@@ -178,3 +178,26 @@ def test_recover_puts_back_the_shard_a_stopped_swap_left(tmp_path: Path) -> None
 
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{ALIAS}_1"]
     assert [p.name for p in (tmp_path / f"{ALIAS}_1").iterdir()] == ["whole"]
+
+
+async def test_closing_the_store_during_a_build_stops_it_and_keeps_the_shard_whole(tmp_path: Path) -> None:
+    store = EdgeStore(
+        str(tmp_path), ALIAS, indexing_threshold_kb=1, builds=BuildPolicy(threshold=100, journal_max=10_000)
+    )
+    gate = tmp_path / "gate"  # never opened: the build is still waiting when the store closes
+    gated(store, gate)
+    try:
+        await store.ensure(MODEL)
+        await store.upsert([point(i) for i in range(200)])
+        await eventually(lambda: store.builds.journaling, "the build copied the shard")
+        await store.upsert([point(500)])
+    finally:
+        await store.close()
+
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(BUILDING)] == []
+    reopened = EdgeStore(str(tmp_path), ALIAS)
+    try:
+        assert await reopened.count() == 201
+        assert await nearest(reopened, 500) == key(500)
+    finally:
+        await reopened.close()
