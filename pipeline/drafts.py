@@ -83,6 +83,9 @@ class Part(NamedTuple):
     calls: tuple[str, ...]
     calls_fq: tuple[str, ...]
     outbound: tuple[str, ...] = ()  # the HTTP calls made on them (`pipeline.outbound`)
+    # The routes declared on them (a Kotlin router's, `pipeline.kotlin.routes`); None: the whole method's.
+    http_method: tuple[str, ...] | None = None
+    http_path: tuple[str, ...] | None = None
 
 
 class Draft(NamedTuple):
@@ -113,11 +116,12 @@ def finish(unit: FileUnit, drafts: Sequence[Draft]) -> tuple[Chunk, ...]:
         if not parts:
             chunks.append(_derived(chunk, prefix, key, type_summary))
             continue
-        for index, (rows, calls, calls_fq, outbound) in enumerate(parts):
+        for index, (rows, calls, calls_fq, outbound, verbs, paths) in enumerate(parts):
             part = replace(
                 chunk, symbol_type=SymbolType.METHOD_PART, line_start=rows.first + 1, line_end=rows.last + 1,
                 calls=calls, calls_fq=calls_fq, outbound=outbound, part_index=index, part_count=len(parts),
-                code=unit.code(rows),
+                code=unit.code(rows), http_method=chunk.http_method if verbs is None else verbs,
+                http_path=chunk.http_path if paths is None else paths,
             )  # fmt: skip
             chunks.append(_derived(part, prefix, key, type_summary))
     return tuple(chunks)

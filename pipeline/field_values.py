@@ -15,7 +15,7 @@ default (`FieldValues.defaults`): not its value, but the evidence an unresolved 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from tree_sitter import Node
@@ -85,12 +85,18 @@ def injected_value(modifiers: Node | None, data: bytes) -> str | None:
         if child.type != "annotation" or _text(child.child_by_field_name("name") or child, data) != "Value":
             continue
         arguments = child.child_by_field_name("arguments")
-        literal = next((_literal(a, data) for a in (arguments.named_children if arguments else [])), None)
-        if literal is None or not literal.startswith("${") or not literal.endswith("}"):
-            return None
-        key, colon, default = literal[2:-1].partition(":")
-        return default if colon and default and "${" not in default else "${" + key + "}"
+        return placeholder_value(
+            next((_literal(a, data) for a in (arguments.named_children if arguments else [])), None)
+        )
     return None
+
+
+def placeholder_value(literal: str | None) -> str | None:
+    """What `@Value(literal)` injects as far as the source tells: `${key:default}`'s default, else `${key}`."""
+    if literal is None or not literal.startswith("${") or not literal.endswith("}"):
+        return None
+    key, colon, default = literal[2:-1].partition(":")
+    return default if colon and default and "${" not in default else "${" + key + "}"
 
 
 def _modifiers(node: Node) -> Node | None:
@@ -98,8 +104,28 @@ def _modifiers(node: Node) -> Node | None:
 
 
 def _body_values(body: Node, data: bytes) -> FieldValues:
+    declared = [
+        Declared(name, injected, init is not None, _literal(init, data) if init is not None else None)
+        for name, injected, init in _declared(body, data)
+    ]
+    return settle(declared, _assigned(body, data, {d.name for d in declared}) if declared else ())
+
+
+class Declared(NamedTuple):
+    """A field as declared: its name, what `@Value` injects (None), whether it is initialized, and to what literal."""
+
+    name: str
+    injected: str | None
+    initialized: bool
+    literal: str | None  # the initializer's literal; None when it is none or is not a literal
+
+
+def settle(declared: Iterable[Declared], assignments: Iterable[tuple[str, str | None]]) -> FieldValues:
+    """The values fields keep: each field's one literal over its declaration and every assignment in its type.
+
+    `assignments` are (field, literal or None for anything else), in any order; fields not declared are ignored.
+    """
     assigned: dict[str, str | None] = {}  # field -> its one literal, or _UNKNOWN
-    fields: set[str] = set()
     initial: dict[str, str] = {}  # the declaration's literal (initializer or `@Value` default)
 
     def assign(name: str, literal: str | None) -> None:
@@ -108,32 +134,39 @@ def _body_values(body: Node, data: bytes) -> FieldValues:
         else:
             assigned[name] = literal
 
-    for name, injected, init in _declared(body, data):
+    fields: set[str] = set()
+    for name, injected, initialized, literal in declared:
         fields.add(name)
         if injected is not None:
             assign(name, injected)
-        if init is not None:
-            assign(name, _literal(init, data))
-        if (literal := assigned.get(name)) is not None:
-            initial[name] = literal
+        if initialized:
+            assign(name, literal)
+        if (value := assigned.get(name)) is not None:
+            initial[name] = value
     if not fields:
         return NO_VALUES
+    for name, literal in assignments:
+        if name in fields:
+            assign(name, literal)
+    known = {name: text for name, text in assigned.items() if text is not None}
+    return FieldValues(known, {name: text for name, text in initial.items() if name not in known})
+
+
+def _assigned(body: Node, data: bytes, fields: set[str]) -> Iterator[tuple[str, str | None]]:
+    """Each assignment to a field in a type's own body: the field and the literal it is given (None: not one)."""
     for node, parameters in _assignments(body, data):
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         target = _assigned_field(left, data) if left is not None else None
         if target is None or target not in fields:
             continue
-        name = target
         operator = node.child_by_field_name("operator")
         if right is None or (operator is not None and _text(operator, data) != "="):
-            assign(name, _UNKNOWN)
+            yield target, _UNKNOWN
             continue
         literal = _literal(right, data)
         if literal is None and right.type == "identifier":
             literal = parameters.get(_text(right, data))
-        assign(name, literal)
-    known = {name: text for name, text in assigned.items() if text is not None}
-    return FieldValues(known, {name: text for name, text in initial.items() if name not in known})
+        yield target, literal
 
 
 def _declared(body: Node, data: bytes) -> Iterator[tuple[str, str | None, Node | None]]:

@@ -7,74 +7,35 @@ the way a long method is for splitting (`pipeline.syntax.node_at`): the rest of 
 
 URIs are evaluated from string literals, `+` concatenation, the file's `static final String` constants,
 the method's own local variables and the fields its type fixes to one literal or a `@Value` default
-(`pipeline.field_values`); anything else is a variable (`pipeline.outbound.Var`).
+(`pipeline.field_values`); anything else is a variable (`pipeline.outbound.Var`). Each candidate call is
+written as a `pipeline.client_calls.ClientCall`, whose rules tell the client, method and route.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import partial
 
 from tree_sitter import Node
 
+from pipeline.client_calls import (
+    MAX_NESTING,
+    Arg,
+    ClientCall,
+    Link,
+    classify,
+    is_candidate,
+    mentions_clients,
+    wants_arguments,
+)
 from pipeline.field_values import NO_VALUES, FieldValues
-from pipeline.outbound import Client, OutboundRoute, Piece, Var, unresolved, uri_route
+from pipeline.outbound import OutboundRoute, Piece, Var
 from pipeline.outline import CALLABLE_NODE_KINDS
-from pipeline.spring import ANY_METHOD, JAXRS_VERBS, split_url
 
-REST_TEMPLATE_VERBS: Mapping[str, str | None] = {
-    "getForObject": "GET",
-    "getForEntity": "GET",
-    "postForObject": "POST",
-    "postForEntity": "POST",
-    "postForLocation": "POST",
-    "put": "PUT",
-    "delete": "DELETE",
-    "patchForObject": "PATCH",
-    "headForHeaders": "HEAD",
-    "optionsForAllow": "OPTIONS",
-    "exchange": None,  # the method is an argument: `HttpMethod.POST`
-}
-REST_TEMPLATE_TYPES = frozenset({"RestTemplate", "RestOperations", "TestRestTemplate", "OAuth2RestTemplate"})
-FLUENT_VERBS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
-_BASE_CALLS = frozenset({"create", "baseUrl"})  # `WebClient.create("http://x")`, `.baseUrl("http://x")`
+__all__ = ["file_constants", "http_calls", "mentions_clients", "wants_arguments"]
+
 _BODIES = frozenset({"block", "lambda_expression"})  # no constants of the file's types inside
 _MAX_DEPTH = 16  # constants defined through constants, at most this deep
-
-
-def _fluent_owner(owner: str) -> bool:
-    return any(f".{verb}()" in owner for verb in (*FLUENT_VERBS, "method"))
-
-
-_CLIENT_MARKS = (b"estTemplate", b"estOperations", b"ebClient", b"estClient")
-"""What a file that makes client calls spells: `RestTemplate` or `restTemplate`, `WebClient`, `RestClient`."""
-
-
-def mentions_clients(data: bytes) -> bool:
-    """Whether a file's source names an HTTP client at all (one byte search each): most files do not."""
-    return any(mark in data for mark in _CLIENT_MARKS)
-
-
-_SUFFIXES = tuple(f".{name}" for name in (*REST_TEMPLATE_VERBS, "uri"))
-
-
-def wants_arguments(calls: tuple[str, ...]) -> bool:
-    """Whether a method's calls (`Receiver.method`, as `pipeline.calls` writes them) include an HTTP client call."""
-    for call in calls:
-        if not call.endswith(_SUFFIXES):  # nearly every call: one C-level test
-            continue
-        owner, _, name = call.rpartition(".")
-        if name in REST_TEMPLATE_VERBS and _rest_template(owner, {}):
-            return True
-        if name == "uri" and _fluent_owner(owner):
-            return True
-    return False
-
-
-def _rest_template(receiver: str, types: Mapping[str, str]) -> bool:
-    """A receiver that is a RestTemplate: its declared type, else its name (`restTemplate`, `this.rest`)."""
-    last = receiver.rsplit(".", 1)[-1]
-    declared = types.get(last, last)
-    return declared in REST_TEMPLATE_TYPES or "resttemplate" in last.lower() or "restoperations" in last.lower()
 
 
 class _Scope:
@@ -116,22 +77,24 @@ class _Scope:
             else:
                 self.values.pop(self.text(name), None)
 
-    def pieces(self, node: Node, depth: int = 0) -> list[Piece]:
-        """A string expression as literal pieces and variables."""
+    def pieces(self, node: Node, depth: int = 0, nesting: int = 0) -> list[Piece]:
+        """A string expression as literal pieces and variables; nested deeper than `MAX_NESTING`, a variable."""
         kind = node.type
         if kind == "string_literal":
             return [_literal(self.text(node))]
         if kind in ("decimal_integer_literal", "character_literal"):  # `"/page/" + 2`
             return [self.text(node).strip("'")]
+        if nesting >= MAX_NESTING:  # `"a" + "b" + ...` a thousand times: not read to Python's recursion limit
+            return [Var(self.text(node))]
         if kind == "parenthesized_expression" and node.named_child_count == 1:
-            return self.pieces(node.named_children[0], depth)
+            return self.pieces(node.named_children[0], depth, nesting + 1)
         if kind == "binary_expression" and self.text(node.child_by_field_name("operator") or node) == "+":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is not None and right is not None:
-                return [*self.pieces(left, depth), *self.pieces(right, depth)]
+                return [*self.pieces(left, depth, nesting + 1), *self.pieces(right, depth, nesting + 1)]
         name = _name_of(node, self)
         if name is not None and depth < _MAX_DEPTH and name in self.values:
-            return self.pieces(self.values[name], depth + 1)
+            return self.pieces(self.values[name], depth + 1, nesting + 1)
         if name is not None and name in self.known:
             return [self.known[name]]
         return [Var(self.text(node))]
@@ -212,76 +175,29 @@ def _preorder(node: Node) -> Iterator[Node]:
 def _call(node: Node, scope: _Scope) -> OutboundRoute | None:
     name_node, target = node.child_by_field_name("name"), node.child_by_field_name("object")
     args = node.child_by_field_name("arguments")
-    if name_node is None or target is None or args is None:
+    if name_node is None or target is None or args is None or not is_candidate(name := scope.text(name_node)):
         return None
-    name = scope.text(name_node)
-    arguments = args.named_children
-    if name in REST_TEMPLATE_VERBS and target.type in ("identifier", "field_access"):
-        if not _rest_template(scope.text(target), scope.types) or not arguments:
-            return None
-        verb = REST_TEMPLATE_VERBS[name] or _http_method(arguments[1:], scope)
-        return _route(Client.REST_TEMPLATE, verb, arguments[0], scope, None)
-    if name == "uri" and arguments:
-        chain = _fluent_chain(target, scope)
-        if chain is not None:
-            client, verb, base = chain
-            return _route(client, verb, arguments[0], scope, base)
-    return None
-
-
-def _route(client: Client, verb: str, uri: Node, scope: _Scope, base: str | None) -> OutboundRoute:
-    pieces = scope.pieces(uri) if uri.type != "lambda_expression" else []
-    read = uri_route(pieces, base) if pieces else None
-    if read is None:
-        service = _default_service(pieces, scope)  # an unresolved call's service: its base field's default's
-        return OutboundRoute(client=client, method=verb, service=service, path=unresolved(scope.text(uri)))
-    service, path = read
-    return OutboundRoute(client=client, method=verb, service=service, path=path)
-
-
-def _default_service(pieces: list[Piece], scope: _Scope) -> str | None:
-    """The service named by the default of the field a URI starts with (`hostname`, `this.hostname`), if any."""
-    first = pieces[0] if pieces else None
-    if not isinstance(first, Var):
-        return None
-    default = scope.defaults.get(first.name.removeprefix("this."))
-    return split_url(default)[0] if default is not None else None
-
-
-def _http_method(arguments: list[Node], scope: _Scope) -> str:
-    """`HttpMethod.POST` (or a static import `POST`) among the arguments; `ANY` when none names one."""
-    for arg in arguments:
-        text = scope.text(arg).rsplit(".", 1)[-1]
-        if arg.type in ("field_access", "identifier") and text in JAXRS_VERBS:
-            return text
-    return ANY_METHOD
-
-
-def _fluent_chain(target: Node, scope: _Scope) -> tuple[Client, str, str | None] | None:
-    """`client.get()`, `client.method(HttpMethod.POST)` before `.uri(...)`: the client kind, verb and any base URL."""
-    verb: str | None = None
-    base: str | None = None
-    node: Node | None = target
+    chain: list[Link] = []
     root = ""
-    while node is not None and node.type == "method_invocation":
-        name_node, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
-        name = scope.text(name_node) if name_node is not None else ""
-        arguments = args.named_children if args is not None else []
-        if verb is None and name in FLUENT_VERBS and not arguments:
-            verb = name.upper()
-        elif verb is None and name == "method" and arguments:
-            verb = _http_method(arguments, scope)
-        elif name in _BASE_CALLS and arguments:
-            literal = "".join(p for p in scope.pieces(arguments[0]) if isinstance(p, str))
-            base = base or literal or None
-        node = node.child_by_field_name("object")
-        root = scope.text(node) if node is not None else root
-    if verb is None:
-        return None
-    return _client_kind(root, scope.types), verb, base
+    link: Node | None = target
+    while link is not None and link.type == "method_invocation":  # `client.get().uri(...)`: the links before `uri`
+        link_name, link_args = link.child_by_field_name("name"), link.child_by_field_name("arguments")
+        chain.append(Link(scope.text(link_name) if link_name is not None else "", _arguments(link_args, scope)))
+        link = link.child_by_field_name("object")
+        root = scope.text(link) if link is not None else root
+    call = ClientCall(
+        name=name, arguments=_arguments(args, scope), target=scope.text(target),
+        named_target=target.type in ("identifier", "field_access"), chain=tuple(chain), root=root,
+    )  # fmt: skip
+    return classify(call, scope.types, scope.defaults)
 
 
-def _client_kind(root: str, types: Mapping[str, str]) -> Client:
-    last = root.rsplit(".", 1)[-1]
-    declared = types.get(last, last)
-    return Client.REST_CLIENT if "restclient" in declared.lower() else Client.WEB_CLIENT
+def _arguments(args: Node | None, scope: _Scope) -> tuple[Arg, ...]:
+    return tuple(_argument(a, scope) for a in (args.named_children if args is not None else ()))
+
+
+def _argument(node: Node, scope: _Scope) -> Arg:
+    written = scope.text(node)
+    name = written.rsplit(".", 1)[-1] if node.type in ("field_access", "identifier") else None
+    pieces = None if node.type == "lambda_expression" else partial(scope.pieces, node)
+    return Arg(written, name, pieces)

@@ -255,7 +255,8 @@ def _terms_of(tokens: Sequence[Token]) -> QueryTerms:
 def tokenize(query: str, *, quoted: bool = False) -> list[Token]:
     """The classified tokens of a question, in order (see the module docstring for the kinds)."""
     tokens: list[Token] = []
-    start, in_quotes = True, quoted
+    # A question of one word opens no sentence: `Table` alone names a type, as `Table` mid-sentence does.
+    start, in_quotes = len(query.split()) > 1, quoted
     for match in _TOKEN.finditer(query):
         group, text = match.lastgroup, match.group(0)
         if group == "end":

@@ -9,21 +9,39 @@ Java code calls them by. The Spring rules are the Java side's (`pipeline.spring`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from functools import cache
+from dataclasses import replace
+from functools import cache, partial
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 from tree_sitter import Node
 
-from pipeline.calls import CallScope
+from pipeline.calls import CallScope, Unqualified
+from pipeline.client_calls import mentions_clients, wants_arguments
 from pipeline.drafts import Draft, FileUnit, Part, finish
+from pipeline.field_values import NO_VALUES
 from pipeline.generated import mark_generated
 from pipeline.javadoc import summarize
 from pipeline.kotlin.calls import read_calls
-from pipeline.kotlin.reader import CONSTRUCTOR, PRIMARY, PROPERTY, KFile, KMember, KType, error_nodes, read_file
+from pipeline.kotlin.http import Scope, enclosing_values, file_constants, http_calls, type_values
+from pipeline.kotlin.interop import file_jvm_name
+from pipeline.kotlin.reader import (
+    CONSTRUCTOR,
+    FUNCTION,
+    PRIMARY,
+    PROPERTY,
+    KFile,
+    KMember,
+    KType,
+    error_nodes,
+    read_file,
+)
 from pipeline.kotlin.recovery import Piece, parse_recovering
+from pipeline.kotlin.routes import Route, declares_routers, read_routes, route_groups
 from pipeline.members import param_injections
-from pipeline.model import LANGUAGES, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
+from pipeline.model import LANGUAGES, Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
 from pipeline.outbound import Client, client_of, declared_routes
+from pipeline.outbound import Piece as UriPiece
 from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
@@ -65,9 +83,13 @@ def chunk_kotlin(raw: bytes, file_path: str, context: SourceContext, config: Chu
         imports=read_imports(found.imports, declared, package), data=decoded.data,
         lines=decoded.data.decode("utf-8").split("\n"), calls=read_calls(root), config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
-        constants=cache(dict), http_clients=cache(bool), field_values=cache(dict),
+        constants=cache(partial(file_constants, root)), http_clients=cache(partial(mentions_clients, decoded.data)),
+        field_values=cache(lambda: {info.node.start_byte: type_values(info) for info in found.types}),
     )  # fmt: skip
-    drafts = list(_drafts(unit, found, file_path))
+    routing = _routing(unit, found) if declares_routers(decoded.data) else None
+    drafts = list(_drafts(unit, found, file_path, routing))
+    if routing is not None:
+        _attribute(drafts, routing.attributed)
     chunks = mark_generated(unit.lines, finish(unit, drafts))
     for chunk in chunks:
         object.__setattr__(chunk, "language", LANGUAGE)
@@ -87,19 +109,33 @@ def facade_name(file_path: str) -> str:
     return (cleaned[:1].upper() + cleaned[1:] or "_") + "Kt"
 
 
-def _drafts(unit: FileUnit, found: KFile, file_path: str) -> Iterator[Draft]:
+def found_facade(found: KFile, file_path: str) -> str:
+    """The file's facade class: `@file:JvmName("Names")`'s, else `facade_name`."""
+    return file_jvm_name(found.file_annotations) or facade_name(file_path)
+
+
+def _drafts(unit: FileUnit, found: KFile, file_path: str, routing: _Routing | None) -> Iterator[Draft]:
+    facade = found_facade(found, file_path)
+    top = Unqualified(
+        members=frozenset(), top_level=frozenset(m.name for m in found.top_level if m.kind == FUNCTION),
+        facade=facade, facade_fq=f"{unit.package}.{facade}" if unit.package else facade,
+        packages=(*((unit.package,) if unit.package else ()), *(i.name for i in found.imports if i.wildcard)),
+    )  # fmt: skip
     for info in found.types:
         stereotype = stereotype_of(info.modifiers, (*info.extends, *info.implements), info.kind is SymbolType.INTERFACE)
         prefixes = route_prefixes(info.modifiers)
         exchanges = any(m.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in info.members)
         client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
-        drafts = (_member_chunk(unit, m, info.nested_name, stereotype, prefixes, info, client) for m in info.members)
+        calls = replace(top, members=frozenset(m.name for m in info.members if m.kind == FUNCTION))
+        drafts = (
+            _member_chunk(unit, m, info.nested_name, stereotype, prefixes, info, client, calls, routing)
+            for m in info.members
+        )
         members = [m for m in drafts if m is not None]
         yield _type_chunk(unit, info, stereotype, members)
         yield from members
-    facade = facade_name(file_path)
     for member in found.top_level:
-        draft = _member_chunk(unit, member, facade, None, (), None, None, top_level=True)
+        draft = _member_chunk(unit, member, facade, None, (), None, None, top, routing, top_level=True)
         if draft is not None:
             yield draft
 
@@ -126,7 +162,9 @@ def _injects(member: KMember, info: KType | None, stereotype: str | None) -> tup
 
 def _member_chunk(
     unit: FileUnit, member: KMember, owner_nested: str, stereotype: str | None, prefixes: Sequence[str],
-    info: KType | None, client: tuple[Client, str | None] | None, *, top_level: bool = False,
+    info: KType | None, client: tuple[Client, str | None] | None, unqualified: Unqualified,
+    routing: _Routing | None, *,
+    top_level: bool = False,
 ) -> Draft | None:  # fmt: skip
     if member.kind == PRIMARY and not member.params:
         return None
@@ -162,21 +200,128 @@ def _member_chunk(
     chunk.javadoc_summary = summarize(text(member.doc)) if member.doc is not None else None
     chunk.line_start, chunk.line_end = rows.first + 1, rows.last + 1
     chunk.parse_errors = member.node.has_error
-    scope = _scope(unit, info, owner_nested)
+    scope = _scope(unit, info, owner_nested, unqualified)
     parts = tuple(Part(span, *unit.calls.calls_in(span, rows, scope)) for span in _parts(unit, rows, member.body))
+    if routing is not None and member.kind != PRIMARY:
+        parts = _routed(unit, member, owner_nested, scope, parts, routing, chunk)
+    if not chunk.outbound and member.kind != PRIMARY:
+        parts = _with_outbound(unit, member, info, parts, scope)
+        chunk.outbound = parts[0].outbound if len(parts) == 1 else ()
     chunk.calls, chunk.calls_fq = (parts[0].calls, parts[0].calls_fq) if len(parts) == 1 else ((), ())
     chunk.code = unit.code(rows) if len(parts) == 1 else ""
     key = f"{owner_nested}.{name}({','.join(chunk.parameter_types)})"
     return Draft(key, chunk, parts if len(parts) > 1 else ())
 
 
-def _scope(unit: FileUnit, info: KType | None, owner_nested: str) -> CallScope:
-    """What a member's body sees: its type's properties and primary constructor parameters, by simple type."""
+class _Routing(NamedTuple):
+    """A router file's state: the functions its types declare, and the routes found to be theirs."""
+
+    handlers: frozenset[tuple[str, str]]  # (qualified type, function name)
+    attributed: dict[tuple[str, str], list[Route]]  # routes whose handler is one of those, for its own chunk
+
+
+def _routing(unit: FileUnit, found: KFile) -> _Routing:
+    named = {info.node.id: _qualified(unit, info.nested_name) for info in found.types}
+    handlers = {(named[i.node.id], m.name) for i in found.types for m in i.members if m.kind == FUNCTION}
+    return _Routing(frozenset(handlers), {})
+
+
+def _qualified(unit: FileUnit, nested: str) -> str:
+    return f"{unit.package}.{nested}" if unit.package else nested
+
+
+def _routed(
+    unit: FileUnit, member: KMember, owner_nested: str, scope: CallScope, parts: tuple[Part, ...], routing: _Routing,
+    chunk: Chunk,
+) -> tuple[Part, ...]:  # fmt: skip
+    """A router function's routes (docs/decisions.md, "The Kotlin router DSL: routes stored where declared").
+
+    A route whose handler is a function of this file goes to that function's chunk; the others stay on
+    this one: set on it when they are exactly its verbs times its paths, else one part per route.
+    """
+    pattern = Scope(unit.constants(), {}, NO_VALUES).pieces
+    routes, _ = read_routes(member.node, lambda node: _spelt(pattern(node)))
+    here: list[Route] = []
+    for route in routes:
+        target = _handler_of(unit, route, member, scope, owner_nested)
+        if target in routing.handlers:
+            routing.attributed.setdefault(target, []).append(route)
+        else:
+            here.append(route)
+    if not here:
+        return parts
+    _set(chunk, "http_method", tuple(dict.fromkeys(r.verb for r in here)))  # a draft's chunk is being filled
+    _set(chunk, "http_path", tuple(dict.fromkeys(r.path for r in here)))
+    if len(chunk.http_method) == 1 or len(chunk.http_path) == 1:
+        return parts  # verbs times paths is exactly the routes
+    rows = parts[0].rows.first, parts[-1].rows.last
+    cut = []
+    for span, group in route_groups(here, rows):
+        verbs, paths = tuple(dict.fromkeys(r.verb for r in group)), tuple(dict.fromkeys(r.path for r in group))
+        cut.append(Part(LineSpan(*span), *unit.calls.calls_in(span, rows, scope), http_method=verbs, http_path=paths))
+    return tuple(cut)
+
+
+def _spelt(pieces: list[UriPiece]) -> str | None:
+    return "".join(p for p in pieces if isinstance(p, str)) if all(isinstance(p, str) for p in pieces) else None
+
+
+def _handler_of(unit: FileUnit, route: Route, member: KMember, scope: CallScope, owner: str) -> tuple[str, str] | None:
+    """The (qualified type, function) a route's method reference names, when the file tells its type."""
+    handler = route.handler
+    if handler is None:
+        return None
+    receiver = handler.receiver
+    if not receiver:
+        return _qualified(unit, owner), handler.name
+    kind = next((p.simple for p in member.params if p.name == receiver), None) or scope.fields.get(receiver)
+    kind = kind or (receiver if receiver[:1].isupper() else None)
+    fq = unit.imports.resolve(kind) if kind else None
+    return (fq, handler.name) if fq else None
+
+
+def _attribute(drafts: list[Draft], attributed: dict[tuple[str, str], list[Route]]) -> None:
+    """The routes of this file's routers on the chunks of the functions that handle them."""
+    for draft in drafts:
+        chunk = draft.chunk
+        routes = attributed.get((chunk.enclosing_type or "", chunk.name))
+        if routes and chunk.symbol_type is SymbolType.METHOD:
+            _set(chunk, "http_method", tuple(dict.fromkeys((*chunk.http_method, *(r.verb for r in routes)))))
+            _set(chunk, "http_path", tuple(dict.fromkeys((*chunk.http_path, *(r.path for r in routes)))))
+
+
+_set = object.__setattr__
+
+
+def _with_outbound(
+    unit: FileUnit, member: KMember, info: KType | None, parts: tuple[Part, ...], scope: CallScope
+) -> tuple[Part, ...]:
+    """The parts with the HTTP client calls made on their rows (`pipeline.kotlin.http`), read only when called."""
+    if not any(wants_arguments(p.calls) for p in parts) or not unit.http_clients():
+        return parts
+    known = enclosing_values(info, unit.field_values())
+    found = http_calls(member.node, Scope(unit.constants(), scope.fields, known))
+    if not found:
+        return parts
+    return tuple(
+        p._replace(outbound=tuple(dict.fromkeys(r.encode() for row, r in found if p.rows.first <= row <= p.rows.last)))
+        for p in parts
+    )
+
+
+def _scope(unit: FileUnit, info: KType | None, owner_nested: str, unqualified: Unqualified) -> CallScope:
+    """What a member's body sees: its type's properties and primary constructor parameters, by simple type.
+
+    An unqualified call resolves through `unqualified`: the type's own functions, the file's top-level ones,
+    imports, and candidates for another file's top-level function (`pipeline.calls.Unqualified`).
+    """
     fields = {p.name: p.simple for m in (info.members if info is not None else ()) if m.kind in (PRIMARY, PROPERTY)
               for p in m.params if p.simple}  # fmt: skip
     superclass = info.extends[0] if info is not None and info.extends else None
     name = owner_nested.rsplit(".", 1)[-1]
-    return CallScope(type_name=name, superclass=superclass, fields=fields, imports=unit.imports)
+    return CallScope(
+        type_name=name, superclass=superclass, fields=fields, imports=unit.imports, unqualified=unqualified
+    )
 
 
 def _parts(unit: FileUnit, rows: LineSpan, body: Node | None) -> list[LineSpan]:

@@ -67,6 +67,7 @@ class KFile:
     imports: tuple[Import, ...]
     types: list[KType]
     top_level: list[KMember]  # functions and properties outside any type
+    file_annotations: tuple[str, ...] = ()  # `@file:JvmName("Names")` as `@JvmName("Names")`
 
 
 def read_file(root: Node) -> KFile:
@@ -74,7 +75,8 @@ def read_file(root: Node) -> KFile:
     header = child(root, "package_header")
     package = text(child(header, "qualified_identifier")) if header is not None else ""
     imports = tuple(_import(n) for n in children(root, "import"))
-    found = KFile(package=package, imports=imports, types=[], top_level=[])
+    marks = tuple("@" + squash(text(c)) for n in children(root, "file_annotation") for c in n.named_children)
+    found = KFile(package=package, imports=imports, types=[], top_level=[], file_annotations=marks)
     _read_body(root, None, found)
     return found
 
@@ -208,7 +210,8 @@ def _property(node: Node, mods: Modifiers, doc: Node | None) -> KMember | None:
     keyword = "var" if has_token(node, "var") else "val"
     type_text = f": {squash(text(declared))}" if declared is not None else ""
     accessors = any(child(node, k) is not None for k in ("getter", "setter", "property_delegate"))
-    param = Param(_PARAMETER, squash(text(declared)), name, simple_type(declared), type_argument(declared), mods)
+    simple = simple_type(declared) or constructed_type(declared_value(node)[1])  # `val rest = RestTemplate()`
+    param = Param(_PARAMETER, squash(text(declared)), name, simple, type_argument(declared), mods)
     return KMember(
         kind=PROPERTY, node=node, name=name, modifiers=mods,
         signature=f"{keyword} {receiver + '.' if receiver else ''}{name}{type_text}", params=(param,),
@@ -236,6 +239,25 @@ def _params(node: Node | None, kind: str) -> tuple[Param, ...]:
             Param(_PARAMETER, squash(text(declared)), name, simple_type(declared), type_argument(declared), mods)
         )
     return tuple(found)
+
+
+def declared_value(node: Node) -> tuple[str, Node | None]:
+    """A property's name and its initializer (None when it has none, or a getter or delegate instead)."""
+    variable = child(node, "variable_declaration")
+    named = child(variable, "identifier") if variable is not None else None
+    if variable is None or named is None:
+        return "", None
+    after = [c for c in node.named_children if c.start_byte >= variable.end_byte and c.type != "type_constraints"]
+    value = after[0] if after and after[0].type not in ("getter", "setter", "property_delegate") else None
+    return text(named), value
+
+
+def constructed_type(value: Node | None) -> str:
+    """The class an initializer constructs (`RestTemplate()` → `RestTemplate`); "" for anything else."""
+    if value is None or value.type != "call_expression" or not value.named_children:
+        return ""
+    callee = value.named_children[0]
+    return text(callee) if callee.type == "identifier" and text(callee)[:1].isupper() else ""
 
 
 def simple_type(node: Node | None) -> str:

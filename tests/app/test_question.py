@@ -255,6 +255,13 @@ def test_a_capitalised_word_opening_a_sentence_is_english_elsewhere_code() -> No
     assert query_terms("Owner is saved where? Ask Owner.").identifiers == ("Owner",)
 
 
+def test_a_question_of_one_capitalised_word_names_a_type() -> None:
+    assert query_terms("Table").identifiers == ("Table",)
+    assert query_terms("Flow?").identifiers == ("Flow",)
+    assert query_terms("table").identifiers == ()
+    assert query_terms("Transactions everywhere").identifiers == ()
+
+
 def test_plurals_fold_even_when_the_singular_is_a_substring() -> None:
     # "listener" is a substring of "listeners": the expansion compares words, not substrings.
     assert expand_query("kafka listeners") == "kafka listeners listener"

@@ -46,6 +46,9 @@ def problem(question: Single | SetQuestion, corpus: Corpus) -> str | None:
     """Why a question cannot be scored fairly, or None: an expected name not declared in the source (a
     typo would silently lower the scores), no expected answer, or an empty gold set (recall undefined)."""
     if isinstance(question, SetQuestion):
+        written = question.gold if question.kind != "inverse" else frozenset()  # inverse: simple type names
+        if undeclared := sorted(written - corpus.names()):
+            return f"{', '.join(undeclared)} not declared"
         return None if gold_of(question, corpus) else "the gold set is empty"
     undeclared = sorted(question.expected - corpus.names())
     if undeclared:
@@ -74,6 +77,8 @@ async def ask_single(search: SearchService, question: Single, corpus: Corpus) ->
 
 
 def gold_of(question: SetQuestion, corpus: Corpus) -> frozenset[str]:
+    if question.gold:
+        return question.gold
     repo = question.repo
     match question.kind:
         case "annotation":

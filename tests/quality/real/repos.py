@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
@@ -57,22 +58,27 @@ class FetchError(RuntimeError):
     """A repository could not be materialised at its pinned commit."""
 
 
-def materialise(pin: Pin, cache: Path, mirrors: Path | None = None) -> Path:
-    """The checkout of `pin` at its commit under `cache`, exported now unless already there."""
+def materialise(pin: Pin, cache: Path, mirrors: Path | None = None, paths: Sequence[str] = ()) -> Path:
+    """The checkout of `pin` at its commit under `cache`, exported now unless already there.
+
+    `paths` exports only those folders or files of the tree (a mirror may lack blobs outside them: ktor's
+    prebuilt native libraries); the marker names them, so a partial export is never taken for a whole one.
+    """
     target = cache / pin.slug
     marker = target / MARKER
-    if marker.is_file() and marker.read_text().strip() == pin.commit:
+    wanted = "\n".join([pin.commit, *paths])
+    if marker.is_file() and marker.read_text().strip() == wanted:
         return target
     git_dir = _mirror(pin, mirrors) if mirrors is not None else _clone(pin, cache)
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
     with tempfile.TemporaryFile() as archive:
-        _git(git_dir, "archive", "--format=tar", pin.commit, stdout=archive)
+        _git(git_dir, "archive", "--format=tar", pin.commit, "--", *paths, stdout=archive)
         archive.seek(0)
         with tarfile.open(fileobj=archive) as tar:
             tar.extractall(target, filter="data")
-    marker.write_text(pin.commit + "\n")
+    marker.write_text(wanted + "\n")
     return target
 
 

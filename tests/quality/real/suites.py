@@ -1,6 +1,8 @@
 """The question sets `python -m tests.quality.real --set NAME` runs, each with its own pinned repositories.
 
 real: the four repositories of `repos.py` and the questions of `question_lookups.py` / `question_sets.py`.
+kotlin: real Kotlin Spring code (spring-petclinic-kotlin, `tests/quality/kotlin/`, issue 29), every answer
+    written by hand (gold.py reads Java only).
 heldout: three other repositories and questions that no one tuning the ranking reads
     (`tests/quality/heldout/`, issue 26; docs/decisions.md "Held-out question set"). Strict: the
     run refuses to score when an expected answer is not declared in the source or not among the
@@ -17,6 +19,8 @@ from app.store.engines import Store
 from app.store.filters import everything
 from tests.quality.heldout import questions as heldout_questions
 from tests.quality.heldout import repos as heldout_repos
+from tests.quality.kotlin import questions as kotlin_questions
+from tests.quality.kotlin import repos as kotlin_repos
 from tests.quality.real import repos
 from tests.quality.real.question_lookups import SINGLES
 from tests.quality.real.question_sets import ALL_SETS
@@ -40,6 +44,7 @@ SUITES: Final[dict[str, Suite]] = {
     for suite in (
         Suite("real", repos.PINS, SINGLES, ALL_SETS),
         Suite("heldout", heldout_repos.PINS, heldout_questions.SINGLES, (), held_out=True),
+        Suite("kotlin", kotlin_repos.PINS, kotlin_questions.SINGLES, kotlin_questions.SETS),
     )
 }
 DEFAULT_SUITE: Final = "real"

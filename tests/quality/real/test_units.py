@@ -187,6 +187,22 @@ def test_fetcher_exports_the_pinned_commit_from_a_mirror(tmp_path: Path) -> None
         materialise(Pin("acme", "missing", pinned), tmp_path / "cache", tmp_path / "mirrors")
 
 
+def test_fetcher_exports_only_the_paths_asked_and_never_takes_a_part_for_the_whole(tmp_path: Path) -> None:
+    work = tmp_path / "mirrors" / "acme+parts" / "repo"
+    (work / "core").mkdir(parents=True)
+    _git(work, "init", "--quiet")
+    (work / "core" / "A.kt").write_text("class A\n")
+    (work / "B.java").write_text("class B {}\n")
+    _git(work, "add", ".")
+    _git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "one")
+    pin = Pin("acme", "parts", _git(work, "rev-parse", "HEAD"))
+
+    part = materialise(pin, tmp_path / "cache", tmp_path / "mirrors", ("core",))
+    assert (part / "core" / "A.kt").is_file() and not (part / "B.java").exists()
+    whole = materialise(pin, tmp_path / "cache", tmp_path / "mirrors")  # the part is not reused as the whole
+    assert (whole / "B.java").is_file()
+
+
 def test_fetcher_fetches_from_a_git_url_without_a_mirror(tmp_path: Path) -> None:
     origin = tmp_path / "origin"
     origin.mkdir()

@@ -1,10 +1,12 @@
-"""semble's public code-search benchmark, Java part: fetch, index, ask, score, report.
+"""semble's public code-search benchmark, Java and Kotlin parts: fetch, index, ask, score, report.
 
     scripts/bench_semble --mirrors /work/.mirror --annotations DIR [--mode lexical|embedded|endpoint]
+        [--language java|kotlin|all]
 
-Each repository of `spec.SPECS` is materialised at semble's pinned commit into the cache (default
-`.cache/semble`, git-ignored) from a local mirror root or by a shallow fetch; the annotation files are
-downloaded from semble at its pinned commit into the cache unless `--annotations` names a folder.
+Each repository of `spec.SPECS` in the language asked (Java unless told) is materialised at semble's pinned
+commit into the cache (default `.cache/semble`, git-ignored) from a local mirror root or by a shallow fetch;
+the annotation files are downloaded from semble at its pinned commit into the cache unless `--annotations`
+names a folder.
 Every annotated query is asked through our search and through the reference BM25 over plain
 windows; NDCG@10 is printed per repository and per category by the chunk and the file protocols,
 with index time and query p50, and the BM25 is checked against semble's published numbers.
@@ -17,13 +19,14 @@ import asyncio
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from tests.quality.ranking_off import RANKING_OFF_HELP, ranking_off, switched_off
 from tests.quality.real.repos import FetchError, materialise, source_arguments
 from tests.quality.semble import annotated, report
 from tests.quality.semble.annotated import Query
 from tests.quality.semble.run import MODES, Mode, RepoRun, run_bm25, run_ours, settings_for
-from tests.quality.semble.spec import ANNOTATIONS_URL, DEFAULT_CACHE, SPECS, RepoSpec
+from tests.quality.semble.spec import ANNOTATIONS_URL, DEFAULT_CACHE, LANGUAGES, SPECS, Language, RepoSpec, of_language
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -37,6 +40,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--embedding-url", help="OpenAI-compatible endpoint for the endpoint mode")
     parser.add_argument("--model", help="the endpoint's model name")
+    parser.add_argument(
+        "--language",
+        choices=(*LANGUAGES, "all"),
+        help="the repositories of one language (default: java; all when --repos names them)",
+    )
     parser.add_argument("--repos", help=f"comma-separated subset of {', '.join(s.name for s in SPECS)}")
     parser.add_argument(
         "--fallback",
@@ -68,10 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     mode: Mode = args.mode or ("endpoint" if args.embedding_url else "lexical")
     settings = settings_for(mode, args.embedding_url, args.model)
-    chosen = args.repos.split(",") if args.repos else [s.name for s in SPECS]
-    specs = [s for s in SPECS if s.name in chosen]
-    if unknown := set(chosen) - {s.name for s in specs}:
-        raise SystemExit(f"not in the benchmark: {', '.join(sorted(unknown))}")
+    specs = chosen_specs(args.language, args.repos)
+    chosen = [s.name for s in specs]
     fallbacks = dict(item.split("=", 1) for item in args.fallback)
     folder = args.annotations or annotated.download(args.cache / "annotations", chosen, ANNOTATIONS_URL)
     system = f"ours ({mode}{', ' + args.model if mode == 'endpoint' and args.model else ''})"
@@ -106,10 +112,21 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def chosen_specs(language: Language | Literal["all"] | None, repos: str | None) -> list[RepoSpec]:
+    """The repositories of `language` (Java when neither is given), narrowed to the names in `repos`."""
+    pool = of_language(language or ("all" if repos else "java"))
+    if not repos:
+        return list(pool)
+    names = repos.split(",")
+    if unknown := set(names) - {s.name for s in pool}:
+        raise SystemExit(f"not in the benchmark ({language or 'any language'}): {', '.join(sorted(unknown))}")
+    return [s for s in pool if s.name in names]
+
+
 def _checkout(spec: RepoSpec, cache: Path, mirrors: Path | None, fallback: str | None) -> tuple[RepoSpec, Path]:
     """The checkout at the pinned commit, else at the fallback commit the caller gave (said loudly)."""
     try:
-        return spec, materialise(spec.pin, cache, mirrors)
+        return spec, materialise(spec.pin, cache, mirrors, (spec.benchmark_root,))
     except FetchError as error:
         if fallback is None:
             hint = f"(give --fallback {spec.name}=COMMIT to run at another commit)"
@@ -117,17 +134,20 @@ def _checkout(spec: RepoSpec, cache: Path, mirrors: Path | None, fallback: str |
         print(f"{spec.name}: pinned commit {spec.pin.commit[:12]} unavailable ({error});"
               f" FALLING BACK to {fallback[:12]}: numbers not comparable with semble's")  # fmt: skip
         moved = spec.at(fallback)
-        return moved, materialise(moved.pin, cache, mirrors)
+        return moved, materialise(moved.pin, cache, mirrors, (moved.benchmark_root,))
 
 
 def _presence(spec: RepoSpec, checkout: Path, queries: Sequence[Query]) -> str:
-    """How many annotated files exist in the checkout (all of them at semble's pin)."""
+    """How many annotated files exist in the checkout of the benchmark root (all of them at semble's pin,
+    but for a file outside the root: no one indexing the root can find it)."""
     paths = {t.path for q in queries for t in q.targets}
-    missing = sorted(p for p in paths if not (checkout / p).is_file())
+    outside = sorted(p for p in paths if not p.startswith(spec.benchmark_root.rstrip("/") + "/"))
+    missing = sorted(p for p in set(paths) - set(outside) if not (checkout / p).is_file())
     where = "pinned" if spec.pinned else "FALLBACK"
     line = f"{spec.name} at {spec.pin.commit[:12]} ({where}): {len(queries)} queries, "
-    line += f"{len(paths) - len(missing)}/{len(paths)} annotated files present"
-    return line + (f"; missing: {', '.join(missing)}" if missing else "")
+    line += f"{len(paths) - len(missing) - len(outside)}/{len(paths)} annotated files present"
+    line += f"; missing: {', '.join(missing)}" if missing else ""
+    return line + (f"; outside the benchmark root: {', '.join(outside)}" if outside else "")
 
 
 def relocations(checkout: Path, root: str, queries: Sequence[Query]) -> dict[str, str]:

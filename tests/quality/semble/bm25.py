@@ -32,8 +32,8 @@ OVERLAP: Final = 5
 K1: Final = 1.5
 B: Final = 0.75
 EXTENSIONS: Final = frozenset(
-    {".py", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".rb", ".php", ".c", ".h", ".cpp", ".hpp", ".cs",
-     ".md", ".sql", ".sh", ".yaml", ".yml", ".toml", ".json"}
+    {".py", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".kts", ".rb", ".php", ".c", ".h", ".cpp",
+     ".hpp", ".cs", ".md", ".sql", ".sh", ".yaml", ".yml", ".toml", ".json"}
 )  # fmt: skip
 SKIPPED_DIRS: Final = frozenset({".git", "node_modules", "build", "dist", "target", ".cache", ".venv"})
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -62,7 +62,8 @@ def bm25_check(runs: Sequence[RepoRun], specs: Sequence[RepoSpec]) -> tuple[list
         within = abs(delta) <= BM25_TOLERANCE
         pinned = run.commit == spec.pin.commit
         note = "" if pinned else f" (at fallback commit {run.commit[:12]}, not semble's pin: not comparable)"
-        ok = ok and (within or not pinned)
+        note += f" (not comparable: {spec.not_comparable})" if spec.not_comparable else ""
+        ok = ok and (within or not pinned or bool(spec.not_comparable))
         lines.append(f"  {run.repo:<18} ours {got:.3f}  semble {spec.published_bm25:.3f}  "
                      f"delta {delta:+.3f}  {'ok' if within else 'OUTSIDE'}{note}")  # fmt: skip
     return lines, ok

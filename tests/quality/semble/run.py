@@ -23,21 +23,32 @@ from tests.quality.real.corpus import indexed_repos
 from tests.quality.semble import bm25
 from tests.quality.semble.annotated import Query
 from tests.quality.semble.metrics import K, Located, chunk_ndcg, distinct_files, file_ndcg
-from tests.quality.semble.spec import RepoSpec
+from tests.quality.semble.spec import SUFFIXES, Language, RepoSpec
 
 Mode = EmbeddingMode
 MODES: Final = EMBEDDING_MODES
 FILE_DEPTH: Final = 50
 """Results asked for the file protocol, enough for `K` distinct files in practice."""
-INCLUDE: Final = ("**/*.java",)
-"""Every Java file under the benchmark root (our default `**/src/main/java/**` cannot match below a root that
-is itself inside `src/main/java`); the default excludes (tests, generated, build output) still apply."""
 
 
-def settings_for(mode: Mode, embedding_url: str | None = None, model: str | None = None) -> Settings:
-    """The settings a mode indexes and searches with (`mode_settings`), over every Java file of the root."""
-    settings = mode_settings(mode, embedding_url, model)
-    chunking = settings.chunking.model_copy(update={"include": INCLUDE})
+def include(language: Language) -> tuple[str, ...]:
+    """Every file of the repository's language under the benchmark root: our default scope
+    (`**/src/main/java/**/*.java`, `**/src/main/kotlin/**/*.kt`) cannot match below a root that is itself inside
+    `src/main/java`, nor a Kotlin multiplatform root such as `common/src`; the default excludes (tests,
+    generated, build output) still apply."""
+    return (f"**/*{SUFFIXES[language]}",)
+
+
+def settings_for(
+    mode: Mode, embedding_url: str | None = None, model: str | None = None, language: Language = "java"
+) -> Settings:
+    """The settings a mode indexes and searches with (`mode_settings`), over every file of `language`."""
+    return scoped(mode_settings(mode, embedding_url, model), language)
+
+
+def scoped(settings: Settings, language: Language) -> Settings:
+    """`settings` indexing every file of `language` under the root (`include`), nothing else changed."""
+    chunking = settings.chunking.model_copy(update={"include": include(language)})
     return settings.model_copy(update={"chunking": chunking})
 
 
@@ -88,7 +99,7 @@ async def run_ours(
     spec: RepoSpec, checkout: Path, queries: Sequence[Query], settings: Settings, system: str
 ) -> RepoRun:
     root = checkout / spec.benchmark_root
-    async with indexed_repos([(spec.pin, root)], settings=settings) as indexed:
+    async with indexed_repos([(spec.pin, root)], settings=scoped(settings, spec.language)) as indexed:
         search = indexed.search
         units = (await search.repositories(LOCAL)).get(spec.pin.repo_path, 0)
         outcomes, latencies = [], []

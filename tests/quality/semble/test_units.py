@@ -14,11 +14,11 @@ import pytest
 
 from tests.quality.real.repos import Pin, materialise
 from tests.quality.semble import annotated, bm25, report
-from tests.quality.semble.__main__ import _checkout, _presence, relocations
+from tests.quality.semble.__main__ import _checkout, _presence, chosen_specs, relocations
 from tests.quality.semble.annotated import AnnotationError, Target
 from tests.quality.semble.metrics import Located, chunk_ndcg, file_ndcg, ndcg, path_matches
-from tests.quality.semble.run import run_bm25, run_ours, settings_for
-from tests.quality.semble.spec import SPECS, RepoSpec
+from tests.quality.semble.run import Outcome, RepoRun, include, run_bm25, run_ours, scoped, settings_for
+from tests.quality.semble.spec import SPECS, RepoSpec, of_language
 
 HALF = 1 / math.log2(3)  # the gain of rank 2
 
@@ -95,9 +95,36 @@ def test_bm25_tokens_windows_and_ranking() -> None:
 
 
 def test_the_pins_are_semble_s() -> None:
-    assert {s.name for s in SPECS} == {"gson", "commons-lang", "jackson-databind"}
+    assert {s.name for s in of_language("java")} == {"gson", "commons-lang", "jackson-databind"}
+    assert {s.name for s in of_language("kotlin")} == {"ktor", "kotlinx-coroutines", "exposed"}
+    assert of_language("all") == SPECS
     assert all(s.pinned and len(s.pin.commit) == 40 for s in SPECS)
     assert not SPECS[2].at("1" * 40).pinned
+
+
+def test_the_language_picks_the_repositories_and_java_stays_the_default() -> None:
+    assert [s.name for s in chosen_specs(None, None)] == ["gson", "commons-lang", "jackson-databind"]
+    assert [s.name for s in chosen_specs("kotlin", None)] == ["ktor", "kotlinx-coroutines", "exposed"]
+    assert [s.name for s in chosen_specs(None, "exposed,gson")] == ["gson", "exposed"]  # names pick any language
+    with pytest.raises(SystemExit, match="ktor"):
+        chosen_specs("java", "ktor")
+    assert include("kotlin") == ("**/*.kt",) and include("java") == ("**/*.java",)
+    assert scoped(settings_for("lexical"), "kotlin").chunking.include == ("**/*.kt",)
+
+
+def test_a_run_whose_published_numbers_came_from_other_annotations_is_shown_not_failed(tmp_path: Path) -> None:
+    spec = next(s for s in SPECS if s.name == "ktor")
+    run = bm25_run(spec.name, spec.pin.commit, [0.0])
+    lines, ok = report.bm25_check([run], [spec])
+    assert ok and "OUTSIDE (not comparable: semble's published ktor run" in lines[1]
+    lines, ok = report.bm25_check([run], [replace(spec, not_comparable="")])
+    assert not ok
+
+
+def bm25_run(repo: str, commit: str, scores: list[float]) -> RepoRun:
+    query = annotated.Query(repo, "q", (Target("a.kt"),), "semantic")
+    outcomes = tuple(Outcome(query, score, score, ()) for score in scores)
+    return RepoRun("BM25", repo, commit, outcomes, 1, 0.0, ())
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -193,3 +220,41 @@ def test_annotations_are_downloaded_once_and_refused_when_they_do_not_parse(tmp_
     with pytest.raises(AnnotationError):
         annotated.download(cache, ["bad"], source.as_uri())
     assert not (cache / "bad.json").exists()
+
+
+KOTLIN = {
+    "client/common/src/io/acme/RetryPlugin.kt": (
+        "package io.acme\n\n/** How long to wait before the next attempt: exponential backoff. */\n"
+        "class RetryPlugin {\n    fun backoffMillis(attempt: Int): Long = 100L shl attempt\n}\n"
+    ),
+    "client/common/src/io/acme/Orders.kt": (
+        "package io.acme\n\nclass Orders {\n    fun place(item: String): String = item\n"
+        "    fun cancel(id: Long) {}\n}\n"
+    ),
+    "client/jvm/src/io/acme/Native.java": "package io.acme;\n\nclass Native { void backoff() {} }\n",
+}
+
+
+def test_a_kotlin_root_outside_src_main_kotlin_is_indexed_and_only_the_root_exported(tmp_path: Path) -> None:
+    mirror = tmp_path / "mirrors" / "acme+kt" / "repo"
+    for path, text in KOTLIN.items():
+        (mirror / path).parent.mkdir(parents=True, exist_ok=True)
+        (mirror / path).write_text(text)
+    _git(mirror.parent, "init", "-q", "repo")
+    _git(mirror, "add", ".")
+    _git(mirror, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "kt")
+    spec = RepoSpec("kt", Pin("acme", "kt", _git(mirror, "rev-parse", "HEAD")), "client/common/src", 1.0, "kotlin")
+    queries = annotated.parse("kt", [
+        {"query": "RetryPlugin", "relevant": ["client/common/src/io/acme/RetryPlugin.kt"]},
+        {"query": "exponential backoff before the next attempt", "relevant": [
+            "client/common/src/io/acme/RetryPlugin.kt", "client/jvm/src/io/acme/Native.java"]},
+    ])  # fmt: skip
+    spec, checkout = _checkout(spec, tmp_path / "cache", tmp_path / "mirrors", None)
+    assert not (checkout / "client/jvm").exists()  # only the benchmark root is exported
+    assert _presence(spec, checkout, queries).endswith(
+        "1/2 annotated files present; outside the benchmark root: client/jvm/src/io/acme/Native.java"
+    )
+    ours = asyncio.run(run_ours(spec, checkout, queries, settings_for("lexical"), "ours"))
+    assert ours.outcomes[0].chunk == 1.0  # indexed although the default scope wants src/main/kotlin
+    assert ours.outcomes[0].top_files[0] == "client/common/src/io/acme/RetryPlugin.kt"
+    assert run_bm25(spec, checkout, queries).units == 2  # the reference BM25 reads .kt files too
