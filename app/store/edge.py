@@ -320,8 +320,8 @@ class EdgeStore(StateReads):
         """Build the index of the dense vectors (HNSW) where Edge's optimizer plans one; True if it built any.
 
         Minutes at 100k 384-dim points (133 s on two cores, docs/performance.md), holding the process: only a
-        command that owns the store calls it (`javakb index`, `javakb optimize`), never `serve`. A store without
-        dense vectors is left alone: its searches are sparse.
+        command that owns the store calls it (`javakb index`, `javakb optimize`); `serve` builds in another process
+        (`self.builds`, `app.store.edge_index`). A store without dense vectors is left alone: its searches are sparse.
         """
         model = await self.recorded_model()
         if model is None or not model.dimension:
