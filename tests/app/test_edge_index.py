@@ -16,9 +16,11 @@ from pathlib import Path
 
 from qdrant_client import models as qm
 
+from app.core.settings import QdrantSettings
 from app.store import filters
 from app.store.edge import EdgeStore
 from app.store.edge_index import BUILDING, OLD, BuildPolicy, recover
+from app.store.engines import open_store
 from app.store.lexical import query_vector
 from app.store.vectors import DENSE, LEXICAL, IndexModel
 
@@ -201,3 +203,15 @@ async def test_closing_the_store_during_a_build_stops_it_and_keeps_the_shard_who
         assert await nearest(reopened, 500) == key(500)
     finally:
         await reopened.close()
+
+
+async def test_only_the_serving_store_builds_in_the_background(tmp_path: Path) -> None:
+    settings = QdrantSettings(path=str(tmp_path), engine="edge", collection=ALIAS)
+    serving, command = open_store(settings, serving=True), open_store(settings)
+    try:
+        assert isinstance(serving, EdgeStore) and isinstance(command, EdgeStore)
+        assert serving.builds.policy.threshold == settings.index_build.threshold > 0
+        assert command.builds.policy.threshold == 0  # `javakb index` ends with its own optimize()
+    finally:
+        await serving.close()
+        await command.close()
