@@ -59,6 +59,7 @@ from bench.common import (
     timed_async,
     write_json,
 )
+from bench.index_builds import BuildProbe, settle
 from bench.mcp_latency import StoreProbe, clocked_server, run_report, timed_call
 from bench.mcp_latency_calls import Call, Run, load_catalog, plan_calls
 from bench.mcp_latency_stores import PREFERRED_MODULES, ensure_lexical
@@ -213,7 +214,15 @@ async def run_all(opts: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"load_average_start": load_avg(), "rss_mb_start": rss_mb()}
     async with open_deps(settings("embedded"), wrap=ByRole({"embedder": {"embed": timed_async(clock.record)}})) as deps:
         modules = tuple(m.strip() for m in opts.modules.split(",") if m.strip())
+        probe = await background_builds(deps, opts.background_index, opts.build_threshold)
+        watching = asyncio.create_task(probe.run()) if probe else None
         index = await ensure_lexical(deps, opts.qdrant_path, opts.cache_dir, opts.min_chunks, opts.jobs, modules)
+        if probe and watching:
+            log("indexed; waiting for the background index builds to settle ...")
+            result["background_builds"] = {"settle": await settle(deps.store)}
+            probe.stop()
+            await watching
+            result["background_builds"]["while_indexing"] = probe.report()
         index["points_in_store"] = await deps.store.count()
         result["index"] = index
         result["embedding"] = embedding_report(clock, thread_cpu_s(EMBED_THREAD), index)
@@ -258,6 +267,20 @@ async def run_all(opts: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+async def background_builds(deps: Any, enabled: bool, threshold: int | None) -> BuildProbe | None:
+    """With `--background-index`: the store builds its index as `serve`'s does, and a probe watches the writes."""
+    if not enabled:
+        return None
+    from app.store.edge_index import BuildPolicy
+
+    qdrant = deps.settings.qdrant
+    deps.store.builds.policy = BuildPolicy(
+        threshold=threshold or qdrant.index_build.threshold, journal_max=qdrant.index_build.journal_max
+    )
+    await deps.store.ensure(await deps.index_model())
+    return BuildProbe(deps.store, await deps.embedder.embed_query(RSS_QUESTION))
+
+
 def rss_probe_process(provider: EmbeddingProvider) -> dict[str, Any]:
     """`rss_probe` in a fresh interpreter (so nothing this process loaded counts)."""
     command = [sys.executable, "-m", "bench.hybrid_latency", "--rss-probe", provider]
@@ -295,6 +318,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=SEED, help="argument sampling seed (default: %(default)s)")
     parser.add_argument("--profile-calls", type=int, default=40, help="hybrid searches to cProfile (0: none)")
     parser.add_argument("--optimize", action="store_true", help="build the HNSW index before the calls")
+    parser.add_argument(
+        "--background-index",
+        action="store_true",
+        help="build the HNSW index in the background while indexing, as `serve` does (app.store.edge_index)",
+    )
+    parser.add_argument(
+        "--build-threshold", type=int, default=None, help="with --background-index: instead of the setting's"
+    )
     parser.add_argument("--rss-probe", choices=("none", "embedded"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -318,6 +349,7 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
         "rss_added_by_model_mb": round(result["rss"]["added_by_model_mb"], 1),
         "rss_mb_after_index": result["rss_mb_after_index"],
         "optimize": result.get("optimize"),
+        "background_builds": result.get("background_builds"),
         "load_average": [result["load_average_start"], result["load_average_end"]],
     }
 

@@ -85,7 +85,7 @@ async def _open(
     """Open the clients and services (PostgreSQL and Redis when `service`); close them in reverse order on exit."""
     async with AsyncExitStack() as stack:
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=httpx.Timeout(settings.embedding.timeout_s)))
-        store = wrap("store", open_store(settings.qdrant, lambda client: wrap("qdrant", client)))
+        store = wrap("store", open_store(settings.qdrant, lambda client: wrap("qdrant", client), serving=service))
         stack.push_async_callback(store.close)
         # One thread for the embedded model's batches of chunks, off the event loop and off the searches' thread.
         embed_cpu = stack.enter_context(ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed"))

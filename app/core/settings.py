@@ -24,6 +24,7 @@ from app.core.access_settings import (
 from app.core.embedded import EMBEDDED_DENSE_WEIGHTS, EMBEDDED_MODEL, EMBEDDED_MODELS
 from app.core.secret_errors import hide_secret_inputs
 from app.core.secret_rules import whsec_key
+from app.core.store_settings import IndexBuildSettings
 from pipeline.model import ChunkerConfig
 
 logger = logging.getLogger(__name__)
@@ -222,6 +223,7 @@ class QdrantSettings(BaseModel):
     )
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")
     timeout_s: float = Field(default=30.0, gt=0, description="Seconds per Qdrant call")
+    index_build: IndexBuildSettings = Field(default_factory=IndexBuildSettings)
 
     _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
 

@@ -59,8 +59,18 @@ def rows(model: type[BaseModel] = Settings, prefix: str = ENV_PREFIX) -> Iterato
         section = prefix + name.upper() + NESTED
         yield (
             f"`{section}*`: {field.description or sub.__doc__ or name}",
-            [_row(section + sub_name.upper(), sub_field) for sub_name, sub_field in sub.model_fields.items()],
+            list(_flat_rows(sub, section)),
         )
+
+
+def _flat_rows(model: type[BaseModel], prefix: str) -> Iterator[Row]:
+    """A section's rows: a model nested in it (`QdrantSettings.index_build`) as its own variables."""
+    for name, field in model.model_fields.items():
+        sub = _model_of(field.annotation)
+        if sub is None:
+            yield _row(prefix + name.upper(), field)
+        else:
+            yield from _flat_rows(sub, prefix + name.upper() + NESTED)
 
 
 def render() -> str:

@@ -10,8 +10,9 @@ Edge calls run on one thread owned by the store (Edge's shard is not shared acro
 releases the GIL while a query, scroll or upsert computes, so the event loop runs meanwhile: docs/decisions.md)
 and each is kept short: writes go in batches of `WRITE_BATCH` points, scrolls in pages of ids whose payloads
 are read `READ_BATCH` points a call (Edge holds the GIL while it builds payloads as Python objects), and records
-are built on that thread, not on the event loop. `optimize()` (the HNSW build) is never called: without it
-dense search is an exact scan, which is fast enough at our sizes and never freezes the process. Edge raises bare
+are built on that thread, not on the event loop. The HNSW index of the dense vectors is built by `optimize()` in
+the commands that own the store, and in `serve` in another process on a copy (`app.store.edge_index`, after
+writes leave enough vectors without it); until then dense search is an exact scan. Edge raises bare
 `Exception`s; `_translated` makes them `StorageError`s. Results come back as qdrant-client's
 `ScoredPoint`/`Record` with string ids (Edge answers `uuid.UUID`), so callers see one shape.
 """
@@ -39,8 +40,9 @@ from qdrant_client import models as qm
 
 from app.core.errors import StorageError
 from app.store.edge_filters import edge_filter, edge_point
+from app.store.edge_index import BuildPolicy, IndexBuilds, recover
 from app.store.edge_shard import (
-    apply_all,
+    LiveShard,
     payload_indexes,
     scored_points,
     shard_config,
@@ -97,6 +99,7 @@ class EdgeStore(StateReads):
         *,
         facet_max_values: int = FACET_MAX_VALUES,
         indexing_threshold_kb: int | None = None,
+        builds: BuildPolicy | None = None,
     ) -> None:
         self.alias = alias
         self.facet_max_values = facet_max_values
@@ -105,6 +108,8 @@ class EdgeStore(StateReads):
         self.root = Path(tempfile.mkdtemp(prefix="javakb-edge-", dir=_memory_dir()) if self._temporary else path)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qdrant-edge")
         self._shards: dict[str, qe.EdgeShard] = {}
+        self._dense: dict[str, bool] = {}  # generation -> whether it has dense vectors (its model has a dimension)
+        self.builds = IndexBuilds(self.root, self._shards, self._run, builds or BuildPolicy(threshold=0, journal_max=0))
 
     async def _run(self, action: str, call: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -154,6 +159,7 @@ class EdgeStore(StateReads):
         shard = await self._run(f"creating collection {name!r}", qe.EdgeShard.create, str(self.root / name), config)
         await self._index_missing(name, shard)
         self._shards[name] = shard
+        self._dense[name] = bool(model.dimension)
         _write_json(self._model_file(name), model.metadata())
         logger.info("created collection %s for %s", name, model.describe())
         return name
@@ -170,6 +176,7 @@ class EdgeStore(StateReads):
     async def drop_collection(self, name: str) -> None:
         """Delete a generation's shard and its model record."""
         shard = self._shards.pop(name, None)
+        self._dense.pop(name, None)
         if shard is not None:
             await self._run(f"closing collection {name!r}", shard.close)
         with _translated(f"dropping collection {name!r}"):
@@ -205,15 +212,20 @@ class EdgeStore(StateReads):
             raise StorageError(f"Collection {self.alias!r} not found: nothing indexed yet")
         return name
 
-    async def _shard(self, collection: str | None = None) -> qe.EdgeShard:
+    async def _shard(self, collection: str | None = None) -> LiveShard:
         name = await self._target(collection)
         if name not in self._shards:
+            with _translated(f"opening collection {name!r}"):
+                recover(self.root, name)
             if not (self.root / name).is_dir():
                 raise StorageError(f"Collection {name!r} not found")
             shard = await self._run(f"opening collection {name!r}", qe.EdgeShard.load, str(self.root / name))
             await self._index_missing(name, shard)  # a shard written before an index existed gets it once
             self._shards[name] = shard
-        return self._shards[name]
+            model = _read_model(self._model_file(name))
+            self._dense[name] = bool(model and model.dimension)
+            self.builds.consider(name, self._dense[name])  # a store written without the index gets it now
+        return LiveShard(self._shards, name)
 
     async def _index_missing(self, name: str, shard: qe.EdgeShard) -> None:
         """Create the payload indexes this shard lacks (all of them on a new one)."""
@@ -258,7 +270,7 @@ class EdgeStore(StateReads):
         payloads = await self._payloads(shard, [str(point.id) for point, _ in best])
         return await self._run("Qdrant query", scored_points, best, payloads)  # built on the store's thread, as `_page`
 
-    async def _payloads(self, shard: qe.EdgeShard, ids: Sequence[str]) -> dict[str, Any]:
+    async def _payloads(self, shard: LiveShard, ids: Sequence[str]) -> dict[str, Any]:
         """The whole payloads of these points (those that still exist), read `READ_BATCH` points a call."""
         found: dict[str, Any] = {}
         for start in range(0, len(ids), READ_BATCH):
@@ -297,9 +309,7 @@ class EdgeStore(StateReads):
             if offset is None:
                 return
 
-    async def _read(
-        self, shard: qe.EdgeShard, ids: list[str], with_payload: Any, with_vectors: bool
-    ) -> list[qm.Record]:
+    async def _read(self, shard: LiveShard, ids: list[str], with_payload: Any, with_vectors: bool) -> list[qm.Record]:
         """These points as records, in this order (a point deleted since is left out): a call when more than ids."""
         if with_payload is False and not with_vectors:
             return [qm.Record.model_construct(id=i, payload=None, vector=None) for i in ids]
@@ -310,8 +320,8 @@ class EdgeStore(StateReads):
         """Build the index of the dense vectors (HNSW) where Edge's optimizer plans one; True if it built any.
 
         Minutes at 100k 384-dim points (133 s on two cores, docs/performance.md), holding the process: only a
-        command that owns the store calls it (`javakb index`, `javakb optimize`), never `serve`. A store without
-        dense vectors is left alone: its searches are sparse.
+        command that owns the store calls it (`javakb index`, `javakb optimize`); `serve` builds in another process
+        (`self.builds`, `app.store.edge_index`). A store without dense vectors is left alone: its searches are sparse.
         """
         model = await self.recorded_model()
         if model is None or not model.dimension:
@@ -360,7 +370,7 @@ class EdgeStore(StateReads):
         return await self._facet(shard, key, limit, where, exact=True)
 
     async def _facet(
-        self, shard: qe.EdgeShard, key: str, limit: int, where: Filter | None, *, exact: bool
+        self, shard: LiveShard, key: str, limit: int, where: Filter | None, *, exact: bool
     ) -> dict[str, int]:
         request = qe.FacetRequest(key, limit=limit, exact=exact, filter=edge_filter(where))
         response = await self._run(f"Qdrant facet on {key}", shard.facet, request)
@@ -388,7 +398,7 @@ class EdgeStore(StateReads):
         for batch in _batched(points, WRITE_BATCH):
             with _translated(f"Qdrant upsert of {len(points)} points"):
                 op = qe.UpdateOperation.upsert_points([edge_point(p) for p in batch])
-            await self._run(f"Qdrant upsert of {len(points)} points", shard.update, op)
+            await self._update(f"Qdrant upsert of {len(points)} points", shard, [op], len(batch))
 
     async def set_payloads(self, payloads: Mapping[str, dict[str, Any]], *, collection: str | None = None) -> None:
         """Replace the whole payload of existing points whose vectors stay (overwritten: see `VectorStore`)."""
@@ -397,7 +407,7 @@ class EdgeStore(StateReads):
         shard = await self._shard(collection)
         ops = [qe.UpdateOperation.overwrite_payload([point_id], payload) for point_id, payload in payloads.items()]
         for batch in _batched(ops, WRITE_BATCH):
-            await self._run(f"Qdrant payload update of {len(ops)} points", apply_all, shard, batch)
+            await self._update(f"Qdrant payload update of {len(ops)} points", shard, batch, 0)
 
     async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None:
         """Delete points by id."""
@@ -406,25 +416,30 @@ class EdgeStore(StateReads):
             return
         shard = await self._shard(collection)
         for batch in _batched(id_list, WRITE_BATCH * 16):
-            await self._run(
-                f"Qdrant delete of {len(id_list)} points", shard.update, qe.UpdateOperation.delete_points(list(batch))
-            )
+            op = qe.UpdateOperation.delete_points(list(batch))
+            await self._update(f"Qdrant delete of {len(id_list)} points", shard, [op], 0)
 
     async def delete_where(self, where: Filter, *, collection: str | None = None) -> None:
         """Delete every point matching a filter."""
         shard = await self._shard(collection)
         op = qe.UpdateOperation.delete_points_by_filter(_required(edge_filter(where)))
-        await self._run("Qdrant delete by filter", shard.update, op)
+        await self._update("Qdrant delete by filter", shard, [op], 0)
 
     async def set_payload_where(self, where: Filter, payload: dict[str, Any], *, collection: str | None = None) -> None:
         """Set payload keys on every point matching a filter (a project rename rewrites repo_path)."""
         shard = await self._shard(collection)
         op = qe.UpdateOperation.set_payload_by_filter(_required(edge_filter(where)), payload)
-        await self._run("Qdrant payload update by filter", shard.update, op)
+        await self._update("Qdrant payload update by filter", shard, [op], 0)
+
+    async def _update(self, action: str, shard: LiveShard, ops: Sequence[qe.UpdateOperation], points: int) -> None:
+        """Apply updates on the store's thread (journaled while a build copies the generation); count new points."""
+        await self._run(action, self.builds.apply, shard.name, ops, points)
+        self.builds.wrote(shard.name, points, self._dense.get(shard.name, False))
 
     async def close(self) -> None:
         """Close every open shard (releases their WAL locks), then the thread; a `:memory:` folder is removed."""
         try:
+            await self.builds.close()
             for name, shard in list(self._shards.items()):
                 await self._run(f"closing collection {name!r}", shard.close)
         finally:

@@ -1,7 +1,9 @@
 """What runs on an Edge shard, on the thread of `app.store.edge.EdgeStore`.
 
 A new shard's config and payload indexes, updates applied in order, and reads turned into
-qdrant-client's `Record`/`ScoredPoint` with string ids (Edge answers `uuid.UUID`).
+qdrant-client's `Record`/`ScoredPoint` with string ids (Edge answers `uuid.UUID`). Callers hold a
+`LiveShard`: the generation's shard is looked up when the call runs, so a background index build
+(`app.store.edge_index`) may replace it in between.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 import qdrant_edge as qe
 from qdrant_client import models as qm
 
+from app.core.errors import StorageError
 from app.store.edge_filters import client_vectors
 from app.store.vectors import (
     DENSE,
@@ -23,14 +26,59 @@ from app.store.vectors import (
 )
 
 
-def shard_ids_page(shard: qe.EdgeShard, request: qe.ScrollRequest) -> tuple[list[str], Any]:
+class LiveShard:
+    """A generation's shard, looked up when a call runs on the store's thread rather than when it was taken.
+
+    A background index build replaces a generation's shard object (`app.store.edge_index`); a caller that
+    took the shard before that and calls after it reaches the new shard, never the closed one.
+    """
+
+    __slots__ = ("_shards", "name")
+
+    def __init__(self, shards: Mapping[str, qe.EdgeShard], name: str) -> None:
+        self._shards = shards
+        self.name = name
+
+    def now(self) -> qe.EdgeShard:
+        """The generation's shard at this moment."""
+        shard = self._shards.get(self.name)
+        if shard is None:
+            raise StorageError(f"Collection {self.name!r} is closed")
+        return shard
+
+    def query(self, request: qe.QueryRequest) -> list[qe.ScoredPoint]:  # noqa: D102 - Edge's own calls
+        return self.now().query(request)
+
+    def scroll(self, request: qe.ScrollRequest) -> tuple[list[qe.Record], Any]:  # noqa: D102
+        return self.now().scroll(request)
+
+    def retrieve(self, ids: list[int | uuid.UUID | str], with_payload: Any, with_vector: Any) -> list[qe.Record]:  # noqa: D102
+        return self.now().retrieve(ids, with_payload, with_vector)
+
+    def count(self, request: qe.CountRequest) -> int:  # noqa: D102
+        return self.now().count(request)
+
+    def facet(self, request: qe.FacetRequest) -> qe.FacetResponse:  # noqa: D102
+        return self.now().facet(request)
+
+    def info(self) -> qe.ShardInfo:  # noqa: D102
+        return self.now().info()
+
+    def update(self, operation: qe.UpdateOperation) -> None:  # noqa: D102
+        self.now().update(operation)
+
+    def optimize(self) -> bool:  # noqa: D102
+        return self.now().optimize()
+
+
+def shard_ids_page(shard: LiveShard, request: qe.ScrollRequest) -> tuple[list[str], Any]:
     """The ids of one scroll page (asked without payloads) and the next page's offset."""
     records, offset = shard.scroll(request)
     return [str(r.id) for r in records], offset
 
 
 def shard_records(
-    shard: qe.EdgeShard, ids: list[int | uuid.UUID | str], with_payload: Any, with_vectors: bool
+    shard: LiveShard, ids: list[int | uuid.UUID | str], with_payload: Any, with_vectors: bool
 ) -> list[qm.Record]:
     """These points as records in the order of `ids` (one deleted since is left out), built on the store's thread.
 
@@ -44,12 +92,12 @@ def shard_records(
     ]
 
 
-def shard_retrieved(shard: qe.EdgeShard, ids: list[int | uuid.UUID | str], fields: list[str]) -> list[qm.Record]:
+def shard_retrieved(shard: LiveShard, ids: list[int | uuid.UUID | str], fields: list[str]) -> list[qm.Record]:
     """The points with these ids as records (engine values), built on the store's thread (as `shard_records`)."""
     return [qm.Record.model_construct(id=str(r.id), payload=r.payload) for r in shard.retrieve(ids, fields, False)]
 
 
-def shard_payloads(shard: qe.EdgeShard, ids: list[int | uuid.UUID | str]) -> dict[str, Any]:
+def shard_payloads(shard: LiveShard, ids: list[int | uuid.UUID | str]) -> dict[str, Any]:
     """The whole payloads of these points by id (those that exist)."""
     return {str(r.id): r.payload for r in shard.retrieve(ids, True, False)}
 
@@ -80,7 +128,7 @@ def payload_indexes() -> list[tuple[str, qe.PayloadSchemaType]]:
     return kinds + [(f, qe.PayloadSchemaType.Integer) for f in INTEGER_INDEXES]
 
 
-def apply_all(shard: qe.EdgeShard, ops: Sequence[qe.UpdateOperation]) -> None:
+def apply_all(shard: LiveShard, ops: Sequence[qe.UpdateOperation]) -> None:
     """Apply these updates to the shard in order."""
     for op in ops:
         shard.update(op)

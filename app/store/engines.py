@@ -18,6 +18,7 @@ from qdrant_client import models as qm
 
 from app.core.settings import QdrantSettings
 from app.store.edge import EdgeStore
+from app.store.edge_index import BuildPolicy
 from app.store.filters import Filter
 from app.store.lexical import SparseVector
 from app.store.vectors import IndexModel, StoredState, VectorStore, open_client
@@ -80,17 +81,21 @@ class Store(Protocol):
     async def close(self) -> None: ...
 
 
-def open_store(settings: QdrantSettings, wrap_client: ClientWrap | None = None) -> Store:
+def open_store(settings: QdrantSettings, wrap_client: ClientWrap | None = None, *, serving: bool = False) -> Store:
     """The Qdrant server at `url`; else the embedded engine `engine` at `path` (`edge`, or qdrant-client's `local`).
 
-    `wrap_client` may stand in for the qdrant-client the first two use (a benchmark times its calls).
+    `wrap_client` may stand in for the qdrant-client the first two use (a benchmark times its calls). A
+    `serving` Edge store builds its dense index in the background (`app.store.edge_index`); a server
+    indexes itself.
     """
     if settings.url or settings.engine == "local":
         client = open_client(settings)
         return VectorStore(
             wrap_client(client) if wrap_client else client, settings.collection, server=bool(settings.url)
         )
-    return EdgeStore(settings.path, settings.collection)
+    threshold = settings.index_build.threshold if serving else 0
+    policy = BuildPolicy(threshold=threshold, journal_max=settings.index_build.journal_max)
+    return EdgeStore(settings.path, settings.collection, builds=policy)
 
 
 ClientWrap = Callable[[AsyncQdrantClient], AsyncQdrantClient]
