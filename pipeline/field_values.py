@@ -4,8 +4,8 @@ A client's base URL is often a field: `private String host = "http://things-serv
 the constructor, or a property injected with a literal default (`@Value("${things.url:http://things}")`,
 on the field or on the constructor parameter the field is assigned from). A field's value is known
 when every assignment to it in its type (initializer, constructor, any method) is that same literal;
-a setter (`this.host = host`) or two different literals leave it unknown. A property without a default
-is its placeholder (`${things.url}`), which `pipeline.outbound.uri_route` reads as a configured base.
+a setter (`this.host = host`) or two different literals leave it unknown. A property (`${things.url}`,
+with or without a default) is read by `pipeline.outbound.uri_route` as a configured base.
 
 Only the type's own body is read (nested and anonymous types are their own scope); the answer is keyed
 by the body's start byte, and `enclosing_values` gives a method the values of its type and the types
@@ -78,7 +78,11 @@ def _literal(node: Node, data: bytes) -> str | None:
 
 
 def injected_value(modifiers: Node | None, data: bytes) -> str | None:
-    """What `@Value("${key:default}")` among these modifiers injects as a literal: the default, else `${key}`."""
+    """What `@Value("${key:default}")` among these modifiers injects, as written: the property decides at query time.
+
+    `pipeline.outbound.configured_route` reads it as a base URL (its default's host and path until the
+    configuration is read, `app.search.services`); elsewhere in a URI, `inline_defaults` reads its default.
+    """
     if modifiers is None:
         return None
     for child in modifiers.named_children:
@@ -88,8 +92,7 @@ def injected_value(modifiers: Node | None, data: bytes) -> str | None:
         literal = next((_literal(a, data) for a in (arguments.named_children if arguments else [])), None)
         if literal is None or not literal.startswith("${") or not literal.endswith("}"):
             return None
-        key, colon, default = literal[2:-1].partition(":")
-        return default if colon and default and "${" not in default else "${" + key + "}"
+        return literal
     return None
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from tree_sitter import Node
 
 from pipeline.field_values import NO_VALUES, FieldValues
-from pipeline.outbound import Client, OutboundRoute, Piece, Var, unresolved, uri_route
+from pipeline.outbound import Client, OutboundRoute, Piece, Var, inline_defaults, unresolved, uri_route
 from pipeline.outline import CALLABLE_NODE_KINDS
 from pipeline.spring import ANY_METHOD, JAXRS_VERBS, split_url
 
@@ -245,7 +245,7 @@ def _default_service(pieces: list[Piece], scope: _Scope) -> str | None:
     if not isinstance(first, Var):
         return None
     default = scope.defaults.get(first.name.removeprefix("this."))
-    return split_url(default)[0] if default is not None else None
+    return split_url(inline_defaults(default))[0] if default is not None else None
 
 
 def _http_method(arguments: list[Node], scope: _Scope) -> str:

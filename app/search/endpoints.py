@@ -72,7 +72,8 @@ async def endpoint(
     serves its routes under it too: `/api/owners/42` finds `/owners/{id}` of the module that sets `/api`.
     """
     configured = await route_prefixes(reader, access, repo)
-    under = {p: path[len(p) :] or "/" for p in set().union(*configured.values()) if path.startswith(p + "/")}
+    prefixes = {p for each in configured.values() for p in each}
+    under = {p: path[len(p) :] or "/" for p in prefixes if path.startswith(p + "/")}
     keys = list(dict.fromkeys(k for each in (path, *under.values()) for k in query_keys(each)))
     found = await reader.lookup(
         access,
@@ -84,7 +85,7 @@ async def endpoint(
     for hit in await with_composed_routes(reader, access, found):
         if not handles(verbs, hit.chunk):
             continue  # the verb is checked here: a composed mapping's is known only after `with_composed_routes`
-        own = configured.get((hit.repo_path, application(hit.file_path)), set())
+        own = configured.get((hit.repo_path, application(hit.file_path)), {})
         served = [path, *(under[p] for p in own if p in under)]
         matching = [p for p in hit.chunk.http_path if any(route_matches(p, each) for each in served)]
         if matching:

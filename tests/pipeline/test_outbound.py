@@ -223,7 +223,13 @@ def test_uri_pieces() -> None:
     assert uri_route([Var("base"), "/x"]) == (None, "/x")
     assert uri_route([Var("base"), "x"]) is None  # not a path after the base
     assert uri_route([Var("url")]) is None
-    assert uri_route(["${svc.url}/x/y"]) == (None, "/x/y")
+    assert uri_route(["${svc.url}/x/y"]) == ("${svc.url}", "/x/y")  # the property is the service, read at query time
+    assert uri_route(["${svc.url:http://svc/api}", "/x"]) == ("${svc.url:http://svc/api}", "/api/x")
+    assert uri_route(["${a:${b:http://svc}}/x"]) == ("${a:${b:http://svc}}", "/x")
+    assert uri_route(["${svc.url:http://svc}/x"], None) == ("${svc.url:http://svc}", "/x")
+    assert uri_route(["/x"], "${svc.url}") == ("${svc.url}", "/x")  # `WebClient.create(baseUrl)`, `@Value` field
+    assert uri_route(["http://${host:svc}/x"]) == ("svc", "/x")  # inside a URL: its default
+    assert uri_route(["${svc url}/x"]) == (None, "/x")  # a space: cannot be stored as a service
     assert uri_route(["/x"], "http://base/api") == ("base", "/api/x")
 
 
