@@ -238,3 +238,64 @@ def test_a_stored_route_reads_back() -> None:
     assert decode(route.encode()) == route
     with pytest.raises(ValueError):
         decode("nonsense")
+
+
+CONFIGURED_CLIENTS = """\
+package demo.calls;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.cloud.openfeign.FeignClient;
+import org.springframework.web.bind.annotation.*;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.service.annotation.*;
+
+@FeignClient(name = "visits", url = "${clients.visits.url}")
+interface NamedVisits {
+    @GetMapping("/pets/visits")
+    String visits();
+}
+
+@FeignClient(url = "${clients.visits.url}")
+interface UnnamedVisits {
+    @GetMapping("/pets/visits")
+    String visits();
+}
+
+@HttpExchange(url = "${clients.visits.url}/v2")
+interface ExchangeVisits {
+    @GetExchange("/pets/visits")
+    String visits();
+}
+
+class Calls {
+    @Value("${clients.visits.url}")
+    private String baseUrl;
+    @Value("${clients.other.url:http://other/api}")
+    private String other;
+
+    String created() {
+        return WebClient.create(baseUrl).get().uri("/pets/visits").retrieve().bodyToMono(String.class).block();
+    }
+
+    String built() {
+        return WebClient.builder().baseUrl(other).build().get().uri("/pets").retrieve().bodyToMono(String.class)
+            .block();
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "described"),
+    [
+        # Feign's `url` property decides; the client's name is the host when nothing sets it (`app.search.services`).
+        ("NamedVisits.visits", "GET /pets/visits -> ${clients.visits.url:http://visits} (feign)"),
+        ("UnnamedVisits.visits", "GET /pets/visits -> ${clients.visits.url} (feign)"),
+        # What follows the property in `@HttpExchange(url)` is the path prefix; the property is no path.
+        ("ExchangeVisits.visits", "GET /v2/pets/visits -> ${clients.visits.url} (http_exchange)"),
+        ("Calls.created", "GET /pets/visits -> ${clients.visits.url} (web_client)"),
+        ("Calls.built", "GET /api/pets -> ${clients.other.url:http://other/api} (web_client)"),
+    ],
+)
+def test_a_base_url_from_a_property_is_stored_as_its_placeholder(method: str, described: str) -> None:
+    assert routes(only(chunk_with(CONFIGURED_CLIENTS), f"demo.calls.{method}")) == [described]
