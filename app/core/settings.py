@@ -44,10 +44,7 @@ class ChunkingSettings(BaseModel):
 
     include: tuple[str, ...] = Field(default=_DEFAULTS.include, description="Globs of files to index.")
     exclude: tuple[str, ...] = Field(default=_DEFAULTS.exclude, description="Globs never indexed, even if included.")
-    config_repos: tuple[str, ...] = Field(
-        default=_DEFAULTS.config_repos,
-        description="Globs of Spring Cloud Config repository files: <application>[-<profile>].yml configures that app",
-    )
+    config_repos: tuple[str, ...] = Field(default=_DEFAULTS.config_repos, description="Spring Cloud Config repo globs")
     tests: tuple[str, ...] = Field(
         default=_DEFAULTS.tests, description="Globs of test code: its .java files indexed only with index_tests"
     )
