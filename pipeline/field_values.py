@@ -31,9 +31,14 @@ class FieldValues(NamedTuple):
 
     known: dict[str, str]
     defaults: dict[str, str]  # a literal initializer (or `@Value` default) that a setter or another value replaces
+    # The base URL of the HTTP client a field holds (`WebClient.create(x)`, `.baseUrl(x)`, `.rootUri(x)`, with x
+    # a literal, a `@Value` field or constructor parameter), when every assignment to the field gives the same.
+    bases: dict[str, str] = {}  # noqa: RUF012 (never mutated: a fresh dict is built per type)
 
 
 NO_VALUES = FieldValues({}, {})
+BASE_CALLS = frozenset({"create", "baseUrl", "rootUri"})
+"""Calls whose first argument is a client's base URL (`WebClient.create`, `.baseUrl`, `RestTemplateBuilder.rootUri`)."""
 
 
 def file_field_values(root: Node, data: bytes) -> dict[int, FieldValues]:
@@ -52,10 +57,12 @@ def file_field_values(root: Node, data: bytes) -> dict[int, FieldValues]:
 
 def enclosing_values(method: Node, values: Mapping[int, FieldValues]) -> FieldValues:
     """The field values a method sees: its type's, then the enclosing types' fields its type does not shadow."""
-    seen = FieldValues({}, {})
+    seen = FieldValues({}, {}, {})
     node: Node | None = method.parent
     while node is not None:
         if node.type in _BODIES and (body := values.get(node.start_byte)) is not None:
+            for name, base in body.bases.items():
+                seen.bases.setdefault(name, base)
             for name in body.known.keys() | body.defaults.keys():
                 if name not in seen.known and name not in seen.defaults:
                     if name in body.known:
@@ -104,19 +111,19 @@ def _body_values(body: Node, data: bytes) -> FieldValues:
     assigned: dict[str, str | None] = {}  # field -> its one literal, or _UNKNOWN
     fields: set[str] = set()
     initial: dict[str, str] = {}  # the declaration's literal (initializer or `@Value` default)
+    bases: dict[str, str | None] = {}  # field -> the base URL of the client it holds (a literal, or `@name`)
 
-    def assign(name: str, literal: str | None) -> None:
-        if name in assigned and assigned[name] != literal:
-            assigned[name] = _UNKNOWN
-        else:
-            assigned[name] = literal
+    def assign(into: dict[str, str | None], name: str, literal: str | None) -> None:
+        into[name] = _UNKNOWN if name in into and into[name] != literal else literal
 
     for name, injected, init in _declared(body, data):
         fields.add(name)
         if injected is not None:
-            assign(name, injected)
+            assign(assigned, name, injected)
         if init is not None:
-            assign(name, _literal(init, data))
+            assign(assigned, name, _literal(init, data))
+            if (base := _client_base(init, data, {})) is not None:
+                assign(bases, name, base)
         if (literal := assigned.get(name)) is not None:
             initial[name] = literal
     if not fields:
@@ -129,14 +136,39 @@ def _body_values(body: Node, data: bytes) -> FieldValues:
         name = target
         operator = node.child_by_field_name("operator")
         if right is None or (operator is not None and _text(operator, data) != "="):
-            assign(name, _UNKNOWN)
+            assign(assigned, name, _UNKNOWN)
             continue
         literal = _literal(right, data)
-        if literal is None and right.type == "identifier":
-            literal = parameters.get(_text(right, data))
-        assign(name, literal)
+        assign(assigned, name, parameters.get(_text(right, data)) if literal is None else literal)
+        if (base := _client_base(right, data, parameters)) is not None:
+            assign(bases, name, base)
+    return _settled(assigned, initial, bases)
+
+
+def _settled(assigned: dict[str, str | None], initial: dict[str, str], bases: dict[str, str | None]) -> FieldValues:
+    """The values once every assignment is seen: a client's base named by a field (`@name`) is that field's value."""
     known = {name: text for name, text in assigned.items() if text is not None}
-    return FieldValues(known, {name: text for name, text in initial.items() if name not in known})
+    held = {name: known.get(b[1:]) if b.startswith("@") else b for name, b in bases.items() if b is not None}
+    return FieldValues(
+        known,
+        {name: text for name, text in initial.items() if name not in known},
+        {name: base for name, base in held.items() if base is not None},
+    )
+
+
+def _client_base(node: Node, data: bytes, parameters: dict[str, str]) -> str | None:
+    """The base URL a client-building chain is given (`BASE_CALLS`): a literal, a `@Value` parameter's, `@field`."""
+    while node is not None and node.type == "method_invocation":
+        name, arguments = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+        if name is not None and _text(name, data) in BASE_CALLS and arguments is not None and arguments.named_children:
+            argument = arguments.named_children[0]
+            literal = _literal(argument, data)
+            if literal is None and argument.type in ("identifier", "field_access"):
+                named = _assigned_field(argument, data)
+                literal = parameters.get(named, "@" + named) if named is not None else None
+            return literal
+        node = node.child_by_field_name("object")  # type: ignore[assignment]
+    return None
 
 
 def _declared(body: Node, data: bytes) -> Iterator[tuple[str, str | None, Node | None]]:

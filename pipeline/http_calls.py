@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 
 from tree_sitter import Node
 
-from pipeline.field_values import NO_VALUES, FieldValues
+from pipeline.field_values import BASE_CALLS, NO_VALUES, FieldValues
 from pipeline.outbound import Client, OutboundRoute, Piece, Var, inline_defaults, unresolved, uri_route
 from pipeline.outline import CALLABLE_NODE_KINDS
 from pipeline.spring import ANY_METHOD, JAXRS_VERBS, split_url
@@ -36,7 +36,6 @@ REST_TEMPLATE_VERBS: Mapping[str, str | None] = {
 }
 REST_TEMPLATE_TYPES = frozenset({"RestTemplate", "RestOperations", "TestRestTemplate", "OAuth2RestTemplate"})
 FLUENT_VERBS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
-_BASE_CALLS = frozenset({"create", "baseUrl"})  # `WebClient.create("http://x")`, `.baseUrl("http://x")`
 _BODIES = frozenset({"block", "lambda_expression"})  # no constants of the file's types inside
 _MAX_DEPTH = 16  # constants defined through constants, at most this deep
 
@@ -88,6 +87,20 @@ class _Scope:
         self.types: dict[str, str] = dict(fields)
         self.known: dict[str, str] = dict(field_values.known)  # fields the type fixes (`pipeline.field_values`)
         self.defaults: dict[str, str] = dict(field_values.defaults)
+        self.bases: dict[str, str] = dict(field_values.bases)  # fields holding a client built with a base URL
+
+    def base_of(self, receiver: str) -> str | None:
+        """The base URL of the client a name holds: a field's (`FieldValues.bases`), or a local's initializer's."""
+        name = receiver.removeprefix("this.")
+        if name in self.bases:
+            return self.bases[name]
+        node = self.values.get(name)
+        while node is not None and node.type == "method_invocation":
+            call, args = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+            if call is not None and self.text(call) in BASE_CALLS and args is not None and args.named_children:
+                return "".join(p for p in self.pieces(args.named_children[0]) if isinstance(p, str)) or None
+            node = node.child_by_field_name("object")
+        return None
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -103,6 +116,7 @@ class _Scope:
                 self.values.pop(self.text(name), None)
                 self.known.pop(self.text(name), None)
                 self.defaults.pop(self.text(name), None)
+                self.bases.pop(self.text(name), None)
             return
         for declarator in node.children_by_field_name("declarator"):
             name, init = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
@@ -111,6 +125,7 @@ class _Scope:
             self.types[self.text(name)] = declared
             self.known.pop(self.text(name), None)
             self.defaults.pop(self.text(name), None)
+            self.bases.pop(self.text(name), None)
             if init is not None:
                 self.values[self.text(name)] = init
             else:
@@ -220,7 +235,7 @@ def _call(node: Node, scope: _Scope) -> OutboundRoute | None:
         if not _rest_template(scope.text(target), scope.types) or not arguments:
             return None
         verb = REST_TEMPLATE_VERBS[name] or _http_method(arguments[1:], scope)
-        return _route(Client.REST_TEMPLATE, verb, arguments[0], scope, None)
+        return _route(Client.REST_TEMPLATE, verb, arguments[0], scope, scope.base_of(scope.text(target)))
     if name == "uri" and arguments:
         chain = _fluent_chain(target, scope)
         if chain is not None:
@@ -271,14 +286,14 @@ def _fluent_chain(target: Node, scope: _Scope) -> tuple[Client, str, str | None]
             verb = name.upper()
         elif verb is None and name == "method" and arguments:
             verb = _http_method(arguments, scope)
-        elif name in _BASE_CALLS and arguments:
+        elif name in BASE_CALLS and arguments:
             literal = "".join(p for p in scope.pieces(arguments[0]) if isinstance(p, str))
             base = base or literal or None
         node = node.child_by_field_name("object")
         root = scope.text(node) if node is not None else root
     if verb is None:
         return None
-    return _client_kind(root, scope.types), verb, base
+    return _client_kind(root, scope.types), verb, base or scope.base_of(root)
 
 
 def _client_kind(root: str, types: Mapping[str, str]) -> Client:

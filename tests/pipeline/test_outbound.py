@@ -246,6 +246,8 @@ package demo.calls;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.cloud.openfeign.FeignClient;
 import org.springframework.web.bind.annotation.*;
+import org.springframework.boot.web.client.RestTemplateBuilder;
+import org.springframework.web.client.RestTemplate;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.service.annotation.*;
 
@@ -273,6 +275,32 @@ class Calls {
     @Value("${clients.other.url:http://other/api}")
     private String other;
 
+    private final WebClient visits;
+    private final WebClient fixed = WebClient.create("http://fixed-service/v1");
+    private final RestTemplate templated;
+
+    Calls(WebClient.Builder builder, RestTemplateBuilder templates, @Value("${clients.tpl.url}") String tpl) {
+        this.visits = builder.baseUrl(baseUrl).build();
+        this.templated = templates.rootUri(tpl).build();
+    }
+
+    String held() {
+        return visits.get().uri("/pets/visits").retrieve().bodyToMono(String.class).block();
+    }
+
+    String heldLiteral() {
+        return fixed.get().uri("/things").retrieve().bodyToMono(String.class).block();
+    }
+
+    String heldTemplate() {
+        return templated.getForObject("/owners", String.class);
+    }
+
+    String local() {
+        WebClient client = WebClient.create(other);
+        return client.get().uri("/local").retrieve().bodyToMono(String.class).block();
+    }
+
     String created() {
         return WebClient.create(baseUrl).get().uri("/pets/visits").retrieve().bodyToMono(String.class).block();
     }
@@ -295,6 +323,11 @@ class Calls {
         ("ExchangeVisits.visits", "GET /v2/pets/visits -> ${clients.visits.url} (http_exchange)"),
         ("Calls.created", "GET /pets/visits -> ${clients.visits.url} (web_client)"),
         ("Calls.built", "GET /api/pets -> ${clients.other.url:http://other/api} (web_client)"),
+        # A client held in a field (or a local) keeps the base it was built with.
+        ("Calls.held", "GET /pets/visits -> ${clients.visits.url} (web_client)"),
+        ("Calls.heldLiteral", "GET /v1/things -> fixed-service (web_client)"),
+        ("Calls.heldTemplate", "GET /owners -> ${clients.tpl.url} (rest_template)"),
+        ("Calls.local", "GET /api/local -> ${clients.other.url:http://other/api} (web_client)"),
     ],
 )
 def test_a_base_url_from_a_property_is_stored_as_its_placeholder(method: str, described: str) -> None:
