@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import Final
 
 from app.auth.access import LOCAL, Access
+from app.search.hits import Hit
 from app.search.links import EndpointLinks
+from pipeline.outbound import OutboundRoute, decode
 from testkit.sync_env import SyncEnv
 
 SRC: Final = "src/main/java/"
@@ -121,6 +123,10 @@ public interface VisitsExchange {
 }
 """,
 }
+
+
+def routes_of(hit: Hit) -> list[OutboundRoute]:
+    return [decode(text) for text in hit.chunk.outbound]
 
 
 def short(name: str) -> str:
@@ -254,3 +260,55 @@ async def test_a_config_repository_sets_the_context_path_of_the_application_its_
         "path /accounts/{name} matches /{name} under the context path /accounts (server.servlet.context-path ="
         " /accounts (acme/config-repo:config-repo/accounts-service.yml:3, profile default))"
     )
+
+
+CALLER: Final = """\
+package demo.{module};
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.web.client.RestTemplate;
+
+public class Caller {{
+    @Value("${{visits.base-url}}")
+    private String baseUrl;
+    private RestTemplate restTemplate;
+
+    public String visits() {{
+        return restTemplate.getForObject(baseUrl + "/pets/visits", String.class);
+    }}
+}}
+"""
+
+
+async def test_the_setting_of_the_callers_own_application_counts_first_then_the_default_profile(env: SyncEnv) -> None:
+    two = {
+        # Module `one` sets the key itself, a profile first in the file: the default profile's value counts.
+        f"one/{RES}application.yml": "visits.base-url: http://one-visits\n---\n"
+        "spring.config.activate.on-profile: dev\nvisits.base-url: http://dev-visits\n",
+        f"one/{SRC}demo/one/Caller.java": CALLER.format(module="one"),
+        # Module `two` sets nothing but its name: the config repository's file for that name counts.
+        f"two/{RES}bootstrap.yml": "spring.application.name: two-app\n",
+        f"two/{SRC}demo/two/Caller.java": CALLER.format(module="two"),
+        # Module `three` has no setting of its own nor a file named for it: the shared `application.yml`.
+        f"three/{SRC}demo/three/Caller.java": CALLER.format(module="three"),
+    }
+    repo = {
+        "config-repo/two-app.yml": "visits.base-url: http://two-visits\n",
+        "config-repo/application.yml": "visits.base-url: http://shared-visits\n",
+    }
+    await index(env, {"acme/callers": two, "acme/config": repo})
+    found = await EndpointLinks(env.deps.search).targets(LOCAL, "demo.one.Caller.visits")
+    assert found.targets == [] and found.calls == 1  # nothing serves it here; the call is resolved all the same
+    known = await env.deps.search.configured(LOCAL, [])
+    assert known.names == {("acme/callers", "two/"): {"two-app"}}
+    for module, value, where in (
+        ("one", "http://one-visits", f"acme/callers:one/{RES}application.yml:1, profile default"),
+        ("two", "http://two-visits", "acme/config:config-repo/two-app.yml:1, profile default"),
+        ("three", "http://shared-visits", "acme/config:config-repo/application.yml:1, profile default"),
+    ):
+        callers = await env.deps.search.symbol(LOCAL, f"demo.{module}.Caller.visits")
+        route = next(iter(routes_of(callers[0])))
+        configured = await env.deps.search.configured(LOCAL, [route])
+        resolved, evidence = configured.resolve(route, callers[0])
+        assert (resolved.service, resolved.path) == (value.removeprefix("http://"), "/pets/visits"), module
+        assert evidence == (f"base URL from visits.base-url = {value} ({where})",), module
