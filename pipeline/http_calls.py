@@ -12,6 +12,7 @@ the method's own local variables and the fields its type fixes to one literal or
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 
 from tree_sitter import Node
@@ -74,6 +75,11 @@ def _rest_template(receiver: str, types: Mapping[str, str]) -> bool:
     last = receiver.rsplit(".", 1)[-1]
     declared = types.get(last, last)
     return declared in REST_TEMPLATE_TYPES or "resttemplate" in last.lower() or "restoperations" in last.lower()
+
+
+PROPERTIES_TYPES = ("Properties", "Props", "Config", "Configuration", "Settings")
+"""How the names of `@ConfigurationProperties` classes end, by convention (a getter of another type is code)."""
+_GETTER = re.compile(r"(?P<receiver>(?:this\.)?[a-z_$][\w$]*)\.(?P<get>get)?(?P<field>[A-Za-z_$][\w$]*)\(\)")
 
 
 class _Scope:
@@ -246,12 +252,31 @@ def _call(node: Node, scope: _Scope) -> OutboundRoute | None:
 
 def _route(client: Client, verb: str, uri: Node, scope: _Scope, base: str | None) -> OutboundRoute:
     pieces = scope.pieces(uri) if uri.type != "lambda_expression" else []
+    if pieces and isinstance(pieces[0], Var) and (bound := _bound_property(pieces[0].name, scope)) is not None:
+        pieces = [bound, *pieces[1:]]  # `props.getVisitsUrl() + "/x"`: the property the getter's field binds
     read = uri_route(pieces, base) if pieces else None
     if read is None:
         service = _default_service(pieces, scope)  # an unresolved call's service: its base field's default's
         return OutboundRoute(client=client, method=verb, service=service, path=unresolved(scope.text(uri)))
     service, path = read
     return OutboundRoute(client=client, method=verb, service=service, path=path)
+
+
+def _bound_property(expression: str, scope: _Scope) -> str | None:
+    """`props.getVisitsUrl()` as `${ClientProperties.visitsUrl}`: a query reads the key that field binds.
+
+    Only for a receiver typed `*Properties` (`PROPERTIES_TYPES`: a `@ConfigurationProperties` class by
+    convention); `app.search.services` finds the type's binding.
+    """
+    match = _GETTER.fullmatch(expression.replace(" ", ""))
+    if match is None:
+        return None
+    declared = scope.types.get(match["receiver"].removeprefix("this."), "").rsplit(".", 1)[-1]
+    if not declared.endswith(PROPERTIES_TYPES):
+        return None
+    field = match["field"]
+    field = field[:1].lower() + field[1:] if match["get"] else field
+    return "${" + declared + "." + field + "}"
 
 
 def _default_service(pieces: list[Piece], scope: _Scope) -> str | None:

@@ -23,6 +23,7 @@ from app.auth.access import Access
 from app.search.config import (
     ALL_APPLICATIONS,
     APP_NAME,
+    FIELD_NAME,
     KeyUse,
     Module,
     application_names,
@@ -50,6 +51,7 @@ class Configured:
 
     settings: dict[str, list[KeyUse]]  # canonical key -> where it is set
     names: dict[Module, set[str]]
+    bound: dict[str, str] = dataclasses.field(default_factory=dict)  # `Type.field` -> the key the field binds
 
     def value(self, key: str, caller: Hit) -> KeyUse | None:
         """The setting of `key` that applies to the caller's application (see the module docstring), if any."""
@@ -73,10 +75,16 @@ class Configured:
             return route, ()
         placeholder = route.service or ""
         key, default = placeholders(placeholder)[0]
+        if FIELD_NAME.fullmatch(key):  # `${ClientProperties.visitsUrl}`: a `@ConfigurationProperties` getter
+            if key not in self.bound:
+                return dataclasses.replace(route, service=None), (f"base URL from {key}: no binding of it is readable",)
+            via, key = f"{key}, bound to ", self.bound[key]
+        else:
+            via = ""
         use = self.value(key, caller)
         if use is not None:
             text, said = self._expanded(use.entry.value, caller)
-            evidence = f"base URL from {where(use)}" + "".join(f"; {s}" for s in said)
+            evidence = f"base URL from {via}{where(use)}" + "".join(f"; {s}" for s in said)
         elif default:
             text = inline_defaults(default)
             evidence = f"base URL: {key} is set in no configuration the caller may read; its default {text}"
@@ -117,7 +125,9 @@ async def configured(reader: Reader, access: Access, routes: Iterable[OutboundRo
 
     One lookup, and a second only when a value found holds a placeholder of a key not yet read.
     """
-    keys = {canonical_key(k) for r in routes if is_configured(r.service) for k, _ in placeholders(r.service or "")}
+    written = {k for r in routes if is_configured(r.service) for k, _ in placeholders(r.service or "")}
+    bound = await _bound(reader, access, {k for k in written if FIELD_NAME.fullmatch(k)})
+    keys = {canonical_key(bound.get(k, k)) for k in written}
     found = await _settings(reader, access, {*keys, canonical_key(APP_NAME)})
     nested = {
         canonical_key(k)
@@ -131,7 +141,21 @@ async def configured(reader: Reader, access: Access, routes: Iterable[OutboundRo
     for hit, entry in found:
         if entry.use is Use.SET:
             settings.setdefault(canonical_key(entry.key), []).append(KeyUse(hit, entry))
-    return Configured(settings=settings, names=application_names(found))
+    return Configured(settings=settings, names=application_names(found), bound=bound)
+
+
+async def _bound(reader: Reader, access: Access, fields: set[str]) -> dict[str, str]:
+    """`Type.field` -> the key that `@ConfigurationProperties` field binds, for the types the caller may read."""
+    if not fields:
+        return {}
+    types = sorted({f.rsplit(".", 1)[0] for f in fields})
+    hits = await reader.lookup(access, Filters(), any_of("name", types), limit=MAX_SETTINGS)
+    out: dict[str, str] = {}
+    for hit, entry in entries(hits):
+        name = f"{hit.chunk.name}.{entry.value}"
+        if entry.use is Use.BIND and entry.value and name in fields:
+            out.setdefault(name, entry.key)
+    return out
 
 
 async def _settings(reader: Reader, access: Access, keys: set[str]) -> list[tuple[Hit, ConfigEntry]]:

@@ -312,3 +312,55 @@ async def test_the_setting_of_the_callers_own_application_counts_first_then_the_
         resolved, evidence = configured.resolve(route, callers[0])
         assert (resolved.service, resolved.path) == (value.removeprefix("http://"), "/pets/visits"), module
         assert evidence == (f"base URL from visits.base-url = {value} ({where})",), module
+
+
+PROPERTIES_CALLER: Final = {
+    RES + "application.properties": "clients.visits-url=http://visits-service/visits-api\n",
+    SRC + "demo/props/ClientProperties.java": """\
+package demo.props;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+@ConfigurationProperties(prefix = "clients")
+public class ClientProperties {
+    private String visitsUrl;
+
+    public String getVisitsUrl() {
+        return visitsUrl;
+    }
+}
+""",
+    SRC + "demo/props/PropsCaller.java": """\
+package demo.props;
+
+import org.springframework.web.client.RestTemplate;
+
+public class PropsCaller {
+    private final ClientProperties props;
+    private final RestTemplate rest;
+
+    public PropsCaller(ClientProperties props, RestTemplate rest) {
+        this.props = props;
+        this.rest = rest;
+    }
+
+    public String visits() {
+        return rest.getForObject(props.getVisitsUrl() + "/pets/visits", String.class);
+    }
+}
+""",
+}
+
+
+async def test_a_configuration_properties_field_holding_the_url_links_through_its_bound_key(env: SyncEnv) -> None:
+    await index(env, {"acme/visits": VISITS, "acme/props": PROPERTIES_CALLER})
+    caller = (await env.deps.search.symbol(LOCAL, "PropsCaller.visits"))[0]
+    assert [r.describe() for r in routes_of(caller)] == [
+        "GET /pets/visits -> ${ClientProperties.visitsUrl} (rest_template)"
+    ]
+    found = await EndpointLinks(env.deps.search).targets(LOCAL, "PropsCaller.visits")
+    assert [(short(t.hit.qualified_name), t.service_match) for t in found.targets] == [("VisitResource.visits", True)]
+    assert found.targets[0].evidence[0] == (
+        "base URL from ClientProperties.visitsUrl, bound to clients.visits-url = http://visits-service/visits-api"
+        f" (acme/props:{RES}application.properties:1, profile default)"
+    )
