@@ -86,6 +86,11 @@ def decode(stored: str) -> OutboundRoute:
     )
 
 
+def declares_client(stored: Iterable[str]) -> bool:
+    """Whether a chunk's outbound routes are a Feign or `@HttpExchange` method's own: a client, not a handler."""
+    return any(decode(text).client in DECLARED_CLIENTS for text in stored)
+
+
 def resolved_paths(stored: Iterable[str]) -> tuple[str, ...]:
     """The path templates of a chunk's resolved outbound routes (`Chunk.outbound`), once each."""
     return tuple(dict.fromkeys(route.path for text in stored if (route := decode(text)).resolved))

@@ -20,6 +20,7 @@ from app.search.scoping import Filters
 from app.store.filters import any_of, either
 from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.model import SymbolType
+from pipeline.outbound import declares_client
 from pipeline.spring import JAXRS_VERBS, learned_mappings, mapping_route, split_url
 
 _VERB_FIRST = re.compile(r"^\s*([A-Za-z]+)\s+(\S.*)$")
@@ -90,8 +91,9 @@ async def endpoint(
         matching = [p for p in hit.chunk.http_path if any(route_matches(p, each) for each in served)]
         if matching:
             scored.append((min(specificity(p) for p in matching), hit))
-    # The handler Spring dispatches to (the most specific pattern) comes first; stable otherwise.
-    scored.sort(key=lambda pair: pair[0])
+    # The handler Spring dispatches to (the most specific pattern) comes first, a declared client (Feign,
+    # `@HttpExchange`: it calls the route, serves none) after the handlers; stable otherwise.
+    scored.sort(key=lambda pair: (declares_client(pair[1].chunk.outbound), pair[0]))
     return dispatched(scored)
 
 

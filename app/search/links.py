@@ -25,7 +25,7 @@ from app.search.scoping import Filters
 from app.search.service import SearchService
 from app.store.filters import any_of
 from app.store.routes import candidate_query_keys, query_keys, route_matches, tail_matches
-from pipeline.outbound import DECLARED_CLIENTS, OutboundRoute, decode, literal_tail
+from pipeline.outbound import DECLARED_CLIENTS, OutboundRoute, declares_client, decode, is_configured, literal_tail
 from pipeline.spring import ANY_METHOD
 
 MAX_CLIENTS = 50
@@ -97,7 +97,7 @@ def candidates(hits: Iterable[Hit], path: str, http_method: str | None) -> list[
 
 def is_declared_client(hit: Hit) -> bool:
     """A Feign or `@HttpExchange` interface method: its routes are calls it declares, not routes it serves."""
-    return any(decode(text).client in DECLARED_CLIENTS for text in hit.chunk.outbound)
+    return declares_client(hit.chunk.outbound)
 
 
 class EndpointLinks:
@@ -112,14 +112,19 @@ class EndpointLinks:
         """The client call sites of an endpoint across the repositories the caller may read (`repo` narrows them).
 
         Each declared client method is followed by the methods that call it; then the candidates: calls whose
-        URI the code does not fix but whose literal tail the path ends with (`candidates`).
+        URI the code does not fix but whose literal tail the path ends with (`candidates`). A call is matched
+        on its stored path; one whose base URL is a property is shown resolved (`services.Configured.resolve`).
         """
         keys = [*query_keys(path), *candidate_query_keys(path)]
         found = await self.search.lookup(access, Filters(repo=repo), any_of("outbound_keys", keys))
+        stored = [r for hit in found for r in map(decode, hit.chunk.outbound)]
+        known = await self.search.configured(access, stored) if any(is_configured(r.service) for r in stored) else None
         sites: list[CallSite] = []
         clients = 0
         for hit in found:
-            routes = tuple(r for r in map(decode, hit.chunk.outbound) if calls_endpoint(r, path, http_method))
+            matched = [r for r in map(decode, hit.chunk.outbound) if calls_endpoint(r, path, http_method)]
+            # Shown with the service (and base path) its configuration gives, as `targets` reads it.
+            routes = tuple(known.resolve(r, hit)[0] if known is not None else r for r in matched)
             if not routes:
                 continue
             sites.append(CallSite(hit=hit, routes=routes))
