@@ -23,7 +23,7 @@ from mcp_server import render
 from mcp_server.render import Entry, echo
 from mcp_server.status_tools import MISS_LEVEL
 from mcp_server.tool_pages import tool_result
-from mcp_server.tool_params import FIRST_PAGE, Page, Repo, ScopeArg, Where
+from mcp_server.tool_params import FIRST_PAGE, Language, Page, Repo, ScopeArg, Where
 
 WINDOW: Final = 200
 """Matching lines asked of the search for one page: more than any output budget shows."""
@@ -47,7 +47,6 @@ PathGlob = Annotated[
         "a glob without '/' matches file names at any depth ('*Repository.java')."
     ),
 ]
-Language = Annotated[str | None, Field(description="Only code in this language, e.g. 'java'.")]
 ContextLines = Annotated[
     int, Field(ge=0, le=MAX_CONTEXT, description="Lines shown before and after each match, within its symbol.")
 ]
@@ -81,7 +80,7 @@ class GrepTools:
         Example: exact_search(pattern="findById(", path="*Service.java")
         Example: exact_search(pattern="@Value\("\$\{mail\.", regex=true, repo="acme/shop")
         """
-        search, access = await self._search(Where(repo=repo, scope=scope))
+        search, access = await self._search(Where(repo=repo, scope=scope, language=language))
         query = GrepQuery(
             pattern=PatternSpec(pattern, regex=regex, case_sensitive=case_sensitive),
             repo=repo,

@@ -90,9 +90,10 @@ from mcp_server.tool_params import (
     SetPage,
     TypeName,
     Where,
+    bad_language,
     flat,
 )
-from pipeline.model import LANGUAGES, SYMBOL_TYPES
+from pipeline.model import SYMBOL_TYPES
 
 MISS = logging.INFO
 """The log level of a tool's refusal or miss (unknown name, bad argument): the caller's business, not an error."""
@@ -184,6 +185,8 @@ class KnowledgeTools:
     async def _search(self, where: Where) -> tuple[SearchService, Access]:
         """The search module within `where.scope` and the caller's access, once `where.repo` (if any) is readable."""
         repo, scope = where.repo, where.scope
+        if (bad := bad_language(where.language)) is not None:
+            raise miss(bad)
         deps = self.get_deps()
         access = self._access()
         search = deps.search.within(SearchScope(scope))
@@ -232,7 +235,6 @@ class KnowledgeTools:
         symbol_type: Annotated[str | None, Field(description="method, constructor, method_part, class, ...")] = None,
         stereotype: Annotated[str | None, Field(description="service, repository, rest_controller, ...")] = None,
         annotation: Annotated[str | None, Field(description="Annotation simple name, e.g. Transactional.")] = None,
-        language: Annotated[str | None, Field(description="Only code of this language: java or kotlin.")] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="How many ranked results, offset included.")] = 10,
         page: Page = FIRST_PAGE,
     ) -> ToolResult:
@@ -242,8 +244,6 @@ class KnowledgeTools:
         """
         if symbol_type and symbol_type not in SYMBOL_TYPES:
             raise miss(f"Bad symbol_type {symbol_type!r}; use one of {', '.join(sorted(SYMBOL_TYPES))}.")
-        if language and language not in LANGUAGES:
-            raise miss(f"Bad language {language!r}; use one of {', '.join(LANGUAGES)}.")
         search, access = await self._search(where)
         filters = Filters(
             repo=where.repo,
@@ -251,7 +251,7 @@ class KnowledgeTools:
             symbol_type=symbol_type,
             stereotype=stereotype,
             annotation=annotation,
-            language=language,
+            language=where.language,
         )
         try:
             hits = await search.search(access, query, filters, limit)
@@ -274,9 +274,11 @@ class KnowledgeTools:
         Example: get_symbol(name="OwnerService.find") or get_symbol(name="com.acme.shop.core.service.OwnerService")
         """
         search, access = await self._search(where)
-        hits = await search.symbol(access, name, where.repo, path_prefix=where.path_prefix)
+        hits = await search.symbol(access, name, where.repo, path_prefix=where.path_prefix, language=where.language)
         if not hits:
-            near = await near_symbols(search, access, name, Filters(repo=where.repo, path_prefix=where.path_prefix))
+            near = await near_symbols(
+                search, access, name, Filters(repo=where.repo, path_prefix=where.path_prefix, language=where.language)
+            )
             offer = f" Near names: {', '.join(near)}." if near else " No indexed name is near it."
             raise miss(f"No symbol named {echo(name)!r}.{offer} Try semantic_search with the name in words.")
         hits = await self._users(access, hits)
@@ -323,7 +325,7 @@ class KnowledgeTools:
         search, access = await self._search(where)
         shows = shows_within(page.max_chars)
         found = await search.annotation_window(
-            access, annotation, where.repo, page.offset, shows, path_prefix=where.path_prefix
+            access, annotation, where.repo, page.offset, shows, path_prefix=where.path_prefix, language=where.language
         )
         return await self._set_page(access, search, found, f"Carrying {echo(annotation)}", page, 8)
 
@@ -339,10 +341,14 @@ class KnowledgeTools:
         search, access = await self._search(where)
         declared = await search.declaring_types(access, name, where.repo)
         if len(declared) > 1:  # a bare name several types declare: per type, never one silent union (issue 28)
-            groups = await search.callers_by_type(access, name, declared, where.repo, path_prefix=where.path_prefix)
+            groups = await search.callers_by_type(
+                access, name, declared, where.repo, path_prefix=where.path_prefix, language=where.language
+            )
             return tool_result(*callers_by_type_page(name, declared, groups, page.offset, page.code, page.max_chars))
         shows = shows_within(page.max_chars)
-        found = await search.callers_window(access, name, where.repo, page.offset, shows, path_prefix=where.path_prefix)
+        found = await search.callers_window(
+            access, name, where.repo, page.offset, shows, path_prefix=where.path_prefix, language=where.language
+        )
         exact, _ = await search.call_keys(access, name, where.repo)
         return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12, exact)
 
@@ -352,7 +358,7 @@ class KnowledgeTools:
         Example: get_callees(name="OwnerController.findOwner")
         """
         search, access = await self._search(where)
-        pairs = await search.callees(access, name, where.repo, path_prefix=where.path_prefix)
+        pairs = await search.callees(access, name, where.repo, path_prefix=where.path_prefix, language=where.language)
         if not pairs:
             raise miss(f"No method named {echo(name)!r}, or it calls nothing.")
         lines = [
@@ -391,7 +397,9 @@ class KnowledgeTools:
             raise miss("Give the route's path, or a client call site as caller.")
         search, access = await self._search(where)
         route = asked_route(path, http_method)
-        hits = await search.endpoint(access, route.path, route.method, where.repo, path_prefix=where.path_prefix)
+        hits = await search.endpoint(
+            access, route.path, route.method, where.repo, path_prefix=where.path_prefix, language=where.language
+        )
         header = f"Handlers of {route_header(route, path)}:"
         return await self._hits_page(access, hits, header, page, excerpt_lines=None)
 
@@ -432,7 +440,9 @@ class KnowledgeTools:
         Example: find_injections(type="OwnerRepository")
         """
         search, access = await self._search(where)
-        injectors = await search.injectors(access, type, where.repo, path_prefix=where.path_prefix)
+        injectors = await search.injectors(
+            access, type, where.repo, path_prefix=where.path_prefix, language=where.language
+        )
         depends_on = await search.dependencies(access, type, where.repo)
         header = f"{echo(type)} depends on: {', '.join(depends_on) or 'nothing injected'}\nInjected into:"
         return await self._hits_page(access, injectors, header, page, excerpt_lines=6, depends_on=depends_on)
@@ -445,7 +455,9 @@ class KnowledgeTools:
         Example: find_implementations(type="PricingPolicy")
         """
         search, access = await self._search(where)
-        hits = await search.implementations(access, type, where.repo, path_prefix=where.path_prefix)
+        hits = await search.implementations(
+            access, type, where.repo, path_prefix=where.path_prefix, language=where.language
+        )
         return await self._hits_page(access, hits, f"Implementations of {echo(type)}:", page, excerpt_lines=10)
 
     async def get_file_outline(

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from app.search.scoping import SCOPE_HELP, SearchScope
 from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST
+from pipeline.model import LANGUAGES
 
 Budget = Annotated[int, Field(ge=500, le=100_000, description="Output budget in characters; whole results are cut.")]
 
@@ -38,6 +39,18 @@ PathPrefix = Annotated[
     str | None,
     Field(description="Only results under this folder or file of the repository, e.g. a Maven module: 'mall-admin'."),
 ]
+
+Language = Annotated[
+    str | None, Field(description=f"Only code in this language: {' or '.join(LANGUAGES)} (chunks carry theirs).")
+]
+"""A language to narrow an answer's code to (`pipeline.model.LANGUAGES`; checked where a search starts)."""
+
+
+def bad_language(language: str | None) -> str | None:
+    """What to tell a caller about a `language` the index does not know, None when it is known or not given."""
+    if language and language not in LANGUAGES:
+        return f"Bad language {language!r}; use one of {', '.join(LANGUAGES)}."
+    return None
 
 
 Offset = Annotated[int, Field(ge=0, description="Skip this many results: the next_offset of a previous answer.")]
@@ -69,11 +82,16 @@ CALLER = (
 
 @dataclass(frozen=True)
 class Where:
-    """Where a search tool looks: a repository or group, the scope, a folder."""
+    """Where a search tool looks: a repository or group, the scope, a folder, a language.
+
+    `path_prefix` and `language` narrow the answer's code, never the symbol asked about: the callers of a
+    Java method with `language="kotlin"` are its Kotlin callers.
+    """
 
     repo: Repo = None
     scope: ScopeArg = SearchScope.CODE
     path_prefix: PathPrefix = None
+    language: Language = None
 
 
 @dataclass(frozen=True)

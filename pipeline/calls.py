@@ -18,8 +18,39 @@ from pipeline.types import Imports
 
 _MAX_RAW = 80
 _IDENTIFIER = Receiver.IDENTIFIER
+_PROPERTY = Receiver.PROPERTY
 
 CallList = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+@value
+class Unqualified:
+    """How a Kotlin file's unqualified call resolves when the enclosing type does not declare it.
+
+    A function the file declares at top level is its facade class's (`facade`, qualified `facade_fq`);
+    one imported by name is the import's (`import com.x.Names.shown`: `Names.shown`, an object's or a
+    facade's member); any other stays the enclosing type's (an inherited member, as Java's), plus the
+    candidate `<package>.fn` for each package a top-level function of another file may come from (the
+    file's own, its star imports). The query side matches a top-level function's `<package>.fn` to it
+    (`app.search.lookups.call_keys`): which file of the package declares it is not knowable here.
+    """
+
+    members: frozenset[str]  # functions the enclosing type declares (empty for the facade: `top_level` are)
+    top_level: frozenset[str]
+    facade: str
+    facade_fq: str
+    packages: tuple[str, ...]
+
+    def of(self, name: str, scope: CallScope) -> tuple[str, tuple[str, ...]]:
+        """`(receiver, fully qualified names)` an unqualified call of `name` is recorded under."""
+        if name in self.top_level:
+            return self.facade, (f"{self.facade_fq}.{name}",)
+        imported = scope.imports.explicit.get(name)
+        if imported is not None:
+            owner = imported.rsplit(".", 2)
+            return (owner[1] if len(owner) == 3 and owner[1][:1].isupper() else scope.type_name), (imported,)
+        own = scope.imports.resolve(scope.type_name) if scope.type_name != self.facade else None
+        return scope.type_name, (*((f"{own}.{name}",) if own else ()), *(f"{p}.{name}" for p in self.packages))
 
 
 @value
@@ -31,6 +62,7 @@ class CallScope:
     fields: Mapping[str, str]
     imports: Imports
     known_fq: Mapping[str, str] = field(default_factory=dict)  # e.g. Lombok's generated `log` type
+    unqualified: Unqualified | None = None  # Kotlin's top-level functions
 
 
 class FileCalls:
@@ -58,8 +90,21 @@ class FileCalls:
         calls: dict[str, None] = {}
         fq: dict[str, None] = {}
         resolve = self._resolve
+        top = scope.unqualified
         for call in self._calls[lo:hi]:
             name, kind = call.name, call.receiver
+            if kind == _PROPERTY:  # `owner.name` as `Owner.getName`, only where the file types `owner`
+                known = type_of(call.text) or fields.get(call.text)
+                if known:
+                    calls[f"{known}.{name}"] = None
+                    if target := known_fq.get(known) or resolve(known, imports):
+                        fq[f"{target}.{name}"] = None
+                continue
+            if kind == Receiver.NONE and top is not None and name not in top.members:
+                receiver, targets = top.of(name, scope)
+                calls[f"{receiver}.{name}"] = None
+                fq.update(dict.fromkeys(targets))
+                continue
             if kind == _IDENTIFIER:  # `repo.save(x)`, two receivers in three: `_variable`, inlined
                 receiver = call.text
                 known = type_of(receiver) or fields.get(receiver)

@@ -173,6 +173,7 @@ class Receiver:
     FIELD = 7  # `this.x`, or a field access left inside parentheses
     TYPED = 8  # `new T()`, `(T) x`, a literal or a type: `root_text` is its simple type
     OTHER = 9
+    PROPERTY = 10  # a Kotlin property read or written on an identifier: a call only where its type is known
 
 
 class Call(NamedTuple):

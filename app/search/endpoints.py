@@ -66,6 +66,7 @@ async def endpoint(
     repo: str | None = None,
     *,
     path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`.
 
@@ -78,7 +79,7 @@ async def endpoint(
     keys = list(dict.fromkeys(k for each in (path, *under.values()) for k in query_keys(each)))
     found = await reader.lookup(
         access,
-        Filters(repo=repo, path_prefix=path_prefix),
+        Filters(repo=repo, path_prefix=path_prefix, language=language),
         either(any_of("http_keys", keys), any_of("mapping_keys", keys)),
     )
     verbs = [http_method.upper()] if http_method else []

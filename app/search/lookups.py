@@ -12,6 +12,7 @@ from app.auth.access import Access
 from app.search.endpoints import annotation_types
 from app.search.hierarchy import in_order, simple_name
 from app.search.hits import Hit, in_file_order
+from app.search.jvm_names import KOTLIN, is_package, jvm_call_keys, jvm_calls, top_level_targets
 from app.search.reader import Reader
 from app.search.scoping import Filters
 from app.store.filters import Condition, Filter, all_of, any_of, either, eq
@@ -25,18 +26,24 @@ async def outline(reader: Reader, access: Access, repo: str, file_path: str) -> 
 
 
 async def symbol(
-    reader: Reader, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads.
 
     Every lookup takes `repo` and `path_prefix` (a folder, e.g. a Maven module, or a file) as
-    `Filters` does; both go into the store query.
+    `Filters` does, and `language`; all go into the store query.
     """
     base, params = _split_params(name)
     simple = base.rsplit(".", 1)[-1]
     qualified = base if "." in base and base[:1].islower() else None
     condition = eq("qualified_name", qualified) if qualified else eq("name", simple)
-    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), condition)
+    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix, language=language), condition)
     if "." in base and not qualified:
         hits = [h for h in hits if h.qualified_name.endswith("." + base)]
     if params is not None:
@@ -45,18 +52,25 @@ async def symbol(
 
 
 async def callers(
-    reader: Reader, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`).
 
     Through the type hierarchy: a call recorded under a subtype that inherits the method, or
     under a supertype whose declaration it overrides (`Iface.m` for `Impl.m`), counts too.
-    `path_prefix` narrows the callers, not the method: its declaring types are looked up in all of `repo`.
+    `path_prefix` and `language` narrow the callers, not the method: its declaring types are looked up in
+    all of `repo` (a Kotlin caller of a Java method).
     """
     condition = await callers_condition(reader, access, name, repo)
     if condition is None:
         return []
-    return await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), condition)
+    return await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix, language=language), condition)
 
 
 async def declaring_types(reader: Reader, access: Access, name: str, repo: str | None = None) -> list[str]:
@@ -82,6 +96,7 @@ async def callers_by_type(
     repo: str | None = None,
     *,
     path_prefix: str | None = None,
+    language: str | None = None,
     limit: int = MAX_TYPE_CALLERS,
 ) -> list[tuple[str, list[tuple[Hit, bool]]]]:
     """For each declaring type, the callers of its method of that name, each with whether its receiver resolved.
@@ -95,14 +110,11 @@ async def callers_by_type(
         return []
     method = _split_params(name)[0].rpartition(".")[2]
     answer: list[tuple[str, list[tuple[Hit, bool]]]] = []
+    narrowed = Filters(repo=repo, path_prefix=path_prefix, language=language)
     for owner in owners:
         keys_fq, keys = await call_keys(reader, access, f"{owner}.{method}", repo)
         conditions = [any_of(field, found) for field, found in (("calls_fq", keys_fq), ("calls", keys)) if found]
-        hits = (
-            await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix), either(*conditions), limit=limit)
-            if conditions
-            else []
-        )
+        hits = await reader.lookup(access, narrowed, either(*conditions), limit=limit) if conditions else []
         exact = set(keys_fq)
         answer.append((owner, [(h, not exact.isdisjoint(h.chunk.calls_fq)) for h in hits]))
     return answer
@@ -120,24 +132,35 @@ async def callers_condition(reader: Reader, access: Access, name: str, repo: str
 
 
 async def callees(
-    reader: Reader, access: Access, name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[tuple[str, list[Hit]]]:
     """What the named method calls: each call as written, with the indexed symbols it resolves to.
 
-    `path_prefix` picks which method is meant; the called symbols are looked up in all of `repo`.
+    `path_prefix` and `language` pick which method is meant; the called symbols are looked up in all of `repo`.
 
     Every call is resolved from a few lookups in all (by qualified name where the caller's imports
     made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
     A call on a type that inherits the method resolves to the nearest supertype declaring it
-    (`child.isActive()` → `Base.isActive`), walked a level per lookup (app.search.hierarchy).
+    (`child.isActive()` → `Base.isActive`), walked a level per lookup (app.search.hierarchy). A Kotlin call
+    that no type declares resolves to the top-level function its `<package>.fn` candidates name.
     """
     # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
     calls: list[tuple[str, str | None, list[str]]] = []
-    for hit in await symbol(reader, access, name, repo, path_prefix=path_prefix):
+    packaged: dict[str, set[str]] = {}  # a call's `<package>.fn` candidates (`pipeline.calls.Unqualified`)
+    for hit in await symbol(reader, access, name, repo, path_prefix=path_prefix, language=language):
         fq = set(hit.chunk.calls_fq)
         for call in hit.chunk.calls:
             method = _method_of(call)
             calls.append((call, method, sorted(f for f in fq if f.endswith("." + call)) if method is not None else []))
+            if method is not None and hit.chunk.language == KOTLIN:
+                found = {f for f in fq if f.endswith("." + method) and is_package(f.rpartition(".")[0])}
+                packaged.setdefault(call, set()).update(found)
     exact_names = sorted({f for _, _, exact in calls for f in exact})
     methods = sorted({method for _, method, exact in calls if method is not None and not exact})
     scope = Filters(repo=repo)
@@ -155,7 +178,9 @@ async def callees(
     inherited = await inherited_targets(
         reader, access, repo, [(call, method, exact) for call, method, exact in calls if method and not resolved[call]]
     )
-    return [(call, resolved[call] or inherited.get(call, [])) for call, _, _ in calls]
+    unresolved = {c: p for c, p in packaged.items() if p and not resolved[c] and not inherited.get(c)}
+    top = await top_level_targets(reader, access, repo, unresolved)  # a member, inherited too, goes first
+    return [(call, resolved[call] or inherited.get(call) or top.get(call, [])) for call, _, _ in calls]
 
 
 async def inherited_targets(
@@ -202,7 +227,11 @@ async def inherited_targets(
 
 
 async def call_keys(reader: Reader, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
-    """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included)."""
+    """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included).
+
+    Under its JVM names too (`jvm_calls`): a Kotlin property `Owner.name` is called as `getName`/`setName`,
+    and a Kotlin top-level function by another file of its package as `<package>.fn`.
+    """
     base, _ = _split_params(name)
     owner, _, method = base.rpartition(".")
     hierarchy = reader.hierarchy(access, repo)
@@ -213,21 +242,41 @@ async def call_keys(reader: Reader, access: Access, name: str, repo: str | None)
         owners = {
             c.qualified_name for c in named if c.qualified_name == owner or c.qualified_name.endswith("." + owner)
         } or await hierarchy.named_supertypes(owner)  # else a library type that indexed types extend
+        if not owners:  # `SchedulesKt.shownName`: a Kotlin file's facade class has no type chunk
+            owners = {h.chunk.enclosing_type or "" for h in await _top_level(reader, access, base, repo)} - {""}
     else:  # `isActive`: the types that declare it
         targets = await symbol(reader, access, base, repo)
         owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
     if not owners:
-        return [], [base] if owner else []  # a type the index does not know: the call as written
+        methods = jvm_calls(method, [])[0]
+        return [], sorted(f"{owner}.{m}" for m in methods) if owner else []  # a type the index does not know
+    methods, packaged = await jvm_call_keys(reader, access, owners, method, repo)
     related = await hierarchy.dispatch_owners(owners, method)
-    keys_fq = sorted(f"{fq}.{method}" for fq in related)
+    keys_fq = sorted({f"{fq}.{m}" for fq in related for m in methods} | packaged)
     keys = sorted(
-        {f"{simple_name(fq)}.{method}" for fq in related} | ({base} if owner and not owner[:1].islower() else set())
+        {f"{simple_name(fq)}.{m}" for fq in related for m in methods}
+        | ({base} if owner and not owner[:1].islower() else set())
     )
     return keys_fq, keys
 
 
+async def _top_level(reader: Reader, access: Access, base: str, repo: str | None) -> list[Hit]:
+    """Kotlin functions and properties named `Facade.fn` (their facade class is no indexed type)."""
+    return [
+        h
+        for h in await symbol(reader, access, base, repo)
+        if h.chunk.language == KOTLIN and h.symbol_type not in TYPE_SYMBOLS
+    ]
+
+
 async def injectors(
-    reader: Reader, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    type_name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """Types (and their constructors, setters, @Bean methods) that receive the named type by injection.
 
@@ -235,7 +284,7 @@ async def injectors(
     constructor's `injects_if_bean`, recorded because the file alone could not tell.
     """
     condition = _type_condition("injects", type_name)
-    scope = Filters(repo=repo, path_prefix=path_prefix)
+    scope = Filters(repo=repo, path_prefix=path_prefix, language=language)
     learned = await bean_stereotypes(reader, access)
     if not learned:
         return await reader.lookup(access, scope, condition)
@@ -280,7 +329,13 @@ INDIRECT_ROOTS = 100
 
 
 async def implementations(
-    reader: Reader, access: Access, type_name: str, repo: str | None = None, *, path_prefix: str | None = None
+    reader: Reader,
+    access: Access,
+    type_name: str,
+    repo: str | None = None,
+    *,
+    path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """Types that implement or extend the named type: directly first, then through another indexed type.
 
@@ -290,7 +345,7 @@ async def implementations(
     read most of the index for a list no one reads through.
     """
     should = [_type_condition(key, type_name) for key in ("implements", "extends")]
-    scope = Filters(repo=repo, path_prefix=path_prefix)
+    scope = Filters(repo=repo, path_prefix=path_prefix, language=language)
     direct = [h for h in await reader.lookup(access, scope, either(*should)) if h.symbol_type in TYPE_SYMBOLS]
     if not direct or len(direct) > INDIRECT_ROOTS:
         return direct

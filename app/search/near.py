@@ -70,7 +70,8 @@ async def missing_names(
     for name in names:
         if any(names_symbol(name, h.chunk) for h in hits):
             continue
-        if not await search.symbol(access, name, filters.repo, path_prefix=filters.path_prefix):
+        narrow = {"path_prefix": filters.path_prefix, "language": filters.language}
+        if not await search.symbol(access, name, filters.repo, **narrow):
             missing.append({"name": name, "near": near_names(name, hits)})
     return missing
 

@@ -137,12 +137,13 @@ async def relation_answers(reader: Reader, access: Access, terms: QueryTerms, fi
 
 
 async def _related(reader: Reader, access: Access, relation: Relation, subject: str, filters: Filters) -> list[Hit]:
+    narrow = {"path_prefix": filters.path_prefix, "language": filters.language}
     if relation is Relation.CALLERS:
-        return await lookups.callers(reader, access, subject, filters.repo, path_prefix=filters.path_prefix)
+        return await lookups.callers(reader, access, subject, filters.repo, **narrow)
     if relation is Relation.INJECTORS:
-        return await lookups.injectors(reader, access, subject, filters.repo, path_prefix=filters.path_prefix)
+        return await lookups.injectors(reader, access, subject, filters.repo, **narrow)
     if relation is Relation.IMPLEMENTATIONS:
-        return await lookups.implementations(reader, access, subject, filters.repo, path_prefix=filters.path_prefix)
+        return await lookups.implementations(reader, access, subject, filters.repo, **narrow)
     if relation is Relation.CALLEES:
         return [
             target for _, targets in await lookups.callees(reader, access, subject, filters.repo) for target in targets

@@ -35,9 +35,11 @@ async def by_annotation(
     limit: int = 200,
     *,
     path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Hit]:
     """Chunks carrying an annotation (by simple name): the first `limit` found, in file order."""
-    return hits_of(reader, await annotated(reader, access, annotation, repo, limit, path_prefix=path_prefix))
+    found = await annotated(reader, access, annotation, repo, limit, path_prefix=path_prefix, language=language)
+    return hits_of(reader, found)
 
 
 async def annotated(
@@ -48,6 +50,7 @@ async def annotated(
     limit: int = 200,
     *,
     path_prefix: str | None = None,
+    language: str | None = None,
 ) -> list[Member]:
     """`by_annotation`'s members, sorted by their order fields only; `hits_of` makes the shown ones hits.
 
@@ -55,7 +58,7 @@ async def annotated(
     of an answer shows a few dozen of them. Edge reads a point's whole payload whichever fields are
     asked for (docs/performance.md), so the payloads come in one read; only the shown ones are parsed.
     """
-    filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
+    filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation, language=language)
     return await scanned(reader, await reader.where(access, filters) or everything(), limit)
 
 
@@ -80,10 +83,11 @@ async def annotation_window(
     shows: Callable[[Sequence[Member]], int],
     *,
     path_prefix: str | None = None,
+    language: str | None = None,
     scan: int = SET_SCAN,
 ) -> SetWindow:
     """The members of `by_annotation` from `offset` on that a page can show (`shows`: how many of some it does)."""
-    filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation)
+    filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation, language=language)
     return await window(reader, access, filters, None, offset, shows, scan=scan)
 
 
@@ -96,12 +100,14 @@ async def callers_window(
     shows: Callable[[Sequence[Member]], int],
     *,
     path_prefix: str | None = None,
+    language: str | None = None,
 ) -> SetWindow:
     """The members of `callers` from `offset` on that a page can show (`callers` for how they are found)."""
     condition = await callers_condition(reader, access, name, repo)
     if condition is None:
         return SetWindow(0, [], scanned=False)
-    return await window(reader, access, Filters(repo=repo, path_prefix=path_prefix), condition, offset, shows)
+    filters = Filters(repo=repo, path_prefix=path_prefix, language=language)
+    return await window(reader, access, filters, condition, offset, shows)
 
 
 async def window(

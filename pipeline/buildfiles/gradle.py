@@ -7,8 +7,12 @@ Gradle builds are programs; this reads the common declaration forms, not the lan
 - platforms: `implementation platform('g:a:v')`, `enforcedPlatform(...)` (recorded as BOMs);
 - catalog accessors: `implementation(libs.spring.web)`, `libs.bundles.x` (each member), from the
   nearest `gradle/libs.versions.toml` above the build file (`version.ref`, rich `strictly`/`require`/`prefer`);
-- versions from variables: `$springVersion`, `${springVersion}`, `${libs.versions.x.get()}`, defined by
-  `ext`/`extra`/`def`/`val`/`set(...)` in the build files of the folders above, or in `gradle.properties`.
+- versions from variables: `$springVersion`, `${springVersion}`, `${libs.versions.x.get()}`,
+  `${property("x")}`, `${extra["x"]}`, defined by `ext`/`extra`/`def`/`val`/`set(...)` in the build files of
+  the folders above, or in `gradle.properties`;
+- the Kotlin DSL's own forms: `"implementation"("g:a:v")`, `add("implementation", "g:a:v")`, `kotlin("reflect")`
+  (`org.jetbrains.kotlin:kotlin-reflect`); an `org.jetbrains.kotlin` module without a version gets the
+  Kotlin plugin's (`kotlin("jvm") version "2.1.0"` in the script or one above it), as the plugin gives it.
 
 Not resolved, and said so: a declaration without a version (a platform or Spring's dependency-management
 plugin picks it), dynamic versions (`1.+`, `latest.release`, ranges), variables defined elsewhere.
@@ -18,6 +22,7 @@ expansion is bounded per value and per script (`model.Work`, issue 24); the cata
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 import tomllib
@@ -45,10 +50,24 @@ CONFIGURATION = rf"(?P<conf>\b(?:{KNOWN})\b)"
 # Blanks, an optional `(`, blanks: written so that a run of blanks has one way to match. `\s*\(?\s*` had
 # N of them: a line of 20,000 blanks after `implementation` took 33 s (issue 24, bench/build_bomb.py).
 OPEN = r"\s*(?:\(\s*)?"
-STRING = re.compile(
-    CONFIGURATION
-    + OPEN
-    + r"(?:(?P<platform>platform|enforcedPlatform)\s*\(\s*)?(?P<q>[\"'])(?P<notation>[^\"'\n]+)(?P=q)"
+# A notation's `${...}` may quote a name (`${property("v")}`); `$` starts one way only, so no run backtracks.
+NOTATION = r"(?P<notation>(?:\$\{[^}\"'\n]*(?:\"[\w.\-]*\"[^}\"'\n]*)?\}|\$(?!\{)|[^\"'\n$])+)"
+PLATFORM = r"(?:(?P<platform>platform|enforcedPlatform)\s*\(\s*)?"
+STRING = re.compile(CONFIGURATION + r"[\"']?" + OPEN + PLATFORM + r"(?P<q>[\"'])" + NOTATION + r"(?P=q)")
+ADD = re.compile(
+    r"\badd\(\s*[\"']" + CONFIGURATION + r"[\"']\s*,\s*" + PLATFORM + r"(?P<q>[\"'])" + NOTATION + r"(?P=q)"
+)
+KOTLIN_MODULE = re.compile(
+    CONFIGURATION + OPEN + r"kotlin\(\s*\"(?P<module>[\w.\-]+)\"(?:\s*,\s*\"(?P<version>[^\"\n]*)\")?\s*\)"
+)
+KOTLIN_PLUGIN = re.compile(
+    r"(?:\bkotlin\(\s*\"[\w.\-]+\"\s*\)|\bid\(\s*\"org\.jetbrains\.kotlin\.[\w.\-]+\"\s*\))"
+    r"\s*version\s*(?:\"(?P<version>[^\"\n]+)\"|(?P<name>[A-Za-z_]\w*))"
+)
+KOTLIN_GROUP = "org.jetbrains.kotlin"
+PROPERTY_CALL = re.compile(
+    r"\$\{\s*(?:(?:project|rootProject)\.)?(?:(?:property|findProperty)\(\s*\"([\w.\-]+)\"\s*\)"
+    r"|extra\[\s*\"([\w.\-]+)\"\s*\])\s*\}"
 )
 MAP = re.compile(CONFIGURATION + OPEN + r"(?P<args>group\s*[:=][^\n)]*)")
 MAP_ARG = re.compile(r"\b(group|name|version)\s*[:=]\s*[\"']([^\"'\n]*)[\"']")
@@ -67,6 +86,7 @@ ASSIGNMENTS = (
 )
 COMMENTS = re.compile(r"/\*.*?\*/|(?:^|(?<=\s))//[^\n]*", re.DOTALL)
 NO_VERSION = "no version: a platform, a BOM or Spring's dependency-management plugin picks it (not resolved)"
+NO_KOTLIN_VERSION = "no version: the Kotlin Gradle plugin's version, not written in the build files read"
 
 
 def _dynamic(version: str) -> bool:
@@ -222,10 +242,12 @@ class GradleBuild:
         names, catalog = self._scope(path)
         work = Work()
         found: list[tuple[int, Dependency]] = []
-        for match in STRING.finditer(text):
+        for match in (*STRING.finditer(text), *ADD.finditer(text)):
             dependency = self._notation(path, match, names, catalog, work)
             if dependency is not None:
                 found.append((match.start(), dependency))
+        kotlin = self._kotlin_version(path, names)
+        found += self._kotlin_modules(path, text, names, catalog, work, kotlin)
         for match in MAP.finditer(text):
             args = dict(MAP_ARG.findall(match.group("args")))
             if args.get("group") and args.get("name"):
@@ -248,7 +270,37 @@ class GradleBuild:
                 found.append((match.start(), self._dep(path, match, group, artifact, version, why)))
         if work.hit is not None:
             self.problems.append(Problem(source=path, detail=work.hit))
-        return [d for _, d in sorted(found, key=lambda pair: pair[0])]
+        declared = [d for _, d in sorted(found, key=lambda pair: pair[0])]
+        if kotlin is None:
+            return declared
+        # The Kotlin Gradle plugin gives its own version to an `org.jetbrains.kotlin` module declared without one.
+        return [
+            dataclasses.replace(d, version=kotlin, unresolved=None) if d.group == KOTLIN_GROUP and not d.version else d
+            for d in declared
+        ]
+
+    def _kotlin_modules(
+        self, path: str, text: str, names: Mapping[str, str], catalog: Catalog | None, work: Work, kotlin: str | None
+    ) -> list[tuple[int, Dependency]]:
+        """`kotlin("reflect")`, `kotlin("stdlib", "1.9.0")`: `org.jetbrains.kotlin` modules, of the plugin's version."""
+        found: list[tuple[int, Dependency]] = []
+        for match in KOTLIN_MODULE.finditer(text):
+            written = match.group("version")
+            version, why = self._version(written, names, catalog, work) if written else (kotlin or "", None)
+            why = why or (None if version else NO_KOTLIN_VERSION)
+            artifact = f"kotlin-{match.group('module')}"
+            found.append((match.start(), self._dep(path, match, KOTLIN_GROUP, artifact, version, why)))
+        return found
+
+    def _kotlin_version(self, path: str, names: Mapping[str, str]) -> str | None:
+        """The Kotlin Gradle plugin's version a script or a script above it applies (`kotlin("jvm") version ...`)."""
+        found: str | None = None
+        for folder in _ancestors(posixpath.dirname(path)):
+            for script in (posixpath.join(folder, n) if folder else n for n in GRADLE):
+                match = KOTLIN_PLUGIN.search(self.scripts.get(script, ""))
+                if match is not None:
+                    found = match.group("version") or names.get(match.group("name")) or found
+        return found
 
     def _notation(
         self, path: str, match: re.Match[str], names: Mapping[str, str], catalog: Catalog | None, work: Work
@@ -265,6 +317,7 @@ class GradleBuild:
     ) -> tuple[str, str | None]:
         if not written:
             return "", NO_VERSION
+        written = PROPERTY_CALL.sub(lambda m: "${" + (m.group(1) or m.group(2)) + "}", written)
         missing: list[str] = []
 
         def replace(variable: re.Match[str]) -> str:

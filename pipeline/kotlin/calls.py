@@ -6,7 +6,9 @@ primary constructor parameters, then its fully qualified name from the imports. 
 (a capitalized one is a constructor call, not recorded, as Java's `new` is not), calls on an identifier
 (`repo.save(x)`, `Owners.of()`, `p?.name()`), on `this` and on `this.field`; a call on another call's
 result (`a.b().c()`) is recorded with its chain's root and links as Java records one. A function reference
-(`handler::get`, `::parse`) is a call, as Java's method references are.
+(`handler::get`, `::parse`) is a call, as Java's method references are. A property read
+or written on an identifier (`owner.name`, `owner.name = x`) is a call of its JVM accessor
+(`getName`, `setName`: `pipeline.kotlin.interop`), recorded where the receiver's type is known.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from tree_sitter import Node, Query, QueryCursor
 
 from pipeline.calls import FileCalls
 from pipeline.kotlin.grammar import KOTLIN, child
+from pipeline.kotlin.interop import getter_name, setter_name
 from pipeline.kotlin.reader import simple_type
 from pipeline.outline import Call, LocalDecl, Receiver
 from pipeline.syntax import squash, text
@@ -22,7 +25,8 @@ from pipeline.syntax import squash, text
 _QUERY = Query(
     KOTLIN,
     """(call_expression) @call (property_declaration) @local (parameter) @param
-    (navigation_expression "::") @reference (callable_reference) @reference""",
+    (navigation_expression "::") @reference (callable_reference) @reference
+    (navigation_expression . (identifier) . (identifier) .) @property""",  # `owner.name`: picked in C
 )
 _TYPES = frozenset({"user_type", "nullable_type"})
 
@@ -32,6 +36,7 @@ def read_calls(root: Node) -> FileCalls:
     found = QueryCursor(_QUERY).captures(root)
     # By the called name's position: a chain's calls in the order they run (`findAll`, `first`, `visit`).
     read = [c for node in found.get("call", []) if (c := _call(node)) is not None]
+    read += [c for node in found.get("property", []) for c in _accessors(node)]
     read += [c for node in found.get("reference", []) if (c := _reference(node)) is not None]
     named = sorted(read, key=lambda c: c[0])
     calls = [c for _, c in named]
@@ -65,6 +70,27 @@ def _call(node: Node) -> tuple[int, Call] | None:
         return None
     kind, root_text, alt = root
     return named.start_byte, Call(row, name, Receiver.CHAIN, "", kind, root_text, alt, links)
+
+
+def _accessors(node: Node) -> list[tuple[int, Call]]:
+    """`owner.name` read (`getName`), written (`setName`) or both (`+=`): not a call's callee, nor `Type.X`."""
+    parent = node.parent
+    if parent is None or len(node.named_children) != 2:
+        return []
+    receiver, named = node.named_children
+    if receiver.type != "identifier" or named.type != "identifier" or not text(receiver)[:1].islower():
+        return []
+    if parent.type == "call_expression" and parent.named_children[0] == node:
+        return []  # `owner.save(x)`: a call, read by `_call`
+    if any(c.type == "::" for c in node.children):
+        return []  # `handler::get`: a function reference, read by `_reference`
+    written, prop = text(receiver), text(named)
+    assigned = parent.type == "assignment" and parent.named_children[0] == node
+    names = [setter_name(prop)] if assigned else []
+    if not assigned or any(not c.is_named and c.type != "=" for c in parent.children):  # `+=` reads too
+        names.insert(0, getter_name(prop))
+    row, at = named.start_point.row, named.start_byte
+    return [(at, Call(row, n, Receiver.PROPERTY, written, Receiver.IDENTIFIER, written, "", ())) for n in names]
 
 
 def _reference(node: Node) -> tuple[int, Call] | None:
@@ -111,7 +137,7 @@ def _chain(node: Node) -> tuple[tuple[int, str, str] | None, tuple[str, ...]]:
 
 
 def _local(node: Node) -> LocalDecl | None:
-    """A parameter or local `val`/`var` with its simple type, declared or `= Type(...)`."""
+    """A parameter or local `val`/`var` with its simple type, declared, `= Type(...)` or `= x as Type`."""
     if node.type == "parameter":
         named = child(node, "identifier")
         declared = next((c for c in node.named_children if c.type in _TYPES), None)
@@ -121,9 +147,12 @@ def _local(node: Node) -> LocalDecl | None:
     if variable is None or named is None:
         return None
     declared = next((c for c in variable.named_children if c.type in _TYPES), None)
-    kind = simple_type(declared)
-    if not kind:
-        value = node.named_children[-1]
-        callee = value.named_children[0] if value.type == "call_expression" and value.named_children else None
-        kind = text(callee) if callee is not None and callee.type == "identifier" and text(callee)[:1].isupper() else ""
-    return LocalDecl(node.start_point.row, text(named), kind)
+    return LocalDecl(node.start_point.row, text(named), simple_type(declared) or _value_type(node.named_children[-1]))
+
+
+def _value_type(value: Node) -> str:
+    """The type a local's value names: a constructor call `Type(...)` or a cast `x as Type` / `x as? Type`."""
+    if value.type == "as_expression":
+        return simple_type(value.named_children[-1])
+    callee = value.named_children[0] if value.type == "call_expression" and value.named_children else None
+    return text(callee) if callee is not None and callee.type == "identifier" and text(callee)[:1].isupper() else ""

@@ -9,13 +9,14 @@ Java code calls them by. The Spring rules are the Java side's (`pipeline.spring`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from functools import cache, partial
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from tree_sitter import Node
 
-from pipeline.calls import CallScope
+from pipeline.calls import CallScope, Unqualified
 from pipeline.client_calls import mentions_clients, wants_arguments
 from pipeline.drafts import Draft, FileUnit, Part, finish
 from pipeline.field_values import NO_VALUES
@@ -23,6 +24,7 @@ from pipeline.generated import mark_generated
 from pipeline.javadoc import summarize
 from pipeline.kotlin.calls import read_calls
 from pipeline.kotlin.http import Scope, enclosing_values, file_constants, http_calls, type_values
+from pipeline.kotlin.interop import file_jvm_name
 from pipeline.kotlin.reader import (
     CONSTRUCTOR,
     FUNCTION,
@@ -107,21 +109,33 @@ def facade_name(file_path: str) -> str:
     return (cleaned[:1].upper() + cleaned[1:] or "_") + "Kt"
 
 
+def found_facade(found: KFile, file_path: str) -> str:
+    """The file's facade class: `@file:JvmName("Names")`'s, else `facade_name`."""
+    return file_jvm_name(found.file_annotations) or facade_name(file_path)
+
+
 def _drafts(unit: FileUnit, found: KFile, file_path: str, routing: _Routing | None) -> Iterator[Draft]:
+    facade = found_facade(found, file_path)
+    top = Unqualified(
+        members=frozenset(), top_level=frozenset(m.name for m in found.top_level if m.kind == FUNCTION),
+        facade=facade, facade_fq=f"{unit.package}.{facade}" if unit.package else facade,
+        packages=(*((unit.package,) if unit.package else ()), *(i.name for i in found.imports if i.wildcard)),
+    )  # fmt: skip
     for info in found.types:
         stereotype = stereotype_of(info.modifiers, (*info.extends, *info.implements), info.kind is SymbolType.INTERFACE)
         prefixes = route_prefixes(info.modifiers)
         exchanges = any(m.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in info.members)
         client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
+        calls = replace(top, members=frozenset(m.name for m in info.members if m.kind == FUNCTION))
         drafts = (
-            _member_chunk(unit, m, info.nested_name, stereotype, prefixes, info, client, routing) for m in info.members
+            _member_chunk(unit, m, info.nested_name, stereotype, prefixes, info, client, calls, routing)
+            for m in info.members
         )
         members = [m for m in drafts if m is not None]
         yield _type_chunk(unit, info, stereotype, members)
         yield from members
-    facade = facade_name(file_path)
     for member in found.top_level:
-        draft = _member_chunk(unit, member, facade, None, (), None, None, routing, top_level=True)
+        draft = _member_chunk(unit, member, facade, None, (), None, None, top, routing, top_level=True)
         if draft is not None:
             yield draft
 
@@ -148,7 +162,8 @@ def _injects(member: KMember, info: KType | None, stereotype: str | None) -> tup
 
 def _member_chunk(
     unit: FileUnit, member: KMember, owner_nested: str, stereotype: str | None, prefixes: Sequence[str],
-    info: KType | None, client: tuple[Client, str | None] | None, routing: _Routing | None, *,
+    info: KType | None, client: tuple[Client, str | None] | None, unqualified: Unqualified,
+    routing: _Routing | None, *,
     top_level: bool = False,
 ) -> Draft | None:  # fmt: skip
     if member.kind == PRIMARY and not member.params:
@@ -185,7 +200,7 @@ def _member_chunk(
     chunk.javadoc_summary = summarize(text(member.doc)) if member.doc is not None else None
     chunk.line_start, chunk.line_end = rows.first + 1, rows.last + 1
     chunk.parse_errors = member.node.has_error
-    scope = _scope(unit, info, owner_nested)
+    scope = _scope(unit, info, owner_nested, unqualified)
     parts = tuple(Part(span, *unit.calls.calls_in(span, rows, scope)) for span in _parts(unit, rows, member.body))
     if routing is not None and member.kind != PRIMARY:
         parts = _routed(unit, member, owner_nested, scope, parts, routing, chunk)
@@ -294,13 +309,19 @@ def _with_outbound(
     )
 
 
-def _scope(unit: FileUnit, info: KType | None, owner_nested: str) -> CallScope:
-    """What a member's body sees: its type's properties and primary constructor parameters, by simple type."""
+def _scope(unit: FileUnit, info: KType | None, owner_nested: str, unqualified: Unqualified) -> CallScope:
+    """What a member's body sees: its type's properties and primary constructor parameters, by simple type.
+
+    An unqualified call resolves through `unqualified`: the type's own functions, the file's top-level ones,
+    imports, and candidates for another file's top-level function (`pipeline.calls.Unqualified`).
+    """
     fields = {p.name: p.simple for m in (info.members if info is not None else ()) if m.kind in (PRIMARY, PROPERTY)
               for p in m.params if p.simple}  # fmt: skip
     superclass = info.extends[0] if info is not None and info.extends else None
     name = owner_nested.rsplit(".", 1)[-1]
-    return CallScope(type_name=name, superclass=superclass, fields=fields, imports=unit.imports)
+    return CallScope(
+        type_name=name, superclass=superclass, fields=fields, imports=unit.imports, unqualified=unqualified
+    )
 
 
 def _parts(unit: FileUnit, rows: LineSpan, body: Node | None) -> list[LineSpan]:

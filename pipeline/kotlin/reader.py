@@ -67,6 +67,7 @@ class KFile:
     imports: tuple[Import, ...]
     types: list[KType]
     top_level: list[KMember]  # functions and properties outside any type
+    file_annotations: tuple[str, ...] = ()  # `@file:JvmName("Names")` as `@JvmName("Names")`
 
 
 def read_file(root: Node) -> KFile:
@@ -74,7 +75,8 @@ def read_file(root: Node) -> KFile:
     header = child(root, "package_header")
     package = text(child(header, "qualified_identifier")) if header is not None else ""
     imports = tuple(_import(n) for n in children(root, "import"))
-    found = KFile(package=package, imports=imports, types=[], top_level=[])
+    marks = tuple("@" + squash(text(c)) for n in children(root, "file_annotation") for c in n.named_children)
+    found = KFile(package=package, imports=imports, types=[], top_level=[], file_annotations=marks)
     _read_body(root, None, found)
     return found
 

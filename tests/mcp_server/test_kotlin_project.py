@@ -71,6 +71,47 @@ fun rotateNightShifts(vets: List<Vet>, weeks: Int): Map<Int, Vet> =
 /** The name a schedule shows for a vet. */
 fun shownName(vet: Vet): String = vet.getName().uppercase()
 """,
+    "src/main/kotlin/com/acme/vets/Owner.kt": """package com.acme.vets
+
+/** A pet owner. */
+data class Owner(val name: String, var isActive: Boolean) {
+    @get:JvmName("shownLabel")
+    val label: String get() = name.uppercase()
+}
+""",
+    "src/main/java/com/acme/vets/OwnerDesk.java": """package com.acme.vets;
+
+public class OwnerDesk {
+    public String greet(Owner owner) {
+        owner.setActive(true);
+        return owner.getName() + owner.shownLabel();
+    }
+}
+""",
+    "src/main/kotlin/com/acme/vets/Roster.kt": """package com.acme.vets
+
+import com.acme.vets.util.initials
+
+class Roster {
+    fun names(owner: Owner, vet: Vet): String = shownName(vet) + vet.name + initials(owner.name)
+
+    fun shiftOf(shift: Shift): String = shift.name
+
+    fun tag(owner: Owner): String = owner.label
+}
+""",
+    "src/main/java/com/acme/vets/Shift.java": """package com.acme.vets;
+
+/** A named shift of a schedule. */
+public @interface Shift {
+    String name() default "night";
+}
+""",
+    "src/main/kotlin/com/acme/vets/util/names.kt": """@file:JvmName("Names")
+package com.acme.vets.util
+
+fun initials(name: String): String = name.take(1)
+""",
     "src/test/kotlin/com/acme/vets/VetControllerTest.kt": "class VetControllerTest {\n    fun t() {}\n}\n",
     "build.gradle.kts": 'plugins {\n    kotlin("jvm")\n}\n',
 }
@@ -137,7 +178,11 @@ async def test_a_bad_language_is_refused_with_the_known_ones(client: Client[Any]
 
 async def test_get_callers_of_a_java_method_finds_its_kotlin_caller(client: Client[Any]) -> None:
     found = await call(client, "get_callers", name="Vet.getName")
-    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.SchedulesKt.shownName"]
+    # `vet.getName()` in a Kotlin function, and `vet.name`: a Kotlin property read of a Java bean's getter.
+    assert {r["qualified_name"] for r in found["results"]} == {
+        "com.acme.vets.Roster.names",
+        "com.acme.vets.SchedulesKt.shownName",
+    }
 
 
 async def test_find_injections_finds_a_kotlin_primary_constructor(client: Client[Any]) -> None:
@@ -148,4 +193,74 @@ async def test_find_injections_finds_a_kotlin_primary_constructor(client: Client
 
 async def test_get_callers_of_a_kotlin_top_level_function_finds_its_java_caller(client: Client[Any]) -> None:
     found = await call(client, "get_callers", name="SchedulesKt.shownName")
-    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.Vet.label"]
+    # Java calls it through the facade class; Kotlin of another file of the package calls it unqualified.
+    assert {r["qualified_name"] for r in found["results"]} == {"com.acme.vets.Roster.names", "com.acme.vets.Vet.label"}
+
+
+@pytest.mark.parametrize("name", ["Owner.getName", "Owner.name", "com.acme.vets.Owner.name"])
+async def test_a_kotlin_propertys_callers_are_found_by_its_kotlin_and_its_java_name(
+    client: Client[Any], name: str
+) -> None:
+    found = await call(client, "get_callers", name=name)
+    # Java calls `owner.getName()`; Kotlin reads `owner.name` (and the data class's own getter reads it).
+    names = {r["qualified_name"] for r in found["results"]}
+    assert {"com.acme.vets.OwnerDesk.greet", "com.acme.vets.Roster.names"} <= names
+    assert names <= {"com.acme.vets.OwnerDesk.greet", "com.acme.vets.Roster.names", "com.acme.vets.Owner.label"}
+
+
+async def test_a_kotlin_propertys_setter_and_its_jvmname_getter_reach_their_java_callers(client: Client[Any]) -> None:
+    active = await call(client, "get_callers", name="Owner.isActive")
+    assert [r["qualified_name"] for r in active["results"]] == ["com.acme.vets.OwnerDesk.greet"]
+    # Java calls `shownLabel()`, Kotlin reads `owner.label`: either name finds both.
+    for name in ("Owner.label", "Owner.shownLabel"):
+        label = await call(client, "get_callers", name=name)
+        assert {r["qualified_name"] for r in label["results"]} == {
+            "com.acme.vets.OwnerDesk.greet",
+            "com.acme.vets.Roster.tag",
+        }
+
+
+async def test_a_kotlin_read_of_a_java_annotations_attribute_is_a_call_of_it(client: Client[Any]) -> None:
+    found = await call(client, "get_callers", name="Shift.name")
+    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.Roster.shiftOf"]
+
+
+@pytest.mark.parametrize("name", ["Names.initials", "initials", "com.acme.vets.util.Names.initials"])
+async def test_an_imported_top_level_function_of_a_renamed_facade_finds_its_kotlin_caller(
+    client: Client[Any], name: str
+) -> None:
+    found = await call(client, "get_callers", name=name)
+    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.vets.Roster.names"]
+
+
+async def test_language_narrows_the_answer_of_every_code_tool_never_the_symbol_asked_about(
+    client: Client[Any],
+) -> None:
+    kotlin = await call(client, "get_callers", name="Vet.getName", language="kotlin")
+    assert {r["file_path"][-3:] for r in kotlin["results"]} == {".kt"} and len(kotlin["results"]) == 2
+    assert (await call(client, "get_callers", name="Vet.getName", language="java"))["results"] == []
+    injected = await call(client, "find_injections", type="VetRepository", language="java")
+    assert injected["results"] == []
+    found = await call(client, "get_symbol", name="Vet", language="java")
+    assert {r["file_path"] for r in found["results"]} == {"src/main/java/com/acme/vets/Vet.java"}
+    missed = await client.call_tool("get_symbol", {"name": "Vet", "language": "kotlin"}, raise_on_error=False)
+    assert missed.is_error
+    routes = await call(client, "find_endpoint", path="/vets/7/specialties", language="java")
+    assert routes["results"] == []
+    grep = await call(client, "exact_search", pattern="shownName", language="kotlin")
+    assert {r["file_path"] for r in grep["results"]} == {
+        "src/main/kotlin/com/acme/vets/Schedules.kt",
+        "src/main/kotlin/com/acme/vets/Roster.kt",
+    }
+
+
+async def test_a_bad_language_is_refused_by_every_tool_that_takes_one(client: Client[Any]) -> None:
+    result = await client.call_tool("get_callers", {"name": "Vet.getName", "language": "scala"}, raise_on_error=False)
+    assert result.is_error
+    assert "use one of java, kotlin" in str(result.content)
+
+
+async def test_get_callees_resolves_a_kotlin_call_of_another_files_top_level_function(client: Client[Any]) -> None:
+    found = await call(client, "get_callees", name="Roster.names")
+    targets = {t["qualified_name"] for each in found["results"] for t in each["targets"]}
+    assert {"com.acme.vets.SchedulesKt.shownName", "com.acme.vets.util.Names.initials"} <= targets

@@ -202,3 +202,10 @@ def test_what_is_stored_has_a_bounded_length() -> None:
     assert (found["y"].unresolved or "").startswith("managed by BOM org.bom0") and len(
         found["y"].unresolved or ""
     ) <= 1000
+
+
+def test_an_unclosed_run_of_property_openings_in_a_gradle_notation_is_read_in_one_pass() -> None:
+    """A notation's `${...}` may quote a name (`${property("v")}`): 200,000 unclosed openings stay one pass."""
+    script = 'implementation("org.x:y:' + "${" * 200_000 + '")\nimplementation("org.good:lib:1.0")\n'
+    found = {d.artifact: d for d in read_builds({"build.gradle.kts": script.encode()}).dependencies}
+    assert found["lib"].unresolved is None

@@ -78,6 +78,28 @@ GRADLE_CASES: list[tuple[str, str, dict[str, tuple[str, str | None]]]] = [
         "// implementation 'org.a:b:9'\n/* api 'org.c:d:9' */\nimplementation 'org.e:f:1'",
         {"org.e:f": ("1", None)},
     ),
+    ("quoted configuration", '"implementation"("org.a:b:3.1")', {"org.a:b": ("3.1", None)}),
+    ("add()", 'add("testImplementation", "org.a:b:3.2")', {"org.a:b": ("3.2", None)}),
+    (
+        "property() and extra[]",
+        'extra["v"] = "3.3"\nimplementation("org.a:b:${property("v")}")\napi("org.c:d:${rootProject.extra["v"]}")',
+        {"org.a:b": ("3.3", None), "org.c:d": ("3.3", None)},
+    ),
+    (
+        "kotlin() with a version",
+        'implementation(kotlin("stdlib-jdk8", "1.9.0"))',
+        {"org.jetbrains.kotlin:kotlin-stdlib-jdk8": ("1.9.0", None)},
+    ),
+    (
+        "kotlin() without the plugin's version",
+        'implementation(kotlin("reflect"))',
+        {
+            "org.jetbrains.kotlin:kotlin-reflect": (
+                "",
+                "no version: the Kotlin Gradle plugin's version, not written in the build files read",
+            )
+        },
+    ),
     ("project and files are not libraries", "implementation project(':core')\nimplementation files('libs/x.jar')", {}),
     ("plugins are not dependencies", "plugins { id 'org.springframework.boot' version '3.2.4' }", {}),
     ("buildscript classpath is not a dependency", "buildscript { dependencies { classpath 'org.x:plugin:1' } }", {}),
@@ -200,3 +222,15 @@ def test_a_bad_catalog_is_a_problem() -> None:
     )
     assert [d.artifact for d in reading.dependencies] == ["b"]
     assert reading.problems[0].source == "gradle/libs.versions.toml"
+
+
+def test_a_kotlin_module_without_a_version_gets_the_kotlin_plugins_version_from_a_script_above() -> None:
+    root = b'plugins {\n    val kotlinVersion = "2.1.0"\n    kotlin("jvm") version kotlinVersion apply false\n}\n'
+    module = (
+        b'plugins { kotlin("jvm") }\ndependencies {\n    implementation(kotlin("reflect"))\n'
+        b'    implementation("org.jetbrains.kotlin:kotlin-stdlib")\n    implementation("org.other:lib")\n}\n'
+    )
+    found = versions({"build.gradle.kts": root, "app/build.gradle.kts": module})
+    assert found["org.jetbrains.kotlin:kotlin-reflect"] == ("2.1.0", None)
+    assert found["org.jetbrains.kotlin:kotlin-stdlib"] == ("2.1.0", None)
+    assert found["org.other:lib"][0] == ""  # Spring's plugin or a BOM picks it: not the Kotlin plugin
