@@ -15,12 +15,13 @@ RUN apt-get update && apt-get install -y --no-install-recommends ${BUILD_PACKAGE
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_CONSTRAINT=/srv/java-kb-indexer/constraints.txt \
     PIP_CERT=/etc/ssl/certs/ca-certificates.crt
 WORKDIR /srv/java-kb-indexer
-COPY constraints.txt pyproject.toml README.md ./
+COPY constraints.txt requirements-nodeps.txt pyproject.toml README.md ./
 # Dependencies first, against empty packages, so a source change reuses this layer.
 RUN python3 -m venv /opt/venv \
  && /opt/venv/bin/pip install -q pip setuptools wheel \
  && mkdir entry app hooks pipeline mcp_server \
- && /opt/venv/bin/pip install -q -e .
+ && /opt/venv/bin/pip install -q -e . \
+ && /opt/venv/bin/pip install -q --no-deps -r requirements-nodeps.txt
 COPY scripts/build_native scripts/
 COPY pipeline/csrc pipeline/csrc
 RUN /opt/venv/bin/python scripts/build_native --python /opt/venv/bin/python && rm -rf .cache scripts
@@ -30,6 +31,10 @@ COPY hooks hooks
 COPY pipeline pipeline
 COPY mcp_server mcp_server
 COPY migrations migrations
+# The embedded default model's table, distilled from the installed MiniLM now (a minute of CPU): the root file
+# system is read-only at run time, so it is read from here (JAVAKB_EMBEDDING__MODEL_CACHE, set below too).
+ENV JAVAKB_EMBEDDING__MODEL_CACHE=/opt/javakb-models
+RUN OPENBLAS_NUM_THREADS=1 /opt/venv/bin/python -m app.store.distilled
 # Byte-code compiled now: the root file system is read-only at run time. No pip in the final image.
 RUN /opt/venv/bin/python -m compileall -q /opt/venv/lib entry app hooks pipeline mcp_server \
  && /opt/venv/bin/python -c "import pipeline.chunking" \
@@ -43,8 +48,10 @@ RUN groupadd --system --gid ${UID} javakb \
  && useradd --system --uid ${UID} --gid ${UID} --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin javakb
 COPY --from=builder /opt/venv /opt/venv
 COPY --from=builder /srv/java-kb-indexer /srv/java-kb-indexer
+COPY --from=builder /opt/javakb-models /opt/javakb-models
 # HOME is the writable /tmp (an emptyDir under the chart): the user has no home, the root file system is read-only.
-ENV PATH=/opt/venv/bin:$PATH PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 JAVAKB_HOST=0.0.0.0 HOME=/tmp
+ENV PATH=/opt/venv/bin:$PATH PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 JAVAKB_HOST=0.0.0.0 HOME=/tmp \
+    JAVAKB_EMBEDDING__MODEL_CACHE=/opt/javakb-models
 WORKDIR /srv/java-kb-indexer
 USER ${UID}:${UID}
 # 8080: web (receiver, /mcp, /api/v1, /admin, /healthz, /readyz); 8081: the worker's /healthz.

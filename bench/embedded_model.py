@@ -1,13 +1,14 @@
 """The embedded model's cost on real code: chunks a second on one core, a question's time, memory added.
 
-    .venv/bin/python -m bench.embedded_model PATH [--copies N] [--questions K]
+    .venv/bin/python -m bench.embedded_model PATH [--copies N] [--questions K] [--model NAME]
 
 PATH is any Java source tree (walked with the default scope, as `javakb chunks` does). Its chunks'
 model texts (`pipeline.render.model_text`, what the indexer sends) are embedded on this thread with
 `app.store.static_embedder.embed_all`, `--copies` times over (100k chunks: copies = 100000 / chunks),
 after one warm-up pass that also reads the table; the RSS growth from reading the table and the
-vectors' own size are reported apart. Questions are timed through `StaticEmbedder.embed_query`, as a
-search calls it. Prints one JSON object.
+vectors' own size are reported apart. Questions are timed through the embedder's `embed_query`, as a
+search calls it. `--model` names another embedded model (`EMBEDDED_MODELS`; a distilled one is read from, or
+first distilled into, `--cache`). Prints one JSON object.
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ import json
 import resource
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from app.core.settings import EMBEDDED_MODEL, ChunkingSettings
+from app.core.embedded import CODE_TOKENS_MODEL, EMBEDDED_MODEL, EMBEDDED_MODELS
+from app.core.settings import ChunkingSettings, EmbeddingSettings
+from app.store.distilled import RECIPES, DistilledEmbedder, embed_text, load_model
+from app.store.embeddings import Embedder
 from app.store.static_embedder import StaticEmbedder, embed_all
 from app.store.token_table import load_table
 from app.sync.localfs import chunk_local_files, iter_sources
@@ -29,6 +33,7 @@ from pipeline.model import SourceContext
 from pipeline.render import model_text
 from pipeline.scope import Scope
 
+CACHE = Path(EmbeddingSettings().model_cache).expanduser()
 QUESTIONS = (
     "where is the retry back-off computed",
     "the JSON object with named fields",
@@ -59,20 +64,30 @@ def model_texts_and_files(root: Path, renames: Sequence[tuple[str, str]] = ()) -
     return [model_text(c.text) for c in chunks], paths
 
 
-def measure(root: Path, copies: int, questions: int) -> dict[str, object]:
+def loaded(name: str, cache: Path) -> tuple[Callable[[list[str]], list[list[float]]], Embedder]:
+    """Read model `name` (timed by the caller); its batch function and an embedder for questions."""
+    if name == CODE_TOKENS_MODEL:
+        table = load_table()
+        return (lambda texts: embed_all(table, texts)), StaticEmbedder()
+    model = load_model(RECIPES[name], cache)
+    return (lambda texts: [embed_text(model, t) for t in texts]), DistilledEmbedder(name, RECIPES[name], cache)
+
+
+def measure(
+    root: Path, copies: int, questions: int, name: str = EMBEDDED_MODEL, cache: Path = CACHE
+) -> dict[str, object]:
     """Time the table's reading, every chunk's embedding and `questions` rounds of the questions."""
     texts, _ = model_texts_and_files(root)
     before = rss_mb()
     started = time.perf_counter()
-    table = load_table()
+    embed_batch, embedder = loaded(name, cache)
     load_s = time.perf_counter() - started
     after_load = rss_mb()
-    embed_all(table, texts[:200])  # warm-up
+    embed_batch(texts[:200])  # warm-up
     started = time.perf_counter()
     for _ in range(copies):
-        vectors = embed_all(table, texts)
+        vectors = embed_batch(texts)
     embed_s = time.perf_counter() - started
-    embedder = StaticEmbedder()
     timings: list[float] = []
 
     async def ask() -> None:
@@ -86,7 +101,7 @@ def measure(root: Path, copies: int, questions: int) -> dict[str, object]:
     asyncio.run(ask())
     ordered = sorted(timings)
     return {
-        "model": EMBEDDED_MODEL,
+        "model": name,
         "chunks": len(texts) * copies,
         "chunks_per_s": round(len(texts) * copies / embed_s),
         "mean_chars": round(statistics.mean(len(t) for t in texts)),
@@ -94,7 +109,7 @@ def measure(root: Path, copies: int, questions: int) -> dict[str, object]:
         "question_ms_p99": round(1000 * ordered[int(len(ordered) * 0.99)], 3),
         "table_load_s": round(load_s, 3),
         "rss_added_by_table_mb": round(after_load - before, 1),
-        "vectors_of_one_copy_mb": round(len(vectors) * table.dimension * 4 / 1e6, 1),  # as float32
+        "vectors_of_one_copy_mb": round(len(vectors) * len(vectors[0]) * 4 / 1e6, 1),  # as float32
     }
 
 
@@ -104,8 +119,10 @@ def main() -> None:
     parser.add_argument("path", type=Path)
     parser.add_argument("--copies", type=int, default=1, help="embed every chunk this many times")
     parser.add_argument("--questions", type=int, default=50, help="rounds of the questions")
+    parser.add_argument("--model", choices=EMBEDDED_MODELS, default=EMBEDDED_MODEL, help="the embedded model")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="where a distilled model's table is kept")
     args = parser.parse_args()
-    print(json.dumps(measure(args.path, args.copies, args.questions)))
+    print(json.dumps(measure(args.path, args.copies, args.questions, args.model, args.cache)))
 
 
 if __name__ == "__main__":

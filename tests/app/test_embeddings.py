@@ -12,6 +12,7 @@ import pytest
 import respx
 from pydantic import SecretStr
 
+from app.core.embedded import CODE_TOKENS_MODEL
 from app.core.errors import (
     EmbeddingAuthError,
     EmbeddingDimensionError,
@@ -20,6 +21,7 @@ from app.core.errors import (
     EmbeddingUnavailableError,
 )
 from app.core.settings import EmbeddingSettings
+from app.store.distilled import DistilledEmbedder
 from app.store.embeddings import (
     OpenAIEmbedder,
     backoff_s,
@@ -402,9 +404,12 @@ async def test_empty_input_sends_nothing(router: respx.Router, make: Callable[..
 
 
 async def test_the_provider_decides_the_embedder_and_only_none_is_lexical_only(client: httpx.AsyncClient) -> None:
-    assert isinstance(build_embedder(EmbeddingSettings(), client), StaticEmbedder)  # the default
+    assert isinstance(build_embedder(EmbeddingSettings(), client), DistilledEmbedder)  # the default
     assert isinstance(build_embedder(EmbeddingSettings(base_url=BASE), client), OpenAIEmbedder)
-    assert isinstance(build_embedder(EmbeddingSettings(base_url=BASE, provider="embedded"), client), StaticEmbedder)
+    embedded = EmbeddingSettings(base_url=BASE, provider="embedded")
+    assert isinstance(build_embedder(embedded, client), DistilledEmbedder)
+    code_tokens = EmbeddingSettings(provider="embedded", embedded_model=CODE_TOKENS_MODEL)
+    assert isinstance(build_embedder(code_tokens, client), StaticEmbedder)
     assert build_embedder(EmbeddingSettings(provider="none"), client) is None
     assert build_embedder(EmbeddingSettings(provider="none", base_url=BASE), client) is None
     with pytest.raises(ValueError, match="base_url"):

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from qdrant_client import models as qm
 
-from app.core.settings import EMBEDDED_DENSE_WEIGHT, EmbeddingSettings
+from app.core.embedded import CODE_TOKENS_MODEL, EMBEDDED_DENSE_WEIGHTS
+from app.core.settings import EmbeddingSettings
 from app.store.fusion import FUSED_DEPTH, RRF_K, candidates, fused, ranked
 
 
@@ -68,7 +69,9 @@ def test_a_dense_weight_below_one_lets_the_lexical_first_lead_a_point_both_lists
     assert names(candidates([lexical, dense], 3, dense_weight=0.5)) == ["x", "both", "y"]  # 1/2 > 1/3 + 1/6
 
 
-def test_the_dense_weight_is_the_providers_unless_set() -> None:
-    assert EmbeddingSettings().fusion_weight == EMBEDDED_DENSE_WEIGHT
+def test_the_dense_weight_is_the_models_unless_set() -> None:
+    assert EmbeddingSettings().fusion_weight == 1.0  # the MiniLM distillation, measured best at 1.0
+    code_tokens = EmbeddingSettings(embedded_model=CODE_TOKENS_MODEL)
+    assert code_tokens.fusion_weight == EMBEDDED_DENSE_WEIGHTS[CODE_TOKENS_MODEL] == 0.5
     assert EmbeddingSettings(base_url="http://m/v1").fusion_weight == 1.0
     assert EmbeddingSettings(base_url="http://m/v1", dense_weight=0.7).fusion_weight == 0.7

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.core.settings import EMBEDDED_MODEL
+from app.core.embedded import CODE_TOKENS_MODEL
 from app.store.models import model_of
 from app.store.static_embedder import HEADER_WEIGHT, StaticEmbedder, weighted_ids, words
 from app.store.token_table import TokenTableError, load_table, symbol_offsets
@@ -76,8 +76,8 @@ async def test_a_text_without_a_known_word_is_the_zero_vector() -> None:
 
 async def test_the_collection_records_the_embedded_model_and_its_dimension() -> None:
     embedder = StaticEmbedder()
-    assert embedder.model == EMBEDDED_MODEL and await embedder.dimension() == 768
-    assert await model_of(embedder) == IndexModel(embedding_model=EMBEDDED_MODEL, dimension=768)
+    assert embedder.model == CODE_TOKENS_MODEL and await embedder.dimension() == 768
+    assert await model_of(embedder) == IndexModel(embedding_model=CODE_TOKENS_MODEL, dimension=768)
 
 
 async def test_batches_are_computed_on_the_executor_given() -> None:

@@ -47,3 +47,14 @@ def test_bootstrap_and_the_image_install_from_the_same_constraints() -> None:
     assert 'pip install -q -c constraints.txt -e ".[dev]"' in bootstrap
     assert "PIP_CONSTRAINT=/srv/java-kb-indexer/constraints.txt" in dockerfile
     assert "COPY constraints.txt" in dockerfile
+
+
+def test_the_wheels_installed_without_dependencies_are_pinned_and_installed_by_both() -> None:
+    lines = (ROOT / "requirements-nodeps.txt").read_text(encoding="utf-8").splitlines()
+    wanted = [line for line in lines if line.strip() and not line.startswith("#")]
+    assert wanted and all("==" in line for line in wanted)  # exact pins, as constraints.txt's
+    bootstrap = (ROOT / "scripts" / "bootstrap").read_text(encoding="utf-8")
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert "pip install -q --no-deps -r requirements-nodeps.txt" in bootstrap
+    assert "pip install -q --no-deps -r requirements-nodeps.txt" in dockerfile
+    assert "python -m app.store.distilled" in bootstrap and "python -m app.store.distilled" in dockerfile

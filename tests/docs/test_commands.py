@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.settings import EmbeddingSettings
 from pipeline.model import ChunkerConfig
 from tests.conftest import REDIS
 from tests.docs.blocks import Block, blocks, script, statements
@@ -27,6 +28,7 @@ from tests.support.contract import TOOL_NAMES
 from tests.support.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
+MODEL_CACHE = Path(EmbeddingSettings().model_cache).expanduser()
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DEADLINE_S = 420
 MIN_RUN = 12
@@ -66,6 +68,7 @@ def session(folder: Path, text: str, pg_dsn: str, port: int) -> subprocess.Compl
     env |= {
         "PATH": f"{ROOT / 'tests' / 'docs' / 'bin'}:{ROOT / '.venv' / 'bin'}:{env['PATH']}",
         "HOME": str(folder / "home"),
+        "JAVAKB_EMBEDDING__MODEL_CACHE": str(MODEL_CACHE),  # the table scripts/bootstrap distilled, not a new one
         "PYTHONPATH": str(ROOT),
         "JAVAKB_DOCS_PYTHON": sys.executable,
         "JAVAKB_POSTGRES__DSN": pg_dsn,
