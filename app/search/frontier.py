@@ -6,7 +6,8 @@ so here the owners of all the level's qualified methods share one walk (`Hierarc
 and one redeclaration lookup, and each method's keys are read from the shared maps: the same keys
 `call_keys` gives (its owner, the owner's supertypes, and the subtypes that inherit the method without
 redeclaring it). A name that is not package-qualified (`Type.m`, a type in the default package) goes to
-`call_keys` itself.
+`call_keys` itself, and so does a method whose owner is Kotlin, a record or an annotation, or no indexed
+type (a Kotlin file's facade): its JVM names (`app.search.jvm_names`) need its declaration.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from app.search.hierarchy import Hierarchy, inheriting, simple_name
+from app.search.jvm_names import COMPONENT_TYPES, KOTLIN
 from app.store.filters import any_of
 from pipeline.model import TYPE_SYMBOLS
 
@@ -27,6 +29,13 @@ async def frontier_keys(
     """The keys of each qualified method name, in order; `one` answers the names that are not package-qualified."""
     split = [_owner_method(name) for name in names]
     owners = {owner for owner, _ in filter(None, split)}
+    plain = {
+        d.qualified_name
+        for d in (await hierarchy.types(any_of("qualified_name", sorted(owners))) if owners else [])
+        if d.language != KOTLIN and d.symbol_type not in COMPONENT_TYPES
+    }
+    split = [parts if parts is not None and parts[0] in plain else None for parts in split]
+    owners &= plain
     up, down = await hierarchy.walk(owners) if owners else ({}, {})
     below = {owner: _reach(owner, down) - {owner} for owner in owners}
     wanted = sorted({f"{fq}.{method}" for owner, method in filter(None, split) for fq in below[owner]})

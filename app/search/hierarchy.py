@@ -37,6 +37,7 @@ class Declaration:
     implements: tuple[str, ...]
     extends_fq: tuple[str, ...]
     implements_fq: tuple[str, ...]
+    language: str
 
     @classmethod
     def of(cls, chunk: Chunk) -> Declaration:

@@ -17,18 +17,23 @@ from app.search.reader import Reader
 from app.search.scoping import Filters
 from app.store.filters import all_of, any_of, either, eq
 from pipeline.kotlin.interop import JVM_NAME, getter_name, is_accessor_name, jvm_names, setter_name
-from pipeline.model import LANGUAGES, TYPE_SYMBOLS
+from pipeline.model import LANGUAGES, TYPE_SYMBOLS, SymbolType
 
 KOTLIN = LANGUAGES[1]
+COMPONENT_TYPES = frozenset({SymbolType.RECORD, SymbolType.ANNOTATION})
+"""Types whose methods without parameters Kotlin reads as properties (`point.x`, `mapping.path`)."""
 
 
-def jvm_calls(method: str, declared: Sequence[Hit]) -> tuple[list[str], list[tuple[str, str]]]:
+def jvm_calls(
+    method: str, declared: Sequence[Hit], components: frozenset[str] = frozenset()
+) -> tuple[list[str], list[tuple[str, str]]]:
     """The method names a call of `method` of these declarations may be recorded under, and Kotlin functions.
 
     A name that is not an accessor's and that no function declares (a Kotlin property, plain or with a
     chunk; a Java field) is read through its getter and setter (`pipeline.kotlin.interop`), renamed by
-    `@get:JvmName`; a Kotlin function by its `@JvmName` too. A Java method without parameters (an
-    annotation's attribute, a record's component) also by its getter: a Kotlin read of it is recorded so.
+    `@get:JvmName`; a Kotlin function by its `@JvmName` too. A Java method without parameters of a type in
+    `components` (an annotation's attribute, a record's component) also by its getter: a Kotlin read of it is
+    recorded so. Not a class's `ping()`: a Java call of its `getPing()` is another method.
     The Kotlin functions come back as (their enclosing type, name): a top-level one's call from another
     file is recorded as `<package>.name`.
     """
@@ -44,7 +49,11 @@ def jvm_calls(method: str, declared: Sequence[Hit]) -> tuple[list[str], list[tup
         chunk = hit.chunk
         is_property = hit not in functions
         names.update(dict.fromkeys(jvm_names(method, is_property=is_property, annotations=chunk.annotations)))
-    bare = [h for h in functions if h.chunk.language != KOTLIN and not h.chunk.parameter_types]
+    bare = [
+        h
+        for h in functions
+        if h.chunk.language != KOTLIN and not h.chunk.parameter_types and h.chunk.enclosing_type in components
+    ]
     if bare and not is_accessor_name(method):
         names[getter_name(method)] = None
     packaged = [
@@ -73,11 +82,14 @@ async def jvm_call_keys(
     """`jvm_calls` of the owners' declarations of `method`, and the `<package>.fn` keys of facades' functions."""
     named = either(eq("name", method), eq("annotation_names", JVM_NAME))  # `@get:JvmName("method")` too
     condition = all_of(any_of("enclosing_type", sorted(owners)), named)
-    methods, functions = jvm_calls(method, await reader.lookup(access, Filters(repo=repo), condition))
+    declared = await reader.lookup(access, Filters(repo=repo), condition)
+    hierarchy = reader.hierarchy(access, repo)  # a facade is no type: a type has its chunk
+    owning = sorted(owners | {h.chunk.enclosing_type or "" for h in declared} - {""})
+    types = await hierarchy.types(any_of("qualified_name", owning)) if declared else []
+    components = frozenset(c.qualified_name for c in types if c.symbol_type in COMPONENT_TYPES)
+    methods, functions = jvm_calls(method, declared, components)
     if not functions:
         return methods, set()
-    hierarchy = reader.hierarchy(access, repo)  # a facade is no type: a type has its chunk
-    types = await hierarchy.types(any_of("qualified_name", sorted({owner for owner, _ in functions})))
     typed = {c.qualified_name for c in types}
     return methods, {f"{owner.rpartition('.')[0]}.{fn}" for owner, fn in functions if owner not in typed}
 
