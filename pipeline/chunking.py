@@ -51,7 +51,7 @@ _LOMBOK_LOGGERS = {
 
 def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: ChunkerConfig) -> FileResult:
     """Chunk one Java file (or Spring configuration file). Bad input comes back as `Skipped` entries, never raised."""
-    if is_config_file(file_path):
+    if is_config_file(file_path, config):
         return chunk_config(raw, file_path, context, config)
     decoded = decode_source(raw, file_path, config)
     if isinstance(decoded, Skipped):

@@ -9,10 +9,11 @@ and their URI, method and service read, once for every language.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import NamedTuple
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import NamedTuple, Protocol
 
-from pipeline.outbound import Client, OutboundRoute, Piece, Var, unresolved, uri_route
+from pipeline.outbound import Client, OutboundRoute, Piece, Var, inline_defaults, unresolved, uri_route
 from pipeline.spring import ANY_METHOD, JAXRS_VERBS, split_url
 
 REST_TEMPLATE_VERBS: Mapping[str, str | None] = {
@@ -30,7 +31,13 @@ REST_TEMPLATE_VERBS: Mapping[str, str | None] = {
 }
 REST_TEMPLATE_TYPES = frozenset({"RestTemplate", "RestOperations", "TestRestTemplate", "OAuth2RestTemplate"})
 FLUENT_VERBS = frozenset({"get", "post", "put", "delete", "patch", "head", "options"})
-_BASE_CALLS = frozenset({"create", "baseUrl"})  # `WebClient.create("http://x")`, `.baseUrl("http://x")`
+BASE_CALLS = frozenset({"create", "baseUrl", "rootUri"})
+"""Calls whose first argument is a client's base URL (`WebClient.create`, `.baseUrl`, `RestTemplateBuilder.rootUri`)."""
+PROPERTIES_TYPES = ("Properties", "Props", "Config", "Configuration", "Settings")
+"""How the names of `@ConfigurationProperties` classes end, by convention (a getter of another type is code)."""
+_GETTER = re.compile(  # `props.getVisitsUrl()`, `props.visitsUrl()` (a record), `props.visitsUrl` (Kotlin, a field)
+    r"(?P<receiver>(?:this\.)?[a-z_$][\w$]*)\.(?:get(?P<getter>[A-Z][\w$]*)\(\)|(?P<field>[A-Za-z_$][\w$]*)(?:\(\))?)"
+)
 _URI = "uri"
 MAX_NESTING = 128
 """A URI expression's operands read one inside the other, at most: deeper, the rest is a variable (hostile input)."""
@@ -60,6 +67,33 @@ class ClientCall(NamedTuple):
     named_target: bool  # the receiver is a variable or a field (`rest`, `this.rest`), not an expression
     chain: tuple[Link, ...]  # the calls the receiver is made of, outermost first; () when it is no call
     root: str  # what that chain starts from (`client`, `WebClient`)
+
+
+class Names(Protocol):
+    """What a body's reader knows of the names a call may use (Java's and Kotlin's scopes)."""
+
+    @property
+    def types(self) -> Mapping[str, str]:
+        """The declared types of the names the body sees (locals, parameters, fields)."""
+
+    @property
+    def defaults(self) -> Mapping[str, str]:
+        """The literal defaults of fields other assignments replace (`pipeline.field_values.FieldValues.defaults`)."""
+
+    def base_of(self, name: str) -> str | None:
+        """The base URL of the client a name holds: a field's (`FieldValues.bases`), a local's (`client_base`)."""
+
+
+def client_base(chain: Iterable[Link]) -> str | None:
+    """The base URL a client-building chain is given (`BASE_CALLS`), from the literal parts of its argument."""
+    for name, arguments in chain:
+        if (
+            name in BASE_CALLS
+            and arguments
+            and (literal := "".join(p for p in _pieces(arguments[0]) if isinstance(p, str)))
+        ):
+            return literal
+    return None
 
 
 def is_candidate(name: str) -> bool:
@@ -103,35 +137,37 @@ def _rest_template(receiver: str, types: Mapping[str, str]) -> bool:
     return declared in REST_TEMPLATE_TYPES or "resttemplate" in last.lower() or "restoperations" in last.lower()
 
 
-def classify(call: ClientCall, types: Mapping[str, str], defaults: Mapping[str, str]) -> OutboundRoute | None:
-    """The route a call makes, or None when it is no HTTP client call.
-
-    `types` are the declared types of the names the body sees (locals, parameters, fields), `defaults`
-    the literal defaults of fields other assignments replace (`pipeline.field_values.FieldValues.defaults`).
-    """
+def classify(call: ClientCall, names: Names) -> OutboundRoute | None:
+    """The route a call makes, or None when it is no HTTP client call; `names` what the body's reader knows."""
     name, arguments = call.name, call.arguments
     if name in REST_TEMPLATE_VERBS and call.named_target:
-        if not _rest_template(call.target, types) or not arguments:
+        if not _rest_template(call.target, names.types) or not arguments:
             return None
         verb = REST_TEMPLATE_VERBS[name] or _http_method(arguments[1:])
-        return _route(Client.REST_TEMPLATE, verb, arguments[0], None, defaults)
+        return _route(Client.REST_TEMPLATE, verb, arguments[0], _held_base(call.target, names), names)
     if name == _URI and arguments:
-        chain = _fluent_chain(call, types)
+        chain = _fluent_chain(call, names)
         if chain is not None:
             client, verb, base = chain
-            return _route(client, verb, arguments[0], base, defaults)
+            return _route(client, verb, arguments[0], base, names)
     return None
+
+
+def _held_base(receiver: str, names: Names) -> str | None:
+    return names.base_of(receiver.removeprefix("this."))
 
 
 def _pieces(arg: Arg) -> list[Piece]:
     return arg.pieces() if arg.pieces is not None else []
 
 
-def _route(client: Client, verb: str, uri: Arg, base: str | None, defaults: Mapping[str, str]) -> OutboundRoute:
+def _route(client: Client, verb: str, uri: Arg, base: str | None, names: Names) -> OutboundRoute:
     pieces = _pieces(uri)
+    if pieces and isinstance(pieces[0], Var) and (bound := _bound_property(pieces[0].name, names)) is not None:
+        pieces = [bound, *pieces[1:]]  # `props.getVisitsUrl() + "/x"`: the property the getter's field binds
     read = uri_route(pieces, base) if pieces else None
     if read is None:
-        service = _default_service(pieces, defaults)  # an unresolved call's service: its base field's default's
+        service = _default_service(pieces, names.defaults)  # an unresolved call's service: its base field's default's
         return OutboundRoute(client=client, method=verb, service=service, path=unresolved(uri.text))
     service, path = read
     return OutboundRoute(client=client, method=verb, service=service, path=path)
@@ -143,7 +179,24 @@ def _default_service(pieces: list[Piece], defaults: Mapping[str, str]) -> str | 
     if not isinstance(first, Var):
         return None
     default = defaults.get(first.name.removeprefix("this."))
-    return split_url(default)[0] if default is not None else None
+    return split_url(inline_defaults(default))[0] if default is not None else None
+
+
+def _bound_property(expression: str, names: Names) -> str | None:
+    """`props.getVisitsUrl()` (or Kotlin's `props.visitsUrl`) as `${ClientProperties.visitsUrl}`: the key it binds.
+
+    Only for a receiver typed `*Properties` (`PROPERTIES_TYPES`: a `@ConfigurationProperties` class by
+    convention); `app.search.services` finds the type's binding.
+    """
+    match = _GETTER.fullmatch(expression.replace(" ", ""))
+    if match is None:
+        return None
+    declared = names.types.get(match["receiver"].removeprefix("this."), "").rsplit(".", 1)[-1]
+    if not declared.endswith(PROPERTIES_TYPES):
+        return None
+    getter = match["getter"]
+    field = getter[:1].lower() + getter[1:] if getter else match["field"]
+    return "${" + declared + "." + field + "}"
 
 
 def _http_method(arguments: tuple[Arg, ...]) -> str:
@@ -151,21 +204,21 @@ def _http_method(arguments: tuple[Arg, ...]) -> str:
     return next((arg.name for arg in arguments if arg.name in JAXRS_VERBS), ANY_METHOD)
 
 
-def _fluent_chain(call: ClientCall, types: Mapping[str, str]) -> tuple[Client, str, str | None] | None:
-    """`client.get()`, `client.method(HttpMethod.POST)` before `.uri(...)`: the client kind, verb and any base URL."""
+def _fluent_chain(call: ClientCall, names: Names) -> tuple[Client, str, str | None] | None:
+    """`client.get()`, `client.method(HttpMethod.POST)` before `.uri(...)`: the client kind, verb and any base URL.
+
+    The base is the chain's own (`WebClient.create(x).get()`), else the one the root's client was built with.
+    """
     verb: str | None = None
-    base: str | None = None
     for name, arguments in call.chain:
         if verb is None and name in FLUENT_VERBS and not arguments:
             verb = name.upper()
         elif verb is None and name == "method" and arguments:
             verb = _http_method(arguments)
-        elif name in _BASE_CALLS and arguments:
-            literal = "".join(p for p in _pieces(arguments[0]) if isinstance(p, str))
-            base = base or literal or None
     if verb is None:
         return None
-    return _client_kind(call.root, types), verb, base
+    base = client_base(call.chain) or _held_base(call.root, names)
+    return _client_kind(call.root, names.types), verb, base
 
 
 def _client_kind(root: str, types: Mapping[str, str]) -> Client:

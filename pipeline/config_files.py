@@ -20,8 +20,17 @@ import yaml
 
 from pipeline.config_keys import ConfigEntry, Use, masked
 from pipeline.config_reads import keyed
-from pipeline.model import Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
+from pipeline.model import (
+    Chunk,
+    ChunkerConfig,
+    FileResult,
+    Skipped,
+    SkipReason,
+    SourceContext,
+    SymbolType,
+)
 from pipeline.render import chunk_id_in, chunk_id_prefix, content_hash, embedding_text, repo_key
+from pipeline.scope import glob_to_regex
 from pipeline.source import decode_source
 from pipeline.splitting import estimate_tokens
 
@@ -33,31 +42,92 @@ MAX_KEYS = 20_000  # a file with more (an alias bomb, a generated dump) is skipp
 MAX_DEPTH = 64
 MAX_VALUE_CHARS = 300  # a longer value (a certificate, a script) is cut: an answer needs its start
 _DOCUMENT = re.compile(r"[#!]---\s*")
+PROFILE_NAMES = frozenset(
+    {
+        "dev",
+        "development",
+        "local",
+        "test",
+        "testing",
+        "qa",
+        "uat",
+        "int",
+        "integration",
+        "stage",
+        "staging",
+        "preprod",
+        "prod",
+        "production",
+        "docker",
+        "k8s",
+        "kubernetes",
+        "cloud",
+        "native",
+        "default",
+        "ci",
+        "demo",
+        "h2",
+        "mysql",
+        "postgres",
+        "aws",
+        "azure",
+        "gcp",
+    }
+)
+"""The profile names a config repository's file name is read with (`config_repo_file`)."""
 
 
 class ConfigError(ValueError):
     """A configuration file that cannot be read; its message is the skip's reason (names no value)."""
 
 
-def is_config_file(file_path: str) -> bool:
-    """Whether a path names a Spring configuration file (by its file name alone; the scope chooses folders)."""
-    return CONFIG_FILE.fullmatch(PurePosixPath(file_path).name) is not None
+def is_config_file(file_path: str, config: ChunkerConfig | None = None) -> bool:
+    """Whether a path names a Spring configuration file: by its name, or in a config repository (`config_repos`)."""
+    named = CONFIG_FILE.fullmatch(PurePosixPath(file_path).name) is not None
+    return named or (config is not None and config_repo_file(file_path, config) is not None)
+
+
+def config_repo_file(file_path: str, config: ChunkerConfig) -> tuple[str, str] | None:
+    """(application, profile) of a Spring Cloud Config repository file (`ChunkerConfig.config_repos`); else None.
+
+    The server serves `<application>-<profile>.yml` and `<application>.yml` to the application so named
+    (`application.yml`: to every one). A name alone cannot say where the application ends (`account-service`),
+    so a last `-` part is a profile only when it is a usual profile name (`PROFILE_NAMES`).
+    """
+    path = PurePosixPath(file_path)
+    kind = path.suffix.lstrip(".")
+    if kind not in ("yml", "yaml", "properties") or not any(
+        glob_to_regex(p).match(file_path) for p in config.config_repos
+    ):
+        return None
+    application, _, last = path.stem.rpartition("-")
+    if application and last.lower() in PROFILE_NAMES:
+        return application, last
+    return path.stem, ""
 
 
 def chunk_config(raw: bytes, file_path: str, context: SourceContext, config: ChunkerConfig) -> FileResult:
-    """One configuration file's `config` chunks; bad input as a `Skipped` (never raised)."""
+    """One configuration file's `config` chunks; bad input as a `Skipped` (never raised).
+
+    A config repository's file (`config_repo_file`) has the application it configures as each chunk's
+    `enclosing_type`; a service's own file has none (its module is the application).
+    """
     decoded = decode_source(raw, file_path, config)
     if isinstance(decoded, Skipped):
         return FileResult(file_path=file_path, skipped=(decoded,))
     text = decoded.data.decode("utf-8")
+    served = config_repo_file(file_path, config)
     name = CONFIG_FILE.fullmatch(PurePosixPath(file_path).name)
-    assert name is not None  # the caller asked `is_config_file`
+    assert name is not None or served is not None  # the caller asked `is_config_file`
+    profile = served[1] if served is not None else name["profile"] or "" if name is not None else ""
+    properties = file_path.endswith(".properties")
     try:
-        entries = read_entries(text, name["kind"] == "properties", name["profile"] or "")
+        entries = read_entries(text, properties, profile)
     except ConfigError as exc:
         skip = Skipped(file_path=file_path, reason=SkipReason.SYNTAX_ERROR, detail=str(exc))
         return FileResult(file_path=file_path, skipped=(skip,), encoding=decoded.encoding, parse_errors=True)
-    chunks = tuple(_chunks(entries, file_path, context, config))
+    application = served[0] if served is not None else None
+    chunks = tuple(_chunks(entries, file_path, context, config, application))
     return FileResult(file_path=file_path, chunks=chunks, encoding=decoded.encoding)
 
 
@@ -202,7 +272,11 @@ def _top(key: str) -> str:
 
 
 def _chunks(
-    entries: list[tuple[int, ConfigEntry]], file_path: str, context: SourceContext, config: ChunkerConfig
+    entries: list[tuple[int, ConfigEntry]],
+    file_path: str,
+    context: SourceContext,
+    config: ChunkerConfig,
+    application: str | None,
 ) -> Iterator[Chunk]:
     groups: dict[tuple[int, str], list[ConfigEntry]] = {}
     for document, entry in entries:
@@ -222,7 +296,7 @@ def _chunks(
                 id="", repo_path=context.repo_path, gitlab_project_id=context.gitlab_project_id,
                 commit_sha=context.commit_sha, branch=context.branch, file_path=file_path, package="",
                 qualified_name=qualified, symbol_type=SymbolType.CONFIG, name=top,
-                signature=f"{base} (profile {profile})" if profile else base, enclosing_type=None,
+                signature=_signature(base, application, profile), enclosing_type=application,
                 config_keys=keys, config=encoded, line_start=min(e.line for e in part),
                 line_end=max(e.line for e in part), part_index=index, part_count=len(parts), content_hash="",
                 language="properties" if base.endswith(".properties") else "yaml", library=context.library,
@@ -231,6 +305,11 @@ def _chunks(
             text = embedding_text(chunk)
             chunk_id = chunk_id_in(prefix, f"config:{qualified}", index)
             yield replace(chunk, id=chunk_id, text=text, content_hash=content_hash(text))
+
+
+def _signature(base: str, application: str | None, profile: str) -> str:
+    said = ([f"application {application}"] if application else []) + ([f"profile {profile}"] if profile else [])
+    return f"{base} ({', '.join(said)})" if said else base
 
 
 def _parts(group: list[ConfigEntry], budget: int) -> list[list[ConfigEntry]]:

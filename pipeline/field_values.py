@@ -4,8 +4,12 @@ A client's base URL is often a field: `private String host = "http://things-serv
 the constructor, or a property injected with a literal default (`@Value("${things.url:http://things}")`,
 on the field or on the constructor parameter the field is assigned from). A field's value is known
 when every assignment to it in its type (initializer, constructor, any method) is that same literal;
-a setter (`this.host = host`) or two different literals leave it unknown. A property without a default
-is its placeholder (`${things.url}`), which `pipeline.outbound.uri_route` reads as a configured base.
+a setter (`this.host = host`) or two different literals leave it unknown. A property (`${things.url}`,
+with or without a default) is kept as written and read by `pipeline.outbound.uri_route` as a configured base.
+A field holding an HTTP client keeps the base URL it was built with (`FieldValues.bases`).
+
+The rules (`settle` over `Declared` and `Assigned` records, `placeholder_value`, `base_argument`,
+`nearest_first`) are Kotlin's too (`pipeline.kotlin.http` writes the records from its tree).
 
 Only the type's own body is read (nested and anonymous types are their own scope); the answer is keyed
 by the body's start byte, and `enclosing_values` gives a method the values of its type and the types
@@ -20,6 +24,7 @@ from typing import NamedTuple
 
 from tree_sitter import Node
 
+from pipeline.client_calls import BASE_CALLS
 from pipeline.outline import TYPE_NODE_KINDS
 
 _BODIES = frozenset({"class_body", "enum_body_declarations", "interface_body"})
@@ -31,6 +36,9 @@ class FieldValues(NamedTuple):
 
     known: dict[str, str]
     defaults: dict[str, str]  # a literal initializer (or `@Value` default) that a setter or another value replaces
+    # The base URL of the HTTP client a field holds (`WebClient.create(x)`, `.baseUrl(x)`, `.rootUri(x)`, with x
+    # a literal, a `@Value` field or constructor parameter), when every assignment to the field gives the same.
+    bases: dict[str, str] = {}  # noqa: RUF012 (never mutated: a fresh dict is built per type)
 
 
 NO_VALUES = FieldValues({}, {})
@@ -44,7 +52,7 @@ def file_field_values(root: Node, data: bytes) -> dict[int, FieldValues]:
         node = stack.pop()
         if node.type in _BODIES:
             values = _body_values(node, data)
-            if values.known or values.defaults:
+            if values.known or values.defaults or values.bases:
                 found[node.start_byte] = values
         stack.extend(node.named_children)
     return found
@@ -52,17 +60,27 @@ def file_field_values(root: Node, data: bytes) -> dict[int, FieldValues]:
 
 def enclosing_values(method: Node, values: Mapping[int, FieldValues]) -> FieldValues:
     """The field values a method sees: its type's, then the enclosing types' fields its type does not shadow."""
-    seen = FieldValues({}, {})
+    bodies: list[FieldValues] = []
     node: Node | None = method.parent
     while node is not None:
         if node.type in _BODIES and (body := values.get(node.start_byte)) is not None:
-            for name in body.known.keys() | body.defaults.keys():
-                if name not in seen.known and name not in seen.defaults:
-                    if name in body.known:
-                        seen.known[name] = body.known[name]
-                    else:
-                        seen.defaults[name] = body.defaults[name]
+            bodies.append(body)
         node = node.parent
+    return nearest_first(bodies)
+
+
+def nearest_first(bodies: Iterable[FieldValues]) -> FieldValues:
+    """The values of nested types' fields, nearest type first: an inner type's field shadows an outer one's."""
+    seen = FieldValues({}, {}, {})
+    for body in bodies:
+        for name, base in body.bases.items():
+            seen.bases.setdefault(name, base)
+        for name in body.known.keys() | body.defaults.keys():
+            if name not in seen.known and name not in seen.defaults:
+                if name in body.known:
+                    seen.known[name] = body.known[name]
+                else:
+                    seen.defaults[name] = body.defaults[name]
     return seen
 
 
@@ -78,7 +96,7 @@ def _literal(node: Node, data: bytes) -> str | None:
 
 
 def injected_value(modifiers: Node | None, data: bytes) -> str | None:
-    """What `@Value("${key:default}")` among these modifiers injects as a literal: the default, else `${key}`."""
+    """What `@Value("${key:default}")` among these modifiers injects (`placeholder_value`: as written)."""
     if modifiers is None:
         return None
     for child in modifiers.named_children:
@@ -92,11 +110,14 @@ def injected_value(modifiers: Node | None, data: bytes) -> str | None:
 
 
 def placeholder_value(literal: str | None) -> str | None:
-    """What `@Value(literal)` injects as far as the source tells: `${key:default}`'s default, else `${key}`."""
+    """What `@Value(literal)` injects, as written (`${key:default}`): the property decides at query time.
+
+    `pipeline.outbound.configured_route` reads it as a base URL (its default's host and path until the
+    configuration is read, `app.search.services`); elsewhere in a URI, `inline_defaults` reads its default.
+    """
     if literal is None or not literal.startswith("${") or not literal.endswith("}"):
         return None
-    key, colon, default = literal[2:-1].partition(":")
-    return default if colon and default and "${" not in default else "${" + key + "}"
+    return literal
 
 
 def _modifiers(node: Node) -> Node | None:
@@ -105,7 +126,13 @@ def _modifiers(node: Node) -> Node | None:
 
 def _body_values(body: Node, data: bytes) -> FieldValues:
     declared = [
-        Declared(name, injected, init is not None, _literal(init, data) if init is not None else None)
+        Declared(
+            name,
+            injected,
+            init is not None,
+            _literal(init, data) if init is not None else None,
+            _client_base(init, data, {}) if init is not None else None,
+        )
         for name, injected, init in _declared(body, data)
     ]
     return settle(declared, _assigned(body, data, {d.name for d in declared}) if declared else ())
@@ -118,42 +145,66 @@ class Declared(NamedTuple):
     injected: str | None
     initialized: bool
     literal: str | None  # the initializer's literal; None when it is none or is not a literal
+    base: str | None = None  # the base URL of the client the initializer builds (`Assigned.base`)
 
 
-def settle(declared: Iterable[Declared], assignments: Iterable[tuple[str, str | None]]) -> FieldValues:
+class Assigned(NamedTuple):
+    """An assignment to a field in its type: the literal it is given (None: anything else), the client's base."""
+
+    name: str
+    literal: str | None
+    # The base URL of the HTTP client the value is built with (`client_calls.BASE_CALLS`): a literal, a `@Value`
+    # placeholder, or `@field` for another field's value; None when it builds no client or the base is unknown.
+    base: str | None = None
+
+
+def settle(declared: Iterable[Declared], assignments: Iterable[Assigned]) -> FieldValues:
     """The values fields keep: each field's one literal over its declaration and every assignment in its type.
 
-    `assignments` are (field, literal or None for anything else), in any order; fields not declared are ignored.
+    `assignments` are in any order; fields not declared are ignored. A field holding a client keeps the base
+    URL it was built with when every assignment that gives one gives the same (`FieldValues.bases`).
     """
     assigned: dict[str, str | None] = {}  # field -> its one literal, or _UNKNOWN
     initial: dict[str, str] = {}  # the declaration's literal (initializer or `@Value` default)
+    bases: dict[str, str | None] = {}  # field -> the base URL of the client it holds (a literal, or `@name`)
 
-    def assign(name: str, literal: str | None) -> None:
-        if name in assigned and assigned[name] != literal:
-            assigned[name] = _UNKNOWN
-        else:
-            assigned[name] = literal
+    def assign(into: dict[str, str | None], name: str, literal: str | None) -> None:
+        into[name] = _UNKNOWN if name in into and into[name] != literal else literal
 
     fields: set[str] = set()
-    for name, injected, initialized, literal in declared:
+    for name, injected, initialized, literal, base in declared:
         fields.add(name)
         if injected is not None:
-            assign(name, injected)
+            assign(assigned, name, injected)
         if initialized:
-            assign(name, literal)
+            assign(assigned, name, literal)
+        if base is not None:
+            assign(bases, name, base)
         if (value := assigned.get(name)) is not None:
             initial[name] = value
     if not fields:
         return NO_VALUES
-    for name, literal in assignments:
+    for name, literal, base in assignments:
         if name in fields:
-            assign(name, literal)
+            assign(assigned, name, literal)
+            if base is not None:
+                assign(bases, name, base)
+    return _settled(assigned, initial, bases)
+
+
+def _settled(assigned: dict[str, str | None], initial: dict[str, str], bases: dict[str, str | None]) -> FieldValues:
+    """The values once every assignment is seen: a client's base named by a field (`@name`) is that field's value."""
     known = {name: text for name, text in assigned.items() if text is not None}
-    return FieldValues(known, {name: text for name, text in initial.items() if name not in known})
+    held = {name: known.get(b[1:]) if b.startswith("@") else b for name, b in bases.items() if b is not None}
+    return FieldValues(
+        known,
+        {name: text for name, text in initial.items() if name not in known},
+        {name: base for name, base in held.items() if base is not None},
+    )
 
 
-def _assigned(body: Node, data: bytes, fields: set[str]) -> Iterator[tuple[str, str | None]]:
-    """Each assignment to a field in a type's own body: the field and the literal it is given (None: not one)."""
+def _assigned(body: Node, data: bytes, fields: set[str]) -> Iterator[Assigned]:
+    """Each assignment to a field in a type's own body: the field, the literal it is given, a client's base."""
     for node, parameters in _assignments(body, data):
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         target = _assigned_field(left, data) if left is not None else None
@@ -161,12 +212,35 @@ def _assigned(body: Node, data: bytes, fields: set[str]) -> Iterator[tuple[str, 
             continue
         operator = node.child_by_field_name("operator")
         if right is None or (operator is not None and _text(operator, data) != "="):
-            yield target, _UNKNOWN
+            yield Assigned(target, _UNKNOWN)
             continue
         literal = _literal(right, data)
         if literal is None and right.type == "identifier":
             literal = parameters.get(_text(right, data))
-        yield target, literal
+        yield Assigned(target, literal, _client_base(right, data, parameters))
+
+
+def _client_base(node: Node, data: bytes, parameters: Mapping[str, str]) -> str | None:
+    """The base URL a client-building chain is given (`BASE_CALLS`): a literal, a `@Value` parameter's, `@field`."""
+    current: Node | None = node
+    while current is not None and current.type == "method_invocation":
+        name, arguments = current.child_by_field_name("name"), current.child_by_field_name("arguments")
+        if name is not None and _text(name, data) in BASE_CALLS and arguments is not None and arguments.named_children:
+            argument = arguments.named_children[0]
+            named = _assigned_field(argument, data) if argument.type in ("identifier", "field_access") else None
+            return base_argument(_literal(argument, data), named, parameters)
+        current = current.child_by_field_name("object")
+    return None
+
+
+def base_argument(literal: str | None, named: str | None, parameters: Mapping[str, str]) -> str | None:
+    """A client's base URL argument as `Assigned.base`: its literal, a `@Value` parameter's placeholder, `@field`.
+
+    A name that is no `@Value` parameter is a field: `@name`, its value once settled. Anything else: None.
+    """
+    if literal is not None or named is None:
+        return literal
+    return parameters.get(named, "@" + named)
 
 
 def _declared(body: Node, data: bytes) -> Iterator[tuple[str, str | None, Node | None]]:

@@ -24,6 +24,7 @@ from pipeline.client_calls import (
     ClientCall,
     Link,
     classify,
+    client_base,
     is_candidate,
     mentions_clients,
     wants_arguments,
@@ -49,6 +50,14 @@ class _Scope:
         self.types: dict[str, str] = dict(fields)
         self.known: dict[str, str] = dict(field_values.known)  # fields the type fixes (`pipeline.field_values`)
         self.defaults: dict[str, str] = dict(field_values.defaults)
+        self.bases: dict[str, str] = dict(field_values.bases)  # fields holding a client built with a base URL
+
+    def base_of(self, name: str) -> str | None:
+        """The base URL of the client a name holds: a field's (`FieldValues.bases`), or a local's initializer's."""
+        if name in self.bases:
+            return self.bases[name]
+        node = self.values.get(name)
+        return client_base(_chain(node, self)[0]) if node is not None else None
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -64,6 +73,7 @@ class _Scope:
                 self.values.pop(self.text(name), None)
                 self.known.pop(self.text(name), None)
                 self.defaults.pop(self.text(name), None)
+                self.bases.pop(self.text(name), None)
             return
         for declarator in node.children_by_field_name("declarator"):
             name, init = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
@@ -72,6 +82,7 @@ class _Scope:
             self.types[self.text(name)] = declared
             self.known.pop(self.text(name), None)
             self.defaults.pop(self.text(name), None)
+            self.bases.pop(self.text(name), None)
             if init is not None:
                 self.values[self.text(name)] = init
             else:
@@ -177,19 +188,24 @@ def _call(node: Node, scope: _Scope) -> OutboundRoute | None:
     args = node.child_by_field_name("arguments")
     if name_node is None or target is None or args is None or not is_candidate(name := scope.text(name_node)):
         return None
+    chain, root = _chain(target, scope)  # `client.get().uri(...)`: the links before `uri`
+    call = ClientCall(
+        name=name, arguments=_arguments(args, scope), target=scope.text(target),
+        named_target=target.type in ("identifier", "field_access"), chain=chain, root=root,
+    )  # fmt: skip
+    return classify(call, scope)
+
+
+def _chain(link: Node | None, scope: _Scope) -> tuple[tuple[Link, ...], str]:
+    """The calls an expression is made of, outermost first, and what the first is called on ("": no call)."""
     chain: list[Link] = []
     root = ""
-    link: Node | None = target
-    while link is not None and link.type == "method_invocation":  # `client.get().uri(...)`: the links before `uri`
+    while link is not None and link.type == "method_invocation":
         link_name, link_args = link.child_by_field_name("name"), link.child_by_field_name("arguments")
         chain.append(Link(scope.text(link_name) if link_name is not None else "", _arguments(link_args, scope)))
         link = link.child_by_field_name("object")
         root = scope.text(link) if link is not None else root
-    call = ClientCall(
-        name=name, arguments=_arguments(args, scope), target=scope.text(target),
-        named_target=target.type in ("identifier", "field_access"), chain=tuple(chain), root=root,
-    )  # fmt: skip
-    return classify(call, scope.types, scope.defaults)
+    return tuple(chain), root
 
 
 def _arguments(args: Node | None, scope: _Scope) -> tuple[Arg, ...]:

@@ -60,6 +60,10 @@ class SourceContext:
     library: bool = False  # a library's sources jar (`maven:<group>:<artifact>:<version>`), not the org's code
 
 
+CONFIG_EXTENSIONS = (".yml", ".yaml", ".properties")
+"""The file name endings of Spring configuration files."""
+
+
 @value
 class ChunkerConfig:
     """Pipeline knobs, built from the service Settings by the entrypoints."""
@@ -75,6 +79,9 @@ class ChunkerConfig:
         "**/src/main/resources/**/bootstrap*.yaml",
         "**/src/main/resources/**/bootstrap*.properties",
     )
+    # Spring Cloud Config repositories (issue 29): `<application>[-<profile>].yml|yaml|properties` files here are
+    # indexed as the named application's configuration (`pipeline.config_files.config_repo_file`).
+    config_repos: tuple[str, ...] = ("**/src/main/resources/shared/**", "**/config-repo/**")
     exclude: tuple[str, ...] = (
         "**/generated/**",
         "**/generated-sources/**",

@@ -21,12 +21,16 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from pipeline._values import value
+from pipeline.config_keys import placeholders
 from pipeline.outline import Modifiers
 from pipeline.spring import ANY_METHOD, join_path, split_url
 
 UNRESOLVED = "?"
 """The first character of an unresolved outbound path: what follows is the expression as written."""
 UNKNOWN_SERVICE = "-"
+CONFIGURED = "${"
+"""A service that starts so is the property placeholder of the call's base URL (`configured_route`)."""
+_DEFAULTED = re.compile(r"\$\{[^{}:]*:([^{}]*)\}")
 _MAX_EXPRESSION = 120
 
 
@@ -82,6 +86,11 @@ def decode(stored: str) -> OutboundRoute:
     )
 
 
+def declares_client(stored: Iterable[str]) -> bool:
+    """Whether a chunk's outbound routes are a Feign or `@HttpExchange` method's own: a client, not a handler."""
+    return any(decode(text).client in DECLARED_CLIENTS for text in stored)
+
+
 def resolved_paths(stored: Iterable[str]) -> tuple[str, ...]:
     """The path templates of a chunk's resolved outbound routes (`Chunk.outbound`), once each."""
     return tuple(dict.fromkeys(route.path for text in stored if (route := decode(text)).resolved))
@@ -125,11 +134,58 @@ def uri_route(pieces: Sequence[Piece], base: str | None = None) -> tuple[str | N
     if configured:
         if not text.startswith(("/", "?")):
             return None  # `host + "x"`: not a path
-        return None, _path(text)
-    service, path = split_url((base or "").rstrip("/") + text if base and not _absolute(text) else text)
-    if _placeholder_base(path):  # `"${accounts.url}/accounts"`: a property as the base URL
-        return None, _path(path.split("}", 1)[1])
+        return None, _path(inline_defaults(text))
+    joined = (base or "").rstrip("/") + text if base and not _absolute(text) else text
+    placeholder = configured_base(joined)
+    if placeholder is not None:  # `"${accounts.url}/accounts"`: a property as the base URL
+        return configured_route(*placeholder)
+    service, path = split_url(inline_defaults(joined))
     return service, _path(path)
+
+
+def configured_base(text: str) -> tuple[str, str] | None:
+    """`${visits.url:http://visits}/pets` -> (`${visits.url:http://visits}`, `/pets`): a property as the base URL."""
+    if not text.startswith("${"):
+        return None
+    depth = 0
+    for index in range(len(text)):
+        if text.startswith("${", index):
+            depth += 1
+        elif text[index] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[: index + 1], text[index + 1 :]
+    return None
+
+
+def configured_route(placeholder: str, rest: str) -> tuple[str | None, str]:
+    """The (service, path) of a call whose base URL is a property: the placeholder is its service (`CONFIGURED`).
+
+    The path is the rest, under the path of the placeholder's default URL (`${k:http://visits/api}` + `/pets`:
+    `/api/pets`); the configured value replaces that base at query time (`app.search.services`). A placeholder
+    holding a space cannot be stored as a service: then no service.
+    """
+    found = placeholders(placeholder)
+    default = inline_defaults(found[0][1]) if found else ""
+    service, base_path = split_url(default)
+    base_path = base_path if default and (service is not None or base_path != default) else ""
+    stored = None if any(c.isspace() for c in placeholder) else placeholder
+    return stored, _path(base_path.rstrip("/") + "/" + inline_defaults(rest).lstrip("/"))
+
+
+def inline_defaults(text: str) -> str:
+    """Each `${key:default}` as its default (innermost first, bounded): `http://${host:visits}/x` -> `http://visits/x`."""
+    for _ in range(8):
+        replaced = _DEFAULTED.sub(lambda m: m.group(1), text)
+        if replaced == text:
+            break
+        text = replaced
+    return text
+
+
+def is_configured(service: str | None) -> bool:
+    """Whether a route's service is a property placeholder (`configured_route`), resolved at query time."""
+    return service is not None and service.startswith(CONFIGURED)
 
 
 def literal_tail(route: OutboundRoute) -> str | None:
@@ -179,10 +235,6 @@ def _absolute(text: str) -> bool:
     return split_url(text)[1] != text
 
 
-def _placeholder_base(path: str) -> bool:
-    return path.startswith("${") and "}" in path
-
-
 def _variable_name(expression: str) -> str:
     """A path variable's name for an expression: its last identifier (`account.getName()` → `getName`)."""
     words = re.findall(r"[A-Za-z_$][\w$]*", expression)
@@ -207,14 +259,30 @@ def client_of(modifiers: Modifiers, is_interface: bool, exchanges: bool) -> tupl
     if feign is not None:
         named = [v.string for v in feign.values("name", "value", "serviceId")]
         service = _service_name(named[0]) if named else None
+        urls = [v.string for v in feign.values("url")]
+        if urls and (placeholder := configured_base(urls[0].strip())) is not None:
+            # `url = "${clients.visits.url}"`: the property decides; the client's name stands as its default host.
+            return Client.FEIGN, _with_default(placeholder[0], service)
         if service is None:
-            service = next((split_url(v.string)[0] for v in feign.values("url")), None)
+            service = next((split_url(url)[0] for url in urls), None)
         return Client.FEIGN, service
     if not is_interface or not exchanges:
         return None
     exchange = modifiers.find("HttpExchange")
     base = [v.string for v in exchange.values("url", "value")] if exchange is not None else []
+    if base and (placeholder := configured_base(base[0].strip())) is not None:
+        return Client.HTTP_EXCHANGE, _with_default(placeholder[0], None)
     return Client.HTTP_EXCHANGE, split_url(base[0])[0] if base else None
+
+
+def _with_default(placeholder: str, service: str | None) -> str | None:
+    """A placeholder to store as a client's service: `${k}`, or `${k:http://name}` when only a name is known."""
+    if any(c.isspace() for c in placeholder):
+        return service
+    found = placeholders(placeholder)
+    if service is None or not found or found[0][1] or placeholder.count("${") > 1:
+        return placeholder
+    return "${" + found[0][0] + ":http://" + service + "}"
 
 
 def _service_name(name: str) -> str | None:

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pipeline.model import ChunkerConfig
+from pipeline.model import CONFIG_EXTENSIONS, ChunkerConfig
 
 
 @lru_cache(maxsize=256)
@@ -44,13 +44,15 @@ class Scope:
     """A compiled include/exclude rule set, and test code's own rule.
 
     A path `exclude` matches is out. Test code (a path `tests` matches) is in when `index_tests` is on and
-    it is a `.java` file, whatever `include` says; any other path is in when `include` matches it.
+    it is a `.java` file, whatever `include` says; any other path is in when `include` matches it, or when
+    it is a configuration file (`CONFIG_EXTENSIONS`) in a Spring Cloud Config repository (`config_repos`).
     """
 
     include: tuple[re.Pattern[str], ...]
     exclude: tuple[re.Pattern[str], ...]
     tests: tuple[re.Pattern[str], ...] = ()
     index_tests: bool = False
+    config_repos: tuple[re.Pattern[str], ...] = ()
 
     @classmethod
     def from_config(cls, config: ChunkerConfig) -> Scope:
@@ -60,6 +62,7 @@ class Scope:
             exclude=tuple(glob_to_regex(p) for p in config.exclude),
             tests=tuple(glob_to_regex(p) for p in config.tests),
             index_tests=config.index_tests,
+            config_repos=tuple(glob_to_regex(p) for p in config.config_repos),
         )
 
     def matches(self, path: str) -> bool:
@@ -69,4 +72,6 @@ class Scope:
             return False
         if any(p.match(path) for p in self.tests):
             return self.index_tests and path.endswith(".java")
-        return any(p.match(path) for p in self.include)
+        if any(p.match(path) for p in self.include):
+            return True
+        return path.endswith(CONFIG_EXTENSIONS) and any(p.match(path) for p in self.config_repos)

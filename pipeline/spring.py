@@ -153,7 +153,8 @@ def route_prefixes(modifiers: Modifiers) -> tuple[str, ...]:
         if ann.name == "RequestMapping":
             paths.extend(_paths(ann))
         elif ann.name == _EXCHANGE:  # `@HttpExchange(url = "http://accounts/api")`: the path part is the prefix
-            paths.extend(split_url(p)[1] for p in _paths(ann))
+            # A property (`url = "${visits.url}"`) is a base URL read at query time (`pipeline.outbound`).
+            paths.extend(split_url(re.sub(r"^\$\{[^}]*\}", "", p.strip()))[1] for p in _paths(ann))
         elif ann.name == "FeignClient":
             paths.extend(v.string for v in ann.values("path"))
         elif ann.name == "Path":

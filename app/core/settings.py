@@ -46,6 +46,7 @@ class ChunkingSettings(BaseModel):
 
     include: tuple[str, ...] = Field(default=_DEFAULTS.include, description="Globs of files to index.")
     exclude: tuple[str, ...] = Field(default=_DEFAULTS.exclude, description="Globs never indexed, even if included.")
+    config_repos: tuple[str, ...] = Field(default=_DEFAULTS.config_repos, description="Spring Cloud Config repo globs")
     tests: tuple[str, ...] = Field(
         default=_DEFAULTS.tests, description="Globs of test code: its .java files indexed only with index_tests"
     )
@@ -64,6 +65,7 @@ class ChunkingSettings(BaseModel):
         return ChunkerConfig(
             include=self.include,
             exclude=self.exclude,
+            config_repos=self.config_repos,
             tests=self.tests,
             index_tests=self.index_tests,
             max_chunk_tokens=self.max_chunk_tokens,

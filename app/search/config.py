@@ -8,7 +8,7 @@ project the caller may not read is never seen. Values are as stored: a secret is
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from app.auth.access import Access
@@ -25,6 +25,8 @@ MAX_CONFIG_HITS = 500
 CONTEXT_PATH = "server.servlet.context-path"
 SERVLET_PATH = "spring.mvc.servlet.path"
 _ROUTE_KEYS = (canonical_key(CONTEXT_PATH), canonical_key(SERVLET_PATH))
+APP_NAME = "spring.application.name"
+_APP_NAME = canonical_key(APP_NAME)
 FIELD_NAME = re.compile(r"(?:[a-z_$][\w$]*\.)*(?P<type>[A-Z][\w$]*)\.(?P<field>[a-z_$][\w$]*)")
 """`PaymentProperties.timeoutMs` (a package before it allowed): a `@ConfigurationProperties` field, not a key."""
 
@@ -75,7 +77,7 @@ async def find_config(
     if field is not None:
         where = Filters(repo=repo, path_prefix=path_prefix)
         types = await reader.lookup(access, where, eq("name", field["type"]))
-        bound = [e.key for _, e in _entries(types) if e.use is Use.BIND and e.value == field["field"]]
+        bound = [e.key for _, e in entries(types) if e.use is Use.BIND and e.value == field["field"]]
         key = bound[0] if bound else key
     wanted = canonical_key(key)
     above = ancestors(wanted)
@@ -89,7 +91,7 @@ async def find_config(
     readers: list[KeyUse] = []
     binds: list[KeyUse] = []  # prefixes bound: shown for a chunk that names the key itself in no entry
     prefixes = set(above)
-    for hit, entry in _entries(hits):
+    for hit, entry in entries(hits):
         canonical = canonical_key(entry.key)
         if entry.use is Use.SET:
             if canonical == wanted:
@@ -104,7 +106,8 @@ async def find_config(
     return KeyAnswer(key=wanted, settings=settings, readers=readers)
 
 
-def _entries(hits: Sequence[Hit]) -> Iterator[tuple[Hit, ConfigEntry]]:
+def entries(hits: Sequence[Hit]) -> Iterator[tuple[Hit, ConfigEntry]]:
+    """Each hit's `config` entries, decoded (an entry this service does not write is passed over)."""
     for hit in hits:
         for text in hit.chunk.config:
             try:
@@ -113,27 +116,69 @@ def _entries(hits: Sequence[Hit]) -> Iterator[tuple[Hit, ConfigEntry]]:
                 continue  # not what this service writes: nothing to say about it
 
 
-async def route_prefixes(reader: Reader, access: Access, repo: str | None = None) -> dict[tuple[str, str], set[str]]:
-    """The path prefixes each application's configuration gives its routes (any profile), by (repository, module).
+ALL_APPLICATIONS = "application"
+"""A config repository's `application.yml` (`enclosing_type` `application`) configures every application."""
+Module = tuple[str, str]  # (repository, `app.store.routes.application` of a file): one deployable application
+
+
+def module_of(hit: Hit) -> Module:
+    """The application a chunk belongs to: its repository and build module folder."""
+    return hit.repo_path, application(hit.file_path)
+
+
+def application_names(uses: Iterable[tuple[Hit, ConfigEntry]]) -> dict[Module, set[str]]:
+    """The `spring.application.name` each application's own files give it (any profile), by module."""
+    names: dict[Module, set[str]] = {}
+    for hit, entry in uses:
+        served = hit.chunk.enclosing_type  # a config repository's file names the application it configures
+        if entry.use is Use.SET and canonical_key(entry.key) == _APP_NAME and entry.value and served is None:
+            names.setdefault(module_of(hit), set()).add(entry.value.strip().lower())
+    return names
+
+
+def owners(hit: Hit, names: dict[Module, set[str]]) -> list[Module]:
+    """The applications a config chunk configures: its own module, or those a config repository's file names."""
+    served = hit.chunk.enclosing_type
+    if served is None:
+        return [module_of(hit)]
+    wanted = served.lower()
+    return [m for m, named in names.items() if wanted == ALL_APPLICATIONS or wanted in named]
+
+
+def where(use: KeyUse) -> str:
+    """A setting as evidence: `server.servlet.context-path = /accounts (repo:file:line, profile default)`."""
+    hit, entry = use.hit, use.entry
+    return f"{entry.key} = {entry.value} ({hit.repo_path}:{hit.file_path}:{entry.line}, profile {use.profile})"
+
+
+async def route_prefixes(reader: Reader, access: Access, repo: str | None = None) -> dict[Module, dict[str, str]]:
+    """The path prefixes each application's configuration gives its routes (any profile), by module, with evidence.
 
     `server.servlet.context-path` and `spring.mvc.servlet.path` (the one, the other, and both joined, Spring
-    MVC's order); an application sets none: no entry. The module is `app.store.routes.application` of the file.
+    MVC's order); an application sets none: no entry. The module is `app.store.routes.application` of the
+    file, or, for a Spring Cloud Config repository's file, each module whose `spring.application.name` the
+    file names (`owners`). Each prefix maps to where it is set (`where`). `repo` narrows the handlers' side:
+    a config repository may be another project.
     """
     hits = await reader.lookup(
-        access, Filters(repo=repo, symbol_type=SymbolType.CONFIG), any_of("config_keys", list(_ROUTE_KEYS))
+        access, Filters(symbol_type=SymbolType.CONFIG), any_of("config_keys", [*_ROUTE_KEYS, _APP_NAME])
     )
-    found: dict[tuple[str, str], dict[str, set[str]]] = {}
-    for hit, entry in _entries(hits):
+    uses = list(entries(hits))
+    names = application_names(uses)
+    found: dict[Module, dict[str, dict[str, str]]] = {}
+    for hit, entry in uses:
         canonical = canonical_key(entry.key)
         value = _path(entry.value)
         if entry.use is Use.SET and canonical in _ROUTE_KEYS and value:
-            where = (hit.repo_path, application(hit.file_path))
-            found.setdefault(where, {}).setdefault(canonical, set()).add(value)
-    out: dict[tuple[str, str], set[str]] = {}
-    for where, by_key in found.items():
-        contexts = by_key.get(_ROUTE_KEYS[0], set())
-        servlets = by_key.get(_ROUTE_KEYS[1], set())
-        out[where] = contexts | servlets | {c + s for c in contexts for s in servlets}
+            for module in owners(hit, names):
+                if repo is None or module[0] == repo:
+                    found.setdefault(module, {}).setdefault(canonical, {}).setdefault(value, where(KeyUse(hit, entry)))
+    out: dict[Module, dict[str, str]] = {}
+    for module, by_key in found.items():
+        contexts = by_key.get(_ROUTE_KEYS[0], {})
+        servlets = by_key.get(_ROUTE_KEYS[1], {})
+        joined = {c + s: f"{contexts[c]}; {servlets[s]}" for c in contexts for s in servlets}
+        out[module] = {**contexts, **servlets, **joined}
     return out
 
 

@@ -20,6 +20,7 @@ from app.search.scoping import Filters
 from app.store.filters import any_of, either
 from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.model import SymbolType
+from pipeline.outbound import declares_client
 from pipeline.spring import JAXRS_VERBS, learned_mappings, mapping_route, split_url
 
 _VERB_FIRST = re.compile(r"^\s*([A-Za-z]+)\s+(\S.*)$")
@@ -73,7 +74,8 @@ async def endpoint(
     serves its routes under it too: `/api/owners/42` finds `/owners/{id}` of the module that sets `/api`.
     """
     configured = await route_prefixes(reader, access, repo)
-    under = {p: path[len(p) :] or "/" for p in set().union(*configured.values()) if path.startswith(p + "/")}
+    prefixes = {p for each in configured.values() for p in each}
+    under = {p: path[len(p) :] or "/" for p in prefixes if path.startswith(p + "/")}
     keys = list(dict.fromkeys(k for each in (path, *under.values()) for k in query_keys(each)))
     found = await reader.lookup(
         access,
@@ -85,13 +87,14 @@ async def endpoint(
     for hit in await with_composed_routes(reader, access, found):
         if not handles(verbs, hit.chunk):
             continue  # the verb is checked here: a composed mapping's is known only after `with_composed_routes`
-        own = configured.get((hit.repo_path, application(hit.file_path)), set())
+        own = configured.get((hit.repo_path, application(hit.file_path)), {})
         served = [path, *(under[p] for p in own if p in under)]
         matching = [p for p in hit.chunk.http_path if any(route_matches(p, each) for each in served)]
         if matching:
             scored.append((min(specificity(p) for p in matching), hit))
-    # The handler Spring dispatches to (the most specific pattern) comes first; stable otherwise.
-    scored.sort(key=lambda pair: pair[0])
+    # The handler Spring dispatches to (the most specific pattern) comes first, a declared client (Feign,
+    # `@HttpExchange`: it calls the route, serves none) after the handlers; stable otherwise.
+    scored.sort(key=lambda pair: (declares_client(pair[1].chunk.outbound), pair[0]))
     return dispatched(scored)
 
 

@@ -19,12 +19,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from app.auth.access import Access
+from app.search.config import Module, module_of
 from app.search.hits import Hit
 from app.search.scoping import Filters
 from app.search.service import SearchService
 from app.store.filters import any_of
 from app.store.routes import candidate_query_keys, query_keys, route_matches, tail_matches
-from pipeline.outbound import DECLARED_CLIENTS, OutboundRoute, decode, literal_tail
+from pipeline.outbound import DECLARED_CLIENTS, OutboundRoute, declares_client, decode, is_configured, literal_tail
 from pipeline.spring import ANY_METHOD
 
 MAX_CLIENTS = 50
@@ -96,7 +97,7 @@ def candidates(hits: Iterable[Hit], path: str, http_method: str | None) -> list[
 
 def is_declared_client(hit: Hit) -> bool:
     """A Feign or `@HttpExchange` interface method: its routes are calls it declares, not routes it serves."""
-    return any(decode(text).client in DECLARED_CLIENTS for text in hit.chunk.outbound)
+    return declares_client(hit.chunk.outbound)
 
 
 class EndpointLinks:
@@ -111,14 +112,19 @@ class EndpointLinks:
         """The client call sites of an endpoint across the repositories the caller may read (`repo` narrows them).
 
         Each declared client method is followed by the methods that call it; then the candidates: calls whose
-        URI the code does not fix but whose literal tail the path ends with (`candidates`).
+        URI the code does not fix but whose literal tail the path ends with (`candidates`). A call is matched
+        on its stored path; one whose base URL is a property is shown resolved (`services.Configured.resolve`).
         """
         keys = [*query_keys(path), *candidate_query_keys(path)]
         found = await self.search.lookup(access, Filters(repo=repo), any_of("outbound_keys", keys))
+        stored = [r for hit in found for r in map(decode, hit.chunk.outbound)]
+        known = await self.search.configured(access, stored) if any(is_configured(r.service) for r in stored) else None
         sites: list[CallSite] = []
         clients = 0
         for hit in found:
-            routes = tuple(r for r in map(decode, hit.chunk.outbound) if calls_endpoint(r, path, http_method))
+            matched = [r for r in map(decode, hit.chunk.outbound) if calls_endpoint(r, path, http_method)]
+            # Shown with the service (and base path) its configuration gives, as `targets` reads it.
+            routes = tuple(known.resolve(r, hit)[0] if known is not None else r for r in matched)
             if not routes:
                 continue
             sites.append(CallSite(hit=hit, routes=routes))
@@ -134,19 +140,26 @@ class EndpointLinks:
         `name` is a method that calls over HTTP, a declared client method, or a method calling one.
         """
         calls = await self._calls_of(access, name, repo)
+        known = await self.search.configured(access, [route for _, route in calls])
+        prefixes = await self.search.route_prefixes(access)
         targets: list[Target] = []
         unresolved: list[tuple[Hit, OutboundRoute]] = []
-        for caller, route in calls:
-            if not route.resolved:
-                unresolved.append((caller, route))
-                targets.extend(await self._candidate_targets(access, route, caller))
+        facts = _Known(known.names, prefixes)
+        for caller, stored in calls:
+            if not stored.resolved:
+                unresolved.append((caller, stored))
+                targets.extend(await self._candidate_targets(access, stored, caller, facts))
                 continue
-            targets.extend(await self._served(access, route, caller))
+            route, said = known.resolve(stored, caller)
+            served = await self._served(access, route, caller, facts)
+            targets.extend(dataclasses.replace(t, evidence=(*said, *t.evidence)) for t in served)
         # Stable: the endpoint order within each group; an unresolved call's candidates after the calls the code fixes.
         targets.sort(key=lambda t: (not t.route.resolved, not t.service_match))
         return Targets(targets=targets, unresolved=unresolved, calls=len(calls))
 
-    async def _candidate_targets(self, access: Access, route: OutboundRoute, caller: Hit) -> list[Target]:
+    async def _candidate_targets(
+        self, access: Access, route: OutboundRoute, caller: Hit, known: _Known
+    ) -> list[Target]:
         """The handlers of an unresolved call's literal tail (`host + "pets/visits"`: `/pets/visits`), as candidates."""
         tail = literal_tail(route)
         if tail is None:
@@ -156,18 +169,18 @@ class EndpointLinks:
         for hit in await self.search.endpoint(access, tail, method):
             if is_declared_client(hit) or hit.id == caller.id:
                 continue
-            target = _target(hit, dataclasses.replace(route, path=tail), caller)
+            target = _target(hit, dataclasses.replace(route, path=tail), caller, known)
             said = f"unresolved: the code does not fix its URI {route.path[1:]}; its literal part {tail} is the route"
             rest = (e.replace("service", "its base's default service", 1) for e in target.evidence[1:])
             found.append(dataclasses.replace(target, route=route, evidence=(said, *rest)))
         return found
 
-    async def _served(self, access: Access, route: OutboundRoute, caller: Hit) -> list[Target]:
-        """The handlers of one call; under a context path when none of the service the call names serves it.
+    async def _served(self, access: Access, route: OutboundRoute, caller: Hit, known: _Known) -> list[Target]:
+        """The handlers of one call, a service's configured context path removed (`endpoints.endpoint`'s rule).
 
-        A service's `server.servlet.context-path` is configuration, often in another repository (a config
-        server): a call of `/accounts/{name}` to `account-service` reaches its `/{name}`. That reading is
-        only tried for handlers in the named service's repository or module, and says so in the evidence.
+        Where no handler of the service the call names serves it and that service has no configured context
+        path the caller may read, a leading segment is tried as one (`/accounts/{name}` to `account-service`
+        reaches its `/{name}`), only for handlers of that service, and the evidence says it is assumed.
         """
         method = None if route.method == ANY_METHOD else route.method
 
@@ -175,14 +188,16 @@ class EndpointLinks:
             return not is_declared_client(hit) and hit.id != caller.id
 
         handlers = [h for h in await self.search.endpoint(access, route.path, method) if kept(h)]
-        targets = [_target(h, route, caller) for h in handlers]
+        targets = [_target(h, route, caller, known, context=_configured_at(h, route.path, known)) for h in handlers]
         inner = _within_context(route.path)
         if route.service is None or inner is None or any(t.service_match for t in targets):
             return targets
         seen = {h.id for h in handlers}
         for hit in await self.search.endpoint(access, inner[1], method):
-            if kept(hit) and hit.id not in seen and serves_service(route.service, hit):
-                targets.append(_target(hit, route, caller, context=inner[0]))
+            if kept(hit) and hit.id not in seen and module_of(hit) not in known.prefixes:
+                target = _target(hit, route, caller, known, context=(inner[0], ""))
+                if target.service_match:
+                    targets.append(target)
         return targets
 
     async def _calls_of(self, access: Access, name: str, repo: str | None) -> list[tuple[Hit, OutboundRoute]]:
@@ -208,15 +223,40 @@ def _within_context(path: str) -> tuple[str, str] | None:
     return "/" + segments[0], "/" + "/".join(segments[1:])
 
 
-def _target(handler: Hit, route: OutboundRoute, caller: Hit, *, context: str | None = None) -> Target:
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """What the readable configuration says of the services: their names, and their routes' prefixes."""
+
+    names: dict[Module, set[str]]
+    prefixes: dict[Module, dict[str, str]]  # `app.search.config.route_prefixes`
+
+
+def _configured_at(handler: Hit, path: str, known: _Known) -> tuple[str, str] | None:
+    """The configured prefix (and where it is set) under which the handler serves `path`, when not as written."""
     chunk = handler.chunk
-    path = route.path if context is None else route.path.removeprefix(context)
+    if any(route_matches(p, path) or route_matches(path, p) for p in chunk.http_path):
+        return None
+    for prefix, said in known.prefixes.get(module_of(handler), {}).items():
+        if path.startswith(prefix + "/") and any(route_matches(p, path[len(prefix) :]) for p in chunk.http_path):
+            return prefix, said
+    return None
+
+
+def _target(
+    handler: Hit, route: OutboundRoute, caller: Hit, known: _Known, *, context: tuple[str, str] | None = None
+) -> Target:
+    """`context`: a prefix the handler serves the path under, and where it is set ("": assumed, not configured)."""
+    chunk = handler.chunk
+    path = route.path if context is None else route.path.removeprefix(context[0])
     patterns = [p for p in chunk.http_path if route_matches(p, path) or route_matches(path, p)]
     evidence = [f"path {route.path} matches {', '.join(patterns) or 'its route'}"]
-    if context is not None:
-        evidence[0] += f" under the context path {context} (assumed: configuration, not code)"
+    if context is not None and context[1]:
+        evidence[0] += f" under the context path {context[0]} ({context[1]})"
+    elif context is not None:
+        evidence[0] += f" under the context path {context[0]} (assumed: no configuration of it the caller may read)"
     evidence.append(f"method {'|'.join(chunk.http_method)}" + (" (any)" if route.method == ANY_METHOD else ""))
-    match = route.service is not None and serves_service(route.service, handler)
+    names = known.names.get(module_of(handler), set())
+    match = route.service is not None and serves_service(route.service, handler, names)
     if route.service is None:
         evidence.append("the call names no service")
     elif match:
@@ -228,15 +268,17 @@ def _target(handler: Hit, route: OutboundRoute, caller: Hit, *, context: str | N
     return Target(hit=handler, route=route, caller=caller, evidence=tuple(evidence), service_match=match)
 
 
-def serves_service(service: str, handler: Hit) -> bool:
-    """Whether a service name is the handler's repository or one of its module folders (those before `src/`).
+def serves_service(service: str, handler: Hit, names: Iterable[str] = ()) -> bool:
+    """Whether a service name is the handler's repository, a module folder, or its application's name.
 
-    Compared without case, `_` as `-`, and with or without a `-service` suffix.
+    The module folders are those before `src/`; `names` the `spring.application.name`s its module's
+    configuration gives (`app.search.services.Configured.names`). Compared without case, `_` as `-`, and
+    with or without a `-service` suffix.
     """
     wanted = _names(service)
     folders = handler.file_path.split("/")[:-1]
     modules = folders[: folders.index("src")] if "src" in folders else folders[:1]
-    candidates = [handler.repo_path.rsplit("/", 1)[-1], *modules]
+    candidates = [handler.repo_path.rsplit("/", 1)[-1], *modules, *names]
     return any(_names(c) & wanted for c in candidates)
 
 

@@ -21,7 +21,7 @@ from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
-from app.search import code, config, endpoints, lookups, pool, sets
+from app.search import code, config, endpoints, lookups, pool, services, sets
 from app.search.catalog import Catalog
 from app.search.crossencoder import CrossEncoder
 from app.search.grep import GrepLimits, GrepQuery, GrepResult, grep_code
@@ -219,6 +219,8 @@ class SearchService:
     implementations = _OnReader(lookups.implementations)
     endpoint = _OnReader(endpoints.endpoint)
     find_config = _OnReader(config.find_config)
+    route_prefixes = _OnReader(config.route_prefixes)
+    configured = _OnReader(services.configured)
     by_annotation = _OnReader(sets.by_annotation)
     annotated = _OnReader(sets.annotated)
     annotation_window = _OnReader(sets.annotation_window)

@@ -4,7 +4,8 @@ What differs from Java is syntax only: a URI is evaluated from string literals a
 (`"$base/owners/${id}"`: each template a variable, or its value when the body fixes it), `+`, the file's
 `const val`s and top-level `val`s, the function's locals and the fields its type fixes (`pipeline.field_values`
 settles those: a property only ever given one literal, or `@Value("\\${key:default}")` on a property or
-on the constructor parameter a property is initialized from). Which calls are client calls, and the
+on the constructor parameter a property is initialized from, kept as written; the base URL of a client a
+property holds, `WebClient.create(x)` / `.baseUrl(x)` / `.rootUri(x)`). Which calls are client calls, and the
 route each makes, is `pipeline.client_calls`' and so Java's.
 """
 
@@ -16,8 +17,17 @@ from functools import partial
 
 from tree_sitter import Node
 
-from pipeline.client_calls import MAX_NESTING, Arg, ClientCall, Link, classify, is_candidate
-from pipeline.field_values import NO_VALUES, Declared, FieldValues, placeholder_value, settle
+from pipeline.client_calls import BASE_CALLS, MAX_NESTING, Arg, ClientCall, Link, classify, client_base, is_candidate
+from pipeline.field_values import (
+    NO_VALUES,
+    Assigned,
+    Declared,
+    FieldValues,
+    base_argument,
+    nearest_first,
+    placeholder_value,
+    settle,
+)
 from pipeline.kotlin.annotations import annotation_of
 from pipeline.kotlin.grammar import child, children, has_token
 from pipeline.kotlin.reader import TYPE_NODES, KType, constructed_type, declared_value, simple_type
@@ -40,12 +50,21 @@ class Scope:
         self.types: dict[str, str] = dict(types)
         self.known: dict[str, str] = dict(values.known)
         self.defaults: dict[str, str] = dict(values.defaults)
+        self.bases: dict[str, str] = dict(values.bases)  # properties holding a client built with a base URL
+
+    def base_of(self, name: str) -> str | None:
+        """The base URL of the client a name holds: a property's (`FieldValues.bases`), or a local's initializer's."""
+        if name in self.bases:
+            return self.bases[name]
+        node = self.values.get(name)
+        return client_base(_chain(node, self)[0]) if node is not None else None
 
     def declare(self, name: str, kind: str, value: Node | None) -> None:
         """A parameter or local: its type, and its initializer as its value (a parameter has none)."""
         self.types[name] = kind
         self.known.pop(name, None)
         self.defaults.pop(name, None)
+        self.bases.pop(name, None)
         if value is not None:
             self.values[name] = value
         else:
@@ -184,10 +203,24 @@ def type_values(info: KType) -> FieldValues:
         name, value = declared_value(node)
         if name:
             fixed = literal(value) if value is None or value.type != "identifier" else injected.get(text(value))
-            declared.append(Declared(name, _value_annotation(child(node, "modifiers")), value is not None, fixed))
+            annotation = _value_annotation(child(node, "modifiers"))
+            declared.append(Declared(name, annotation, value is not None, fixed, _client_base(value, injected)))
     if not declared:
         return NO_VALUES
     return settle(declared, _assignments(body) if body is not None else ())
+
+
+def _client_base(value: Node | None, injected: Mapping[str, str]) -> str | None:
+    """The base URL a property's client is built with (`BASE_CALLS`): a literal, a `@Value` parameter's, `@property`."""
+    node = value
+    while node is not None and node.type == "call_expression" and node.named_children:
+        callee = node.named_children[0]
+        named = callee.named_children[-1] if callee.type == "navigation_expression" else callee
+        arguments = _expressions(child(node, "value_arguments"))
+        if named.type == "identifier" and text(named) in BASE_CALLS and arguments:
+            return base_argument(literal(arguments[0]), name_of(arguments[0]), injected)
+        node = callee.named_children[0] if callee.type == "navigation_expression" else None
+    return None
 
 
 def _value_annotation(mods: Node | None) -> str | None:
@@ -200,8 +233,8 @@ def _value_annotation(mods: Node | None) -> str | None:
     return None
 
 
-def _assignments(body: Node) -> Iterator[tuple[str, str | None]]:
-    """Each assignment to a name in a type's own body (nested types excluded): the name and its literal (None)."""
+def _assignments(body: Node) -> Iterator[Assigned]:
+    """Each assignment to a name in a type's own body (nested types excluded): its literal, a client's base."""
     stack = list(body.named_children)
     while stack:
         node = stack.pop()
@@ -210,24 +243,20 @@ def _assignments(body: Node) -> Iterator[tuple[str, str | None]]:
         if node.type == "assignment" and node.named_child_count == 2:
             left, right = node.named_children
             name = name_of(left)
-            if name is not None:
-                yield name, literal(right) if has_token(node, "=") else None
+            if name is not None and has_token(node, "="):
+                yield Assigned(name, literal(right), _client_base(right, {}))
+            elif name is not None:
+                yield Assigned(name, None)
         stack.extend(node.named_children)
 
 
 def enclosing_values(info: KType | None, values: Mapping[int, FieldValues]) -> FieldValues:
     """The values a member sees: its type's, then the outer types' it does not shadow (keyed by type node start)."""
-    seen = FieldValues({}, {})
+    bodies: list[FieldValues] = []
     while info is not None:
-        found = values.get(info.node.start_byte, NO_VALUES)
-        for name, value in found.known.items():
-            if name not in seen.known and name not in seen.defaults:
-                seen.known[name] = value
-        for name, value in found.defaults.items():
-            if name not in seen.known and name not in seen.defaults:
-                seen.defaults[name] = value
+        bodies.append(values.get(info.node.start_byte, NO_VALUES))
         info = info.outer
-    return seen
+    return nearest_first(bodies)
 
 
 def http_calls(member: Node, scope: Scope) -> list[tuple[int, OutboundRoute]]:
@@ -259,9 +288,18 @@ def _call(node: Node, scope: Scope) -> OutboundRoute | None:
     target, named = callee.named_children
     if named.type != "identifier" or not is_candidate(name := text(named)):
         return None
+    chain, root = _chain(target, scope)
+    call = ClientCall(
+        name=name, arguments=_arguments(node, scope), target=text(target), named_target=name_of(target) is not None,
+        chain=chain, root=root,
+    )  # fmt: skip
+    return classify(call, scope)
+
+
+def _chain(link: Node | None, scope: Scope) -> tuple[tuple[Link, ...], str]:
+    """The calls an expression is made of, outermost first, and what the first is called on ("": no receiver)."""
     chain: list[Link] = []
     root = ""
-    link: Node | None = target
     while link is not None and link.type == "call_expression" and link.named_children:
         inner = link.named_children[0]
         arguments = _arguments(link, scope)
@@ -274,11 +312,7 @@ def _call(node: Node, scope: Scope) -> OutboundRoute | None:
             link = None
         else:
             link = None
-    call = ClientCall(
-        name=name, arguments=_arguments(node, scope), target=text(target), named_target=name_of(target) is not None,
-        chain=tuple(chain), root=root,
-    )  # fmt: skip
-    return classify(call, scope.types, scope.defaults)
+    return tuple(chain), root
 
 
 def _arguments(call: Node, scope: Scope) -> tuple[Arg, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pipeline.chunking import chunk_source
-from pipeline.config_files import MAX_KEYS, is_config_file
+from pipeline.config_files import MAX_KEYS, config_repo_file, is_config_file
 from pipeline.config_keys import SECRET_MARKER, ConfigEntry, Use
 from pipeline.model import ChunkerConfig, FileResult, SkipReason, SourceContext, SymbolType
 from pipeline.records import chunk_record
@@ -250,3 +250,34 @@ def test_a_file_that_reads_no_configuration_gets_no_config_fields() -> None:
     code = "package a;\nclass A {\n    int f() { return 1; }\n}\n"
     result = chunk_source(code.encode(), "src/main/java/a/A.java", CONTEXT, CONFIG)
     assert all(c.config == () and c.config_keys == () for c in result.chunks)
+
+
+def test_a_config_repository_file_names_the_application_and_profile_it_configures() -> None:
+    shared = "config/src/main/resources/shared"
+    cases = {
+        f"{shared}/account-service.yml": ("account-service", ""),
+        f"{shared}/account-service-dev.yml": ("account-service", "dev"),  # a usual profile name: a profile
+        f"{shared}/notification-service.properties": ("notification-service", ""),
+        f"{shared}/application.yml": ("application", ""),  # every application
+        "config-repo/vets-service-docker.yaml": ("vets-service", "docker"),
+        f"{shared}/readme.txt": None,
+        "orders/src/main/resources/orders-service.yml": None,  # no config repository there
+    }
+    for path, expected in cases.items():
+        assert config_repo_file(path, CONFIG) == expected, path
+    scope = Scope.from_config(CONFIG)
+    assert scope.matches(f"{shared}/account-service.yml") and not scope.matches(f"{shared}/readme.txt")
+    assert not scope.matches("orders/src/main/resources/orders-service.yml")
+    assert not Scope.from_config(ChunkerConfig(config_repos=())).matches(f"{shared}/account-service.yml")
+
+
+def test_a_config_repository_file_is_chunked_for_its_application() -> None:
+    text = b"server:\n  servlet:\n    context-path: /accounts\n---\n"
+    text += b"spring.config.activate.on-profile: docker\nserver.port: 1\n"
+    result = chunk_source(text, "config-repo/account-service-dev.yml", CONTEXT, CONFIG)
+    assert [(c.qualified_name, c.enclosing_type, c.signature) for c in result.chunks] == [
+        ("server[dev]", "account-service", "account-service-dev.yml (application account-service, profile dev)"),
+        ("spring[docker]", "account-service", "account-service-dev.yml (application account-service, profile docker)"),
+        ("server[docker]", "account-service", "account-service-dev.yml (application account-service, profile docker)"),
+    ]
+    assert settings(result)[("dev", "server.servlet.context-path")] == ("/accounts", 3)

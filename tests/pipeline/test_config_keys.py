@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.chunking import chunk_source
 from pipeline.config_keys import (
     SECRET_MARKER,
     ConfigEntry,
@@ -14,6 +15,7 @@ from pipeline.config_keys import (
     masked,
     placeholders,
 )
+from pipeline.model import ChunkerConfig, SourceContext
 
 # Spring Boot's relaxed binding (reference, "Relaxed Binding"): each row's spellings name one property.
 BINDING_FORMS = [
@@ -90,3 +92,36 @@ def test_an_entry_survives_its_encoding_with_tabs_in_the_value() -> None:
     assert ConfigEntry.decode(entry.encode()) == entry
     with pytest.raises(ValueError):
         ConfigEntry.decode("nonsense")
+
+
+# Each way code reads a key, against each way a file writes it: all meet on one canonical key (the table above).
+READERS = {
+    "@Value field": '@Value("${clients.visits.base-url}") private String url;',
+    "@Value camel case": '@Value("${clients.visits.baseUrl:http://x}") private String url;',
+    "@ConfigurationProperties field": None,  # `Reader` below: prefix `clients.visits`, field `baseUrl`
+    "Environment.getProperty": 'String url() { return env.getProperty("clients.visits.base_url"); }',
+}
+WRITERS = {
+    "yaml kebab": ("application.yml", "clients:\n  visits:\n    base-url: http://v\n"),
+    "properties camel": ("application.properties", "clients.visits.baseUrl=http://v\n"),
+    "properties env form": ("application.properties", "CLIENTS_VISITS_BASEURL=http://v\n"),
+}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_every_reader_form_meets_every_writer_form_on_one_key(reader: str, writer: str) -> None:
+    member = READERS[reader]
+    source = (
+        'package demo;\n@ConfigurationProperties(prefix = "clients.visits")\n'
+        "public class Reader { private String baseUrl; }\n"
+        if member is None
+        else f"package demo;\npublic class Reader {{ private Environment env; {member} }}\n"
+    )
+    context = SourceContext(repo_path="acme/demo")
+    java = chunk_source(source.encode(), "src/main/java/demo/Reader.java", context, ChunkerConfig())
+    read = {k for c in java.chunks for k in c.config_keys}
+    name, text = WRITERS[writer]
+    written = chunk_source(text.encode(), f"src/main/resources/{name}", context, ChunkerConfig())
+    assert {k for c in written.chunks for k in c.config_keys} == {"clients.visits.baseurl"}
+    assert "clients.visits.baseurl" in read

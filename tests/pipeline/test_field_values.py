@@ -79,9 +79,9 @@ def fields() -> FileResult:
     [
         ("initial", "GET /items -> stock (rest_template)"),
         ("fromConstructor", "GET /items -> stock (rest_template)"),
-        ("injected", "GET /items -> stock (rest_template)"),
-        ("injectedParameter", "GET /items -> stock-other (rest_template)"),
-        ("placeholder", "GET /items (rest_template)"),  # `${stock.url}`: a configured base, the path known
+        ("injected", "GET /items -> ${stock.url:http://stock} (rest_template)"),  # the property decides
+        ("injectedParameter", "GET /items -> ${stock.other:http://stock-other} (rest_template)"),
+        ("placeholder", "GET /items -> ${stock.url} (rest_template)"),  # a configured base, the path known
         ("thisField", "GET /items/{id} -> stock (rest_template)"),
         ("Inner.outer", "GET /inner -> stock (rest_template)"),
     ],

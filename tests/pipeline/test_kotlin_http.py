@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+import pytest
+
 from pipeline.languages import chunk_file
 from pipeline.model import Chunk, ChunkerConfig, FileResult, SkipReason, SourceContext, SymbolType
 
@@ -114,7 +116,7 @@ def test_kotlin_client_calls_are_recorded_as_java_records_the_same_calls() -> No
         "web_client POST api-gateway /pets/{id}",
         "rest_template GET vets-service /vets",
         "rest_template PUT customers-service /owners/{ownerId}/pets",
-        "rest_template POST visits-service /visits",
+        "rest_template POST ${visits.url:http://visits-service} /visits",  # as written: configured at query time
         "web_client GET vets-service /vets",
         'web_client GET - ?{ b -> b.path("/z").build() }',
         "rest_template GET - /owners",  # a variable before the path: a base from configuration
@@ -219,7 +221,11 @@ class C(
 }
 """
     call = named(chunk(source, "src/main/kotlin/a/C.kt"), "a.C.call")[0]
-    assert call.outbound == ("rest_client GET owners /owners/{id}", "web_client PUT - /vets")
+    # Placeholders as written (Java's rule): the configuration decides at query time.
+    assert call.outbound == (
+        "rest_client GET ${owners.url:http://owners} /owners/{id}",
+        "web_client PUT ${vets.url} /vets",
+    )
 
 
 def test_hostile_nesting_is_read_to_a_bound_not_to_the_recursion_limit() -> None:
@@ -240,3 +246,77 @@ def test_hostile_nesting_is_read_to_a_bound_not_to_the_recursion_limit() -> None
         "class C { RestTemplate rest; void f() { rest.getForObject(" + " + ".join(['"/a"'] * deep) + ", X.class); } }"
     )
     assert named(chunk(java, "src/main/java/C.java"), "C.f")[0].outbound  # Java's reader is bounded alike
+
+
+HELD_CLIENTS_KT: Final = """package a
+class Calls(
+    builder: WebClient.Builder,
+    templates: RestTemplateBuilder,
+    @Value("\\${clients.tpl.url}") tpl: String,
+    @Value("\\${clients.visits.url}") private val baseUrl: String,
+) {
+    private val visits = builder.baseUrl(baseUrl).build()
+    private val fixed = WebClient.create("http://fixed-service/v1")
+    private val templated: RestTemplate = templates.rootUri(tpl).build()
+    private val changed: WebClient
+
+    init {
+        changed = WebClient.create("http://one")
+    }
+
+    fun held() = visits.get().uri("/pets/visits").retrieve()
+    fun heldLiteral() = fixed.get().uri("/things").retrieve()
+    fun heldTemplate() = templated.getForObject("/owners", String::class.java)
+    fun local() {
+        val client = WebClient.create("http://local-service")
+        client.get().uri("/local").retrieve()
+    }
+    fun assigned() = changed.get().uri("/x").retrieve()
+    fun shadowed(fixed: WebClient) = fixed.get().uri("/y").retrieve()
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "outbound"),
+    [
+        # Java's rules (`client_calls.BASE_CALLS`, `field_values.settle`'s bases): the client keeps its base URL.
+        ("held", "web_client GET ${clients.visits.url} /pets/visits"),
+        ("heldLiteral", "web_client GET fixed-service /v1/things"),
+        ("heldTemplate", "rest_template GET ${clients.tpl.url} /owners"),
+        ("local", "web_client GET local-service /local"),
+        ("assigned", "web_client GET one /x"),
+        ("shadowed", "web_client GET - /y"),  # a parameter named like the property is not it
+    ],
+)
+def test_a_kotlin_property_holding_a_client_keeps_its_base_url(method: str, outbound: str) -> None:
+    result = chunk(HELD_CLIENTS_KT, "src/main/kotlin/a/Calls.kt")
+    assert named(result, f"a.Calls.{method}")[0].outbound == (outbound,)
+
+
+def test_a_java_type_whose_only_fixed_field_is_a_client_keeps_its_base() -> None:
+    source = """package a;
+class Only {
+    private final WebClient fixed = WebClient.create("http://fixed-service/v1");
+    String call() { return fixed.get().uri("/things").retrieve().bodyToMono(String.class).block(); }
+}
+"""
+    call = named(chunk(source, "src/main/java/a/Only.java"), "a.Only.call")[0]
+    assert call.outbound == ("web_client GET fixed-service /v1/things",)
+
+
+def test_a_kotlin_configuration_properties_read_is_the_key_its_property_binds() -> None:
+    source = """package a
+class C(private val rest: RestTemplate, private val props: ClientProperties, private val other: Helper) {
+    fun getter() = rest.getForObject(props.getVisitsUrl() + "/x", String::class.java)
+    fun property() = rest.getForObject("${props.visitsUrl}/y", String::class.java)
+    fun notProperties() = rest.getForObject("${other.visitsUrl}/z", String::class.java)
+}
+"""
+    result = chunk(source, "src/main/kotlin/a/C.kt")
+    outbound = [named(result, f"a.C.{name}")[0].outbound for name in ("getter", "property", "notProperties")]
+    assert outbound == [
+        ("rest_template GET ${ClientProperties.visitsUrl} /x",),
+        ("rest_template GET ${ClientProperties.visitsUrl} /y",),
+        ("rest_template GET - /z",),  # a type not named as `@ConfigurationProperties` classes are: code
+    ]

@@ -223,7 +223,16 @@ def test_uri_pieces() -> None:
     assert uri_route([Var("base"), "/x"]) == (None, "/x")
     assert uri_route([Var("base"), "x"]) is None  # not a path after the base
     assert uri_route([Var("url")]) is None
-    assert uri_route(["${svc.url}/x/y"]) == (None, "/x/y")
+    assert uri_route(["${svc.url}/x/y"]) == ("${svc.url}", "/x/y")  # the property is the service, read at query time
+    assert uri_route(["${svc.url:http://svc/api}", "/x"]) == ("${svc.url:http://svc/api}", "/api/x")
+    assert uri_route(["${a:${b:http://svc}}/x"]) == ("${a:${b:http://svc}}", "/x")
+    assert uri_route(["${svc.url:http://svc}/x"], None) == ("${svc.url:http://svc}", "/x")
+    assert uri_route(["/x"], "${svc.url}") == ("${svc.url}", "/x")  # `WebClient.create(baseUrl)`, `@Value` field
+    assert uri_route(["http://${host:svc}/x"]) == ("svc", "/x")  # inside a URL: its default
+    # A `@Value` field in the path (as written since configured bases): its default, wherever the path starts.
+    assert uri_route([Var("base"), "/api/${api.version:v1}/x"]) == (None, "/api/v1/x")
+    assert uri_route(["${svc.url}/api/${api.version:v1}/x"]) == ("${svc.url}", "/api/v1/x")
+    assert uri_route(["${svc url}/x"]) == (None, "/x")  # a space: cannot be stored as a service
     assert uri_route(["/x"], "http://base/api") == ("base", "/api/x")
 
 
@@ -232,3 +241,97 @@ def test_a_stored_route_reads_back() -> None:
     assert decode(route.encode()) == route
     with pytest.raises(ValueError):
         decode("nonsense")
+
+
+CONFIGURED_CLIENTS = """\
+package demo.calls;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.cloud.openfeign.FeignClient;
+import org.springframework.web.bind.annotation.*;
+import org.springframework.boot.web.client.RestTemplateBuilder;
+import org.springframework.web.client.RestTemplate;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.service.annotation.*;
+
+@FeignClient(name = "visits", url = "${clients.visits.url}")
+interface NamedVisits {
+    @GetMapping("/pets/visits")
+    String visits();
+}
+
+@FeignClient(url = "${clients.visits.url}")
+interface UnnamedVisits {
+    @GetMapping("/pets/visits")
+    String visits();
+}
+
+@HttpExchange(url = "${clients.visits.url}/v2")
+interface ExchangeVisits {
+    @GetExchange("/pets/visits")
+    String visits();
+}
+
+class Calls {
+    @Value("${clients.visits.url}")
+    private String baseUrl;
+    @Value("${clients.other.url:http://other/api}")
+    private String other;
+
+    private final WebClient visits;
+    private final WebClient fixed = WebClient.create("http://fixed-service/v1");
+    private final RestTemplate templated;
+
+    Calls(WebClient.Builder builder, RestTemplateBuilder templates, @Value("${clients.tpl.url}") String tpl) {
+        this.visits = builder.baseUrl(baseUrl).build();
+        this.templated = templates.rootUri(tpl).build();
+    }
+
+    String held() {
+        return visits.get().uri("/pets/visits").retrieve().bodyToMono(String.class).block();
+    }
+
+    String heldLiteral() {
+        return fixed.get().uri("/things").retrieve().bodyToMono(String.class).block();
+    }
+
+    String heldTemplate() {
+        return templated.getForObject("/owners", String.class);
+    }
+
+    String local() {
+        WebClient client = WebClient.create(other);
+        return client.get().uri("/local").retrieve().bodyToMono(String.class).block();
+    }
+
+    String created() {
+        return WebClient.create(baseUrl).get().uri("/pets/visits").retrieve().bodyToMono(String.class).block();
+    }
+
+    String built() {
+        return WebClient.builder().baseUrl(other).build().get().uri("/pets").retrieve().bodyToMono(String.class)
+            .block();
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "described"),
+    [
+        # Feign's `url` property decides; the client's name is the host when nothing sets it (`app.search.services`).
+        ("NamedVisits.visits", "GET /pets/visits -> ${clients.visits.url:http://visits} (feign)"),
+        ("UnnamedVisits.visits", "GET /pets/visits -> ${clients.visits.url} (feign)"),
+        # What follows the property in `@HttpExchange(url)` is the path prefix; the property is no path.
+        ("ExchangeVisits.visits", "GET /v2/pets/visits -> ${clients.visits.url} (http_exchange)"),
+        ("Calls.created", "GET /pets/visits -> ${clients.visits.url} (web_client)"),
+        ("Calls.built", "GET /api/pets -> ${clients.other.url:http://other/api} (web_client)"),
+        # A client held in a field (or a local) keeps the base it was built with.
+        ("Calls.held", "GET /pets/visits -> ${clients.visits.url} (web_client)"),
+        ("Calls.heldLiteral", "GET /v1/things -> fixed-service (web_client)"),
+        ("Calls.heldTemplate", "GET /owners -> ${clients.tpl.url} (rest_template)"),
+        ("Calls.local", "GET /api/local -> ${clients.other.url:http://other/api} (web_client)"),
+    ],
+)
+def test_a_base_url_from_a_property_is_stored_as_its_placeholder(method: str, described: str) -> None:
+    assert routes(only(chunk_with(CONFIGURED_CLIENTS), f"demo.calls.{method}")) == [described]
