@@ -82,6 +82,7 @@ from mcp_server.tool_params import (
     FIRST_PAGE,
     FIRST_SET_PAGE,
     HttpMethod,
+    Language,
     MethodName,
     OneRepo,
     Page,
@@ -413,17 +414,19 @@ class KnowledgeTools:
         ],
         http_method: HttpMethod = None,
         repo: Repo = None,
+        language: Language = None,
         page: SetPage = FIRST_SET_PAGE,
     ) -> ToolResult:
         """Who calls an HTTP endpoint from other services: client call sites across repositories.
 
         Feign and @HttpExchange client methods (each followed by the methods calling it), and RestTemplate,
-        RestClient and WebClient calls whose URI the code fixes; `repo` narrows where the callers are.
+        RestClient and WebClient calls whose URI the code fixes; `repo` and `language` narrow where the callers are.
         Example: find_endpoint_callers(path="/accounts/demo", http_method="GET")
         """
-        search, access = await self._search(Where(repo))
+        search, access = await self._search(Where(repo, language=language))
         route = asked_route(path, http_method)
         sites = await EndpointLinks(search).callers(access, route.path, route.method, repo)
+        sites = [s for s in sites if language is None or s.hit.chunk.language == language]
         header = f"Callers of {route_header(route, path)}{candidates_said(sites)}:"
         hits = [s.hit for s in sites]
         notes = call_site_notes(sites)

@@ -128,6 +128,13 @@ async def test_find_endpoint_callers_finds_a_java_caller_of_a_kotlin_route(clien
     assert [r["qualified_name"] for r in found["results"]] == ["com.acme.gateway.OwnersClient.find"]
 
 
+async def test_find_endpoint_callers_narrows_the_callers_to_a_language(client: Client[Any]) -> None:
+    kotlin = await call(client, "find_endpoint_callers", path="/owners/3/visits", http_method="GET", language="kotlin")
+    java = await call(client, "find_endpoint_callers", path="/owners/3/visits", http_method="GET", language="java")
+    assert [r["qualified_name"] for r in kotlin["results"]] == ["com.acme.gateway.VisitsClient.visitsOf"]
+    assert java["results"] == []
+
+
 async def test_a_kotlin_call_site_reaches_the_java_handler(client: Client[Any]) -> None:
     found = await call(client, "find_endpoint", caller="VisitsClient.visitsOf")
     assert [r["qualified_name"] for r in found["results"]] == ["com.acme.visits.VisitController.visits"]
