@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import Any
+
+from pydantic import SecretStr
 
 WHSEC_PREFIX = "whsec_"
 MIN_SECRET_CHARS = 16
@@ -38,3 +41,11 @@ def weak_secret(value: str) -> str | None:
     if len(value) < MIN_SECRET_CHARS:
         return f"is shorter than {MIN_SECRET_CHARS} characters"
     return None
+
+
+def empty_is_unset(value: Any) -> Any:
+    """An empty or blank secret is no secret: `JAVAKB_GITLAB__WEBHOOK_SECRET=` must not mean "the empty key"."""
+    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if isinstance(raw, str) and not raw.strip():
+        return None
+    return value

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import enum
 import logging
-import os
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -23,19 +22,11 @@ from app.core.access_settings import (
 )
 from app.core.embedded import EMBEDDED_DENSE_WEIGHTS, EMBEDDED_MODEL, EMBEDDED_MODELS
 from app.core.secret_errors import hide_secret_inputs
-from app.core.secret_rules import whsec_key
-from app.core.store_settings import IndexBuildSettings
+from app.core.secret_rules import empty_is_unset, whsec_key
+from app.core.store_settings import QdrantSettings as QdrantSettings
 from pipeline.model import ChunkerConfig
 
 logger = logging.getLogger(__name__)
-
-
-def _empty_is_unset(value: Any) -> Any:
-    """An empty or blank secret is no secret: `JAVAKB_GITLAB__WEBHOOK_SECRET=` must not mean "the empty key"."""
-    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
-    if isinstance(raw, str) and not raw.strip():
-        return None
-    return value
 
 
 _DEFAULTS = ChunkerConfig()
@@ -127,7 +118,7 @@ class EmbeddingSettings(BaseModel):
         description='Put before every chunk text embedded (E5: "passage: "); rebuild the index after a change.',
     )
 
-    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+    _unset_empty = field_validator("api_key", mode="before")(empty_is_unset)
 
     @model_validator(mode="after")
     def _endpoint_has_url(self) -> EmbeddingSettings:
@@ -178,7 +169,7 @@ class SummarySettings(BaseModel):
         default=5, ge=1, description="Failures in a row after which a write asks no more (its chunks go without)"
     )
 
-    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+    _unset_empty = field_validator("api_key", mode="before")(empty_is_unset)
 
     @property
     def enabled(self) -> bool:
@@ -196,38 +187,12 @@ class RerankSettings(BaseModel):
     max_chars: int = Field(default=2000, ge=100, description="Each result's text is cut to this many characters")
     timeout_s: float = Field(default=5.0, gt=0, description="Seconds before the fused order is kept instead")
 
-    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
+    _unset_empty = field_validator("api_key", mode="before")(empty_is_unset)
 
     @property
     def enabled(self) -> bool:
         """Whether searches are re-scored at all."""
         return bool(self.base_url)
-
-
-def _embedded_engine() -> Any:
-    """`JAVAKB_QDRANT__ENGINE` also for a `QdrantSettings` built in code (benches, tests), so one variable picks it.
-
-    The value is validated as the field's (`validate_default`): a misspelt engine is an error, not the default.
-    """
-    return os.environ.get("JAVAKB_QDRANT__ENGINE", "edge").strip().lower()
-
-
-class QdrantSettings(BaseModel):
-    """Where the vectors live: a Qdrant server (url) or the embedded engine (path)."""
-
-    url: str | None = Field(default=None, description="Qdrant server URL; unset means the embedded engine.")
-    api_key: SecretStr | None = Field(default=None, description="Qdrant API key")
-    path: str = Field(default=".javakb/qdrant", description="Storage folder of the embedded mode.")
-    engine: Literal["edge", "local"] = Field(
-        default_factory=_embedded_engine,
-        validate_default=True,
-        description="Embedded engine when no url is set: Qdrant Edge, or qdrant-client's local mode (slower).",
-    )
-    collection: str = Field(default="java_code", description="The alias searched; one per organization.")
-    timeout_s: float = Field(default=30.0, gt=0, description="Seconds per Qdrant call")
-    index_build: IndexBuildSettings = Field(default_factory=IndexBuildSettings)
-
-    _unset_empty = field_validator("api_key", mode="before")(_empty_is_unset)
 
 
 class PostgresSettings(BaseModel):
@@ -265,7 +230,7 @@ class GitLabSettings(BaseModel):
     timeout_s: float = Field(default=30.0, gt=0, description="Seconds per GitLab API call")
     api_concurrency: int = Field(default=8, ge=1, description="GitLab API calls in flight per sync")
 
-    _unset_empty = field_validator("token", "webhook_secret", "signing_token", mode="before")(_empty_is_unset)
+    _unset_empty = field_validator("token", "webhook_secret", "signing_token", mode="before")(empty_is_unset)
 
     @field_validator("signing_token")
     @classmethod
@@ -406,7 +371,7 @@ class AdminClientSettings(BaseModel):
     url: str | None = Field(default=None, description="The service's base URL; unset: http://HOST:PORT")
     token: SecretStr | None = Field(default=None, description="An admin token (one of JAVAKB_ADMIN_TOKENS, in clear)")
 
-    _unset_empty = field_validator("token", mode="before")(_empty_is_unset)
+    _unset_empty = field_validator("token", mode="before")(empty_is_unset)
 
 
 def cron_fields(every_s: int) -> dict[str, set[int]]:
