@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from tree_sitter import Node
 
-from pipeline.client_calls import BASE_CALLS
+from pipeline.client_calls import BASE_CALLS, Link, client_base
 from pipeline.outline import TYPE_NODE_KINDS
 
 _BODIES = frozenset({"class_body", "enum_body_declarations", "interface_body"})
@@ -42,6 +42,33 @@ class FieldValues(NamedTuple):
 
 
 NO_VALUES = FieldValues({}, {})
+
+
+class FieldScope:
+    """The names a method body's URIs may use, as Java's and Kotlin's readers keep them.
+
+    The file's constants and the body's locals (`values`: name → the node it is given), declared `types`,
+    and what the type fixes of its fields (`FieldValues`: `known`, `defaults`, `bases`). `links` is the
+    reader's own: the call chain a node is, as `pipeline.client_calls.Link`s.
+    """
+
+    def __init__(self, constants: Mapping[str, Node], types: Mapping[str, str], values: FieldValues) -> None:
+        self.values: dict[str, Node] = dict(constants)
+        self.types: dict[str, str] = dict(types)
+        self.known: dict[str, str] = dict(values.known)
+        self.defaults: dict[str, str] = dict(values.defaults)
+        self.bases: dict[str, str] = dict(values.bases)  # fields holding a client built with a base URL
+
+    def base_of(self, name: str) -> str | None:
+        """The base URL of the client a name holds: a field's (`FieldValues.bases`), or a local's initializer's."""
+        if name in self.bases:
+            return self.bases[name]
+        node = self.values.get(name)
+        return client_base(self.links(node)) if node is not None else None
+
+    def links(self, node: Node) -> tuple[Link, ...]:
+        """The call chain `node` is (each language's reader says)."""
+        raise NotImplementedError
 
 
 def file_field_values(root: Node, data: bytes) -> dict[int, FieldValues]:

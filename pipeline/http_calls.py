@@ -24,12 +24,11 @@ from pipeline.client_calls import (
     ClientCall,
     Link,
     classify,
-    client_base,
     is_candidate,
     mentions_clients,
     wants_arguments,
 )
-from pipeline.field_values import NO_VALUES, FieldValues
+from pipeline.field_values import NO_VALUES, FieldScope, FieldValues
 from pipeline.outbound import OutboundRoute, Piece, Var
 from pipeline.outline import CALLABLE_NODE_KINDS
 
@@ -39,25 +38,18 @@ _BODIES = frozenset({"block", "lambda_expression"})  # no constants of the file'
 _MAX_DEPTH = 16  # constants defined through constants, at most this deep
 
 
-class _Scope:
-    """The names a body's URIs may use: the file's constants and the method's locals, with their types."""
+class _Scope(FieldScope):
+    """The names a body's URIs may use (`FieldScope`), read from Java's tree."""
 
     def __init__(
         self, data: bytes, constants: Mapping[str, Node], fields: Mapping[str, str], field_values: FieldValues
     ) -> None:
+        super().__init__(constants, fields, field_values)
         self.data = data
-        self.values: dict[str, Node] = dict(constants)
-        self.types: dict[str, str] = dict(fields)
-        self.known: dict[str, str] = dict(field_values.known)  # fields the type fixes (`pipeline.field_values`)
-        self.defaults: dict[str, str] = dict(field_values.defaults)
-        self.bases: dict[str, str] = dict(field_values.bases)  # fields holding a client built with a base URL
 
-    def base_of(self, name: str) -> str | None:
-        """The base URL of the client a name holds: a field's (`FieldValues.bases`), or a local's initializer's."""
-        if name in self.bases:
-            return self.bases[name]
-        node = self.values.get(name)
-        return client_base(_chain(node, self)[0]) if node is not None else None
+    def links(self, node: Node) -> tuple[Link, ...]:
+        """The call chain `node` is."""
+        return _chain(node, self)[0]
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")

@@ -17,11 +17,12 @@ from functools import partial
 
 from tree_sitter import Node
 
-from pipeline.client_calls import BASE_CALLS, MAX_NESTING, Arg, ClientCall, Link, classify, client_base, is_candidate
+from pipeline.client_calls import BASE_CALLS, MAX_NESTING, Arg, ClientCall, Link, classify, is_candidate
 from pipeline.field_values import (
     NO_VALUES,
     Assigned,
     Declared,
+    FieldScope,
     FieldValues,
     base_argument,
     nearest_first,
@@ -42,22 +43,12 @@ _MAX_DEPTH = 16  # constants defined through constants, at most this deep
 _TYPES = frozenset({"user_type", "nullable_type"})
 
 
-class Scope:
-    """The names a body's URIs may use: the file's constants, the fields' fixed values, the body's locals."""
+class Scope(FieldScope):
+    """The names a body's URIs may use (`FieldScope`), read from Kotlin's tree; `declare` adds the body's locals."""
 
-    def __init__(self, constants: Mapping[str, Node], types: Mapping[str, str], values: FieldValues) -> None:
-        self.values: dict[str, Node] = dict(constants)
-        self.types: dict[str, str] = dict(types)
-        self.known: dict[str, str] = dict(values.known)
-        self.defaults: dict[str, str] = dict(values.defaults)
-        self.bases: dict[str, str] = dict(values.bases)  # properties holding a client built with a base URL
-
-    def base_of(self, name: str) -> str | None:
-        """The base URL of the client a name holds: a property's (`FieldValues.bases`), or a local's initializer's."""
-        if name in self.bases:
-            return self.bases[name]
-        node = self.values.get(name)
-        return client_base(_chain(node, self)[0]) if node is not None else None
+    def links(self, node: Node) -> tuple[Link, ...]:
+        """The call chain `node` is."""
+        return _chain(node, self)[0]
 
     def declare(self, name: str, kind: str, value: Node | None) -> None:
         """A parameter or local: its type, and its initializer as its value (a parameter has none)."""
