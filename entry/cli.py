@@ -423,13 +423,13 @@ def _context(settings: Settings, task: str, repo: str | None, max_chars: int | N
 
 async def _context_here(settings: Settings, task: str, repo: str | None, max_chars: int | None) -> dict[str, Any]:
     from app.auth.access import LOCAL
-    from app.search.context import auto_context, context_answer
+    from app.search.context import DEFAULT_MAX_CHARS, auto_context, context_answer
     from entry.deps import open_deps
 
     async with open_deps(settings) as deps:
         await deps.store.ensure(await deps.index_model())
-        options = {"max_chars": max_chars} if max_chars is not None else {}
-        context = await auto_context(deps.search, LOCAL, task, repo=repo, **options)
+        chars = DEFAULT_MAX_CHARS if max_chars is None else max_chars
+        context = await auto_context(deps.search, LOCAL, task, repo=repo, max_chars=chars)
     return context_answer(context)
 
 

@@ -32,7 +32,7 @@ from app.agents.local_socket import socket_path as socket_path
 from app.auth.access import LOCAL
 from app.core.errors import ServiceError
 from app.runtime import Deps
-from app.search.context import auto_context, context_answer
+from app.search.context import DEFAULT_MAX_CHARS, auto_context, context_answer
 from app.search.hits import Hit
 from app.search.scoping import Filters, SearchScope
 
@@ -193,9 +193,9 @@ async def _answer(deps: Deps, request: dict[str, Any], emit: Emit) -> Any:
 
 async def _context(deps: Deps, request: dict[str, Any]) -> dict[str, Any]:
     """`auto_context` for the CLI and the agent hooks: the text to inject and the same as data."""
-    options = {"max_chars": int(request["max_chars"])} if request.get("max_chars") is not None else {}
+    chars = int(request["max_chars"]) if request.get("max_chars") is not None else DEFAULT_MAX_CHARS
     repo = request.get("repo")
-    context = await auto_context(deps.search, LOCAL, str(request["task"]), repo=repo and str(repo), **options)
+    context = await auto_context(deps.search, LOCAL, str(request["task"]), repo=repo and str(repo), max_chars=chars)
     return context_answer(context)
 
 

@@ -29,7 +29,7 @@ from app.search.scoping import SearchScope
 from app.search.untrusted import fence_for
 from mcp_server.render import echo
 from mcp_server.status_tools import MISS_LEVEL
-from mcp_server.tool_params import OneRepo, Repo
+from mcp_server.tool_params import Language, OneRepo, Repo, bad_language
 
 FilePath = Annotated[str, Field(description="The file's path in the repository, as results cite it.", max_length=1024)]
 Line = Annotated[int | None, Field(ge=1, description=f"1-based line; at most {MAX_LINES} lines per call.")]
@@ -87,16 +87,19 @@ class CodeTools:
         changes: Changes = None,
         repo: Repo = None,
         hops: Hops = DEFAULT_HOPS,
+        language: Language = None,
     ) -> ToolResult:
         """What a change reaches: its callers (transitively), the HTTP endpoints they serve, the remote call sites.
 
         Each method, endpoint and call site comes with its path of evidence from the change; bounded by `hops`,
-        a method cap and a time cap, which the answer names when they cut it.
+        a method cap and a time cap, which the answer names when they cut it; `language` narrows what is shown.
         Example: impact(symbol="OwnerService.find", hops=3)
         or impact(repo="acme/shop", changes=["core/src/main/java/com/acme/OwnerService.java:40-52"])
         """
+        if (bad := bad_language(language)) is not None:
+            raise miss(bad)
         try:
-            found = await impact_of(self.get_deps().search, self._access(), symbol, changes, repo, hops)
+            found = await impact_of(self.get_deps().search, self._access(), symbol, changes, repo, hops, language)
         except PayloadError as exc:
             raise miss(str(exc)) from exc
         return ToolResult(

@@ -15,7 +15,7 @@ from app.search.context import MAX_MAX_CHARS as CONTEXT_MAX_BUDGET
 from app.search.context import MIN_MAX_CHARS as CONTEXT_MIN_CHARS
 from app.search.context import auto_context, context_items, related_items
 from app.search.service import SearchService
-from mcp_server.tool_params import Repo, Where
+from mcp_server.tool_params import Language, Repo, Where
 
 
 class ContextTools:
@@ -28,6 +28,7 @@ class ContextTools:
         self,
         task: Annotated[str, Field(description="The task or prompt, as the user wrote it.")],
         repo: Repo = None,
+        language: Language = None,
         max_chars: Annotated[
             int, Field(ge=CONTEXT_MIN_CHARS, le=CONTEXT_MAX_BUDGET, description="Budget of the context in characters.")
         ] = CONTEXT_MAX_CHARS,
@@ -37,8 +38,8 @@ class ContextTools:
         Nothing when nothing in the index is relevant enough: then the task is not about indexed code.
         Example: auto_context(task="make OwnerService.find throw when the owner is missing")
         """
-        search, access = await self._search_in(Where(repo))
-        context = await auto_context(search, access, task, repo=repo, max_chars=max_chars)
+        search, access = await self._search_in(Where(repo, language=language))
+        context = await auto_context(search, access, task, repo=repo, max_chars=max_chars, language=language)
         text = context.text or (
             f"Nothing indexed is relevant enough to this task (best relevance {context.relevance:.2f}, "
             f"threshold {context.threshold:.2f}). Use semantic_search if it is about the organization's code."

@@ -265,22 +265,30 @@ async def auto_context(
     repo: str | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
     threshold: float = MIN_RELEVANCE,
+    language: str | None = None,
 ) -> Context:
-    """The context for a task: named symbols and relevant hits, their neighbours one call away, within the budget."""
+    """The context for a task: named symbols and relevant hits, their neighbours one call away, within the budget.
+
+    `language` keeps the code of one language (pieces and neighbours alike).
+    """
     query = clipped(task, search.max_query_chars, search.max_query_terms)
     question = parse_question(query)
     terms = question.terms
-    hits = await search.ask(access, question, Filters(repo=repo), CANDIDATES) if query.strip() else []
+    where = Filters(repo=repo, language=language)
+    hits = await search.ask(access, question, where, CANDIDATES) if query.strip() else []
     wanted = content_stems(question)
     scored = [(h, relevance(wanted, h.chunk)) for h in hits]
-    named = await _named(search, access, terms, repo)
+    named = await _named(search, access, terms, repo, language)
     pieces = choose(named, scored, threshold)
     best = max((r for _, r in scored), default=0.0)
-    related = await _related(search, access, anchor(pieces), repo, {p.hit.id for p in pieces}) if pieces else []
+    shown = {p.hit.id for p in pieces}
+    related = await _related(search, access, anchor(pieces), repo, shown, language) if pieces else []
     return fit(task, pieces, related, relevance=round(best, 4), threshold=threshold, max_chars=max_chars)
 
 
-async def _named(search: SearchService, access: Access, terms: QueryTerms, repo: str | None) -> list[Hit]:
+async def _named(
+    search: SearchService, access: Access, terms: QueryTerms, repo: str | None, language: str | None
+) -> list[Hit]:
     """The handlers of the routes the task names, then the symbols it names, by exact lookup.
 
     A name that several declarations carry (`find`, where many types declare one) is too vague to be
@@ -289,24 +297,26 @@ async def _named(search: SearchService, access: Access, terms: QueryTerms, repo:
     found: list[Hit] = []
     method = terms.http_methods[0] if terms.http_methods else None
     for route in terms.routes[:MAX_NAMED]:
-        handlers = await search.endpoint(access, route, method, repo)
+        handlers = await search.endpoint(access, route, method, repo, language=language)
         found.extend(handlers[:1])  # the one Spring dispatches to (`SearchService.endpoint` puts it first)
     for name in terms.identifiers[:MAX_NAMED]:
-        hits = await search.symbol(access, name, repo)
+        hits = await search.symbol(access, name, repo, language=language)
         if 0 < len({h.qualified_name for h in hits}) <= MAX_MEANINGS:
             found.extend(hits[:MAX_OVERLOADS])
     return found
 
 
 async def _related(
-    search: SearchService, access: Access, method: Hit | None, repo: str | None, shown: set[str]
+    search: SearchService, access: Access, method: Hit | None, repo: str | None, shown: set[str], language: str | None
 ) -> list[Related]:
     """The callers, then the callees, of one method (those not shown already), `MAX_RELATED` of each."""
     if method is None:
         return []
     name = method.qualified_name
-    callers = [h for h in await search.callers(access, name, repo) if h.id not in shown and h.id != method.id]
-    callees = [t for _, targets in await search.callees(access, name, repo) for t in targets if t.id not in shown]
+    found = await search.callers(access, name, repo, language=language)
+    callers = [h for h in found if h.id not in shown and h.id != method.id]
+    called = [t for _, targets in await search.callees(access, name, repo) for t in targets if t.id not in shown]
+    callees = [t for t in called if language is None or t.chunk.language == language]
     unique_callees = list({h.id: h for h in callees}.values())
     return [Related(hit=h, link=Link.CALLER, of=name) for h in callers[:MAX_RELATED]] + [
         Related(hit=h, link=Link.CALLEE, of=name) for h in unique_callees[:MAX_RELATED]

@@ -20,7 +20,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.auth.access import Access
 from app.core.errors import PayloadError
@@ -137,8 +137,11 @@ async def impact_of(
     changes: Sequence[str] | None,
     repo: str | None,
     hops: int = DEFAULT_HOPS,
+    language: str | None = None,
 ) -> Impact:
     """`impact` from a symbol (`repo` narrows where it is declared) or from changed lines (`path:start-end` in `repo`).
+
+    `language` narrows what is shown, never the walk: a Java change reaches Kotlin callers through Java ones.
 
     Raises:
         PayloadError: neither or both given, a bad change, `changes` without one repository.
@@ -159,7 +162,18 @@ async def impact_of(
         seeds, unmatched = await seeds_of_changes(search, access, repo, parsed)
         if not seeds:
             raise NoSeedError(f"No indexed method in {_shown(repo)} at {', '.join(unmatched[:5])}.")
-    return await impact(search, access, seeds, hops=hops, unmatched=unmatched)
+    found = await impact(search, access, seeds, hops=hops, unmatched=unmatched)
+    return found if language is None else in_language(found, language)
+
+
+def in_language(found: Impact, language: str) -> Impact:
+    """The methods, endpoints and remote call sites of `found` written in `language` (their paths unchanged)."""
+    return replace(
+        found,
+        methods=tuple(r for r in found.methods if r.hit.chunk.language == language),
+        endpoints=tuple(e for e in found.endpoints if e.handler.hit.chunk.language == language),
+        remote=tuple(r for r in found.remote if r.site.chunk.language == language),
+    )
 
 
 async def seeds_of_symbol(search: SearchService, access: Access, name: str, repo: str | None) -> list[Hit]:

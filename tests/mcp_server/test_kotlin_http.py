@@ -147,6 +147,17 @@ async def test_impact_of_a_handler_reaches_its_route_and_the_remote_caller(clien
     assert [r["qualified_name"] for r in found["remote_callers"]] == ["com.acme.gateway.OwnersClient.find"]
 
 
+async def test_impact_narrowed_to_a_language_walks_both_and_shows_one(client: Client[Any]) -> None:
+    java = await call(client, "impact", symbol="OwnerHandler.find", language="java")
+    assert [r["qualified_name"] for r in java["remote_callers"]] == ["com.acme.gateway.OwnersClient.find"]
+    assert java["endpoints"] == []  # the route is the Kotlin router's
+    kotlin = await call(client, "impact", symbol="OwnerHandler.find", language="kotlin")
+    assert [e["handler"] for e in kotlin["endpoints"]] == ["com.acme.owners.OwnerRoutes.routes"]
+    assert kotlin["remote_callers"] == []
+    refused = await client.call_tool("impact", {"symbol": "OwnerHandler.find", "language": "go"}, raise_on_error=False)
+    assert refused.is_error
+
+
 async def test_the_router_file_outline_lists_one_part_per_route(client: Client[Any]) -> None:
     path = "owners/src/main/kotlin/com/acme/owners/OwnerRoutes.kt"
     found = await call(client, "get_file_outline", repo=REPO, path=path)

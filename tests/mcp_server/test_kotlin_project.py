@@ -254,6 +254,17 @@ async def test_language_narrows_the_answer_of_every_code_tool_never_the_symbol_a
     }
 
 
+async def test_auto_context_keeps_the_code_of_the_language_asked_for(client: Client[Any]) -> None:
+    task = "change how Vet.getName shows the vet's name on the schedule"
+    both = await call(client, "auto_context", task=task)
+    kotlin = await call(client, "auto_context", task=task, language="kotlin")
+    java = await call(client, "auto_context", task=task, language="java")
+    everything = [*both["results"], *both["related"]]
+    assert {r["file_path"][-3:] for r in everything} >= {".kt", "ava"}
+    assert {r["file_path"][-3:] for r in [*kotlin["results"], *kotlin["related"]]} == {".kt"}
+    assert {r["file_path"][-5:] for r in [*java["results"], *java["related"]]} == {".java"}
+
+
 async def test_a_bad_language_is_refused_by_every_tool_that_takes_one(client: Client[Any]) -> None:
     result = await client.call_tool("get_callers", {"name": "Vet.getName", "language": "scala"}, raise_on_error=False)
     assert result.is_error
