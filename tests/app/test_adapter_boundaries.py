@@ -33,7 +33,14 @@ ADAPTERS = {
         "app/store/edge_filters.py",
         "app/store/edge_shard.py",
     },
-    "qdrant_edge": {"app/store/edge.py", "app/store/edge_filters.py", "app/store/edge_shard.py"},
+    # The Edge adapter: the store, its filters and shard, and its background index build (issue 26).
+    "qdrant_edge": {
+        "app/store/edge.py",
+        "app/store/edge_filters.py",
+        "app/store/edge_shard.py",
+        "app/store/edge_index.py",
+        "app/store/edge_optimize.py",
+    },
     # arq's `ArqRedis` is a redis-py client: its failures are translated in one module (issue 25).
     "redis": {"app/jobs/redis.py"},
 }
