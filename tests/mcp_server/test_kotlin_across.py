@@ -8,20 +8,13 @@ languages as if they were one.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 import pytest_asyncio
 from fastmcp import Client
 
-from app.auth.access import LOCAL
-from app.core.settings import QdrantSettings, Settings
-from app.sync.local_index import index_directory
-from entry.deps import open_deps
-from mcp_server.server import create_server
-from testkit.git_repo import GitRepo
-from tests.mcp_server.test_kotlin_project import call
+from tests.support.checkouts import call, indexed_checkout, tool_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -90,12 +83,9 @@ class Escalation(private val notifier: Notifier) {
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client[Any]]:
-    root: Path = tmp_path_factory.mktemp("across") / "alerts"
-    GitRepo.init(root, "main").commit_files("main", FILES, "alerts in two languages", "main")
-    async with open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as deps:
-        await index_directory(deps, root, REPO)
-        async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as c:
-            yield c
+    root = tmp_path_factory.mktemp("across") / "alerts"
+    async with indexed_checkout(root, FILES, REPO) as deps, tool_client(deps) as c:
+        yield c
 
 
 def _names(answer: dict[str, Any]) -> set[str]:

@@ -8,21 +8,14 @@ a Kotlin `coRouter` whose handler is in another file; `visits` is a Java control
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 import pytest_asyncio
 from fastmcp import Client
 
-from app.auth.access import LOCAL
-from app.core.settings import QdrantSettings, Settings
 from app.runtime import Deps
-from app.sync.local_index import index_directory
-from entry.deps import open_deps
-from mcp_server.server import create_server
-from testkit.git_repo import GitRepo
-from tests.mcp_server.test_kotlin_project import call
+from tests.support.checkouts import call, indexed_checkout, tool_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -90,17 +83,13 @@ class OwnersClient {
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def deps(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Deps]:
-    root: Path = tmp_path_factory.mktemp("clinic") / "clinic"
-    repo = GitRepo.init(root, "main")
-    repo.commit_files("main", FILES, "three services", "main")
-    async with open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as opened:
-        await index_directory(opened, root, REPO)
+    async with indexed_checkout(tmp_path_factory.mktemp("clinic") / "clinic", FILES, REPO) as opened:
         yield opened
 
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def client(deps: Deps) -> AsyncIterator[Client[Any]]:
-    async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as c:
+    async with tool_client(deps) as c:
         yield c
 
 

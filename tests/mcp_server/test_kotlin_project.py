@@ -7,21 +7,14 @@ The project is a git checkout (testkit.git_repo) with the default scope: `src/ma
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, Final
 
 import pytest
 import pytest_asyncio
 from fastmcp import Client
-from fastmcp.client.client import CallToolResult
 
-from app.auth.access import LOCAL
-from app.core.settings import QdrantSettings, Settings
 from app.runtime import Deps
-from app.sync.local_index import index_directory
-from entry.deps import open_deps
-from mcp_server.server import create_server
-from testkit.git_repo import GitRepo
+from tests.support.checkouts import call, indexed_checkout, tool_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -119,25 +112,14 @@ fun initials(name: String): String = name.take(1)
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def deps(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Deps]:
-    root: Path = tmp_path_factory.mktemp("mixed") / "vets"
-    repo = GitRepo.init(root, "main")
-    repo.commit_files("main", FILES, "a mixed project", "main")
-    async with open_deps(Settings(qdrant=QdrantSettings(path=":memory:"))) as opened:
-        await index_directory(opened, root, REPO)
+    async with indexed_checkout(tmp_path_factory.mktemp("mixed") / "vets", FILES, REPO) as opened:
         yield opened
 
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def client(deps: Deps) -> AsyncIterator[Client[Any]]:
-    async with Client(create_server(lambda: deps, unauthenticated=LOCAL)) as c:
+    async with tool_client(deps) as c:
         yield c
-
-
-async def call(client: Client[Any], tool: str, **arguments: Any) -> dict[str, Any]:
-    result: CallToolResult = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def test_find_endpoint_answers_a_kotlin_controllers_route(client: Client[Any]) -> None:
