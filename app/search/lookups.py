@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from app.auth.access import Access
+from app.core.errors import StorageError
 from app.search.endpoints import annotation_types
 from app.search.hierarchy import in_order, simple_name
 from app.search.hits import Hit, in_file_order
 from app.search.jvm_names import KOTLIN, is_package, jvm_call_keys, jvm_calls, top_level_targets
 from app.search.reader import Reader
 from app.search.scoping import Filters
-from app.store.filters import Condition, Filter, all_of, any_of, either, eq
+from app.store.filters import Condition, Filter, all_of, any_of, contains, either, eq
 from pipeline.model import TYPE_SYMBOLS
 from pipeline.spring import BEAN_ANNOTATIONS, learned_stereotypes
 
@@ -256,8 +257,40 @@ async def call_keys(reader: Reader, access: Access, name: str, repo: str | None)
     keys = sorted(
         {f"{simple_name(fq)}.{m}" for fq in related for m in methods}
         | ({base} if owner and not owner[:1].islower() else set())
+        | await _returning_keys(reader, access, related, methods, repo)
     )
     return keys_fq, keys
+
+
+MAX_RETURNING = 200
+"""Methods declared to return a type that one call-keys lookup reads (`_returning_keys`), at most."""
+
+
+async def _returning_keys(
+    reader: Reader, access: Access, owners: set[str], methods: Sequence[str], repo: str | None
+) -> set[str]:
+    """`PetRepository.findById().addVisit`: a call on what a method declares it returns, one of the owners.
+
+    Such a call is recorded with its receiver's chain (a Java chain `pets.findById(id).addVisit(v)`, a Kotlin
+    local `val pet = pets.findById(id)`): the caller's file cannot know `findById`'s return type, its
+    declaration (`findById(id: Int): Pet`, both languages' signature form) tells it here. The return type is
+    matched by simple name, as `calls` keys are. A store without substring conditions gives none.
+    """
+    simple = sorted({simple_name(fq) for fq in owners})
+    if not simple or not methods:
+        return set()
+    returning = either(*(contains("signature", f"): {s}") for s in simple))
+    try:
+        hits = await reader.lookup(access, Filters(repo=repo), returning, limit=MAX_RETURNING)
+    except StorageError:
+        return set()
+    wanted = set(simple)
+    return {
+        f"{simple_name(h.chunk.enclosing_type or '')}.{h.chunk.name}().{m}"
+        for h in hits
+        if h.symbol_type not in TYPE_SYMBOLS and h.chunk.signature.rpartition("): ")[2].rstrip("?") in wanted
+        for m in methods
+    }
 
 
 async def _top_level(reader: Reader, access: Access, base: str, repo: str | None) -> list[Hit]:

@@ -101,3 +101,28 @@ def test_a_star_import_is_one_more_package_a_top_level_function_may_come_from() 
     source = "package com.acme.vets\n\nimport com.acme.extra.*\n\nfun list() = render()\n"
     found = chunks(source, "src/main/kotlin/com/acme/vets/list-utils.kt")
     assert found["com.acme.vets.List_utilsKt.list"].calls_fq == ("com.acme.vets.render", "com.acme.extra.render")
+
+
+def test_a_local_typed_by_a_call_records_its_calls_on_the_chain() -> None:
+    source = """package a
+class C(val pets: PetRepository) {
+    fun load(id: Int) {
+        val pet = pets.findById(id)
+        pet.addVisit(Visit())
+        val shown = pet.name
+        val other = nobody.find()
+        other.go()
+        other.size
+    }
+}
+"""
+    result = chunk_file(source.encode(), "src/main/kotlin/a/C.kt", SourceContext(repo_path="r"), ChunkerConfig())
+    [load] = [c for c in result.chunks if c.qualified_name == "a.C.load"]
+    assert load.calls == (
+        "PetRepository.findById",
+        "PetRepository.findById().addVisit",  # as Java records `pets.findById(id).addVisit(v)`
+        "PetRepository.findById().getName",
+        "nobody.find",
+        "other.go",  # a receiver whose chain is not known: as written, no property read
+    )
+    assert load.calls_fq == ("a.PetRepository.findById",)  # a chain has no qualified form

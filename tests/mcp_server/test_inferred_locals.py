@@ -1,0 +1,93 @@
+"""Calls on what a method returns (issue 29): a Kotlin local typed by inference and a Java chain, over the real stack.
+
+`val pet = pets.findById(id)` has no written type: the Kotlin reader records `pet.addVisit(v)` on its chain
+(`PetRepository.findById().addVisit`) as Java records `pets.findById(id).addVisit(v)`; `get_callers`
+reads `findById`'s declared return type (another file's) when it is asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+import pytest
+import pytest_asyncio
+from fastmcp import Client
+
+from app.runtime import Deps
+from tests.support.checkouts import call, indexed_checkout, tool_client
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+REPO: Final = "acme/clinic"
+_K = "src/main/kotlin/com/acme/clinic/"
+FILES: Final = {
+    _K + "Pet.kt": """package com.acme.clinic
+
+class Pet {
+    fun addVisit(visit: Visit) {}
+}
+
+class Toy {
+    fun addVisit(visit: Visit) {}
+}
+""",
+    _K + "PetRepository.kt": """package com.acme.clinic
+
+interface PetRepository {
+    fun findById(id: Int): Pet
+    fun findToy(id: Int): Toy
+}
+""",
+    _K + "VisitController.kt": """package com.acme.clinic
+
+class VisitController(val pets: PetRepository) {
+    fun book(petId: Int) {
+        val pet = pets.findById(petId)
+        pet.addVisit(Visit())
+    }
+
+    fun play(id: Int) {
+        val toy = pets.findToy(id)
+        toy.addVisit(Visit())
+    }
+}
+""",
+    "src/main/java/com/acme/clinic/Desk.java": """package com.acme.clinic;
+
+class Desk {
+    private final PetRepository pets;
+
+    Desk(PetRepository pets) { this.pets = pets; }
+
+    void book(int id) {
+        pets.findById(id).addVisit(new Visit());
+    }
+}
+""",
+}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def deps(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Deps]:
+    async with indexed_checkout(tmp_path_factory.mktemp("clinic") / "clinic", FILES, REPO) as opened:
+        yield opened
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def client(deps: Deps) -> AsyncIterator[Client[Any]]:
+    async with tool_client(deps) as c:
+        yield c
+
+
+async def test_callers_through_a_local_typed_by_a_call_and_a_java_chain(client: Client[Any]) -> None:
+    found = await call(client, "get_callers", name="Pet.addVisit")
+    assert sorted(r["qualified_name"] for r in found["results"]) == [
+        "com.acme.clinic.Desk.book",
+        "com.acme.clinic.VisitController.book",
+    ]
+
+
+async def test_the_return_type_picks_the_callee(client: Client[Any]) -> None:
+    found = await call(client, "get_callers", name="Toy.addVisit")
+    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.clinic.VisitController.play"]
