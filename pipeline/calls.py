@@ -105,7 +105,7 @@ class FileCalls:
                 continue
             if kind == Receiver.NONE and top is not None and name not in top.members:
                 receiver, targets = top.of(name, scope)
-                calls[f"{receiver}.{name}"] = None
+                calls[f"{receiver}.{imports.aliases.get(name, name)}"] = None  # `import x.shown as s`: `shown`
                 fq.update(dict.fromkeys(targets))
                 continue
             if kind == _IDENTIFIER:  # `repo.save(x)`, two receivers in three: `_variable`, inlined
@@ -125,7 +125,7 @@ class FileCalls:
             calls[f"{receiver}.{name}"] = None
             if resolved and (target := known_fq.get(receiver) or resolve(receiver, imports)):
                 fq[f"{target}.{name}"] = None
-        return tuple(calls), tuple(fq)
+        return _shown(calls, imports), tuple(fq)
 
     def _resolve(self, name: str, imports: Imports) -> str | None:
         # Every method of a file resolves against the file's one `Imports`, and receivers repeat
@@ -216,6 +216,13 @@ def chain_suffix(links: tuple[str, ...]) -> str:
 
 def _compact(rendered: str) -> str:
     return rendered if len(rendered) <= _MAX_RAW else rendered[: _MAX_RAW - 1] + "…"
+
+
+def _shown(calls: dict[str, None], imports: Imports) -> tuple[str, ...]:
+    """The calls as shown: Kotlin's `import com.acme.Owner as O` makes `O.addPet` the call `Owner.addPet`."""
+    if imports.aliases:
+        return tuple(dict.fromkeys(imports.unaliased(c) for c in calls))
+    return tuple(calls)
 
 
 def _by_call(

@@ -57,7 +57,7 @@ from pipeline.spring import (
     stereotype_of,
 )
 from pipeline.syntax import Span, squash, text
-from pipeline.types import read_imports
+from pipeline.types import read_imports, with_aliases
 
 LANGUAGE = LANGUAGES[1]
 _ELIDED = " { ... }"
@@ -80,7 +80,7 @@ def chunk_kotlin(raw: bytes, file_path: str, context: SourceContext, config: Chu
         declared.setdefault(info.name, f"{package}.{info.nested_name}" if package else info.nested_name)
     unit = FileUnit(
         context=context, file_path=file_path, package=package,
-        imports=read_imports(found.imports, declared, package), data=decoded.data,
+        imports=with_aliases(read_imports(found.imports, declared, package), found.aliases), data=decoded.data,
         lines=decoded.data.decode("utf-8").split("\n"), calls=read_calls(root), config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
         constants=cache(partial(file_constants, root)), http_clients=cache(partial(mentions_clients, decoded.data)),
@@ -195,7 +195,7 @@ def _member_chunk(
     chunk.routes_if_mapping = (
         routes_if_mapping(mods, prefixes) if annotations and not paths and stereotype in HANDLER_STEREOTYPES else ()
     )
-    chunk.injects = injects
+    chunk.injects = tuple(unit.imports.unaliased(t) for t in injects)
     chunk.injects_fq = unit.resolve_all(injects)
     chunk.javadoc_summary = summarize(text(member.doc)) if member.doc is not None else None
     chunk.line_start, chunk.line_end = rows.first + 1, rows.last + 1
@@ -332,9 +332,11 @@ def _type_chunk(unit: FileUnit, info: KType, stereotype: str | None, members: li
     chunk.annotations = tuple(a.text for a in annotations)
     chunk.annotation_names = tuple(a.name for a in annotations)
     chunk.stereotype = stereotype
-    chunk.extends, chunk.implements = info.extends, info.implements
+    unaliased = unit.imports.unaliased
+    chunk.extends, chunk.implements = tuple(map(unaliased, info.extends)), tuple(map(unaliased, info.implements))
     chunk.extends_fq, chunk.implements_fq = unit.resolve_all(info.extends), unit.resolve_all(info.implements)
-    chunk.injects, chunk.injects_fq = injects, unit.resolve_all(injects)
+    chunk.injects = injects  # its members' (an alias written as the name it stands for), resolved as they were
+    chunk.injects_fq = tuple(dict.fromkeys(t for d in members for t in d.chunk.injects_fq))
     chunk.javadoc_summary = summarize(text(info.doc)) if info.doc is not None else None
     chunk.line_start, chunk.line_end = rows.first + 1, rows.last + 1
     chunk.parse_errors = node.has_error

@@ -1,4 +1,4 @@
-"""Calls on what a method returns (issue 29): a Kotlin local typed by inference and a Java chain, over the real stack.
+"""Calls on what a method returns (issue 29): a Kotlin local typed by inference, a Java chain, an aliased import.
 
 `val pet = pets.findById(id)` has no written type: the Kotlin reader records `pet.addVisit(v)` on its chain
 (`PetRepository.findById().addVisit`) as Java records `pets.findById(id).addVisit(v)`; `get_callers`
@@ -53,6 +53,17 @@ class VisitController(val pets: PetRepository) {
     }
 }
 """,
+    "src/main/kotlin/com/acme/front/Front.kt": """package com.acme.front
+
+import com.acme.clinic.Toy as Plaything
+
+class Front {
+    fun play() {
+        val toy = Plaything()
+        toy.addVisit(Visit())
+    }
+}
+""",
     "src/main/java/com/acme/clinic/Desk.java": """package com.acme.clinic;
 
 class Desk {
@@ -88,6 +99,11 @@ async def test_callers_through_a_local_typed_by_a_call_and_a_java_chain(client: 
     ]
 
 
-async def test_the_return_type_picks_the_callee(client: Client[Any]) -> None:
+async def test_the_return_type_picks_the_callee_and_an_aliased_import_resolves(client: Client[Any]) -> None:
     found = await call(client, "get_callers", name="Toy.addVisit")
-    assert [r["qualified_name"] for r in found["results"]] == ["com.acme.clinic.VisitController.play"]
+    assert sorted(r["qualified_name"] for r in found["results"]) == [
+        "com.acme.clinic.VisitController.play",
+        "com.acme.front.Front.play",  # `import com.acme.clinic.Toy as Plaything`
+    ]
+    callees = await call(client, "get_callees", name="Front.play")
+    assert "com.acme.clinic.Toy.addVisit" in str(callees)

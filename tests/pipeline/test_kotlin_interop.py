@@ -126,3 +126,28 @@ class C(val pets: PetRepository) {
         "other.go",  # a receiver whose chain is not known: as written, no property read
     )
     assert load.calls_fq == ("a.PetRepository.findById",)  # a chain has no qualified form
+
+
+def test_an_aliased_import_resolves_and_is_shown_as_the_name_it_stands_for() -> None:
+    source = """package a
+import com.acme.model.Owner as O
+import com.other.Owner
+import com.acme.util.shown as s
+import com.acme.repo.OwnerRepository as Owners
+@Service
+class C(val owners: Owners) : O() {
+    fun load(id: Int) { val o = O(); o.addPet(x); val p: Owner = owners.find(id); p.go(); s(o) }
+}
+"""
+    result = chunk_file(source.encode(), "src/main/kotlin/a/C.kt", SourceContext(repo_path="r"), ChunkerConfig())
+    by_name = {c.qualified_name: c for c in result.chunks}
+    load, type_ = by_name["a.C.load"], by_name["a.C"]
+    assert load.calls == ("Owner.addPet", "OwnerRepository.find", "Owner.go", "C.shown")
+    assert load.calls_fq == (
+        "com.acme.model.Owner.addPet",  # the alias
+        "com.acme.repo.OwnerRepository.find",
+        "com.other.Owner.go",  # the name imported plainly is another type
+        "com.acme.util.shown",
+    )
+    assert (type_.extends, type_.extends_fq) == (("Owner",), ("com.acme.model.Owner",))
+    assert (type_.injects, type_.injects_fq) == (("OwnerRepository",), ("com.acme.repo.OwnerRepository",))
