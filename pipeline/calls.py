@@ -94,7 +94,7 @@ class FileCalls:
         top = scope.unqualified
         for call in self._calls[lo:hi]:
             name, kind = call.name, call.receiver
-            if kind in _NAMED and _by_call(call, type_of, fields, calls):
+            if kind in _NAMED and _by_call(call, type_of, fields, (calls, fq)):
                 continue  # on a Kotlin local typed by a call (`val pet = pets.findById(id)`): its chain
             if kind == _PROPERTY:  # `owner.name` as `Owner.getName`, only where the file types `owner`
                 known = type_of(call.text) or fields.get(call.text)
@@ -225,8 +225,21 @@ def _shown(calls: dict[str, None], imports: Imports) -> tuple[str, ...]:
     return tuple(calls)
 
 
+RETURNED = "()."
+"""`().addVisit` in `calls_fq`: the chunk calls `addVisit` on what a method returns (`returned_key`)."""
+
+
+def returned_key(method: str) -> str:
+    """The `calls_fq` mark of a call on a call's result, which the query side looks chunks up by.
+
+    Its `calls` entry (`PetRepository.findById().addVisit`) says which method's result; the mark lets a
+    callers question find the few chunks holding such calls by one exact lookup, and read their chains.
+    """
+    return RETURNED + method
+
+
 def _by_call(
-    call: Call, type_of: Callable[[str], str | None], fields: Mapping[str, str], calls: dict[str, None]
+    call: Call, type_of: Callable[[str], str | None], fields: Mapping[str, str], found: tuple[dict[str, None], ...]
 ) -> bool:
     """A call on a local typed by a call, recorded on its chain (`PetRepository.findById().addVisit`); False: not one.
 
@@ -235,9 +248,13 @@ def _by_call(
     known = type_of(call.text) or fields.get(call.text)
     if not known or "(" not in known:
         return False
+    calls, fq = found
     typed = typed_by_call(known, type_of, fields)
-    if typed or call.receiver == _IDENTIFIER:
-        calls[f"{typed or call.text}.{call.name}"] = None
+    if typed:
+        calls[f"{typed}.{call.name}"] = None
+        fq[returned_key(call.name)] = None
+    elif call.receiver == _IDENTIFIER:
+        calls[f"{call.text}.{call.name}"] = None
     return True
 
 

@@ -125,7 +125,8 @@ class C(val pets: PetRepository) {
         "nobody.find",
         "other.go",  # a receiver whose chain is not known: as written, no property read
     )
-    assert load.calls_fq == ("a.PetRepository.findById",)  # a chain has no qualified form
+    # A chain has no qualified form; its mark says the chunk calls `addVisit` on a call's result.
+    assert load.calls_fq == ("a.PetRepository.findById", "().addVisit", "().getName")
 
 
 def test_an_aliased_import_resolves_and_is_shown_as_the_name_it_stands_for() -> None:
