@@ -9,7 +9,7 @@ capitalized name taken as a class (static call). Anything else keeps its text: `
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import field
 
 from pipeline._values import value
@@ -19,6 +19,7 @@ from pipeline.types import Imports
 _MAX_RAW = 80
 _IDENTIFIER = Receiver.IDENTIFIER
 _PROPERTY = Receiver.PROPERTY
+_NAMED = frozenset({_IDENTIFIER, _PROPERTY})
 
 CallList = tuple[tuple[str, ...], tuple[str, ...]]
 
@@ -93,6 +94,8 @@ class FileCalls:
         top = scope.unqualified
         for call in self._calls[lo:hi]:
             name, kind = call.name, call.receiver
+            if kind in _NAMED and _by_call(call, type_of, fields, (calls, fq)):
+                continue  # on a Kotlin local typed by a call (`val pet = pets.findById(id)`): its chain
             if kind == _PROPERTY:  # `owner.name` as `Owner.getName`, only where the file types `owner`
                 known = type_of(call.text) or fields.get(call.text)
                 if known:
@@ -102,7 +105,7 @@ class FileCalls:
                 continue
             if kind == Receiver.NONE and top is not None and name not in top.members:
                 receiver, targets = top.of(name, scope)
-                calls[f"{receiver}.{name}"] = None
+                calls[f"{receiver}.{imports.aliases.get(name, name)}"] = None  # `import x.shown as s`: `shown`
                 fq.update(dict.fromkeys(targets))
                 continue
             if kind == _IDENTIFIER:  # `repo.save(x)`, two receivers in three: `_variable`, inlined
@@ -122,7 +125,7 @@ class FileCalls:
             calls[f"{receiver}.{name}"] = None
             if resolved and (target := known_fq.get(receiver) or resolve(receiver, imports)):
                 fq[f"{target}.{name}"] = None
-        return tuple(calls), tuple(fq)
+        return _shown(calls, imports), tuple(fq)
 
     def _resolve(self, name: str, imports: Imports) -> str | None:
         # Every method of a file resolves against the file's one `Imports`, and receivers repeat
@@ -215,9 +218,61 @@ def _compact(rendered: str) -> str:
     return rendered if len(rendered) <= _MAX_RAW else rendered[: _MAX_RAW - 1] + "…"
 
 
+def _shown(calls: dict[str, None], imports: Imports) -> tuple[str, ...]:
+    """The calls as shown: Kotlin's `import com.acme.Owner as O` makes `O.addPet` the call `Owner.addPet`."""
+    if imports.aliases:
+        return tuple(dict.fromkeys(imports.unaliased(c) for c in calls))
+    return tuple(calls)
+
+
+RETURNED = "()."
+"""`().addVisit` in `calls_fq`: the chunk calls `addVisit` on what a method returns (`returned_key`)."""
+
+
+def returned_key(method: str) -> str:
+    """The `calls_fq` mark of a call on a call's result, which the query side looks chunks up by.
+
+    Its `calls` entry (`PetRepository.findById().addVisit`) says which method's result; the mark lets a
+    callers question find the few chunks holding such calls by one exact lookup, and read their chains.
+    """
+    return RETURNED + method
+
+
+def _by_call(
+    call: Call, type_of: Callable[[str], str | None], fields: Mapping[str, str], found: tuple[dict[str, None], ...]
+) -> bool:
+    """A call on a local typed by a call, recorded on its chain (`PetRepository.findById().addVisit`); False: not one.
+
+    Unknown chain: a property read is no call, a method call keeps its receiver as written.
+    """
+    known = type_of(call.text) or fields.get(call.text)
+    if not known or "(" not in known:
+        return False
+    calls, fq = found
+    typed = typed_by_call(known, type_of, fields)
+    if typed:
+        calls[f"{typed}.{call.name}"] = None
+        fq[returned_key(call.name)] = None
+    elif call.receiver == _IDENTIFIER:
+        calls[f"{call.text}.{call.name}"] = None
+    return True
+
+
+def typed_by_call(known: str, type_of: Callable[[str], str | None], fields: Mapping[str, str]) -> str | None:
+    """A Kotlin local typed by a call on another (`pets.findById()`) as its chain: `PetRepository.findById()`.
+
+    None when the receiver's type is not known. The method's return type is the query side's to read.
+    """
+    root, _, rest = known.partition(".")
+    owner = type_of(root) or fields.get(root)
+    return f"{owner}.{rest}" if owner and "(" not in owner else None
+
+
 def _variable(variable: str, locals_: _Locals, scope: CallScope) -> tuple[str, bool]:
     """A receiver named by an identifier: a typed local or field, else a class when capitalized."""
     known = locals_.type_of(variable) or scope.fields.get(variable)
+    if known and "(" in known:
+        return typed_by_call(known, locals_.type_of, scope.fields) or variable, False
     if known:
         return known, True
     return variable, variable[:1].isupper()  # a capitalized name is a class: a static call

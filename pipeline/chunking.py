@@ -20,7 +20,8 @@ from pipeline.declarations import TypeInfo, declared_types, find_types
 from pipeline.drafts import Draft, FileUnit, Part, finish
 from pipeline.field_values import enclosing_values, file_field_values
 from pipeline.generated import mark_generated
-from pipeline.http_calls import file_constants, http_calls, mentions_clients, wants_arguments
+from pipeline.http_calls import file_constants, http_calls, mentions_clients, spelt, wants_arguments
+from pipeline.java_routes import declares_routers, may_route, read_routes
 from pipeline.javadoc import summarize
 from pipeline.members import Member, member_name, parameter_types, read_members, signature
 from pipeline.model import ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
@@ -28,6 +29,7 @@ from pipeline.native import Parsed, read_outline
 from pipeline.outbound import Client, client_of, declared_routes
 from pipeline.outline import CONSTRUCTOR_NODE_KINDS, MemberDecl
 from pipeline.render import chunk_id_prefix, repo_key
+from pipeline.routes import Handler, Placed, Routing, attribute, place
 from pipeline.skeleton import type_chunk
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
@@ -76,6 +78,7 @@ def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: Chu
     )
     with_methods = not file_path.endswith(_NO_METHOD_FILES)
     configured = reads_config(decoded.data)
+    routing = _routing(unit, types) if with_methods and declares_routers(decoded.data) else None
     drafts: list[Draft] = []
     for info in types:
         members = read_members(info)
@@ -86,7 +89,10 @@ def chunk_source(raw: bytes, file_path: str, context: SourceContext, config: Chu
         if with_methods:
             exchanges = any(m.http_path and m.decl.modifiers.has(*EXCHANGE_ANNOTATIONS) for m in members)
             client = client_of(info.modifiers, info.kind is SymbolType.INTERFACE, exchanges)
-            drafts.extend(_member_drafts(unit, parsed, info, members, _scope(unit, info, types), client, configured))
+            scope = _scope(unit, info, types)
+            drafts.extend(_member_drafts(unit, parsed, info, members, scope, client, configured, routing))
+    if routing is not None:
+        attribute(drafts, routing.attributed)
     return FileResult(
         file_path=file_path,
         chunks=mark_generated(unit.lines, finish(unit, drafts)),
@@ -120,11 +126,12 @@ def _member_drafts(
     scope: CallScope,
     client: tuple[Client, str | None] | None,
     configured: bool,
+    routing: Routing | None,
 ) -> Iterator[Draft]:
     # Bodiless ones too (interface, abstract and repository methods, Feign endpoints, annotation
     # elements): a chunk of their own, findable by name, annotation and route; the skeleton still lists them.
     for member in members:
-        draft = _callable_draft(unit, parsed, info, member, scope, client)
+        draft = _callable_draft(unit, parsed, info, member, scope, client, routing)
         if configured:  # the whole method's source: a split method's parts copy the fields
             decl = member.decl
             _set_config(draft, member_reads(decl.modifiers.annotations, unit.between(decl.start, decl.end)))
@@ -149,6 +156,7 @@ def _callable_draft(
     member: Member,
     scope: CallScope,
     client: tuple[Client, str | None] | None,
+    routing: Routing | None = None,
 ) -> Draft:
     decl = member.decl
     name = member_name(decl)
@@ -164,6 +172,10 @@ def _callable_draft(
         parts: tuple[Part, ...] = (Part(rows, *calls_in(rows, rows, scope)),)
     else:
         parts = tuple(Part(span, *calls_in(span, rows, scope)) for span in _part_rows(unit, parsed, rows, decl))
+    routes = None
+    if routing is not None and may_route(unit.data[decl.start : decl.end]):
+        routes = _routed(unit, parsed.tree, decl, scope, parts, routing)
+        parts = routes.parts if routes is not None else parts
     parts = _with_outbound(unit, parsed.tree, member, parts, scope, client)
     one = parts[0] if len(parts) == 1 else Part(rows, (), ())
     chunk = unit.blank_chunk()  # `Chunk(...)` with 37 keywords costs 15 times as much (`pipeline._values.blank`)
@@ -177,8 +189,8 @@ def _callable_draft(
     chunk.annotations = tuple(a.text for a in annotations) if annotations else ()
     chunk.annotation_names = tuple(a.name for a in annotations) if annotations else ()
     chunk.stereotype = info.stereotype
-    chunk.http_method = member.http_method
-    chunk.http_path = member.http_path
+    chunk.http_method = member.http_method if routes is None else routes.verbs
+    chunk.http_path = member.http_path if routes is None else routes.paths
     chunk.routes_if_mapping = member.routes_if_mapping
     chunk.outbound = one.outbound
     chunk.calls = one.calls
@@ -193,6 +205,35 @@ def _callable_draft(
     chunk.parse_errors = decl.has_error
     chunk.code = unit.code(rows) if len(parts) == 1 else ""
     return Draft(f"{decl.owner}.{name}({','.join(types)})", chunk, parts if len(parts) > 1 else ())
+
+
+def _routing(unit: FileUnit, types: list[TypeInfo]) -> Routing:
+    """A router file's handlers: every method its types declare, by (qualified type, name)."""
+    prefix = f"{unit.package}." if unit.package else ""
+    return Routing(frozenset((prefix + m.decl.owner, member_name(m.decl)) for i in types for m in read_members(i)), {})
+
+
+def _routed(
+    unit: FileUnit, tree: Callable[[], Tree], decl: MemberDecl, scope: CallScope, parts: tuple[Part, ...],
+    routing: Routing,
+) -> Placed | None:  # fmt: skip
+    """A method's functional routes (`pipeline.java_routes`), stored by the rule Kotlin's share (`routes.place`)."""
+    method = node_at(tree().root_node, decl.start, decl.end, decl.kind)
+    routes, _ = read_routes(method, lambda node: spelt(node, unit.data, unit.constants()))
+    if not routes:
+        return None
+    params = {p.name: p.simple for p in decl.params}
+    prefix = f"{unit.package}." if unit.package else ""
+
+    def target(handler: Handler) -> tuple[str, str] | None:
+        receiver = handler.receiver
+        if not receiver:
+            return prefix + decl.owner, handler.name
+        kind = params.get(receiver) or scope.fields.get(receiver) or (receiver if receiver[:1].isupper() else None)
+        fq = unit.imports.resolve(kind) if kind else None
+        return (fq, handler.name) if fq else None
+
+    return place(routes, target, routing, parts, lambda span, rows: unit.calls.calls_in(span, rows, scope))
 
 
 def _with_outbound(

@@ -32,7 +32,7 @@ from pipeline.field_values import NO_VALUES, FieldScope, FieldValues
 from pipeline.outbound import OutboundRoute, Piece, Var
 from pipeline.outline import CALLABLE_NODE_KINDS
 
-__all__ = ["file_constants", "http_calls", "mentions_clients", "wants_arguments"]
+__all__ = ["file_constants", "http_calls", "mentions_clients", "spelt", "wants_arguments"]
 
 _BODIES = frozenset({"block", "lambda_expression"})  # no constants of the file's types inside
 _MAX_DEPTH = 16  # constants defined through constants, at most this deep
@@ -165,6 +165,12 @@ def http_calls(
             if route is not None:
                 found.append((node.start_point.row, route))
     return found
+
+
+def spelt(node: Node, data: bytes, constants: Mapping[str, Node]) -> str | None:
+    """A string expression's value when literals and the file's constants spell all of it (a route's pattern)."""
+    pieces = _Scope(data, constants, {}, NO_VALUES).pieces(node)
+    return "".join(p for p in pieces if isinstance(p, str)) if all(isinstance(p, str) for p in pieces) else None
 
 
 def _preorder(node: Node) -> Iterator[Node]:

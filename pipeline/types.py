@@ -8,7 +8,7 @@ Wildcard imports make a name ambiguous, so it stays unresolved rather than guess
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import field
+from dataclasses import field, replace
 from types import MappingProxyType
 
 from pipeline._values import value
@@ -89,6 +89,14 @@ class Imports:
     static_members: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     declared: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     has_wildcards: bool = False
+    aliases: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # Kotlin's `import a.Owner as O`: O → Owner
+
+    def unaliased(self, name: str) -> str:
+        """A simple or dotted name with an import alias at its head written as the name it stands for."""
+        if not self.aliases:
+            return name
+        head, dot, rest = name.partition(".")
+        return self.aliases.get(head, head) + dot + rest
 
     def resolve(self, name: str) -> str | None:
         """Fully qualified name for a simple or dotted type name, when the file makes it knowable."""
@@ -118,6 +126,19 @@ class Imports:
 def _looks_like_type_variable(name: str) -> bool:
     # Java's naming convention for type parameters (JLS 6.1): one capital letter, maybe digits.
     return name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
+
+
+def with_aliases(imports: Imports, aliases: Mapping[str, str]) -> Imports:
+    """Kotlin's aliased imports (`import com.acme.Owner as O`: alias → qualified name) added to a file's imports.
+
+    The alias resolves as a single-type import; what a chunk shows by simple name (`calls`, `injects`) is
+    written with the name it stands for (`unaliased`), as every other file writes it.
+    """
+    if not aliases:
+        return imports
+    explicit = {**imports.explicit, **aliases}
+    shown = {alias: fq.rsplit(".", 1)[-1] for alias, fq in aliases.items()}
+    return replace(imports, explicit=MappingProxyType(explicit), aliases=MappingProxyType(shown))
 
 
 def read_imports(imports: Iterable[Import], declared: Mapping[str, str], package: str) -> Imports:

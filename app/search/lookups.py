@@ -16,6 +16,7 @@ from app.search.jvm_names import KOTLIN, is_package, jvm_call_keys, jvm_calls, t
 from app.search.reader import Reader
 from app.search.scoping import Filters
 from app.store.filters import Condition, Filter, all_of, any_of, either, eq
+from pipeline.calls import returned_key
 from pipeline.model import TYPE_SYMBOLS
 from pipeline.spring import BEAN_ANNOTATIONS, learned_stereotypes
 
@@ -112,7 +113,7 @@ async def callers_by_type(
     answer: list[tuple[str, list[tuple[Hit, bool]]]] = []
     narrowed = Filters(repo=repo, path_prefix=path_prefix, language=language)
     for owner in owners:
-        keys_fq, keys = await call_keys(reader, access, f"{owner}.{method}", repo)
+        keys_fq, keys = await call_keys(reader, access, f"{owner}.{method}", repo, returning=True)
         conditions = [any_of(field, found) for field, found in (("calls_fq", keys_fq), ("calls", keys)) if found]
         hits = await reader.lookup(access, narrowed, either(*conditions), limit=limit) if conditions else []
         exact = set(keys_fq)
@@ -122,7 +123,7 @@ async def callers_by_type(
 
 async def callers_condition(reader: Reader, access: Access, name: str, repo: str | None) -> Condition | None:
     """What a caller of the named method matches (None: nothing can): its call keys, hierarchy included."""
-    keys_fq, keys = await call_keys(reader, access, name, repo)
+    keys_fq, keys = await call_keys(reader, access, name, repo, returning=True)
     conditions: list[Condition] = []
     if keys_fq:
         conditions.append(any_of("calls_fq", keys_fq))
@@ -226,11 +227,15 @@ async def inherited_targets(
     return out
 
 
-async def call_keys(reader: Reader, access: Access, name: str, repo: str | None) -> tuple[list[str], list[str]]:
+async def call_keys(
+    reader: Reader, access: Access, name: str, repo: str | None, *, returning: bool = False
+) -> tuple[list[str], list[str]]:
     """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included).
 
     Under its JVM names too (`jvm_calls`): a Kotlin property `Owner.name` is called as `getName`/`setName`,
-    and a Kotlin top-level function by another file of its package as `<package>.fn`.
+    and a Kotlin top-level function by another file of its package as `<package>.fn`. With `returning`, also
+    on what a method declares it returns (`_returning_keys`: one more lookup, asked by callers questions, not
+    by `impact`'s walk, which asks for keys at every hop).
     """
     base, _ = _split_params(name)
     owner, _, method = base.rpartition(".")
@@ -256,8 +261,49 @@ async def call_keys(reader: Reader, access: Access, name: str, repo: str | None)
     keys = sorted(
         {f"{simple_name(fq)}.{m}" for fq in related for m in methods}
         | ({base} if owner and not owner[:1].islower() else set())
+        | (await _returning_keys(reader, access, related, methods, repo) if returning else set())
     )
     return keys_fq, keys
+
+
+MAX_RETURNING = 200
+"""Chunks calling a method on a call's result that one call-keys lookup reads (`_returning_keys`), at most."""
+
+
+async def _returning_keys(
+    reader: Reader, access: Access, owners: set[str], methods: Sequence[str], repo: str | None
+) -> set[str]:
+    """`PetRepository.findById().addVisit`: a call on what a method declares it returns, one of the owners.
+
+    A Kotlin local typed by a call (`val pet = pets.findById(id)`) has its calls recorded on that chain, with
+    a `returned_key` mark: the caller's file cannot know `findById`'s return type. Two exact lookups: the
+    chunks marked for the method, then the declarations of the methods their chains call, whose signature
+    (`findById(id: Int): Pet`, both languages' form) names the return type, matched by simple name.
+    """
+    if not owners or not methods:
+        return set()
+    marked = await reader.lookup(
+        access, Filters(repo=repo), any_of("calls_fq", [returned_key(m) for m in methods]), limit=MAX_RETURNING
+    )
+    ends = tuple(f"().{m}" for m in methods)
+    chains: dict[str, set[tuple[str, str]]] = {}  # the called method's name: (its type as written, the chain)
+    for hit in marked:
+        for chain in hit.chunk.calls:
+            receiver = chain.rpartition(".")[0]
+            owner, _, called = receiver[:-2].rpartition(".")
+            if chain.endswith(ends) and owner and "(" not in owner:
+                chains.setdefault(called, set()).add((owner, chain))
+    if not chains:
+        return set()
+    wanted = {simple_name(fq) for fq in owners}
+    keys: set[str] = set()
+    for hit in await reader.lookup(access, Filters(repo=repo), any_of("name", sorted(chains))):
+        returns = hit.chunk.signature.rpartition("): ")[2].rstrip("?")
+        if hit.symbol_type in TYPE_SYMBOLS or returns not in wanted:
+            continue
+        declaring = (hit.chunk.enclosing_type or "").rsplit(".", 1)[-1]
+        keys.update(chain for owner, chain in chains[hit.chunk.name] if owner.rsplit(".", 1)[-1] == declaring)
+    return keys
 
 
 async def _top_level(reader: Reader, access: Access, base: str, repo: str | None) -> list[Hit]:

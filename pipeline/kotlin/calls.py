@@ -151,8 +151,19 @@ def _local(node: Node) -> LocalDecl | None:
 
 
 def _value_type(value: Node) -> str:
-    """The type a local's value names: a constructor call `Type(...)` or a cast `x as Type` / `x as? Type`."""
+    """The type a local's value names: a constructor call `Type(...)`, a cast `x as Type` / `x as? Type`.
+
+    A call on a named receiver (`val pet = pets.findById(id)`) gives `pets.findById()`: the receiver's type
+    is looked up where the local is used (`pipeline.calls.typed_by_call`), and the method's return type
+    at query time (`app.search.lookups.call_keys`), as a Java chain `pets.findById(id).addVisit(v)` is.
+    """
     if value.type == "as_expression":
         return simple_type(value.named_children[-1])
     callee = value.named_children[0] if value.type == "call_expression" and value.named_children else None
+    if callee is not None and callee.type == "navigation_expression" and len(callee.named_children) == 2:
+        receiver, named = callee.named_children
+        written = text(receiver)
+        if receiver.type == "identifier" and written[:1].islower() and named.type == "identifier":
+            return f"{written}.{text(named)}()"
+        return ""
     return text(callee) if callee is not None and callee.type == "identifier" and text(callee)[:1].isupper() else ""

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import cache, partial
 from pathlib import PurePosixPath
-from typing import NamedTuple
 
 from tree_sitter import Node
 
@@ -37,12 +36,13 @@ from pipeline.kotlin.reader import (
     read_file,
 )
 from pipeline.kotlin.recovery import Piece, parse_recovering
-from pipeline.kotlin.routes import Route, declares_routers, read_routes, route_groups
+from pipeline.kotlin.routes import declares_routers, read_routes
 from pipeline.members import param_injections
 from pipeline.model import LANGUAGES, Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
 from pipeline.outbound import Client, client_of, declared_routes
 from pipeline.outbound import Piece as UriPiece
 from pipeline.render import chunk_id_prefix, repo_key
+from pipeline.routes import Handler, Routing, attribute, place
 from pipeline.source import decode_source
 from pipeline.splitting import LineSpan, estimate_tokens, split_rows
 from pipeline.spring import (
@@ -57,7 +57,7 @@ from pipeline.spring import (
     stereotype_of,
 )
 from pipeline.syntax import Span, squash, text
-from pipeline.types import read_imports
+from pipeline.types import read_imports, with_aliases
 
 LANGUAGE = LANGUAGES[1]
 _ELIDED = " { ... }"
@@ -80,7 +80,7 @@ def chunk_kotlin(raw: bytes, file_path: str, context: SourceContext, config: Chu
         declared.setdefault(info.name, f"{package}.{info.nested_name}" if package else info.nested_name)
     unit = FileUnit(
         context=context, file_path=file_path, package=package,
-        imports=read_imports(found.imports, declared, package), data=decoded.data,
+        imports=with_aliases(read_imports(found.imports, declared, package), found.aliases), data=decoded.data,
         lines=decoded.data.decode("utf-8").split("\n"), calls=read_calls(root), config=config,
         id_prefix=chunk_id_prefix(repo_key(context.repo_path, context.gitlab_project_id), file_path),
         constants=cache(partial(file_constants, root)), http_clients=cache(partial(mentions_clients, decoded.data)),
@@ -89,7 +89,7 @@ def chunk_kotlin(raw: bytes, file_path: str, context: SourceContext, config: Chu
     routing = _routing(unit, found) if declares_routers(decoded.data) else None
     drafts = list(_drafts(unit, found, file_path, routing))
     if routing is not None:
-        _attribute(drafts, routing.attributed)
+        attribute(drafts, routing.attributed)
     chunks = mark_generated(unit.lines, finish(unit, drafts))
     for chunk in chunks:
         object.__setattr__(chunk, "language", LANGUAGE)
@@ -114,7 +114,7 @@ def found_facade(found: KFile, file_path: str) -> str:
     return file_jvm_name(found.file_annotations) or facade_name(file_path)
 
 
-def _drafts(unit: FileUnit, found: KFile, file_path: str, routing: _Routing | None) -> Iterator[Draft]:
+def _drafts(unit: FileUnit, found: KFile, file_path: str, routing: Routing | None) -> Iterator[Draft]:
     facade = found_facade(found, file_path)
     top = Unqualified(
         members=frozenset(), top_level=frozenset(m.name for m in found.top_level if m.kind == FUNCTION),
@@ -163,7 +163,7 @@ def _injects(member: KMember, info: KType | None, stereotype: str | None) -> tup
 def _member_chunk(
     unit: FileUnit, member: KMember, owner_nested: str, stereotype: str | None, prefixes: Sequence[str],
     info: KType | None, client: tuple[Client, str | None] | None, unqualified: Unqualified,
-    routing: _Routing | None, *,
+    routing: Routing | None, *,
     top_level: bool = False,
 ) -> Draft | None:  # fmt: skip
     if member.kind == PRIMARY and not member.params:
@@ -195,7 +195,7 @@ def _member_chunk(
     chunk.routes_if_mapping = (
         routes_if_mapping(mods, prefixes) if annotations and not paths and stereotype in HANDLER_STEREOTYPES else ()
     )
-    chunk.injects = injects
+    chunk.injects = tuple(unit.imports.unaliased(t) for t in injects)
     chunk.injects_fq = unit.resolve_all(injects)
     chunk.javadoc_summary = summarize(text(member.doc)) if member.doc is not None else None
     chunk.line_start, chunk.line_end = rows.first + 1, rows.last + 1
@@ -213,17 +213,10 @@ def _member_chunk(
     return Draft(key, chunk, parts if len(parts) > 1 else ())
 
 
-class _Routing(NamedTuple):
-    """A router file's state: the functions its types declare, and the routes found to be theirs."""
-
-    handlers: frozenset[tuple[str, str]]  # (qualified type, function name)
-    attributed: dict[tuple[str, str], list[Route]]  # routes whose handler is one of those, for its own chunk
-
-
-def _routing(unit: FileUnit, found: KFile) -> _Routing:
+def _routing(unit: FileUnit, found: KFile) -> Routing:
     named = {info.node.id: _qualified(unit, info.nested_name) for info in found.types}
     handlers = {(named[i.node.id], m.name) for i in found.types for m in i.members if m.kind == FUNCTION}
-    return _Routing(frozenset(handlers), {})
+    return Routing(frozenset(handlers), {})
 
 
 def _qualified(unit: FileUnit, nested: str) -> str:
@@ -231,46 +224,35 @@ def _qualified(unit: FileUnit, nested: str) -> str:
 
 
 def _routed(
-    unit: FileUnit, member: KMember, owner_nested: str, scope: CallScope, parts: tuple[Part, ...], routing: _Routing,
+    unit: FileUnit, member: KMember, owner_nested: str, scope: CallScope, parts: tuple[Part, ...], routing: Routing,
     chunk: Chunk,
 ) -> tuple[Part, ...]:  # fmt: skip
-    """A router function's routes (docs/decisions.md, "The Kotlin router DSL: routes stored where declared").
-
-    A route whose handler is a function of this file goes to that function's chunk; the others stay on
-    this one: set on it when they are exactly its verbs times its paths, else one part per route.
-    """
+    """A router function's routes, stored by the rule both languages share (`pipeline.routes.place`)."""
     pattern = Scope(unit.constants(), {}, NO_VALUES).pieces
     routes, _ = read_routes(member.node, lambda node: _spelt(pattern(node)))
-    here: list[Route] = []
-    for route in routes:
-        target = _handler_of(unit, route, member, scope, owner_nested)
-        if target in routing.handlers:
-            routing.attributed.setdefault(target, []).append(route)
-        else:
-            here.append(route)
-    if not here:
+    calls_in = partial(_calls_in, unit, scope)
+    placed = place(routes, lambda h: _handler_of(unit, h, member, scope, owner_nested), routing, parts, calls_in)
+    if placed is None:
         return parts
-    _set(chunk, "http_method", tuple(dict.fromkeys(r.verb for r in here)))  # a draft's chunk is being filled
-    _set(chunk, "http_path", tuple(dict.fromkeys(r.path for r in here)))
-    if len(chunk.http_method) == 1 or len(chunk.http_path) == 1:
-        return parts  # verbs times paths is exactly the routes
-    rows = parts[0].rows.first, parts[-1].rows.last
-    cut = []
-    for span, group in route_groups(here, rows):
-        verbs, paths = tuple(dict.fromkeys(r.verb for r in group)), tuple(dict.fromkeys(r.path for r in group))
-        cut.append(Part(LineSpan(*span), *unit.calls.calls_in(span, rows, scope), http_method=verbs, http_path=paths))
-    return tuple(cut)
+    _set(chunk, "http_method", placed.verbs)  # a draft's chunk is being filled
+    _set(chunk, "http_path", placed.paths)
+    return placed.parts
+
+
+def _calls_in(
+    unit: FileUnit, scope: CallScope, span: tuple[int, int], rows: tuple[int, int]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return unit.calls.calls_in(span, rows, scope)
 
 
 def _spelt(pieces: list[UriPiece]) -> str | None:
     return "".join(p for p in pieces if isinstance(p, str)) if all(isinstance(p, str) for p in pieces) else None
 
 
-def _handler_of(unit: FileUnit, route: Route, member: KMember, scope: CallScope, owner: str) -> tuple[str, str] | None:
+def _handler_of(
+    unit: FileUnit, handler: Handler, member: KMember, scope: CallScope, owner: str
+) -> tuple[str, str] | None:
     """The (qualified type, function) a route's method reference names, when the file tells its type."""
-    handler = route.handler
-    if handler is None:
-        return None
     receiver = handler.receiver
     if not receiver:
         return _qualified(unit, owner), handler.name
@@ -278,16 +260,6 @@ def _handler_of(unit: FileUnit, route: Route, member: KMember, scope: CallScope,
     kind = kind or (receiver if receiver[:1].isupper() else None)
     fq = unit.imports.resolve(kind) if kind else None
     return (fq, handler.name) if fq else None
-
-
-def _attribute(drafts: list[Draft], attributed: dict[tuple[str, str], list[Route]]) -> None:
-    """The routes of this file's routers on the chunks of the functions that handle them."""
-    for draft in drafts:
-        chunk = draft.chunk
-        routes = attributed.get((chunk.enclosing_type or "", chunk.name))
-        if routes and chunk.symbol_type is SymbolType.METHOD:
-            _set(chunk, "http_method", tuple(dict.fromkeys((*chunk.http_method, *(r.verb for r in routes)))))
-            _set(chunk, "http_path", tuple(dict.fromkeys((*chunk.http_path, *(r.path for r in routes)))))
 
 
 _set = object.__setattr__
@@ -360,9 +332,11 @@ def _type_chunk(unit: FileUnit, info: KType, stereotype: str | None, members: li
     chunk.annotations = tuple(a.text for a in annotations)
     chunk.annotation_names = tuple(a.name for a in annotations)
     chunk.stereotype = stereotype
-    chunk.extends, chunk.implements = info.extends, info.implements
+    unaliased = unit.imports.unaliased
+    chunk.extends, chunk.implements = tuple(map(unaliased, info.extends)), tuple(map(unaliased, info.implements))
     chunk.extends_fq, chunk.implements_fq = unit.resolve_all(info.extends), unit.resolve_all(info.implements)
-    chunk.injects, chunk.injects_fq = injects, unit.resolve_all(injects)
+    chunk.injects = injects  # its members' (an alias written as the name it stands for), resolved as they were
+    chunk.injects_fq = tuple(dict.fromkeys(t for d in members for t in d.chunk.injects_fq))
     chunk.javadoc_summary = summarize(text(info.doc)) if info.doc is not None else None
     chunk.line_start, chunk.line_end = rows.first + 1, rows.last + 1
     chunk.parse_errors = node.has_error

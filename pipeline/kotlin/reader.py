@@ -68,15 +68,18 @@ class KFile:
     types: list[KType]
     top_level: list[KMember]  # functions and properties outside any type
     file_annotations: tuple[str, ...] = ()  # `@file:JvmName("Names")` as `@JvmName("Names")`
+    aliases: dict[str, str] = field(default_factory=dict)  # `import com.acme.Owner as O`: "O" → "com.acme.Owner"
 
 
 def read_file(root: Node) -> KFile:
     """The package, imports, types (outer before inner) and top-level members of a parsed file."""
     header = child(root, "package_header")
     package = text(child(header, "qualified_identifier")) if header is not None else ""
-    imports = tuple(_import(n) for n in children(root, "import"))
+    nodes = children(root, "import")
+    aliases = {text(n.named_children[-1]): text(child(n, "qualified_identifier")) for n in nodes if has_token(n, "as")}
+    imports = tuple(_import(n) for n in nodes if not has_token(n, "as"))
     marks = tuple("@" + squash(text(c)) for n in children(root, "file_annotation") for c in n.named_children)
-    found = KFile(package=package, imports=imports, types=[], top_level=[], file_annotations=marks)
+    found = KFile(package=package, imports=imports, types=[], top_level=[], file_annotations=marks, aliases=aliases)
     _read_body(root, None, found)
     return found
 

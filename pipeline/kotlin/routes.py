@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
 from tree_sitter import Node
 
 from pipeline.kotlin.grammar import child, children, has_token
 from pipeline.kotlin.http import STRINGS, name_of
-from pipeline.spring import ANY_METHOD, JAXRS_VERBS, join_path
+from pipeline.routes import MAX_DEPTH, NONE, UNREAD, Handler, Predicate, Route, combined, joined, routes_of
+from pipeline.spring import JAXRS_VERBS
 from pipeline.syntax import text
 
 ROUTERS = frozenset({"router", "coRouter"})
 _MARK = re.compile(rb"\b(?:" + b"|".join(re.escape(r.encode()) for r in sorted(ROUTERS)) + rb")\s*\{")
 _PATH_PREDICATE = "path"
-_MAX_DEPTH = 64  # nests and predicate operands read one inside the other, at most
 _HANDLERS = frozenset({"callable_reference", "navigation_expression"})
 
 
@@ -34,29 +33,7 @@ def declares_routers(data: bytes) -> bool:
     return _MARK.search(data) is not None
 
 
-class Handler(NamedTuple):
-    """A method reference: its receiver as written (`handler`; "" for `::fn`) and the function's name."""
-
-    receiver: str
-    name: str
-
-
-class Route(NamedTuple):
-    """One route of a router: its verb (`ANY` for every method), full path, rows and handler (None: a lambda)."""
-
-    verb: str
-    path: str
-    rows: tuple[int, int]
-    handler: Handler | None
-
-
-class _Predicate(NamedTuple):
-    verb: str | None
-    path: str | None
-
-
 Literal = Callable[[Node], str | None]
-_UNREAD = _Predicate("?", None)  # a pattern the file does not spell: neither it nor what it nests is a route
 
 
 def read_routes(member: Node, literal: Literal) -> tuple[list[Route], int]:
@@ -115,7 +92,7 @@ class _Reader:
         self.depth = 0  # nests and predicates being read, one inside the other
 
     def block(self, lam: Node, prefix: str) -> None:
-        if self.depth >= _MAX_DEPTH:  # hostile nesting: read to this depth, not to Python's recursion limit
+        if self.depth >= MAX_DEPTH:  # hostile nesting: read to this depth, not to Python's recursion limit
             self.unread += 1
             return
         self.depth += 1
@@ -150,8 +127,8 @@ class _Reader:
             receiver, named = callee.named_children
             if text(named) == "nest" and lam is not None:
                 for predicate in self.predicates(receiver):
-                    if predicate != _UNREAD:
-                        self.block(lam, _joined(prefix, predicate.path))
+                    if predicate != UNREAD:
+                        self.block(lam, joined(prefix, predicate.path))
             elif text(named) == "invoke":
                 self.add(call, self.predicates(receiver), prefix, [h for a in arguments if (h := handler_of(a))])
             elif lam is not None:  # `years.forEach { year -> GET("/$year") { ... } }`: routes in a loop
@@ -162,100 +139,56 @@ class _Reader:
             if handlers or lam is not None:
                 self.add(call, self.predicates(callee), prefix, handlers)
 
-    def add(self, call: Node, predicates: list[_Predicate], prefix: str, handlers: list[Handler]) -> None:
+    def add(self, call: Node, predicates: list[Predicate], prefix: str, handlers: list[Handler]) -> None:
         rows = (call.start_point.row, call.end_point.row)
-        for predicate in predicates:
-            if (predicate.path is None and predicate.verb is None) or predicate == _UNREAD:
-                continue  # no route of its own (`accept(JSON)` alone), or one the file does not spell
-            path = _joined(prefix, predicate.path)
-            self.routes.append(Route(predicate.verb or ANY_METHOD, path, rows, handlers[-1] if handlers else None))
+        self.routes.extend(routes_of(predicates, prefix, rows, handlers[-1] if handlers else None))
 
-    def verb_predicate(self, verb: str, arguments: list[Node]) -> _Predicate:
+    def verb_predicate(self, verb: str, arguments: list[Node]) -> Predicate:
         pattern = arguments[0] if arguments and handler_of(arguments[0]) is None else None
         if pattern is None or pattern.type not in (*STRINGS, "identifier", "navigation_expression"):
-            return _Predicate(verb, None)  # `GET(h::all)`, `GET(accept(JSON), h::f)`: the nest's own path
+            return Predicate(verb, None)  # `GET(h::all)`, `GET(accept(JSON), h::f)`: the nest's own path
         return self.pattern(pattern, verb)
 
-    def pattern(self, node: Node, verb: str | None) -> _Predicate:
+    def pattern(self, node: Node, verb: str | None) -> Predicate:
         value = self.literal(node)
         if value is None:
             self.unread += 1
-            return _UNREAD
-        return _Predicate(verb, value)
+            return UNREAD
+        return Predicate(verb, value)
 
-    def predicates(self, node: Node) -> list[_Predicate]:
+    def predicates(self, node: Node) -> list[Predicate]:
         """What a request predicate matches, one entry per alternative (`or`)."""
-        if self.depth >= _MAX_DEPTH:
+        if self.depth >= MAX_DEPTH:
             self.unread += 1
-            return [_UNREAD]
+            return [UNREAD]
         self.depth += 1
         try:
             return self.alternatives(node)
         finally:
             self.depth -= 1
 
-    def alternatives(self, node: Node) -> list[_Predicate]:
+    def alternatives(self, node: Node) -> list[Predicate]:
         kind = node.type
         if kind == "parenthesized_expression" and node.named_child_count == 1:
             return self.predicates(node.named_children[0])
         if kind == "infix_expression" and node.named_child_count == 3:
             left, word, right = node.named_children
-            return self.combined(text(word), self.predicates(left), self.predicates(right))
+            return combined(text(word), self.predicates(left), self.predicates(right))
         if kind in STRINGS:
             return [self.pattern(node, None)]
         if kind != "call_expression" or not node.named_children:
-            return [_Predicate(None, None)]
+            return [NONE]
         callee, arguments = node.named_children[0], _arguments(node)
         if callee.type == "navigation_expression" and callee.named_child_count == 2:  # `GET("/a").or(GET("/b"))`
             method = text(callee.named_children[1])
             if method in ("and", "or") and arguments:
-                return self.combined(method, self.predicates(callee.named_children[0]), self.predicates(arguments[0]))
-            return [_Predicate(None, None)]
+                return combined(method, self.predicates(callee.named_children[0]), self.predicates(arguments[0]))
+            return [NONE]
         name = text(callee) if callee.type == "identifier" else ""
         if name in JAXRS_VERBS:
             return [self.verb_predicate(name, arguments)]
         if name == _PATH_PREDICATE and arguments:
             return [self.pattern(arguments[0], None)]
         if name == "method" and arguments and (verb := name_of(arguments[0])) in JAXRS_VERBS:
-            return [_Predicate(verb, None)]
-        return [_Predicate(None, None)]
-
-    @staticmethod
-    def combined(word: str, left: list[_Predicate], right: list[_Predicate]) -> list[_Predicate]:
-        if word == "or":
-            return [*left, *right]
-        if word != "and":
-            return [_Predicate(None, None)]
-        return [
-            _UNREAD
-            if _UNREAD in (a, b)
-            else _Predicate(a.verb or b.verb, _joined(a.path, b.path) if a.path and b.path else a.path or b.path)
-            for a in left
-            for b in right
-        ]
-
-
-def _joined(prefix: str | None, path: str | None) -> str:
-    if not path:
-        return prefix or "/"
-    return join_path(prefix or "", path) if prefix else join_path("", path)
-
-
-def route_groups(routes: list[Route], rows: tuple[int, int]) -> list[tuple[tuple[int, int], list[Route]]]:
-    """The rows of a router function cut into one piece per route (routes on shared rows together), in order.
-
-    Each piece runs from the row after the previous piece to its last route's last row; the last piece
-    to the function's end, so the pieces cover the function as a split method's parts do.
-    """
-    groups: list[tuple[tuple[int, int], list[Route]]] = []
-    for route in routes:  # sorted by rows
-        if groups and route.rows[0] <= groups[-1][0][1]:
-            (first, last), members = groups[-1]
-            groups[-1] = ((first, max(last, route.rows[1])), [*members, route])
-        else:
-            first = groups[-1][0][1] + 1 if groups else rows[0]
-            groups.append(((first, route.rows[1]), [route]))
-    if groups:
-        (first, _), members = groups[-1]
-        groups[-1] = ((first, rows[1]), members)
-    return groups
+            return [Predicate(verb, None)]
+        return [NONE]

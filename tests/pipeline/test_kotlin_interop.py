@@ -101,3 +101,54 @@ def test_a_star_import_is_one_more_package_a_top_level_function_may_come_from() 
     source = "package com.acme.vets\n\nimport com.acme.extra.*\n\nfun list() = render()\n"
     found = chunks(source, "src/main/kotlin/com/acme/vets/list-utils.kt")
     assert found["com.acme.vets.List_utilsKt.list"].calls_fq == ("com.acme.vets.render", "com.acme.extra.render")
+
+
+def test_a_local_typed_by_a_call_records_its_calls_on_the_chain() -> None:
+    source = """package a
+class C(val pets: PetRepository) {
+    fun load(id: Int) {
+        val pet = pets.findById(id)
+        pet.addVisit(Visit())
+        val shown = pet.name
+        val other = nobody.find()
+        other.go()
+        other.size
+    }
+}
+"""
+    result = chunk_file(source.encode(), "src/main/kotlin/a/C.kt", SourceContext(repo_path="r"), ChunkerConfig())
+    [load] = [c for c in result.chunks if c.qualified_name == "a.C.load"]
+    assert load.calls == (
+        "PetRepository.findById",
+        "PetRepository.findById().addVisit",  # as Java records `pets.findById(id).addVisit(v)`
+        "PetRepository.findById().getName",
+        "nobody.find",
+        "other.go",  # a receiver whose chain is not known: as written, no property read
+    )
+    # A chain has no qualified form; its mark says the chunk calls `addVisit` on a call's result.
+    assert load.calls_fq == ("a.PetRepository.findById", "().addVisit", "().getName")
+
+
+def test_an_aliased_import_resolves_and_is_shown_as_the_name_it_stands_for() -> None:
+    source = """package a
+import com.acme.model.Owner as O
+import com.other.Owner
+import com.acme.util.shown as s
+import com.acme.repo.OwnerRepository as Owners
+@Service
+class C(val owners: Owners) : O() {
+    fun load(id: Int) { val o = O(); o.addPet(x); val p: Owner = owners.find(id); p.go(); s(o) }
+}
+"""
+    result = chunk_file(source.encode(), "src/main/kotlin/a/C.kt", SourceContext(repo_path="r"), ChunkerConfig())
+    by_name = {c.qualified_name: c for c in result.chunks}
+    load, type_ = by_name["a.C.load"], by_name["a.C"]
+    assert load.calls == ("Owner.addPet", "OwnerRepository.find", "Owner.go", "C.shown")
+    assert load.calls_fq == (
+        "com.acme.model.Owner.addPet",  # the alias
+        "com.acme.repo.OwnerRepository.find",
+        "com.other.Owner.go",  # the name imported plainly is another type
+        "com.acme.util.shown",
+    )
+    assert (type_.extends, type_.extends_fq) == (("Owner",), ("com.acme.model.Owner",))
+    assert (type_.injects, type_.injects_fq) == (("OwnerRepository",), ("com.acme.repo.OwnerRepository",))
