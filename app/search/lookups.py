@@ -334,7 +334,7 @@ async def implementations(
     direct = [h for h in await reader.lookup(access, scope, either(*should)) if h.symbol_type in TYPE_SYMBOLS]
     if not direct or len(direct) > INDIRECT_ROOTS:
         return direct
-    _, below = await reader.hierarchy(access, where.repo).walk({h.qualified_name for h in direct})
+    below = (await reader.hierarchy(access, where.repo).walk({h.qualified_name for h in direct})).children
     seen = {h.qualified_name for h in direct}
     levels = _levels_below([h.qualified_name for h in direct], below, seen)
     if not levels:
