@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from app.auth.access import LOCAL
+from app.search.scoping import EVERYWHERE
 from bench.common import load_avg
 from bench.mcp_latency import DEFAULT_STORE
 from bench.mcp_latency_stores import lexical_settings
@@ -66,11 +67,11 @@ async def run(store_dir: Path, rounds: int, runs: int) -> int:
         search = deps.search
 
         async def every_member(name: str) -> Any:
-            hits = await search.by_annotation(LOCAL, name, None, SCAN)
+            hits = await search.by_annotation(LOCAL, name, EVERYWHERE, SCAN)
             return tool_pages.set_page(hits, "h", 0, False, BUDGET, excerpt_lines=8)
 
         async def the_page(name: str) -> Any:
-            members = await search.annotated(LOCAL, name, None, SCAN)
+            members = await search.annotated(LOCAL, name, EVERYWHERE, SCAN)
             shown = most_shown((place_floor(m.repo_path, m.file_path) for m in members), BUDGET)
             window = search.hits_of(members[:shown])
             return tool_pages.set_window_page(window, len(members), "h", 0, False, BUDGET, excerpt_lines=8)

@@ -52,7 +52,7 @@ from app.search.impact import NoSeedError, impact_of
 from app.search.impact_items import impact_item
 from app.search.patterns import PatternError, PatternSpec
 from app.search.results import hit_item
-from app.search.scoping import SearchScope
+from app.search.scoping import SearchScope, Where
 from app.sync.status import index_status
 from entry.filters import filters_of
 
@@ -196,7 +196,8 @@ async def _index_status(request: Request, access: Access, params: IndexStatusPar
 async def _context(request: Request, access: Access, params: ContextParams) -> JSONResponse:
     """What the MCP tool `auto_context` answers."""
     deps: Deps = request.state.deps
-    context = await auto_context(deps.search, access, params.task, repo=params.repo, max_chars=params.max_chars)
+    where = Where(repo=params.repo)
+    context = await auto_context(deps.search, access, params.task, where=where, max_chars=params.max_chars)
     answer = ContextAnswer.model_validate(context_answer(context))
     return JSONResponse(answer.model_dump(mode="json"))
 

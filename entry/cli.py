@@ -424,12 +424,13 @@ def _context(settings: Settings, task: str, repo: str | None, max_chars: int | N
 async def _context_here(settings: Settings, task: str, repo: str | None, max_chars: int | None) -> dict[str, Any]:
     from app.auth.access import LOCAL
     from app.search.context import DEFAULT_MAX_CHARS, auto_context, context_answer
+    from app.search.scoping import Where
     from entry.deps import open_deps
 
     async with open_deps(settings) as deps:
         await deps.store.ensure(await deps.index_model())
         chars = DEFAULT_MAX_CHARS if max_chars is None else max_chars
-        context = await auto_context(deps.search, LOCAL, task, repo=repo, max_chars=chars)
+        context = await auto_context(deps.search, LOCAL, task, where=Where(repo=repo), max_chars=chars)
     return context_answer(context)
 
 

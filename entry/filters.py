@@ -1,8 +1,13 @@
-"""The search filters a caller names: REST's query parameters and `javakb search`'s options spell them alike."""
+"""The search filters a caller names: REST's query parameters and `javakb search`'s options spell them alike.
+
+`NamedFilters` spells them once; the fields `javakb search` sends to serve's socket, and so the `Filters`
+they make, are read from it (`filter_fields`), renamed where `Filters` spells them otherwise (`RENAMED`).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, TypedDict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:  # imported when built: `javakb search` sends the fields through serve's socket without it
     from app.search.scoping import Filters
@@ -20,33 +25,21 @@ class NamedFilters(Protocol):
     language: str | None
 
 
-class FilterFields(TypedDict):
-    """The fields of `Filters` a caller names (mypy holds them to `Filters`' own, in `filters_of`)."""
+NAMED: Final = tuple(NamedFilters.__annotations__)
+"""The filters a caller names, in `NamedFilters`' order."""
 
-    repo: str | None
-    path_prefix: str | None
-    symbol_type: str | None
-    stereotype: str | None
-    annotation: str | None
-    http_method: str | None
-    language: str | None
+RENAMED: Final = {"path": "path_prefix"}
+"""The named filters `Filters` spells otherwise: a path is a path prefix."""
 
 
 def filters_of(named: NamedFilters) -> Filters:
     """The search filters `named` asks for (its `path` is a path prefix)."""
     from app.search.scoping import Filters
 
-    return Filters(**filter_fields(named))
+    fields: Mapping[str, Any] = filter_fields(named)  # the names are `Filters`' (a test holds them to it)
+    return Filters(**fields)
 
 
-def filter_fields(named: NamedFilters) -> FilterFields:
-    """`filters_of(named)`'s fields by name, as `javakb search` sends them to serve's socket."""
-    return {
-        "repo": named.repo,
-        "path_prefix": named.path,
-        "symbol_type": named.symbol_type,
-        "stereotype": named.stereotype,
-        "annotation": named.annotation,
-        "http_method": named.http_method,
-        "language": named.language,
-    }
+def filter_fields(named: NamedFilters) -> dict[str, str | None]:
+    """`filters_of(named)`'s fields by `Filters`' names, as `javakb search` sends them to serve's socket."""
+    return {RENAMED.get(name, name): getattr(named, name) for name in NAMED}

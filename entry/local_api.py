@@ -34,7 +34,7 @@ from app.core.errors import ServiceError
 from app.runtime import Deps
 from app.search.context import DEFAULT_MAX_CHARS, auto_context, context_answer
 from app.search.hits import Hit
-from app.search.scoping import Filters, SearchScope
+from app.search.scoping import Filters, SearchScope, Where
 
 logger = logging.getLogger(__name__)
 
@@ -195,7 +195,8 @@ async def _context(deps: Deps, request: dict[str, Any]) -> dict[str, Any]:
     """`auto_context` for the CLI and the agent hooks: the text to inject and the same as data."""
     chars = int(request["max_chars"]) if request.get("max_chars") is not None else DEFAULT_MAX_CHARS
     repo = request.get("repo")
-    context = await auto_context(deps.search, LOCAL, str(request["task"]), repo=repo and str(repo), max_chars=chars)
+    where = Where(repo=repo and str(repo))
+    context = await auto_context(deps.search, LOCAL, str(request["task"]), where=where, max_chars=chars)
     return context_answer(context)
 
 

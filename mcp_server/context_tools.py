@@ -38,8 +38,9 @@ class ContextTools:
         Nothing when nothing in the index is relevant enough: then the task is not about indexed code.
         Example: auto_context(task="make OwnerService.find throw when the owner is missing")
         """
-        search, access = await self._search_in(Where(repo, language=language))
-        context = await auto_context(search, access, task, repo=repo, max_chars=max_chars, language=language)
+        where = Where(repo, language=language)
+        search, access = await self._search_in(where)
+        context = await auto_context(search, access, task, where=where.looked_in, max_chars=max_chars)
         text = context.text or (
             f"Nothing indexed is relevant enough to this task (best relevance {context.relevance:.2f}, "
             f"threshold {context.threshold:.2f}). Use semantic_search if it is about the organization's code."

@@ -11,6 +11,7 @@ answer is a page (`mcp_server.render`) whose structured content has its output s
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
@@ -29,7 +30,7 @@ from app.search.endpoints import asked_route
 from app.search.hits import Hit, SetWindow
 from app.search.links import EndpointLinks
 from app.search.near import missing_names, near_symbols, said_missing
-from app.search.scoping import Filters, SearchScope
+from app.search.scoping import SearchScope
 from app.search.service import SearchService
 from mcp_server.arguments import TextArguments
 from mcp_server.auth import caller_access
@@ -246,13 +247,8 @@ class KnowledgeTools:
         if symbol_type and symbol_type not in SYMBOL_TYPES:
             raise miss(f"Bad symbol_type {symbol_type!r}; use one of {', '.join(sorted(SYMBOL_TYPES))}.")
         search, access = await self._search(where)
-        filters = Filters(
-            repo=where.repo,
-            path_prefix=where.path_prefix,
-            symbol_type=symbol_type,
-            stereotype=stereotype,
-            annotation=annotation,
-            language=where.language,
+        filters = dataclasses.replace(
+            where.looked_in.as_filters(), symbol_type=symbol_type, stereotype=stereotype, annotation=annotation
         )
         try:
             hits = await search.search(access, query, filters, limit)
@@ -275,11 +271,9 @@ class KnowledgeTools:
         Example: get_symbol(name="OwnerService.find") or get_symbol(name="com.acme.shop.core.service.OwnerService")
         """
         search, access = await self._search(where)
-        hits = await search.symbol(access, name, where.repo, path_prefix=where.path_prefix, language=where.language)
+        hits = await search.symbol(access, name, where.looked_in)
         if not hits:
-            near = await near_symbols(
-                search, access, name, Filters(repo=where.repo, path_prefix=where.path_prefix, language=where.language)
-            )
+            near = await near_symbols(search, access, name, where.looked_in.as_filters())
             offer = f" Near names: {', '.join(near)}." if near else " No indexed name is near it."
             raise miss(f"No symbol named {echo(name)!r}.{offer} Try semantic_search with the name in words.")
         hits = await self._users(access, hits)
@@ -325,9 +319,7 @@ class KnowledgeTools:
         """
         search, access = await self._search(where)
         shows = shows_within(page.max_chars)
-        found = await search.annotation_window(
-            access, annotation, where.repo, page.offset, shows, path_prefix=where.path_prefix, language=where.language
-        )
+        found = await search.annotation_window(access, annotation, where.looked_in, page.offset, shows)
         return await self._set_page(access, search, found, f"Carrying {echo(annotation)}", page, 8)
 
     async def get_callers(
@@ -342,14 +334,10 @@ class KnowledgeTools:
         search, access = await self._search(where)
         declared = await search.declaring_types(access, name, where.repo)
         if len(declared) > 1:  # a bare name several types declare: per type, never one silent union (issue 28)
-            groups = await search.callers_by_type(
-                access, name, declared, where.repo, path_prefix=where.path_prefix, language=where.language
-            )
+            groups = await search.callers_by_type(access, name, declared, where.looked_in)
             return tool_result(*callers_by_type_page(name, declared, groups, page.offset, page.code, page.max_chars))
         shows = shows_within(page.max_chars)
-        found = await search.callers_window(
-            access, name, where.repo, page.offset, shows, path_prefix=where.path_prefix, language=where.language
-        )
+        found = await search.callers_window(access, name, where.looked_in, page.offset, shows)
         exact, _ = await search.call_keys(access, name, where.repo)
         return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12, exact)
 
@@ -359,7 +347,7 @@ class KnowledgeTools:
         Example: get_callees(name="OwnerController.findOwner")
         """
         search, access = await self._search(where)
-        pairs = await search.callees(access, name, where.repo, path_prefix=where.path_prefix, language=where.language)
+        pairs = await search.callees(access, name, where.looked_in)
         if not pairs:
             raise miss(f"No method named {echo(name)!r}, or it calls nothing.")
         lines = [
@@ -398,9 +386,7 @@ class KnowledgeTools:
             raise miss("Give the route's path, or a client call site as caller.")
         search, access = await self._search(where)
         route = asked_route(path, http_method)
-        hits = await search.endpoint(
-            access, route.path, route.method, where.repo, path_prefix=where.path_prefix, language=where.language
-        )
+        hits = await search.endpoint(access, route.path, route.method, where.looked_in)
         header = f"Handlers of {route_header(route, path)}:"
         return await self._hits_page(access, hits, header, page, excerpt_lines=None)
 
@@ -443,9 +429,7 @@ class KnowledgeTools:
         Example: find_injections(type="OwnerRepository")
         """
         search, access = await self._search(where)
-        injectors = await search.injectors(
-            access, type, where.repo, path_prefix=where.path_prefix, language=where.language
-        )
+        injectors = await search.injectors(access, type, where.looked_in)
         depends_on = await search.dependencies(access, type, where.repo)
         header = f"{echo(type)} depends on: {', '.join(depends_on) or 'nothing injected'}\nInjected into:"
         return await self._hits_page(access, injectors, header, page, excerpt_lines=6, depends_on=depends_on)
@@ -458,9 +442,7 @@ class KnowledgeTools:
         Example: find_implementations(type="PricingPolicy")
         """
         search, access = await self._search(where)
-        hits = await search.implementations(
-            access, type, where.repo, path_prefix=where.path_prefix, language=where.language
-        )
+        hits = await search.implementations(access, type, where.looked_in)
         return await self._hits_page(access, hits, f"Implementations of {echo(type)}:", page, excerpt_lines=10)
 
     async def get_file_outline(

@@ -17,6 +17,7 @@ from typing import Annotated, Any, get_type_hints
 from fastmcp.tools import ToolResult
 from pydantic import Field
 
+from app.search import scoping
 from app.search.scoping import SCOPE_HELP, SearchScope
 from mcp_server.render import DEFAULT_BUDGET, SET_CODE_FIRST
 from pipeline.model import LANGUAGES
@@ -92,6 +93,11 @@ class Where:
     scope: ScopeArg = SearchScope.CODE
     path_prefix: PathPrefix = None
     language: Language = None
+
+    @property
+    def looked_in(self) -> scoping.Where:
+        """Where the search looks, as its lookups take it (the scope picks the search: `SearchService.within`)."""
+        return scoping.Where(repo=self.repo, path_prefix=self.path_prefix, language=self.language)
 
 
 @dataclass(frozen=True)

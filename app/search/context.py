@@ -33,7 +33,7 @@ from app.search.context_budget import MIN_MAX_CHARS as MIN_MAX_CHARS
 from app.search.hits import Citation, Hit
 from app.search.question import QueryTerms, Question, parse_question
 from app.search.results import HitItem, excerpt, hit_block, hit_item, hit_line, kind_label, place
-from app.search.scoping import Filters
+from app.search.scoping import EVERYWHERE, Where, passes
 from app.search.service import SearchService
 from app.store.lexical import stem, tokenize
 from pipeline.model import TYPE_SYMBOLS, Chunk
@@ -262,33 +262,29 @@ async def auto_context(
     access: Access,
     task: str,
     *,
-    repo: str | None = None,
+    where: Where = EVERYWHERE,
     max_chars: int = DEFAULT_MAX_CHARS,
     threshold: float = MIN_RELEVANCE,
-    language: str | None = None,
 ) -> Context:
     """The context for a task: named symbols and relevant hits, their neighbours one call away, within the budget.
 
-    `language` keeps the code of one language (pieces and neighbours alike).
+    `where` narrows the code (pieces and neighbours alike): a repository or group, a folder, a language.
     """
     query = clipped(task, search.max_query_chars, search.max_query_terms)
     question = parse_question(query)
     terms = question.terms
-    where = Filters(repo=repo, language=language)
-    hits = await search.ask(access, question, where, CANDIDATES) if query.strip() else []
+    hits = await search.ask(access, question, where.as_filters(), CANDIDATES) if query.strip() else []
     wanted = content_stems(question)
     scored = [(h, relevance(wanted, h.chunk)) for h in hits]
-    named = await _named(search, access, terms, repo, language)
+    named = await _named(search, access, terms, where)
     pieces = choose(named, scored, threshold)
     best = max((r for _, r in scored), default=0.0)
     shown = {p.hit.id for p in pieces}
-    related = await _related(search, access, anchor(pieces), repo, shown, language) if pieces else []
+    related = await _related(search, access, anchor(pieces), where, shown) if pieces else []
     return fit(task, pieces, related, relevance=round(best, 4), threshold=threshold, max_chars=max_chars)
 
 
-async def _named(
-    search: SearchService, access: Access, terms: QueryTerms, repo: str | None, language: str | None
-) -> list[Hit]:
+async def _named(search: SearchService, access: Access, terms: QueryTerms, where: Where) -> list[Hit]:
     """The handlers of the routes the task names, then the symbols it names, by exact lookup.
 
     A name that several declarations carry (`find`, where many types declare one) is too vague to be
@@ -297,26 +293,30 @@ async def _named(
     found: list[Hit] = []
     method = terms.http_methods[0] if terms.http_methods else None
     for route in terms.routes[:MAX_NAMED]:
-        handlers = await search.endpoint(access, route, method, repo, language=language)
+        handlers = await search.endpoint(access, route, method, where)
         found.extend(handlers[:1])  # the one Spring dispatches to (`SearchService.endpoint` puts it first)
     for name in terms.identifiers[:MAX_NAMED]:
-        hits = await search.symbol(access, name, repo, language=language)
+        hits = await search.symbol(access, name, where)
         if 0 < len({h.qualified_name for h in hits}) <= MAX_MEANINGS:
             found.extend(hits[:MAX_OVERLOADS])
     return found
 
 
 async def _related(
-    search: SearchService, access: Access, method: Hit | None, repo: str | None, shown: set[str], language: str | None
+    search: SearchService, access: Access, method: Hit | None, where: Where, shown: set[str]
 ) -> list[Related]:
-    """The callers, then the callees, of one method (those not shown already), `MAX_RELATED` of each."""
+    """The callers, then the callees, of one method (those not shown already), `MAX_RELATED` of each.
+
+    The callees are looked up in all of `where.repo` (as `callees` does), then kept where `where` looks.
+    """
     if method is None:
         return []
     name = method.qualified_name
-    found = await search.callers(access, name, repo, language=language)
+    found = await search.callers(access, name, where)
     callers = [h for h in found if h.id not in shown and h.id != method.id]
-    called = [t for _, targets in await search.callees(access, name, repo) for t in targets if t.id not in shown]
-    callees = [t for t in called if language is None or t.chunk.language == language]
+    called = [t for _, targets in await search.callees(access, name, where.in_repo()) for t in targets]
+    narrowed = where.as_filters()
+    callees = [t for t in called if t.id not in shown and passes(t, narrowed)]
     unique_callees = list({h.id: h for h in callees}.values())
     return [Related(hit=h, link=Link.CALLER, of=name) for h in callers[:MAX_RELATED]] + [
         Related(hit=h, link=Link.CALLEE, of=name) for h in unique_callees[:MAX_RELATED]

@@ -16,7 +16,7 @@ from app.search.config import route_prefixes
 from app.search.hits import Hit
 from app.search.ranking import handles
 from app.search.reader import Reader
-from app.search.scoping import Filters
+from app.search.scoping import EVERYWHERE, Filters, Where
 from app.store.filters import any_of, either
 from app.store.routes import application, query_keys, route_matches, specificity
 from pipeline.model import SymbolType
@@ -63,24 +63,19 @@ async def endpoint(
     access: Access,
     path: str,
     http_method: str | None = None,
-    repo: str | None = None,
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
+    where: Where = EVERYWHERE,
 ) -> list[Hit]:
     """Handlers of a route; `/owners/42/pets/new` finds `/owners/{ownerId}/pets/new`.
 
     A service whose configuration sets a context path or servlet path (`app.search.config.route_prefixes`)
     serves its routes under it too: `/api/owners/42` finds `/owners/{id}` of the module that sets `/api`.
     """
-    configured = await route_prefixes(reader, access, repo)
+    configured = await route_prefixes(reader, access, where.repo)
     prefixes = {p for each in configured.values() for p in each}
     under = {p: path[len(p) :] or "/" for p in prefixes if path.startswith(p + "/")}
     keys = list(dict.fromkeys(k for each in (path, *under.values()) for k in query_keys(each)))
     found = await reader.lookup(
-        access,
-        Filters(repo=repo, path_prefix=path_prefix, language=language),
-        either(any_of("http_keys", keys), any_of("mapping_keys", keys)),
+        access, where.as_filters(), either(any_of("http_keys", keys), any_of("mapping_keys", keys))
     )
     verbs = [http_method.upper()] if http_method else []
     scored = []

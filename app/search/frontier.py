@@ -2,19 +2,20 @@
 
 `lookups.call_keys` walks the type hierarchy of one method's owner (a store call per level, then one for
 the subtypes that redeclare it). `impact` asks it for every method of a level, a few hundred at 100k chunks,
-so here the owners of all the level's qualified methods share one walk (`Hierarchy.walk` over their union)
-and one redeclaration lookup, and each method's keys are read from the shared maps: the same keys
-`call_keys` gives (its owner, the owner's supertypes, and the subtypes that inherit the method without
-redeclaring it). A name that is not package-qualified (`Type.m`, a type in the default package) goes to
-`call_keys` itself, and so does a method whose owner is Kotlin, a record or an annotation, or no indexed
-type (a Kotlin file's facade): its JVM names (`app.search.jvm_names`) need its declaration.
+so here the owners of all the level's qualified methods share one walk (`Hierarchy.walk` over their union,
+whose first level reads their declarations and keeps the owners answered here) and one redeclaration lookup,
+and each method's keys are read from the shared maps: the same keys `call_keys` gives (its owner, the
+owner's supertypes, and the subtypes that inherit the method without redeclaring it). A name that is not
+package-qualified (`Type.m`, a type in the default package) goes to `call_keys` itself, and so does a method
+whose owner is Kotlin, a record or an annotation, or no indexed type (a Kotlin file's facade): its JVM names
+(`app.search.jvm_names`) need its declaration.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from app.search.hierarchy import Hierarchy, inheriting, simple_name
+from app.search.hierarchy import Declaration, Hierarchy, Walk, inheriting, simple_name
 from app.search.jvm_names import COMPONENT_TYPES, KOTLIN
 from app.store.filters import any_of
 from pipeline.model import TYPE_SYMBOLS
@@ -29,14 +30,11 @@ async def frontier_keys(
     """The keys of each qualified method name, in order; `one` answers the names that are not package-qualified."""
     split = [_owner_method(name) for name in names]
     owners = {owner for owner, _ in filter(None, split)}
-    plain = {
-        d.qualified_name
-        for d in (await hierarchy.types(any_of("qualified_name", sorted(owners))) if owners else [])
-        if d.language != KOTLIN and d.symbol_type not in COMPONENT_TYPES
-    }
-    split = [parts if parts is not None and parts[0] in plain else None for parts in split]
-    owners &= plain
-    up, down = await hierarchy.walk(owners) if owners else ({}, {})
+    # The walk's first level reads the owners' declarations: those `_plain` keeps are walked, and answered here.
+    walked = await hierarchy.walk(owners, keep=_plain) if owners else Walk({}, {}, ())
+    up, down = walked.parents, walked.children
+    owners = {d.qualified_name for d in walked.roots}
+    split = [parts if parts is not None and parts[0] in owners else None for parts in split]
     below = {owner: _reach(owner, down) - {owner} for owner in owners}
     wanted = sorted({f"{fq}.{method}" for owner, method in filter(None, split) for fq in below[owner]})
     declared = (
@@ -60,6 +58,11 @@ async def frontier_keys(
             (sorted(f"{fq}.{method}" for fq in related), sorted({f"{simple_name(fq)}.{method}" for fq in related}))
         )
     return out
+
+
+def _plain(declared: Declaration) -> bool:
+    """An owner whose method's keys the shared maps give: not Kotlin, a record or an annotation (JVM names)."""
+    return declared.language != KOTLIN and declared.symbol_type not in COMPONENT_TYPES
 
 
 def _owner_method(name: str) -> tuple[str, str] | None:

@@ -51,6 +51,9 @@ DECLARATION_FIELDS = tuple(f.name for f in dataclasses.fields(Declaration))
 Lookup = Callable[[Condition], Awaitable[Sequence[Declaration]]]
 """Chunks matching a condition (within the caller's access and repository scope)."""
 
+Keep = Callable[[Declaration], bool]
+"""Which roots a walk follows, by their declaration (`Hierarchy.walk`)."""
+
 
 def simple_name(fq: str) -> str:
     """`com.acme.Base` → `Base` (a nested `Outer.Inner` → `Inner`)."""
@@ -99,8 +102,29 @@ def subtype_condition(fqs: Sequence[str]) -> Condition:
     The simple-name fields alone: every subtype names its supertype's simple name there, resolved or
     not, and half the conditions is half the cost of a scan in local mode, which has no indexes.
     """
-    written = sorted({name for fq in fqs for name in _written_names(fq)})
-    return either(*(any_of(key, written) for key in SUPERTYPE_KEYS))
+    return either(*(any_of(key, sorted(_written(fqs))) for key in SUPERTYPE_KEYS))
+
+
+def first_level(
+    found: Sequence[Declaration], roots: set[str], keep: Keep | None, *, down: bool
+) -> tuple[tuple[Declaration, ...], list[Declaration]]:
+    """Of a walk's first level: the roots' declarations (those `keep` keeps), and what to walk on from.
+
+    With `keep`, the chunks a first level of the kept roots alone reads (their declarations, and with `down`
+    the chunks `subtype_condition` of them matches, told from the chunks' fields): dropped roots leave no trace.
+    """
+    declared = tuple(c for c in found if c.qualified_name in roots and (keep is None or keep(c)))
+    if keep is None:
+        return declared, list(found)
+    kept = {c.qualified_name for c in declared}
+    written = _written(kept) if down else set()
+    return declared, [
+        c for c in found if c.qualified_name in kept or not written.isdisjoint((*c.extends, *c.implements))
+    ]
+
+
+def _written(fqs: Iterable[str]) -> set[str]:
+    return {name for fq in fqs for name in _written_names(fq)}
 
 
 def _written_names(fq: str) -> list[str]:
@@ -140,6 +164,19 @@ def in_order(start: str, parents: Mapping[str, tuple[str, ...]]) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
+class Walk:
+    """What `Hierarchy.walk` found: supertypes (fq → its supertypes), subtypes (fq → its subtypes), the roots walked.
+
+    `roots`: the declarations of the roots walked that the first level read (a root that is no indexed type has
+    none); with `keep`, only those it kept, the roots walked.
+    """
+
+    parents: dict[str, tuple[str, ...]]
+    children: dict[str, set[str]]
+    roots: tuple[Declaration, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Hierarchy:
     """Walks of the type hierarchy through a lookup: a bounded number of store calls each."""
 
@@ -154,31 +191,37 @@ class Hierarchy:
 
         A supertype that is not indexed (a library type) is a leaf: it is named, never looked up past.
         """
-        parents, _ = await self.walk(starts, down=False)
-        return parents
+        return (await self.walk(starts, down=False)).parents
 
-    async def walk(
-        self, roots: Iterable[str], *, down: bool = True
-    ) -> tuple[dict[str, tuple[str, ...]], dict[str, set[str]]]:
+    async def walk(self, roots: Iterable[str], *, down: bool = True, keep: Keep | None = None) -> Walk:
         """Supertypes (fq → its supertypes) and, with `down`, subtypes (fq → its subtypes) of `roots`, transitively.
 
         Both directions share one store call per level: the next supertypes by qualified name and
-        the types naming the last level's subtypes as a supertype.
+        the types naming the last level's subtypes as a supertype. The first level reads the roots' own
+        declarations (`Walk.roots`); with `keep`, a root none of whose declarations it keeps (or that is no
+        indexed type) is dropped there, and the walk is the walk of the kept roots alone, in as many calls.
         """
         parents: dict[str, tuple[str, ...]] = {}
         children: dict[str, set[str]] = {}
         upward = sorted(set(roots))
         downward = list(upward) if down else []
         seen = set(upward)
-        for _ in range(MAX_DEPTH):
+        declared: tuple[Declaration, ...] = ()
+        for depth in range(MAX_DEPTH):
             conditions: list[Condition] = [any_of("qualified_name", upward)] if upward else []
             if downward:
                 conditions.append(subtype_condition(downward))
             if not conditions:
                 break
+            found = await self.types(either(*conditions))
+            if depth == 0:
+                declared, found = first_level(found, seen, keep, down=down)
+                if keep is not None:  # the kept roots alone from here
+                    seen = {c.qualified_name for c in declared}
+                    upward, downward = sorted(seen), sorted(seen) if down else []
             asked_up, asked_down = set(upward), Candidates.of(downward)
             following: set[str] = set()
-            for chunk in await self.types(either(*conditions)):
+            for chunk in found:
                 fq = chunk.qualified_name
                 if fq in asked_up:
                     parents[fq] = supertypes(chunk)
@@ -191,7 +234,7 @@ class Hierarchy:
                 parents.setdefault(fq, ())
             upward = sorted({p for fq in asked_up for p in parents[fq]} - parents.keys())
             downward = sorted(following)
-        return parents, children
+        return Walk(parents, children, declared)
 
     async def named_supertypes(self, name: str) -> set[str]:
         """The fully qualified names under which indexed types name `name` as a supertype (one lookup).
@@ -229,7 +272,8 @@ class Hierarchy:
         roots = set(owners)
         if not roots:
             return set()
-        up, down = await self.walk(roots)
+        walked = await self.walk(roots)
+        up, down = walked.parents, walked.children
         below = {fq for kids in down.values() for fq in kids} - roots
         redeclaring = await self.declaring(below, method) if below else set()
         return (

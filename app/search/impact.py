@@ -28,7 +28,7 @@ from app.search.code import clean_path
 from app.search.frontier import frontier_keys
 from app.search.hits import Hit
 from app.search.links import EndpointLinks, is_declared_client
-from app.search.scoping import Filters
+from app.search.scoping import Filters, Where
 from app.search.service import SearchService
 from app.store.filters import any_of, either
 from pipeline.model import TYPE_SYMBOLS
@@ -178,7 +178,7 @@ def in_language(found: Impact, language: str) -> Impact:
 
 async def seeds_of_symbol(search: SearchService, access: Access, name: str, repo: str | None) -> list[Hit]:
     """The methods a name stands for; a type stands for its methods and constructors."""
-    hits = await search.symbol(access, name, repo)
+    hits = await search.symbol(access, name, Where(repo=repo))
     members = [h for h in hits if h.symbol_type not in TYPE_SYMBOLS]
     types = sorted({h.qualified_name for h in hits if h.symbol_type in TYPE_SYMBOLS})
     if types:

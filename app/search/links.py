@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from app.auth.access import Access
 from app.search.config import Module, module_of
 from app.search.hits import Hit
-from app.search.scoping import Filters
+from app.search.scoping import Filters, Where
 from app.search.service import SearchService
 from app.store.filters import any_of
 from app.store.routes import candidate_query_keys, query_keys, route_matches, tail_matches
@@ -130,7 +130,7 @@ class EndpointLinks:
             sites.append(CallSite(hit=hit, routes=routes))
             if any(r.client in DECLARED_CLIENTS for r in routes) and clients < MAX_CLIENTS:
                 clients += 1
-                callers = await self.search.callers(access, hit.qualified_name, repo)
+                callers = await self.search.callers(access, hit.qualified_name, Where(repo=repo))
                 sites.extend(CallSite(hit=c, routes=routes, through=hit) for c in callers if c.id != hit.id)
         return sites + candidates(found, path, http_method)
 
@@ -202,11 +202,12 @@ class EndpointLinks:
 
     async def _calls_of(self, access: Access, name: str, repo: str | None) -> list[tuple[Hit, OutboundRoute]]:
         """The outbound calls of the named methods: their own, else those of the declared clients they call."""
-        named = await self.search.symbol(access, name, repo)
+        where = Where(repo=repo)
+        named = await self.search.symbol(access, name, where)
         calls = [(hit, route) for hit in named for route in map(decode, hit.chunk.outbound)]
         if calls or not named:
             return _unique(calls)
-        for _, targets in await self.search.callees(access, name, repo):
+        for _, targets in await self.search.callees(access, name, where):
             calls.extend((client, route) for client in targets for route in map(decode, client.chunk.outbound))
         return _unique(calls)
 

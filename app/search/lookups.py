@@ -14,7 +14,7 @@ from app.search.hierarchy import in_order, simple_name
 from app.search.hits import Hit, in_file_order
 from app.search.jvm_names import KOTLIN, is_package, jvm_call_keys, jvm_calls, top_level_targets
 from app.search.reader import Reader
-from app.search.scoping import Filters
+from app.search.scoping import EVERYWHERE, Filters, Where
 from app.store.filters import Condition, Filter, all_of, any_of, either, eq
 from pipeline.calls import returned_key
 from pipeline.model import TYPE_SYMBOLS
@@ -30,21 +30,18 @@ async def symbol(
     reader: Reader,
     access: Access,
     name: str,
-    repo: str | None = None,
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
+    where: Where = EVERYWHERE,
 ) -> list[Hit]:
     """A method or type by qualified or simple name (`com.x.A.m`, `A.m`, `m`, `A`, `m(Long)`); all overloads.
 
-    Every lookup takes `repo` and `path_prefix` (a folder, e.g. a Maven module, or a file) as
-    `Filters` does, and `language`; all go into the store query.
+    Every lookup takes a `Where` (a repository or group, a folder, e.g. a Maven module, or a file, a
+    language); all of it goes into the store query.
     """
     base, params = _split_params(name)
     simple = base.rsplit(".", 1)[-1]
     qualified = base if "." in base and base[:1].islower() else None
     condition = eq("qualified_name", qualified) if qualified else eq("name", simple)
-    hits = await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix, language=language), condition)
+    hits = await reader.lookup(access, where.as_filters(), condition)
     if "." in base and not qualified:
         hits = [h for h in hits if h.qualified_name.endswith("." + base)]
     if params is not None:
@@ -56,22 +53,19 @@ async def callers(
     reader: Reader,
     access: Access,
     name: str,
-    repo: str | None = None,
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
+    where: Where = EVERYWHERE,
 ) -> list[Hit]:
     """Chunks whose body calls the named method (matched on `calls_fq`, else on `Type.method`).
 
     Through the type hierarchy: a call recorded under a subtype that inherits the method, or
     under a supertype whose declaration it overrides (`Iface.m` for `Impl.m`), counts too.
-    `path_prefix` and `language` narrow the callers, not the method: its declaring types are looked up in
-    all of `repo` (a Kotlin caller of a Java method).
+    `where`'s folder and language narrow the callers, not the method: its declaring types are looked up in
+    all of `where.repo` (a Kotlin caller of a Java method).
     """
-    condition = await callers_condition(reader, access, name, repo)
+    condition = await callers_condition(reader, access, name, where.repo)
     if condition is None:
         return []
-    return await reader.lookup(access, Filters(repo=repo, path_prefix=path_prefix, language=language), condition)
+    return await reader.lookup(access, where.as_filters(), condition)
 
 
 async def declaring_types(reader: Reader, access: Access, name: str, repo: str | None = None) -> list[str]:
@@ -79,7 +73,7 @@ async def declaring_types(reader: Reader, access: Access, name: str, repo: str |
     base, _ = _split_params(name)
     if "." in base:
         return []
-    targets = await symbol(reader, access, base, repo)
+    targets = await symbol(reader, access, base, Where(repo=repo))
     return sorted({h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""})
 
 
@@ -94,10 +88,7 @@ async def callers_by_type(
     access: Access,
     name: str,
     owners: Sequence[str],
-    repo: str | None = None,
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
+    where: Where = EVERYWHERE,
     limit: int = MAX_TYPE_CALLERS,
 ) -> list[tuple[str, list[tuple[Hit, bool]]]]:
     """For each declaring type, the callers of its method of that name, each with whether its receiver resolved.
@@ -111,9 +102,9 @@ async def callers_by_type(
         return []
     method = _split_params(name)[0].rpartition(".")[2]
     answer: list[tuple[str, list[tuple[Hit, bool]]]] = []
-    narrowed = Filters(repo=repo, path_prefix=path_prefix, language=language)
+    narrowed = where.as_filters()
     for owner in owners:
-        keys_fq, keys = await call_keys(reader, access, f"{owner}.{method}", repo, returning=True)
+        keys_fq, keys = await call_keys(reader, access, f"{owner}.{method}", where.repo, returning=True)
         conditions = [any_of(field, found) for field, found in (("calls_fq", keys_fq), ("calls", keys)) if found]
         hits = await reader.lookup(access, narrowed, either(*conditions), limit=limit) if conditions else []
         exact = set(keys_fq)
@@ -136,14 +127,11 @@ async def callees(
     reader: Reader,
     access: Access,
     name: str,
-    repo: str | None = None,
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
+    where: Where = EVERYWHERE,
 ) -> list[tuple[str, list[Hit]]]:
     """What the named method calls: each call as written, with the indexed symbols it resolves to.
 
-    `path_prefix` and `language` pick which method is meant; the called symbols are looked up in all of `repo`.
+    `where`'s folder and language pick which method is meant; the called symbols are looked up in all of its repo.
 
     Every call is resolved from a few lookups in all (by qualified name where the caller's imports
     made it exact, else by method name), not one per call: each lookup is a scan in embedded mode.
@@ -154,7 +142,7 @@ async def callees(
     # (call as written, its method name or None when it cannot resolve, exact qualified names it may be)
     calls: list[tuple[str, str | None, list[str]]] = []
     packaged: dict[str, set[str]] = {}  # a call's `<package>.fn` candidates (`pipeline.calls.Unqualified`)
-    for hit in await symbol(reader, access, name, repo, path_prefix=path_prefix, language=language):
+    for hit in await symbol(reader, access, name, where):
         fq = set(hit.chunk.calls_fq)
         for call in hit.chunk.calls:
             method = _method_of(call)
@@ -164,6 +152,7 @@ async def callees(
                 packaged.setdefault(call, set()).update(found)
     exact_names = sorted({f for _, _, exact in calls for f in exact})
     methods = sorted({method for _, method, exact in calls if method is not None and not exact})
+    repo = where.repo
     scope = Filters(repo=repo)
     by_fq = await reader.lookup(access, scope, any_of("qualified_name", exact_names)) if exact_names else []
     by_name = await reader.lookup(access, scope, any_of("name", methods)) if methods else []
@@ -250,7 +239,7 @@ async def call_keys(
         if not owners:  # `SchedulesKt.shownName`: a Kotlin file's facade class has no type chunk
             owners = {h.chunk.enclosing_type or "" for h in await _top_level(reader, access, base, repo)} - {""}
     else:  # `isActive`: the types that declare it
-        targets = await symbol(reader, access, base, repo)
+        targets = await symbol(reader, access, base, Where(repo=repo))
         owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
     if not owners:
         methods = jvm_calls(method, [])[0]
@@ -310,7 +299,7 @@ async def _top_level(reader: Reader, access: Access, base: str, repo: str | None
     """Kotlin functions and properties named `Facade.fn` (their facade class is no indexed type)."""
     return [
         h
-        for h in await symbol(reader, access, base, repo)
+        for h in await symbol(reader, access, base, Where(repo=repo))
         if h.chunk.language == KOTLIN and h.symbol_type not in TYPE_SYMBOLS
     ]
 
@@ -319,10 +308,7 @@ async def injectors(
     reader: Reader,
     access: Access,
     type_name: str,
-    repo: str | None = None,
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
+    where: Where = EVERYWHERE,
 ) -> list[Hit]:
     """Types (and their constructors, setters, @Bean methods) that receive the named type by injection.
 
@@ -330,7 +316,7 @@ async def injectors(
     constructor's `injects_if_bean`, recorded because the file alone could not tell.
     """
     condition = _type_condition("injects", type_name)
-    scope = Filters(repo=repo, path_prefix=path_prefix, language=language)
+    scope = where.as_filters()
     learned = await bean_stereotypes(reader, access)
     if not learned:
         return await reader.lookup(access, scope, condition)
@@ -349,7 +335,9 @@ async def injectors(
 
 async def dependencies(reader: Reader, access: Access, type_name: str, repo: str | None = None) -> list[str]:
     """What the named type receives by injection (the inverse of `injectors`), learned stereotypes included."""
-    types = [h.chunk for h in await symbol(reader, access, type_name, repo) if h.symbol_type in TYPE_SYMBOLS]
+    types = [
+        h.chunk for h in await symbol(reader, access, type_name, Where(repo=repo)) if h.symbol_type in TYPE_SYMBOLS
+    ]
     learned = await bean_stereotypes(reader, access) if any(c.injects_if_bean for c in types) else frozenset()
     found: dict[str, None] = {}
     for chunk in types:
@@ -378,10 +366,7 @@ async def implementations(
     reader: Reader,
     access: Access,
     type_name: str,
-    repo: str | None = None,
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
+    where: Where = EVERYWHERE,
 ) -> list[Hit]:
     """Types that implement or extend the named type: directly first, then through another indexed type.
 
@@ -391,11 +376,11 @@ async def implementations(
     read most of the index for a list no one reads through.
     """
     should = [_type_condition(key, type_name) for key in ("implements", "extends")]
-    scope = Filters(repo=repo, path_prefix=path_prefix, language=language)
+    scope = where.as_filters()
     direct = [h for h in await reader.lookup(access, scope, either(*should)) if h.symbol_type in TYPE_SYMBOLS]
     if not direct or len(direct) > INDIRECT_ROOTS:
         return direct
-    _, below = await reader.hierarchy(access, repo).walk({h.qualified_name for h in direct})
+    below = (await reader.hierarchy(access, where.repo).walk({h.qualified_name for h in direct})).children
     seen = {h.qualified_name for h in direct}
     levels = _levels_below([h.qualified_name for h in direct], below, seen)
     if not levels:

@@ -70,8 +70,7 @@ async def missing_names(
     for name in names:
         if any(names_symbol(name, h.chunk) for h in hits):
             continue
-        narrow = {"path_prefix": filters.path_prefix, "language": filters.language}
-        if not await search.symbol(access, name, filters.repo, **narrow):
+        if not await search.symbol(access, name, filters):  # where the search looks (`Filters` is a `Where`)
             missing.append({"name": name, "near": near_names(name, hits)})
     return missing
 

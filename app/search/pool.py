@@ -137,16 +137,17 @@ async def relation_answers(reader: Reader, access: Access, terms: QueryTerms, fi
 
 
 async def _related(reader: Reader, access: Access, relation: Relation, subject: str, filters: Filters) -> list[Hit]:
-    narrow = {"path_prefix": filters.path_prefix, "language": filters.language}
+    # `filters` is where to look (a `Where`); its other filters are applied after (`relation_answers`).
     if relation is Relation.CALLERS:
-        return await lookups.callers(reader, access, subject, filters.repo, **narrow)
+        return await lookups.callers(reader, access, subject, filters)
     if relation is Relation.INJECTORS:
-        return await lookups.injectors(reader, access, subject, filters.repo, **narrow)
+        return await lookups.injectors(reader, access, subject, filters)
     if relation is Relation.IMPLEMENTATIONS:
-        return await lookups.implementations(reader, access, subject, filters.repo, **narrow)
+        return await lookups.implementations(reader, access, subject, filters)
+    repo_wide = filters.in_repo()
     if relation is Relation.CALLEES:
         return [
-            target for _, targets in await lookups.callees(reader, access, subject, filters.repo) for target in targets
+            target for _, targets in await lookups.callees(reader, access, subject, repo_wide) for target in targets
         ]
     # What the subject receives (learned stereotypes included) or extends: the types it names.
     if relation is Relation.DEPENDENCIES:
@@ -154,7 +155,7 @@ async def _related(reader: Reader, access: Access, relation: Relation, subject: 
     else:
         named = {
             n.rsplit(".", 1)[-1]
-            for hit in await lookups.symbol(reader, access, subject, filters.repo)
+            for hit in await lookups.symbol(reader, access, subject, repo_wide)
             for n in (*hit.chunk.extends, *hit.chunk.implements)
         }
     if not named:

@@ -43,20 +43,42 @@ OUTSIDE_CODE = (LIBRARY_FLAG, TEST_FLAG)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Filters:
-    """Search filters. `repo` ending in `/` is a group prefix; `path_prefix` is a folder or file.
+class Where:
+    """Where a lookup looks: `repo` (ending in `/`, a group prefix), `path_prefix` (a folder or file), `language`.
 
-    `generated`: None for any code, False for hand-written code only, True for generated code only.
+    Every exact lookup and set page takes one (`app.search.lookups`, `sets`, `endpoints`); `Filters` is one
+    with a search's other filters.
     """
 
     repo: str | None = None
     path_prefix: str | None = None
+    language: str | None = None  # `java` or `kotlin` (`Chunk.language`)
+
+    def as_filters(self) -> Filters:
+        """These three alone as search filters (a `Filters`' others left out)."""
+        return Filters(repo=self.repo, path_prefix=self.path_prefix, language=self.language)
+
+    def in_repo(self) -> Where:
+        """All of `repo`: the folder and language left out (what a lookup of the symbol asked about reads)."""
+        return Where(repo=self.repo)
+
+
+EVERYWHERE = Where()
+"""A lookup's default: every repository, folder and language the caller may read (`Where` is frozen)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Filters(Where):
+    """Search filters: where to look (`Where`) and what to keep there.
+
+    `generated`: None for any code, False for hand-written code only, True for generated code only.
+    """
+
     symbol_type: str | None = None
     stereotype: str | None = None
     annotation: str | None = None
     http_method: str | None = None
     generated: bool | None = None
-    language: str | None = None  # `java` or `kotlin` (`Chunk.language`)
 
 
 def build_filter(

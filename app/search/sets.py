@@ -6,13 +6,14 @@ the ids in `file_order` and only the payloads it shows (`window`), and parses on
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 
 from app.auth.access import Access
 from app.search.hits import ORDER_FIELDS, Hit, Member, SetWindow
 from app.search.lookups import callers_condition
 from app.search.reader import Reader, collected
-from app.search.scoping import Filters
+from app.search.scoping import EVERYWHERE, Filters, Where
 from app.store.filters import Condition, Filter, everything
 from app.store.payloads import FILE_ORDER, PAYLOAD_FIELDS, read_fields
 
@@ -31,14 +32,11 @@ async def by_annotation(
     reader: Reader,
     access: Access,
     annotation: str,
-    repo: str | None = None,
+    where: Where = EVERYWHERE,
     limit: int = 200,
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
 ) -> list[Hit]:
     """Chunks carrying an annotation (by simple name): the first `limit` found, in file order."""
-    found = await annotated(reader, access, annotation, repo, limit, path_prefix=path_prefix, language=language)
+    found = await annotated(reader, access, annotation, where, limit)
     return hits_of(reader, found)
 
 
@@ -46,11 +44,8 @@ async def annotated(
     reader: Reader,
     access: Access,
     annotation: str,
-    repo: str | None = None,
+    where: Where = EVERYWHERE,
     limit: int = 200,
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
 ) -> list[Member]:
     """`by_annotation`'s members, sorted by their order fields only; `hits_of` makes the shown ones hits.
 
@@ -58,8 +53,7 @@ async def annotated(
     of an answer shows a few dozen of them. Edge reads a point's whole payload whichever fields are
     asked for (docs/performance.md), so the payloads come in one read; only the shown ones are parsed.
     """
-    filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation, language=language)
-    return await scanned(reader, await reader.where(access, filters) or everything(), limit)
+    return await scanned(reader, await reader.where(access, _carrying(where, annotation)) or everything(), limit)
 
 
 async def scanned(reader: Reader, where: Filter, limit: int) -> list[Member]:
@@ -78,36 +72,34 @@ async def annotation_window(
     reader: Reader,
     access: Access,
     annotation: str,
-    repo: str | None,
+    where: Where,
     offset: int,
     shows: Callable[[Sequence[Member]], int],
     *,
-    path_prefix: str | None = None,
-    language: str | None = None,
     scan: int = SET_SCAN,
 ) -> SetWindow:
     """The members of `by_annotation` from `offset` on that a page can show (`shows`: how many of some it does)."""
-    filters = Filters(repo=repo, path_prefix=path_prefix, annotation=annotation, language=language)
-    return await window(reader, access, filters, None, offset, shows, scan=scan)
+    return await window(reader, access, _carrying(where, annotation), None, offset, shows, scan=scan)
+
+
+def _carrying(where: Where, annotation: str) -> Filters:
+    """The filters of the chunks carrying `annotation` where `where` looks."""
+    return dataclasses.replace(where.as_filters(), annotation=annotation)
 
 
 async def callers_window(
     reader: Reader,
     access: Access,
     name: str,
-    repo: str | None,
+    where: Where,
     offset: int,
     shows: Callable[[Sequence[Member]], int],
-    *,
-    path_prefix: str | None = None,
-    language: str | None = None,
 ) -> SetWindow:
     """The members of `callers` from `offset` on that a page can show (`callers` for how they are found)."""
-    condition = await callers_condition(reader, access, name, repo)
+    condition = await callers_condition(reader, access, name, where.repo)
     if condition is None:
         return SetWindow(0, [], scanned=False)
-    filters = Filters(repo=repo, path_prefix=path_prefix, language=language)
-    return await window(reader, access, filters, condition, offset, shows)
+    return await window(reader, access, where.as_filters(), condition, offset, shows)
 
 
 async def window(

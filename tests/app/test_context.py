@@ -31,6 +31,7 @@ from app.search.context import (
 )
 from app.search.hits import Hit
 from app.search.question import parse_question
+from app.search.scoping import Where
 from app.store.payloads import StoredChunk, StoreKeys
 from app.sync.local_index import index_directory
 from entry.deps import open_deps
@@ -152,7 +153,7 @@ async def test_an_irrelevant_task_gets_nothing(deps: Deps, task: str) -> None:
 
 @ON_THE_INDEX
 async def test_a_task_naming_a_method_gets_it_and_its_callers(deps: Deps) -> None:
-    context = await auto_context(deps.search, LOCAL, FIND_TASK, repo="acme/shop")
+    context = await auto_context(deps.search, LOCAL, FIND_TASK, where=Where(repo="acme/shop"))
 
     first = context.pieces[0]
     assert first.role is Role.NAMED and first.hit.qualified_name == FIND

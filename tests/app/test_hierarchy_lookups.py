@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from app.auth.access import LOCAL, Access
+from app.search.frontier import frontier_keys
 from app.search.hierarchy import Declaration, Hierarchy
 from app.search.scoping import Filters
 from app.search.service import SearchService
@@ -140,7 +141,47 @@ async def test_the_hierarchy_walk_costs_one_store_call_per_level_not_per_type(se
         calls += 1
         return [Declaration.of(h.chunk) for h in await search._lookup(LOCAL, Filters(), condition)]
 
-    parents, children = await Hierarchy(lookup).walk({"demo.model.Child"})
+    walked = await Hierarchy(lookup).walk({"demo.model.Child"})
+    parents, children = walked.parents, walked.children
+    assert [d.qualified_name for d in walked.roots] == ["demo.model.Child"]
     assert parents == {"demo.model.Child": ("demo.model.Base",), "demo.model.Base": ()}
     assert children == {"demo.model.Child": {"demo.model.GrandChild"}, "demo.model.GrandChild": {"demo.model.Leaf"}}
     assert calls == 3  # Child and its subtypes; Base and GrandChild's; Leaf's (none)
+
+
+def counted(search: SearchService) -> tuple[Hierarchy, list[Condition]]:
+    """The caller's hierarchy, noting each store call it makes."""
+    asked: list[Condition] = []
+
+    async def lookup(condition: Condition) -> list[Declaration]:
+        asked.append(condition)
+        return [Declaration.of(h.chunk) for h in await search._lookup(LOCAL, Filters(), condition)]
+
+    return Hierarchy(lookup), asked
+
+
+async def test_a_walk_keeping_some_roots_is_the_walk_of_those_alone(search: SearchService) -> None:
+    hierarchy, asked = counted(search)
+    roots = {"demo.model.Child", "demo.pay.CardGateway", "demo.model.NoSuchType"}
+    kept = await hierarchy.walk(roots, keep=lambda d: d.qualified_name == "demo.model.Child")
+    calls = len(asked)
+    asked.clear()
+    alone = await hierarchy.walk({"demo.model.Child"})
+    assert (kept.parents, kept.children, kept.roots) == (alone.parents, alone.children, alone.roots)
+    assert calls == len(asked) == 3
+
+
+async def test_a_frontier_reads_its_owners_declarations_in_the_walk_s_first_level(search: SearchService) -> None:
+    declared = ["demo.model.Base.isActive", "demo.model.GrandChild.isActive", "demo.pay.CardGateway.charge"]
+    names = [*declared, "Leaf.isActive"]  # the last: not package-qualified, `call_keys` answers it
+    hierarchy, asked = counted(search)
+    owners = {name.rpartition(".")[0] for name in declared}
+    await hierarchy.walk(owners)
+    walk = len(asked)
+    asked.clear()
+
+    keys = await frontier_keys(hierarchy, names, lambda n: search.call_keys(LOCAL, n, None))
+
+    assert keys == [await search.call_keys(LOCAL, name, None) for name in names]
+    # The walk and the redeclaration lookup: the owners' declarations were a call of their own before.
+    assert len(asked) == walk + 1

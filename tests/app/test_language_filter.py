@@ -10,7 +10,7 @@ from app.rest.schemas import SearchParams
 from app.search.scoping import Filters, build_filter
 from app.store.filters import eq
 from entry.cli import _parser
-from entry.filters import filters_of
+from entry.filters import NAMED, RENAMED, filter_fields, filters_of
 from pipeline.model import LANGUAGES
 
 
@@ -36,3 +36,11 @@ def test_the_cli_option_names_the_same_languages() -> None:
     args = _parser().parse_args(["search", "owners", "--language", "kotlin"])
     assert filters_of(args).language == "kotlin"
     assert LANGUAGES == ("java", "kotlin")
+
+
+def test_every_named_filter_is_a_filter_of_its_own() -> None:
+    args = _parser().parse_args(["search", "owners", "--path", "core", "--annotation", "Transactional"])
+    fields = filter_fields(args)
+    assert list(fields) == [RENAMED.get(name, name) for name in NAMED]  # each a field of `Filters`, by its name
+    assert [getattr(filters_of(args), name) for name in fields] == [getattr(args, name) for name in NAMED]
+    assert (fields["path_prefix"], fields["annotation"]) == ("core", "Transactional")

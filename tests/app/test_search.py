@@ -22,7 +22,7 @@ from app.auth.access import LOCAL
 from app.core.settings import EmbeddingSettings
 from app.search import sets as service
 from app.search.hits import Hit, Member
-from app.search.scoping import Filters
+from app.search.scoping import EVERYWHERE, Filters, Where
 from app.search.service import SearchService
 from app.store.embeddings import OpenAIEmbedder
 from app.store.indexing import Indexer
@@ -40,6 +40,7 @@ from tests.support.shop import CORE, CORE_SRC, JOBS, short
 Mode = Literal["lexical", "hybrid"]
 
 ACME: Final = "acme/shop"
+IN_ACME: Final = Where(repo=ACME)
 OTHER: Final = "other/shop"
 EXTRA: Final = "extra/health"
 SHA: Final = "0123456789abcdef0123456789abcdef01234567"
@@ -133,7 +134,7 @@ FIND_OVERLOADS: Final = [
 
 
 async def test_symbol_by_type_and_method_finds_every_overload(search: SearchService) -> None:
-    hits = await search.symbol(LOCAL, "OwnerService.find", ACME)
+    hits = await search.symbol(LOCAL, "OwnerService.find", IN_ACME)
 
     assert overloads(hits) == FIND_OVERLOADS
     assert {h.qualified_name for h in hits} == {f"{CORE}.service.OwnerService.find"}
@@ -141,32 +142,32 @@ async def test_symbol_by_type_and_method_finds_every_overload(search: SearchServ
 
 
 async def test_symbol_with_parameter_types_picks_one_overload(search: SearchService) -> None:
-    hits = await search.symbol(LOCAL, "find(String, int)", ACME)
+    hits = await search.symbol(LOCAL, "find(String, int)", IN_ACME)
 
     assert overloads(hits) == [("OwnerService.find", ("String", "int"))]
     assert hits[0].line_end == 87
 
 
 async def test_symbol_with_no_parameters_and_with_unknown_ones(search: SearchService) -> None:
-    assert names(await search.symbol(LOCAL, "markNoShows()", ACME)) == ["ReminderJob.markNoShows"]
-    assert await search.symbol(LOCAL, "find(Boolean)", ACME) == []
+    assert names(await search.symbol(LOCAL, "markNoShows()", IN_ACME)) == ["ReminderJob.markNoShows"]
+    assert await search.symbol(LOCAL, "find(Boolean)", IN_ACME) == []
 
 
 async def test_symbol_by_fully_qualified_type_name(search: SearchService) -> None:
-    hits = await search.symbol(LOCAL, f"{CORE}.service.OwnerService", ACME)
+    hits = await search.symbol(LOCAL, f"{CORE}.service.OwnerService", IN_ACME)
 
     assert [(h.qualified_name, h.symbol_type) for h in hits] == [(f"{CORE}.service.OwnerService", "class")]
     assert hits[0].file_path == OWNER_SERVICE_PATH
 
 
 async def test_symbol_by_fully_qualified_method_name(search: SearchService) -> None:
-    hits = await search.symbol(LOCAL, f"{CORE}.service.OwnerService.find(Long)", ACME)
+    hits = await search.symbol(LOCAL, f"{CORE}.service.OwnerService.find(Long)", IN_ACME)
 
     assert overloads(hits) == [("OwnerService.find", ("Long",))]
 
 
 async def test_symbol_of_a_nested_type(search: SearchService) -> None:
-    hits = await search.symbol(LOCAL, "OwnerEvent.Deleted", ACME)
+    hits = await search.symbol(LOCAL, "OwnerEvent.Deleted", IN_ACME)
 
     assert [(h.qualified_name, h.symbol_type) for h in hits] == [(f"{JOBS}.messaging.OwnerEvent.Deleted", "record")]
 
@@ -179,11 +180,11 @@ async def test_symbol_without_repo_finds_it_in_every_repository(search: SearchSe
 
 
 async def test_symbol_of_an_unknown_name_is_empty(search: SearchService) -> None:
-    assert await search.symbol(LOCAL, "NoSuchService.find", ACME) == []
+    assert await search.symbol(LOCAL, "NoSuchService.find", IN_ACME) == []
 
 
 async def test_by_annotation_returns_only_annotated_chunks(search: SearchService, indexed: Indexed) -> None:
-    hits = await search.by_annotation(LOCAL, "Transactional", ACME)
+    hits = await search.by_annotation(LOCAL, "Transactional", IN_ACME)
 
     assert "ReminderJob.markNoShows" in names(hits)
     assert overloads(h for h in hits if h.qualified_name.endswith(".OwnerService.find")) == FIND_OVERLOADS
@@ -197,18 +198,18 @@ async def test_by_annotation_returns_only_annotated_chunks(search: SearchService
     "written", ["@Transactional", "@Transactional(readOnly = true)", "org.springframework.transaction.Transactional"]
 )
 async def test_by_annotation_accepts_the_annotation_as_written(search: SearchService, written: str) -> None:
-    assert names(await search.by_annotation(LOCAL, written, ACME)) == names(
-        await search.by_annotation(LOCAL, "Transactional", ACME)
+    assert names(await search.by_annotation(LOCAL, written, IN_ACME)) == names(
+        await search.by_annotation(LOCAL, "Transactional", IN_ACME)
     )
 
 
 async def test_by_annotation_respects_the_limit(search: SearchService) -> None:
-    assert len(await search.by_annotation(LOCAL, "Transactional", ACME, limit=2)) == 2
+    assert len(await search.by_annotation(LOCAL, "Transactional", IN_ACME, limit=2)) == 2
 
 
 async def test_annotated_members_are_the_hits_of_by_annotation_in_the_same_order(search: SearchService) -> None:
-    members = await search.annotated(LOCAL, "Transactional", ACME)
-    every = await search.by_annotation(LOCAL, "Transactional", ACME)
+    members = await search.annotated(LOCAL, "Transactional", IN_ACME)
+    every = await search.by_annotation(LOCAL, "Transactional", IN_ACME)
 
     assert [m.id for m in members] == [h.id for h in every]
     assert [m.order for m in members] == [(h.repo_path, h.file_path, h.line_start, h.chunk.part_index) for h in every]
@@ -234,14 +235,14 @@ async def test_annotation_window_pages_every_member_once_in_file_order(
     expected = by_file_order(c for c in indexed.chunks.values() if "Transactional" in c.annotation_names)
     seen: list[str] = []
     while True:
-        window = await search.annotation_window(LOCAL, "Transactional", None, len(seen), showing(3))
+        window = await search.annotation_window(LOCAL, "Transactional", EVERYWHERE, len(seen), showing(3))
         assert (window.total, window.scanned) == (len(expected), False)
         if not window.members:
             break
         assert len(window.members) == min(3, len(expected) - len(seen))
         seen += [m.id for m in window.members]
     assert seen == expected
-    page = await search.annotation_window(LOCAL, "Transactional", ACME, 1, showing(2), path_prefix=CORE_SRC)
+    page = await search.annotation_window(LOCAL, "Transactional", Where(repo=ACME, path_prefix=CORE_SRC), 1, showing(2))
     in_core = by_file_order(
         c for c in indexed.chunks.values()
         if "Transactional" in c.annotation_names and c.repo_path == ACME and c.file_path.startswith(CORE_SRC)
@@ -254,36 +255,36 @@ async def test_callers_window_pages_the_callers_once_each_in_file_order(search: 
     assert len(every) > 2
     seen: list[str] = []
     while True:
-        window = await search.callers_window(LOCAL, "OwnerService.find", None, len(seen), showing(2))
+        window = await search.callers_window(LOCAL, "OwnerService.find", EVERYWHERE, len(seen), showing(2))
         assert (window.total, window.scanned) == (len(every), False)
         if not window.members:
             break
         seen += [m.id for m in window.members]
     assert seen == by_file_order(h.chunk for h in every)
-    nothing = await search.callers_window(LOCAL, "NoSuchType.noSuchMethod", None, 0, showing(2))
+    nothing = await search.callers_window(LOCAL, "NoSuchType.noSuchMethod", EVERYWHERE, 0, showing(2))
     assert (nothing.total, nothing.members) == (0, [])
 
 
 async def test_callers_of_a_method(search: SearchService) -> None:
-    hits = await search.callers(LOCAL, "NotificationService.notifyOwner", ACME)
+    hits = await search.callers(LOCAL, "NotificationService.notifyOwner", IN_ACME)
 
     assert sorted(names(hits)) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
 
 
 async def test_callers_by_fully_qualified_name(search: SearchService) -> None:
-    hits = await search.callers(LOCAL, f"{CORE}.service.NotificationService.notifyOwner", ACME)
+    hits = await search.callers(LOCAL, f"{CORE}.service.NotificationService.notifyOwner", IN_ACME)
 
     assert sorted(names(hits)) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
 
 
 async def test_callers_by_bare_method_name(search: SearchService) -> None:
-    hits = await search.callers(LOCAL, "notifyOwner", ACME)
+    hits = await search.callers(LOCAL, "notifyOwner", IN_ACME)
 
     assert sorted(names(hits)) == ["OwnerEventListener.onOwnerEvent", "ReminderJob.sendVisitReminders"]
 
 
 async def test_callers_of_an_overloaded_method(search: SearchService) -> None:
-    hits = await search.callers(LOCAL, "OwnerService.find", ACME)
+    hits = await search.callers(LOCAL, "OwnerService.find", IN_ACME)
 
     assert sorted(names(hits)) == [
         "LegacyOwnerController.showOwner",
@@ -294,17 +295,19 @@ async def test_callers_of_an_overloaded_method(search: SearchService) -> None:
 
 
 async def test_callers_of_an_unknown_method_is_empty(search: SearchService) -> None:
-    assert await search.callers(LOCAL, "noSuchMethod", ACME) == []
+    assert await search.callers(LOCAL, "noSuchMethod", IN_ACME) == []
 
 
 async def test_callees_resolve_to_the_indexed_overloads(search: SearchService) -> None:
-    callees = {call: overloads(hits) for call, hits in await search.callees(LOCAL, "OwnerController.findOwner", ACME)}
+    callees = {
+        call: overloads(hits) for call, hits in await search.callees(LOCAL, "OwnerController.findOwner", IN_ACME)
+    }
 
     assert callees["OwnerService.find"] == FIND_OVERLOADS
 
 
 async def test_callees_of_a_method_calling_outside_the_index(search: SearchService) -> None:
-    callees = dict(await search.callees(LOCAL, "StandardPricingPolicy.discountFor", ACME))
+    callees = dict(await search.callees(LOCAL, "StandardPricingPolicy.discountFor", IN_ACME))
 
     assert names(callees["PricingPolicy.percentOf"]) == ["PricingPolicy.percentOf"]
     assert callees["List.size"] == []  # the JDK is not indexed
@@ -323,13 +326,13 @@ async def test_callees_take_three_lookups_however_many_calls(indexed: Indexed) -
         return count
 
     search = SearchService(around(indexed.store, scroll=counted), indexed.search.embedder, GITLAB + "/")
-    callees = await search.callees(LOCAL, "StandardPricingPolicy.discountFor", ACME)
+    callees = await search.callees(LOCAL, "StandardPricingPolicy.discountFor", IN_ACME)
     assert len(callees) >= 3
     assert len(scrolls) <= 3
 
 
 async def test_injectors_of_a_type(search: SearchService) -> None:
-    hits = await search.injectors(LOCAL, "OwnerRepository", ACME)
+    hits = await search.injectors(LOCAL, "OwnerRepository", IN_ACME)
 
     assert [(short(h.qualified_name), h.symbol_type) for h in hits] == [
         ("NotificationService", "class"),
@@ -342,61 +345,65 @@ async def test_injectors_of_a_type(search: SearchService) -> None:
 
 
 async def test_injectors_by_fully_qualified_type(search: SearchService) -> None:
-    by_fq = await search.injectors(LOCAL, f"{CORE}.repository.OwnerRepository", ACME)
+    by_fq = await search.injectors(LOCAL, f"{CORE}.repository.OwnerRepository", IN_ACME)
 
-    assert names(by_fq) == names(await search.injectors(LOCAL, "OwnerRepository", ACME))
+    assert names(by_fq) == names(await search.injectors(LOCAL, "OwnerRepository", IN_ACME))
 
 
 async def test_implementations_of_an_interface(search: SearchService) -> None:
-    assert names(await search.implementations(LOCAL, "PricingPolicy", ACME)) == ["StandardPricingPolicy"]
-    assert names(await search.implementations(LOCAL, f"{CORE}.order.PricingPolicy", ACME)) == ["StandardPricingPolicy"]
+    assert names(await search.implementations(LOCAL, "PricingPolicy", IN_ACME)) == ["StandardPricingPolicy"]
+    assert names(await search.implementations(LOCAL, f"{CORE}.order.PricingPolicy", IN_ACME)) == [
+        "StandardPricingPolicy"
+    ]
 
 
 async def test_implementations_of_a_sealed_interface(search: SearchService) -> None:
-    hits = await search.implementations(LOCAL, "OwnerEvent", ACME)
+    hits = await search.implementations(LOCAL, "OwnerEvent", IN_ACME)
 
     assert sorted(names(hits)) == ["OwnerEvent.Deleted", "OwnerEvent.Moved", "OwnerEvent.Registered"]
     assert {h.symbol_type for h in hits} == {"record"}
 
 
 async def test_implementations_include_subclasses(search: SearchService) -> None:
-    assert names(await search.implementations(LOCAL, "AuditableEntity", ACME)) == ["Owner", "Pet"]
+    assert names(await search.implementations(LOCAL, "AuditableEntity", IN_ACME)) == ["Owner", "Pet"]
 
 
 async def test_endpoint_matches_a_concrete_path_against_the_pattern(search: SearchService) -> None:
-    hits = await search.endpoint(LOCAL, "/api/owners/42/pets/new", "GET", ACME)
+    hits = await search.endpoint(LOCAL, "/api/owners/42/pets/new", "GET", IN_ACME)
 
     assert names(hits) == ["OwnerController.initNewPetForm"]
     assert hits[0].chunk.http_path == ("/api/owners/{ownerId}/pets/new",)
 
 
 async def test_endpoint_of_a_jax_rs_resource(search: SearchService) -> None:
-    assert names(await search.endpoint(LOCAL, "/v2/visits/7", "DELETE", ACME)) == ["VisitResource.cancelVisit"]
-    assert names(await search.endpoint(LOCAL, "/v2/visits/7", "GET", ACME)) == ["VisitResource.getVisit"]
+    assert names(await search.endpoint(LOCAL, "/v2/visits/7", "DELETE", IN_ACME)) == ["VisitResource.cancelVisit"]
+    assert names(await search.endpoint(LOCAL, "/v2/visits/7", "GET", IN_ACME)) == ["VisitResource.getVisit"]
 
 
 async def test_endpoint_with_another_method_is_empty(search: SearchService) -> None:
-    assert await search.endpoint(LOCAL, "/v2/visits/7", "POST", ACME) == []
-    assert await search.endpoint(LOCAL, "/api/owners/42/pets/new", "DELETE", ACME) == []
+    assert await search.endpoint(LOCAL, "/v2/visits/7", "POST", IN_ACME) == []
+    assert await search.endpoint(LOCAL, "/api/owners/42/pets/new", "DELETE", IN_ACME) == []
 
 
 async def test_endpoint_without_a_method_finds_every_verb(search: SearchService) -> None:
-    hits = await search.endpoint(LOCAL, "/api/owners/42", repo=ACME)
+    hits = await search.endpoint(LOCAL, "/api/owners/42", where=IN_ACME)
 
     assert names(hits) == ["OwnerController.findOwner", "OwnerController.updateOwner", "OwnerController.deleteOwner"]
 
 
 async def test_endpoint_method_is_case_insensitive(search: SearchService) -> None:
-    assert names(await search.endpoint(LOCAL, "/v2/visits/7", "delete", ACME)) == ["VisitResource.cancelVisit"]
+    assert names(await search.endpoint(LOCAL, "/v2/visits/7", "delete", IN_ACME)) == ["VisitResource.cancelVisit"]
 
 
 async def test_endpoint_of_a_route_serving_any_method(search: SearchService) -> None:
     for method in ("GET", "DELETE", None):
-        assert names(await search.endpoint(LOCAL, "/health/ping", method, EXTRA)) == ["HealthController.ping"]
+        assert names(await search.endpoint(LOCAL, "/health/ping", method, Where(repo=EXTRA))) == [
+            "HealthController.ping"
+        ]
 
 
 async def test_endpoint_of_an_unknown_path_is_empty(search: SearchService) -> None:
-    assert await search.endpoint(LOCAL, "/api/nothing/here", "GET", ACME) == []
+    assert await search.endpoint(LOCAL, "/api/nothing/here", "GET", IN_ACME) == []
 
 
 async def test_outline_lists_a_file_in_line_order(search: SearchService, indexed: Indexed) -> None:
@@ -457,7 +464,7 @@ async def test_every_hit_cites_its_stored_payload(search: SearchService, indexed
 
 
 async def test_permalink_of_a_known_method(search: SearchService) -> None:
-    (hit,) = await search.symbol(LOCAL, "find(String, int)", ACME)
+    (hit,) = await search.symbol(LOCAL, "find(String, int)", IN_ACME)
 
     assert hit.permalink == (
         "https://gitlab.example.com/acme/shop/-/blob/0123456789abcdef0123456789abcdef01234567/"
@@ -466,7 +473,7 @@ async def test_permalink_of_a_known_method(search: SearchService) -> None:
 
 
 async def test_no_permalink_without_a_commit(search: SearchService) -> None:
-    hits = await search.symbol(LOCAL, "find(String, int)", OTHER)
+    hits = await search.symbol(LOCAL, "find(String, int)", Where(repo=OTHER))
 
     assert [(h.repo_path, h.commit_sha, h.permalink) for h in hits] == [(OTHER, None, None)]
     assert hits[0].citation()["permalink"] is None
@@ -475,7 +482,7 @@ async def test_no_permalink_without_a_commit(search: SearchService) -> None:
 async def test_no_permalink_without_a_gitlab_url(indexed: Indexed) -> None:
     plain = SearchService(indexed.store, indexed.search.embedder, None)
 
-    (hit,) = await plain.symbol(LOCAL, "find(String, int)", ACME)
+    (hit,) = await plain.symbol(LOCAL, "find(String, int)", IN_ACME)
 
     assert hit.commit_sha == SHA
     assert hit.permalink is None

@@ -17,7 +17,7 @@ from qdrant_client import AsyncQdrantClient
 from app.auth.access import LOCAL
 from app.core.settings import GeneratedCode
 from app.search.hits import Hit
-from app.search.scoping import Filters
+from app.search.scoping import Filters, Where
 from app.search.service import SearchService
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
@@ -25,6 +25,7 @@ from pipeline.chunking import chunk_source
 from pipeline.model import ChunkerConfig, SourceContext
 
 REPO: Final = "acme/mall"
+IN_REPO: Final = Where(repo=REPO)
 OTHER: Final = "acme/other"
 AT: Final = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -138,9 +139,9 @@ def modules(hits: Sequence[Hit]) -> list[str]:
 
 async def test_every_lookup_answers_both_apps_without_a_path_prefix(store: VectorStore) -> None:
     search = service(store)
-    assert modules(await search.by_annotation(LOCAL, "Transactional", REPO)) == ["admin", "portal"]
-    assert modules(await search.endpoint(LOCAL, "/parcels/7/weight", "GET", REPO)) == ["portal"]
-    assert set(modules(await search.callers(LOCAL, "ParcelMapper.countByExample", REPO))) == {"admin", "portal"}
+    assert modules(await search.by_annotation(LOCAL, "Transactional", IN_REPO)) == ["admin", "portal"]
+    assert modules(await search.endpoint(LOCAL, "/parcels/7/weight", "GET", IN_REPO)) == ["portal"]
+    assert set(modules(await search.callers(LOCAL, "ParcelMapper.countByExample", IN_REPO))) == {"admin", "portal"}
 
 
 @pytest.mark.parametrize(
@@ -149,36 +150,37 @@ async def test_every_lookup_answers_both_apps_without_a_path_prefix(store: Vecto
 async def test_a_path_prefix_narrows_every_lookup_to_one_module(store: VectorStore, prefix: str) -> None:
     search = service(store)
     answers = [
-        await search.by_annotation(LOCAL, "Transactional", REPO, path_prefix=prefix),
-        await search.callers(LOCAL, "ParcelMapper.countByExample", REPO, path_prefix=prefix),
-        await search.injectors(LOCAL, "ParcelMapper", REPO, path_prefix=prefix),
-        await search.symbol(LOCAL, "ParcelController.weigh", REPO, path_prefix=prefix),
-        await search.endpoint(LOCAL, "/admin/parcels/7/weight", None, REPO, path_prefix=prefix),
+        await search.by_annotation(LOCAL, "Transactional", Where(repo=REPO, path_prefix=prefix)),
+        await search.callers(LOCAL, "ParcelMapper.countByExample", Where(repo=REPO, path_prefix=prefix)),
+        await search.injectors(LOCAL, "ParcelMapper", Where(repo=REPO, path_prefix=prefix)),
+        await search.symbol(LOCAL, "ParcelController.weigh", Where(repo=REPO, path_prefix=prefix)),
+        await search.endpoint(LOCAL, "/admin/parcels/7/weight", None, Where(repo=REPO, path_prefix=prefix)),
     ]
     for hits in answers:
         assert hits
         assert set(modules(hits)) == {"admin"}
         assert {h.repo_path for h in hits} == {REPO}
-    pairs = await search.callees(LOCAL, "weigh", REPO, path_prefix=prefix)
-    assert len(await search.callees(LOCAL, "weigh", REPO)) == 2 * len(pairs)  # both apps' weigh without the prefix
+    pairs = await search.callees(LOCAL, "weigh", Where(repo=REPO, path_prefix=prefix))
+    assert len(await search.callees(LOCAL, "weigh", IN_REPO)) == 2 * len(pairs)  # both apps' weigh without the prefix
     calls = dict(pairs)
     assert modules(calls["Parcel.getWeight"]) == ["mbg"]  # the method is picked in admin/, its callees found anywhere
 
 
 async def test_a_path_prefix_of_another_module_finds_nothing_there(store: VectorStore) -> None:
     search = service(store)
-    assert await search.endpoint(LOCAL, "/admin/parcels/7/weight", None, REPO, path_prefix="portal") == []
-    assert await search.by_annotation(LOCAL, "Transactional", REPO, path_prefix="adm") == []  # a folder, not a prefix
-    assert await search.implementations(LOCAL, "ParcelMapper", REPO, path_prefix="admin") == []
+    assert await search.endpoint(LOCAL, "/admin/parcels/7/weight", None, Where(repo=REPO, path_prefix="portal")) == []
+    in_adm = Where(repo=REPO, path_prefix="adm")  # a folder, not a prefix
+    assert await search.by_annotation(LOCAL, "Transactional", in_adm) == []
+    assert await search.implementations(LOCAL, "ParcelMapper", Where(repo=REPO, path_prefix="admin")) == []
 
 
 # --- generated code in search -------------------------------------------------------------------------------------
 
 
 async def test_generated_code_is_marked_in_the_store(store: VectorStore) -> None:
-    hits = await service(store).symbol(LOCAL, "Parcel", REPO)
+    hits = await service(store).symbol(LOCAL, "Parcel", IN_REPO)
     assert [(h.qualified_name, h.chunk.generated) for h in hits] == [("demo.mbg.Parcel", True)]
-    weigh = await service(store).symbol(LOCAL, "weigh", REPO)
+    weigh = await service(store).symbol(LOCAL, "weigh", IN_REPO)
     assert [h.chunk.generated for h in weigh] == [False, False]
 
 
@@ -213,7 +215,7 @@ async def test_exclude_leaves_generated_code_out_inside_the_query(store: VectorS
 
 async def test_exact_lookups_answer_generated_code_whatever_the_setting(store: VectorStore) -> None:
     search = service(store, GeneratedCode.EXCLUDE)
-    assert [h.chunk.generated for h in await search.symbol(LOCAL, "Parcel.getWeight", REPO)] == [True]
+    assert [h.chunk.generated for h in await search.symbol(LOCAL, "Parcel.getWeight", IN_REPO)] == [True]
 
 
 async def test_generated_counts_are_per_repository_and_part_of_the_totals(store: VectorStore) -> None:
@@ -227,7 +229,7 @@ async def test_generated_counts_are_per_repository_and_part_of_the_totals(store:
 
 async def test_exclude_also_leaves_generated_code_out_of_a_relation_answer(store: VectorStore) -> None:
     question = "who calls Parcel.getWeight"
-    callers = await service(store).callers(LOCAL, "Parcel.getWeight", REPO)
+    callers = await service(store).callers(LOCAL, "Parcel.getWeight", IN_REPO)
     assert any(h.chunk.generated for h in callers)  # the generated toString calls it too
     hits = await service(store, GeneratedCode.EXCLUDE).search(LOCAL, question, Filters(repo=REPO), 20)
     assert {h.qualified_name for h in hits} >= {

@@ -12,7 +12,7 @@ from typing import Any, Final
 import pytest
 
 from app.auth.access import LOCAL
-from app.search.scoping import Filters
+from app.search.scoping import EVERYWHERE, Filters
 from app.search.service import SearchService
 from app.store.engines import Store
 from app.store.payloads import FILE_ORDER
@@ -57,8 +57,8 @@ async def test_a_store_with_members_written_before_file_order_is_scanned_and_sor
         await store.upsert(points)
         search = SearchService(store, None)
 
-        scanned = await search.annotation_window(LOCAL, "Transactional", None, 0, showing(5), scan=2)
-        whole = await search.annotation_window(LOCAL, "Transactional", None, 1, showing(5))
+        scanned = await search.annotation_window(LOCAL, "Transactional", EVERYWHERE, 0, showing(5), scan=2)
+        whole = await search.annotation_window(LOCAL, "Transactional", EVERYWHERE, 1, showing(5))
     finally:
         await store.close()
     assert (scanned.total, scanned.scanned, [m.id for m in scanned.members]) == (2, True, sorted_ids(found[:2]))

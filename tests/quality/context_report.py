@@ -76,7 +76,7 @@ async def quality(search: SearchService, questions: Sequence[Question], max_char
     found = got = 0
     chars: list[int] = []
     for question in questions:
-        context = await auto_context(search, LOCAL, question.text, repo=None, max_chars=max_chars)
+        context = await auto_context(search, LOCAL, question.text, max_chars=max_chars)
         if not context.empty:
             got += 1
             chars.append(len(context.text))

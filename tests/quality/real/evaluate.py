@@ -9,6 +9,7 @@ from fastmcp.tools import ToolResult
 from mcp.types import TextContent
 
 from app.auth.access import LOCAL
+from app.search import scoping
 from app.search.hits import Hit
 from app.search.service import SearchService
 from mcp_server.render import render_hits
@@ -61,10 +62,10 @@ async def ask_single(search: SearchService, question: Single, corpus: Corpus) ->
     rendered = render_hits(hits, header=f"Results for {question.text!r}:")
     tool: list[Hit] = []
     if question.kind == "symbol":
-        tool = await search.symbol(LOCAL, question.lookup, question.repo)
+        tool = await search.symbol(LOCAL, question.lookup, scoping.Where(repo=question.repo))
     elif question.kind == "route":
         verb, path = question.lookup.split()
-        tool = await search.endpoint(LOCAL, path, verb, question.repo)
+        tool = await search.endpoint(LOCAL, path, verb, scoping.Where(repo=question.repo))
     return SingleOutcome(
         question=question,
         expected=expected_of(question, corpus),
@@ -100,19 +101,19 @@ def _owner(hit: Hit) -> str:
 
 
 async def ask_set(search: SearchService, question: SetQuestion) -> frozenset[str]:
-    repo = question.repo
+    where = scoping.Where(repo=question.repo)
     match question.kind:
         case "annotation":
-            return frozenset(h.qualified_name for h in await search.by_annotation(LOCAL, question.target, repo))
+            return frozenset(h.qualified_name for h in await search.by_annotation(LOCAL, question.target, where))
         case "injection":
-            return frozenset(_owner(h) for h in await search.injectors(LOCAL, question.target, repo))
+            return frozenset(_owner(h) for h in await search.injectors(LOCAL, question.target, where))
         case "inverse":
-            hits = await search.symbol(LOCAL, question.target, repo)
+            hits = await search.symbol(LOCAL, question.target, where)
             return frozenset(simple_type(t) for h in hits if h.symbol_type in TYPE_SYMBOLS for t in h.chunk.injects)
         case "callers":
-            return frozenset(h.qualified_name for h in await search.callers(LOCAL, question.target, repo))
+            return frozenset(h.qualified_name for h in await search.callers(LOCAL, question.target, where))
         case "endpoints":
-            hits = await search.endpoint(LOCAL, question.target, question.http_method, repo)
+            hits = await search.endpoint(LOCAL, question.target, question.http_method, where)
             return frozenset(h.qualified_name for h in hits)
 
 
