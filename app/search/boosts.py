@@ -49,9 +49,11 @@ SIGNALS = (
     "types_first",
     "compounds",
     "aspects",
+    "own_words",
 )
 """The signals, by name (`types_first` is `app.search.ranking`'s, on the exact name matches; `compounds`
-adds terms to the lexical query: `compounds`; `aspects` is `app.search.aspects.surface`, after the rank-level steps)."""
+adds terms to the lexical query: `compounds`; `aspects` is `app.search.aspects.surface`, after the rank-level steps;
+`own_words` is `app.search.own_words.lifted`, the module a question names, before these)."""
 FILE_SIGNALS = frozenset(SIGNALS[:4])
 """The signals that speak of files: a question about a behaviour gets none of them (`reordered`)."""
 DISABLED: set[str] = set()

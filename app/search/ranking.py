@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from app.search import boosts
+from app.search import boosts, own_words
 from app.search.aspects import surface
 from app.search.boosts import asks_behaviour, enabled
 from app.search.question import QueryTerms
@@ -85,7 +85,7 @@ def rerank(
     count = len(chunks) if fused is None else fused
     store_order: Sequence[int] = range(count)
     if scores is not None:
-        store_order = boosts.reordered(terms, chunks[:count], scores[:count])
+        store_order = boosts.reordered(terms, chunks[:count], own_words.lifted(terms, chunks[:count], scores[:count]))
     if enabled("types_first"):
         evidence = replace(evidence, symbols=types_first(evidence.symbols, chunks))
     ranked = [(1.0, store_order), *((EXACT_WEIGHT, lst) for lst in evidence.lists())]
