@@ -17,6 +17,7 @@ from qdrant_client import models as qm
 
 from app.core.errors import StorageError
 from app.store.edge_filters import client_vectors
+from app.store.fusion import candidates
 from app.store.vectors import (
     DENSE,
     INTEGER_INDEXES,
@@ -95,6 +96,23 @@ def shard_records(
 def shard_retrieved(shard: LiveShard, ids: list[int | uuid.UUID | str], fields: list[str]) -> list[qm.Record]:
     """The points with these ids as records (engine values), built on the store's thread (as `shard_records`)."""
     return [qm.Record.model_construct(id=str(r.id), payload=r.payload) for r in shard.retrieve(ids, fields, False)]
+
+
+def shard_query(
+    shard: LiveShard, requests: Sequence[qe.QueryRequest], limit: int, dense_weight: float, read_batch: int
+) -> list[qm.ScoredPoint]:
+    """A search's reads, in one turn of the store's thread: the `limit` best points of the requests' lists, fused.
+
+    Each list is one Edge call asked for ids and scores only (`app.store.fusion` orders and fuses them); the fused
+    best's payloads are then read `read_batch` points a call, as Edge holds the GIL while it converts them. One turn,
+    not one per call: each hand-over to the thread and back costs the event loop a wake-up (docs/decisions.md).
+    """
+    best = candidates([shard.query(request) for request in requests], limit, dense_weight)
+    ids: list[int | uuid.UUID | str] = [str(point.id) for point, _ in best]
+    payloads: dict[str, Any] = {}
+    for start in range(0, len(ids), read_batch):
+        payloads.update(shard_payloads(shard, ids[start : start + read_batch]))
+    return scored_points(best, payloads)
 
 
 def shard_payloads(shard: LiveShard, ids: list[int | uuid.UUID | str]) -> dict[str, Any]:
