@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import qdrant_edge as qe
 from qdrant_client import models as qm
@@ -107,12 +107,25 @@ def shard_query(
     best's payloads are then read `read_batch` points a call, as Edge holds the GIL while it converts them. One turn,
     not one per call: each hand-over to the thread and back costs the event loop a wake-up (docs/decisions.md).
     """
-    best = candidates([shard.query(request) for request in requests], limit, dense_weight)
-    ids: list[int | uuid.UUID | str] = [str(point.id) for point, _ in best]
+    best = candidates([found_points(shard.query(request)) for request in requests], limit, dense_weight)
+    ids: list[int | uuid.UUID | str] = [point.id for point, _ in best]
     payloads: dict[str, Any] = {}
     for start in range(0, len(ids), read_batch):
         payloads.update(shard_payloads(shard, ids[start : start + read_batch]))
-    return scored_points(best, payloads)
+    return [scored_point(point, score, payloads[point.id]) for point, score in best if point.id in payloads]
+
+
+class Found(NamedTuple):
+    """A point of one list as a search reads it: its id as text (read once: Edge builds a `uuid.UUID` at each read)."""
+
+    id: str
+    score: float
+    version: int
+
+
+def found_points(points: Sequence[qe.ScoredPoint]) -> list[Found]:
+    """Edge's answer to a query without payloads, as `Found` points."""
+    return [Found(str(point.id), point.score, point.version) for point in points]
 
 
 def shard_payloads(shard: LiveShard, ids: list[int | uuid.UUID | str]) -> dict[str, Any]:
@@ -120,14 +133,9 @@ def shard_payloads(shard: LiveShard, ids: list[int | uuid.UUID | str]) -> dict[s
     return {str(r.id): r.payload for r in shard.retrieve(ids, True, False)}
 
 
-def scored_points(best: Sequence[tuple[qe.ScoredPoint, float]], payloads: Mapping[str, Any]) -> list[qm.ScoredPoint]:
-    """The fused best with their payloads, as qdrant-client's points (a point deleted meanwhile is left out)."""
-    return [scored_point(point, score, payloads[str(point.id)]) for point, score in best if str(point.id) in payloads]
-
-
-def scored_point(point: qe.ScoredPoint, score: float, payload: Any) -> qm.ScoredPoint:
-    """One Edge point as qdrant-client's, with its fused score and payload."""
-    return qm.ScoredPoint(id=str(point.id), version=point.version, score=score, payload=payload)
+def scored_point(point: Found, score: float, payload: Any) -> qm.ScoredPoint:
+    """One point as qdrant-client's, with its fused score and payload (built unvalidated: the engine's own values)."""
+    return qm.ScoredPoint.model_construct(id=point.id, version=point.version, score=score, payload=payload)
 
 
 def shard_config(model: IndexModel, indexing_threshold_kb: int | None = None) -> qe.EdgeConfig:
