@@ -1,12 +1,12 @@
-"""The rerank's caches of pure functions of one word or one path answer what the functions compute."""
+"""The search's caches of pure functions (of a word, a path, a label, a question) answer what the functions compute."""
 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from app.search import boosts
+from app.search import boosts, question
 from app.search.boosts import blended, file_stem_parts, path_parts, path_share, stem_parts
-from app.search.question import query_terms
+from app.search.question import parse_question, query_terms
 from app.store import lexical
 from app.store.lexical import stem
 from tests.app.test_boosts import chunk
@@ -39,3 +39,13 @@ def test_path_words_score_each_candidate_by_its_own_file() -> None:
     off = boosts.FILE_SIGNALS - {"path_words"}
 
     assert blended(terms, chunks, scores, off) == expected
+
+
+def test_a_question_read_twice_is_read_once_and_reads_the_same() -> None:
+    text = "who calls OwnerService.findById via GET /owners/{id}"
+    fresh = parse_question.__wrapped__(text)
+
+    assert parse_question(text) is parse_question(text)
+    assert parse_question(text) == fresh
+    assert query_terms(text) == fresh.terms == question._terms_of(question.tokenize(text))
+    assert parse_question.cache_info().maxsize == question.QUESTIONS_CACHED
