@@ -155,13 +155,14 @@ class ServerClock(Middleware):
 
     def __init__(self) -> None:
         self.last = 0.0
+        self.last_cpu = 0.0  # the process's CPU time meanwhile (every thread: the store's, the offload's)
 
     async def on_call_tool(self, context: Any, call_next: Any) -> Any:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         try:
             return await call_next(context)
         finally:
-            self.last = time.perf_counter() - started
+            self.last, self.last_cpu = time.perf_counter() - started, time.process_time() - cpu
 
 
 def clocked_server(deps: Any) -> tuple[Any, ServerClock]:
@@ -183,7 +184,9 @@ async def timed_call(client: Any, call: Call, probe: StoreProbe, clock: ServerCl
     text = text_of(result)
     is_error = bool(result.is_error)
     message = text[:200] if is_error else ""
-    return Sample(call, seconds, cpu, is_error, len(text), message, probe.take(), server_seconds=clock.last)
+    return Sample(
+        call, seconds, cpu, is_error, len(text), message, probe.take(), clock.last, server_cpu_seconds=clock.last_cpu
+    )
 
 
 async def measure(
@@ -222,6 +225,9 @@ def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
     server_ms = sorted(s.server_seconds * 1000 for s in samples)
     row["server_p50_ms"] = interpolated(server_ms, 50)
     row["server_p99_ms"] = interpolated(server_ms, 99)
+    server_cpu_ms = sorted(s.server_cpu_seconds * 1000 for s in samples)
+    row["server_cpu_p50_ms"] = interpolated(server_cpu_ms, 50)
+    row["server_cpu_p99_ms"] = interpolated(server_cpu_ms, 99)
     row["errors"] = sum(s.is_error for s in samples)
     row["output_chars_p50"] = interpolated(sorted(float(s.chars) for s in samples), 50)
     n = max(1, len(samples))

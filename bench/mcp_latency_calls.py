@@ -280,6 +280,7 @@ class Sample:
     message: str
     store: dict[str, list[float]]  # op -> [calls, seconds]
     server_seconds: float = 0.0  # the server's own time (`ServerClock`): the client's JSON and schema checks excluded
+    server_cpu_seconds: float = 0.0  # the process's CPU time within `server_seconds` (`ServerClock.last_cpu`)
 
 
 @dataclass(slots=True)

@@ -34,6 +34,7 @@ phrase naming a thing ("streaming JSON reader and token parsing", "which class h
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from app.search.question import SCAFFOLDING, Kind, QueryTerms, Question
@@ -75,6 +76,9 @@ DEPTH = 60
 its candidates, so more of them see more of each file. Semble lexical mean, every signal on (before stems
 in path words): 0.742 at 40, 0.758 at 60, 0.763 at 100, at query p50 4.9, 6.4 and 11.5 ms (4.4 ms at 40
 with none; the real suite the same at all; docs/performance.md). The rank-level steps still look at `ranking.WINDOW`."""
+PATHS_CACHED = 1 << 15
+"""File paths whose words `path_parts` and `file_stem_parts` keep (pure functions of the path, asked for each
+candidate of every search: a search's candidates come from a few files, and the same files come back)."""
 
 
 def enabled(signal: str, off: frozenset[str] = frozenset()) -> bool:
@@ -92,8 +96,9 @@ def blended(
     out = list(scores)
     if enabled("path_words", off) and not is_symbol_question(terms):
         keys = keywords(terms)
+        shares = {path: path_share(keys, path_parts(path)) for path in {chunk.file_path for chunk in chunks}}
         for i, chunk in enumerate(chunks):
-            out[i] += PATH_WEIGHT * top * path_share(keys, path_parts(chunk.file_path))
+            out[i] += PATH_WEIGHT * top * shares[chunk.file_path]
     if enabled("name_phrase", off) and not is_symbol_question(terms):
         named = named_files(terms.sequence, {chunk.file_path for chunk in chunks})
         for i, chunk in enumerate(chunks):
@@ -183,8 +188,9 @@ def keywords_of(words: Iterable[str]) -> frozenset[str]:
     return frozenset(w for w in words if len(w) > 2 and w not in SCAFFOLDING and w not in STOP_WORDS)
 
 
+@lru_cache(maxsize=PATHS_CACHED)
 def path_parts(file_path: str) -> frozenset[str]:
-    """The words of a file's stem and its folder: `gson/stream/JsonReader.java` → json, reader, stream."""
+    """The words of a file's stem and its folder: `gson/stream/JsonReader.java` → json, reader, stream (cached)."""
     path = PurePosixPath(file_path)
     return frozenset(singular(w) for w in _words(path.stem, path.parent.name) if len(w) > 1)
 
@@ -204,7 +210,13 @@ def path_share(keys: frozenset[str], parts: frozenset[str]) -> float:
 
 def named_files(sequence: Sequence[str], paths: Iterable[str]) -> frozenset[str]:
     """The paths whose file stem the question names: its words (two or more) written in order, adjacent."""
-    return frozenset(p for p in paths if names_stem(sequence, stem_parts(PurePosixPath(p).stem)))
+    return frozenset(p for p in paths if names_stem(sequence, file_stem_parts(p)))
+
+
+@lru_cache(maxsize=PATHS_CACHED)
+def file_stem_parts(file_path: str) -> tuple[str, ...]:
+    """`stem_parts` of a file's stem: `src/ArrayUtils.java` → array, util (cached)."""
+    return stem_parts(PurePosixPath(file_path).stem)
 
 
 def stem_parts(name: str) -> tuple[str, ...]:
@@ -263,7 +275,7 @@ def saturated(order: Sequence[int], files: Sequence[str], scores: Sequence[float
 
 
 def _prefixed(a: str, b: str) -> bool:
-    short, long = sorted((a, b), key=len)
+    short, long = (a, b) if len(a) <= len(b) else (b, a)  # no `sorted`: this runs thousands of times a search
     return a == b or (len(short) >= MIN_PREFIX and long.startswith(short))
 
 

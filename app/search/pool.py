@@ -3,7 +3,9 @@
 The structural lookups (the routes and symbols a question names, a relation's answers) need neither
 the question's vectors nor its candidates: they run while the embedding endpoint and the engine's
 searches do. The pool is reranked (`app.search.ranking`), optionally re-scored by a cross-encoder,
-and generated code demoted (`GeneratedCode`). The pure stretches run through the reader's `offload`.
+and generated code demoted (`GeneratedCode`). The pure stretches that take milliseconds (decoding the
+candidates, the rerank) run through the reader's `offload`; the question's vector and the final sort, a fraction
+of a hand-over to a thread and back, run in place (docs/decisions.md, "Fewer hand-overs in a search").
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ async def ranked(
     order = await reader.offload(lambda: _reranked(terms, hits, *named, answers))
     if rankers.cross_encoder is not None:
         order = await rankers.cross_encoder.reordered(question.text, order, hit_text)
-    return await reader.offload(lambda: demoted(order, terms.identifiers, rankers.generated_code)[:limit])
+    return demoted(order, terms.identifiers, rankers.generated_code)[:limit]  # a sort of the pool: cheaper than a hop
 
 
 def demoted(ranked: list[Hit], named: Sequence[str], generated_code: GeneratedCode) -> list[Hit]:
@@ -88,7 +90,7 @@ async def candidates(
     """The engine's fused candidates for the question's lexical and dense vectors (none without either)."""
     terms, query = question.terms, question.text
     related = {**synonyms(sorted(terms.words - SCAFFOLDING)), **boosts.compounds(question)}
-    sparse = await reader.offload(lambda: query_vector(question.lexical, related))
+    sparse = query_vector(question.lexical, related)  # in place, as the question's parse (`SearchService`)
     lexical = sparse if sparse.indices else None
     embedder = rankers.embedder
     dense = await embedder.embed_query(query) if embedder is not None and query.strip() else None

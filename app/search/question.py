@@ -28,6 +28,7 @@ import enum
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.store.lexical import singular
 from pipeline.glossary import gloss
@@ -160,6 +161,9 @@ ROUTE_NOUNS = frozenset({"route", "path", "endpoint", "url", "mapping", "handler
 NAMING_WORDS = frozenset({"called", "named"})
 NOUN_PREPOSITIONS = frozenset({"of", "for", "to", "on"})
 WINDOW = 6
+QUESTIONS_CACHED = 256
+"""Questions whose reading `parse_question` keeps: a tool reads its question again after the search
+(`app.search.near.missing_names`), and an agent asks the same question of several tools."""
 # The scaffolding of a question: how it is asked, not what it is about (dropped from the lexical query).
 SCAFFOLDING = _words(
     "how what where which who whom whose why when whenever whatever whoever do does did doing done"
@@ -222,15 +226,16 @@ class Question:
         return _expanded(self.text, self.tokens, self.terms)
 
 
+@lru_cache(maxsize=QUESTIONS_CACHED)
 def parse_question(text: str) -> Question:
-    """Tokenize a question once and read its terms from those tokens."""
+    """Tokenize a question once and read its terms from those tokens (cached: a `Question` is immutable)."""
     tokens = tuple(tokenize(text))
     return Question(text, tokens, _terms_of(tokens))
 
 
 def query_terms(query: str) -> QueryTerms:
     """Read a question: its tokens, then the intent their structure shows (see the module docstring)."""
-    return _terms_of(tokenize(query))
+    return parse_question(query).terms
 
 
 def _terms_of(tokens: Sequence[Token]) -> QueryTerms:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from app.search import boosts, own_words
 from app.search.aspects import surface
@@ -50,6 +51,7 @@ WINDOW = 40
 move one candidate after another look: the top of a search is the same whatever its limit or page."""
 MEMBER_WORDS = frozenset({"method", "function", "handler", "endpoint", "constructor"})
 WEB_WORDS = frozenset({"handler", "endpoint", "controller", "route", "request", "api", "http", "url", "rest"})
+LABELS_CACHED = 4096  # distinct annotation names and Spring roles whose words `_label_parts` keeps
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
 
@@ -280,9 +282,15 @@ def handles(verbs: Iterable[str], chunk: Chunk) -> bool:
 
 def _label_words(terms: QueryTerms, label: str) -> frozenset[str]:
     """The question's words that spell out a label (`KafkaListener` ~ "kafka listeners"); none unless all parts do."""
-    parts = [singular(p.lower()) for p in _camel_parts(label)]
+    parts = _label_parts(label)
     matched = [{w for w in terms.words if _same_stem(p, w)} for p in parts]
     return frozenset().union(*matched) if parts and all(matched) else frozenset()
+
+
+@lru_cache(maxsize=LABELS_CACHED)
+def _label_parts(label: str) -> tuple[str, ...]:
+    """A label's words, lowercase, singular (`KafkaListeners` → kafka, listener; cached: asked of each candidate)."""
+    return tuple(singular(p.lower()) for p in _camel_parts(label))
 
 
 def _camel_parts(label: str) -> list[str]:
@@ -295,7 +303,7 @@ def _same_stem(part: str, word: str) -> bool:
     """`transactional` ~ `transaction`, `scheduled` ~ `schedule`: equal, or one extends the other by a suffix."""
     if part == word:
         return True
-    short, long = sorted((part, word), key=len)
+    short, long = (part, word) if len(part) <= len(word) else (word, part)
     return len(short) >= 5 and long.startswith(short) and len(long) - len(short) <= 3
 
 

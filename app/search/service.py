@@ -155,7 +155,7 @@ class SearchService:
         return await self._bounded(access, question, filters, limit)
 
     async def _bounded(self, access: Access, question: str | Question, filters: Filters, limit: int) -> list[Hit]:
-        """The search once its turn comes (`search.max_concurrent` at once); a text is parsed off the loop."""
+        """The search once its turn comes (`search.max_concurrent` at once)."""
         if self._searching is None:
             return await self._search(access, question, filters, limit)
         async with self._searching:
@@ -163,8 +163,7 @@ class SearchService:
 
     async def _search(self, access: Access, question: str | Question, filters: Filters, limit: int) -> list[Hit]:
         if isinstance(question, str):
-            text = question
-            question = await self._reader.offload(lambda: parse_question(text))
+            question = parse_question(question)  # in place: under a millisecond within `check_query`'s caps
         rankers = pool.Rankers(
             embedder=self.embedder,
             cross_encoder=self.cross_encoder,

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import os
 import re
@@ -44,15 +43,15 @@ from app.store.edge_index import BuildPolicy, IndexBuilds, recover
 from app.store.edge_shard import (
     LiveShard,
     payload_indexes,
-    scored_points,
     shard_config,
     shard_ids_page,
-    shard_payloads,
+    shard_query,
     shard_records,
     shard_retrieved,
 )
 from app.store.filters import Filter
-from app.store.fusion import TIE_MARGIN, candidates
+from app.store.fusion import TIE_MARGIN
+from app.store.json_files import StampedJson, read_json, write_json
 from app.store.vectors import (
     DENSE,
     LEXICAL,
@@ -109,6 +108,7 @@ class EdgeStore(StateReads):
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qdrant-edge")
         self._shards: dict[str, qe.EdgeShard] = {}
         self._dense: dict[str, bool] = {}  # generation -> whether it has dense vectors (its model has a dimension)
+        self._aliases = StampedJson(self.root / ALIASES)  # read by every search: parsed again only when it changed
         self.builds = IndexBuilds(self.root, self._shards, self._run, builds or BuildPolicy(threshold=0, journal_max=0))
 
     async def _run(self, action: str, call: Callable[..., T], *args: Any) -> T:
@@ -160,17 +160,18 @@ class EdgeStore(StateReads):
         await self._index_missing(name, shard)
         self._shards[name] = shard
         self._dense[name] = bool(model.dimension)
-        _write_json(self._model_file(name), model.metadata())
+        write_json(self._model_file(name), model.metadata())
         logger.info("created collection %s for %s", name, model.describe())
         return name
 
     async def switch_alias(self, collection: str) -> str | None:
         """Point the alias at `collection` (one atomic file replace); return what it pointed at before."""
-        aliases = _read_json(self.root / ALIASES) or {}
+        aliases = read_json(self.root / ALIASES) or {}
         previous = aliases.get(self.alias)
         aliases[self.alias] = collection
         with _translated(f"pointing {self.alias!r} at {collection!r}"):
-            _write_json(self.root / ALIASES, aliases)
+            write_json(self.root / ALIASES, aliases)
+        self._aliases.forget()
         return previous if isinstance(previous, str) else None
 
     async def drop_collection(self, name: str) -> None:
@@ -203,7 +204,7 @@ class EdgeStore(StateReads):
         return self.root / f"{name}.model.json"
 
     async def _alias_target(self) -> str | None:
-        target = (_read_json(self.root / ALIASES) or {}).get(self.alias)
+        target = (self._aliases.read() or {}).get(self.alias)
         return target if isinstance(target, str) else None
 
     async def _target(self, collection: str | None = None) -> str:
@@ -261,22 +262,8 @@ class EdgeStore(StateReads):
         if not requests:
             return []
         shard = await self._shard()
-        answers = []
-        for request in requests:  # one short call per list, fused in our code
-            answers.append(await self._run("Qdrant query", shard.query, request))
-        best = candidates(answers, limit, dense_weight)
-        # Ids and scores only in the searches: the payloads of the fused best are read after, in short
-        # calls (a search with payloads holds the GIL about twice as long; docs/performance.md).
-        payloads = await self._payloads(shard, [str(point.id) for point, _ in best])
-        return await self._run("Qdrant query", scored_points, best, payloads)  # built on the store's thread, as `_page`
-
-    async def _payloads(self, shard: LiveShard, ids: Sequence[str]) -> dict[str, Any]:
-        """The whole payloads of these points (those that still exist), read `READ_BATCH` points a call."""
-        found: dict[str, Any] = {}
-        for start in range(0, len(ids), READ_BATCH):
-            batch = list(ids[start : start + READ_BATCH])
-            found.update(await self._run(f"Qdrant retrieve of {len(batch)} points", shard_payloads, shard, batch))
-        return found
+        # One turn of the store's thread: the lists (ids and scores), their fusion, the best's payloads (`shard_query`).
+        return await self._run("Qdrant query", shard_query, shard, requests, limit, dense_weight, READ_BATCH)
 
     async def scroll(
         self,
@@ -467,26 +454,8 @@ def _batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield items[start : start + size]
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise StorageError(f"reading {path} failed: {exc}") from exc
-    return loaded if isinstance(loaded, dict) else None
-
-
-def _write_json(path: Path, value: Mapping[str, Any]) -> None:
-    """Write a small JSON file whole or not at all (a temporary file renamed over it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    temporary.write_text(json.dumps(value, sort_keys=True), encoding="utf-8")
-    os.replace(temporary, path)
-
-
 def _read_model(path: Path) -> IndexModel | None:
-    meta = _read_json(path)
+    meta = read_json(path)
     if meta is None or "javakb_schema" not in meta:
         return None
     return IndexModel(embedding_model=meta.get("embedding_model"), dimension=meta.get("dimension"))

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import qdrant_edge as qe
 from qdrant_client import models as qm
 
 from app.core.errors import StorageError
 from app.store.edge_filters import client_vectors
+from app.store.fusion import candidates
 from app.store.vectors import (
     DENSE,
     INTEGER_INDEXES,
@@ -97,19 +98,44 @@ def shard_retrieved(shard: LiveShard, ids: list[int | uuid.UUID | str], fields: 
     return [qm.Record.model_construct(id=str(r.id), payload=r.payload) for r in shard.retrieve(ids, fields, False)]
 
 
+def shard_query(
+    shard: LiveShard, requests: Sequence[qe.QueryRequest], limit: int, dense_weight: float, read_batch: int
+) -> list[qm.ScoredPoint]:
+    """A search's reads, in one turn of the store's thread: the `limit` best points of the requests' lists, fused.
+
+    Each list is one Edge call asked for ids and scores only (`app.store.fusion` orders and fuses them); the fused
+    best's payloads are then read `read_batch` points a call, as Edge holds the GIL while it converts them. One turn,
+    not one per call: each hand-over to the thread and back costs the event loop a wake-up (docs/decisions.md).
+    """
+    best = candidates([found_points(shard.query(request)) for request in requests], limit, dense_weight)
+    ids: list[int | uuid.UUID | str] = [point.id for point, _ in best]
+    payloads: dict[str, Any] = {}
+    for start in range(0, len(ids), read_batch):
+        payloads.update(shard_payloads(shard, ids[start : start + read_batch]))
+    return [scored_point(point, score, payloads[point.id]) for point, score in best if point.id in payloads]
+
+
+class Found(NamedTuple):
+    """A point of one list as a search reads it: its id as text (read once: Edge builds a `uuid.UUID` at each read)."""
+
+    id: str
+    score: float
+    version: int
+
+
+def found_points(points: Sequence[qe.ScoredPoint]) -> list[Found]:
+    """Edge's answer to a query without payloads, as `Found` points."""
+    return [Found(str(point.id), point.score, point.version) for point in points]
+
+
 def shard_payloads(shard: LiveShard, ids: list[int | uuid.UUID | str]) -> dict[str, Any]:
     """The whole payloads of these points by id (those that exist)."""
     return {str(r.id): r.payload for r in shard.retrieve(ids, True, False)}
 
 
-def scored_points(best: Sequence[tuple[qe.ScoredPoint, float]], payloads: Mapping[str, Any]) -> list[qm.ScoredPoint]:
-    """The fused best with their payloads, as qdrant-client's points (a point deleted meanwhile is left out)."""
-    return [scored_point(point, score, payloads[str(point.id)]) for point, score in best if str(point.id) in payloads]
-
-
-def scored_point(point: qe.ScoredPoint, score: float, payload: Any) -> qm.ScoredPoint:
-    """One Edge point as qdrant-client's, with its fused score and payload."""
-    return qm.ScoredPoint(id=str(point.id), version=point.version, score=score, payload=payload)
+def scored_point(point: Found, score: float, payload: Any) -> qm.ScoredPoint:
+    """One point as qdrant-client's, with its fused score and payload (built unvalidated: the engine's own values)."""
+    return qm.ScoredPoint.model_construct(id=point.id, version=point.version, score=score, payload=payload)
 
 
 def shard_config(model: IndexModel, indexing_threshold_kb: int | None = None) -> qe.EdgeConfig:
