@@ -10,7 +10,8 @@ function, each measured on and off (docs/performance.md, issue 26):
   words, which a long body or a comment full of the same words must not outweigh.
 - `file_coherence`: a file with several good candidates lifts its best one by `COHERENCE_WEIGHT` x the best
   score x its share of the largest file sum: "which class does X" is answered by the file whose chunks
-  all speak of X, not by one chunk that repeats X.
+  all speak of X, not by one chunk that repeats X. With `file_evidence` (the default) the lift is
+  `EVIDENCE_WEIGHT` x the scores of the file's next best candidates (`app.search.type_evidence`).
 - `file_saturation`: past `SATURATION` chunks of one file, each further chunk's score is multiplied by
   `DECAY` once more: ten chunks of one file would leave no room for the second-best file.
 - `types_first` (`app.search.ranking.types_first`): of the exact matches of a name, the type before its
@@ -38,6 +39,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from app.search.question import SCAFFOLDING, Kind, QueryTerms, Question
+from app.search.type_evidence import asks_for_type, file_evidence
 from app.store.lexical import STOP_WORDS, singular, stem, tokenize
 from pipeline.model import TYPE_SYMBOLS, Chunk
 from pipeline.render import IDENTIFIER_PART
@@ -51,10 +53,14 @@ SIGNALS = (
     "compounds",
     "aspects",
     "own_words",
+    "file_evidence",
+    "asks_type",
 )
 """The signals, by name (`types_first` is `app.search.ranking`'s, on the exact name matches; `compounds`
 adds terms to the lexical query: `compounds`; `aspects` is `app.search.aspects.surface`, after the rank-level steps;
-`own_words` is `app.search.own_words.lifted`, the module a question names, before these)."""
+`own_words` is `app.search.own_words.lifted`, the module a question names, before these; `file_evidence` is the
+form `file_coherence` takes and `asks_type` the reading of "type" in `asks_behaviour`, both
+`app.search.type_evidence`'s: switched off, semble's coherence and any "type" asking for a type)."""
 FILE_SIGNALS = frozenset(SIGNALS[:4])
 """The signals that speak of files: a question about a behaviour gets none of them (`reordered`)."""
 DISABLED: set[str] = set()
@@ -62,6 +68,8 @@ DISABLED: set[str] = set()
 PATH_WEIGHT = 1.0
 NAME_WEIGHT = 1.0
 COHERENCE_WEIGHT = 0.2
+EVIDENCE_WEIGHT = 0.5
+"""`file_coherence` with `file_evidence`: this x the file's next best candidates' scores (docs/performance.md)."""
 SATURATION = 2
 DECAY = 0.5
 MIN_PREFIX = 3
@@ -105,8 +113,10 @@ def blended(
             if chunk.file_path in named:
                 out[i] += NAME_WEIGHT * top
     if enabled("file_coherence", off):
-        for i, lift in coherence(chunks, scores).items():
-            out[i] += COHERENCE_WEIGHT * top * lift
+        evidence = enabled("file_evidence")
+        weight = EVIDENCE_WEIGHT if evidence else COHERENCE_WEIGHT
+        for i, lift in (file_evidence(chunks, scores) if evidence else coherence(chunks, scores)).items():
+            out[i] += weight * top * lift
     return out
 
 
@@ -132,7 +142,8 @@ COMPOUND_PARTS = 3
 
 def asks_behaviour(terms: QueryTerms) -> bool:
     """A question about how something is done (a question word, no word asking for a type): its answer is a member."""
-    return bool(QUESTION_WORDS & terms.words) and not TYPE_WORDS & terms.words
+    asks_type = asks_for_type(terms) if enabled("asks_type") else bool(TYPE_WORDS & terms.words)
+    return bool(QUESTION_WORDS & terms.words) and not asks_type
 
 
 def compounds(question: Question) -> dict[str, float]:

@@ -96,7 +96,7 @@ def test_a_file_named_for_the_question_outranks_a_chunk_that_only_repeats_its_wo
 def test_path_words_do_not_apply_to_a_symbol_question() -> None:
     chunks = [chunk("a", "src/Other.java"), chunk("b", "src/TypeAdapter.java")]
 
-    assert blended(query_terms("TypeAdapter"), chunks, [10.0, 6.0]) == [10.0 + 2.0, 6.0 + 1.2]  # coherence only
+    assert blended(query_terms("TypeAdapter"), chunks, [10.0, 6.0]) == [10.0, 6.0]  # one chunk a file: no evidence
 
 
 def test_coherence_lifts_each_files_best_chunk_by_its_share_of_the_largest_file_sum() -> None:
