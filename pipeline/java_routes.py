@@ -14,18 +14,28 @@ Not read: a builder passed to another method (`.path("/a", this::petRoutes)`), a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from pipeline.routes import MAX_DEPTH, NONE, UNREAD, Handler, Predicate, Route, combined, joined, routes_of
+from pipeline.routes import (
+    MAX_DEPTH,
+    NONE,
+    UNREAD,
+    Handler,
+    Literal,
+    Predicate,
+    PredicateReader,
+    Route,
+    combined,
+    joined,
+    routes_of,
+)
 from pipeline.spring import JAXRS_VERBS
 
 _MARK = re.compile(rb"\bRouterFunctions\b")
 _OWNERS = frozenset({"RouterFunctions", "RequestPredicates"})  # what a static call may be qualified with
 _STATIC_LINKS = frozenset({"andRoute", "and", "andNest", "andOther"})
-
-Literal = Callable[[Node], str | None]
 
 
 def declares_routers(data: bytes) -> bool:
@@ -113,12 +123,9 @@ def _lambda_parts(node: Node) -> tuple[list[str], Node | None]:
     return names, node.child_by_field_name("body")
 
 
-class _Reader:
+class _Reader(PredicateReader):
     def __init__(self, literal: Literal) -> None:
-        self.literal = literal
-        self.routes: list[Route] = []
-        self.unread = 0
-        self.depth = 0
+        super().__init__(literal)
         self.held: dict[str, Node] = {}  # `RouterFunction<?> posts = route(...)`: read where it is nested
 
     def walk(self, node: Node, prefix: str, builders: dict[str, str]) -> None:
@@ -225,24 +232,6 @@ class _Reader:
             else:
                 found = combined("and", found, self.predicates(node))
         return found
-
-    def pattern(self, node: Node, verb: str | None) -> Predicate:
-        value = self.literal(node)
-        if value is None:
-            self.unread += 1
-            return UNREAD
-        return Predicate(verb, value)
-
-    def predicates(self, node: Node) -> list[Predicate]:
-        """What a request predicate matches, one entry per alternative (`or`)."""
-        if self.depth >= MAX_DEPTH:
-            self.unread += 1
-            return [UNREAD]
-        self.depth += 1
-        try:
-            return self.alternatives(node)
-        finally:
-            self.depth -= 1
 
     def alternatives(self, node: Node) -> list[Predicate]:
         if node.type == "parenthesized_expression" and node.named_child_count == 1:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from tree_sitter import Node
+
 from pipeline.drafts import Draft, Part
 from pipeline.model import SymbolType
 from pipeline.splitting import LineSpan
@@ -47,6 +49,47 @@ class Predicate(NamedTuple):
 
 NONE = Predicate(None, None)  # `accept(JSON)`: no route of its own
 UNREAD = Predicate("?", None)  # a pattern the file does not spell: neither it nor what it nests is a route
+
+
+Literal = Callable[[Node], str | None]
+"""A reader's constant folding: the string a pattern node spells, None when the file does not spell it."""
+
+
+class PredicateReader:
+    """What both languages' route readers share: the routes read, the patterns not read, and the nesting guard.
+
+    A subclass reads its language's request predicates (`alternatives`); `predicates` guards the depth, so a
+    hostile nesting is read to `MAX_DEPTH` and counted as unread, not to Python's recursion limit.
+    """
+
+    def __init__(self, literal: Literal) -> None:
+        self.literal = literal
+        self.routes: list[Route] = []
+        self.unread = 0
+        self.depth = 0  # nests and predicates being read, one inside the other
+
+    def pattern(self, node: Node, verb: str | None) -> Predicate:
+        """A path pattern the file spells, for `verb` (None: any); `UNREAD`, counted, when it does not."""
+        value = self.literal(node)
+        if value is None:
+            self.unread += 1
+            return UNREAD
+        return Predicate(verb, value)
+
+    def predicates(self, node: Node) -> list[Predicate]:
+        """What a request predicate matches, one entry per alternative (`or`)."""
+        if self.depth >= MAX_DEPTH:
+            self.unread += 1
+            return [UNREAD]
+        self.depth += 1
+        try:
+            return self.alternatives(node)
+        finally:
+            self.depth -= 1
+
+    def alternatives(self, node: Node) -> list[Predicate]:
+        """The language's reading of one request predicate (`predicates` guards its depth)."""
+        raise NotImplementedError
 
 
 def combined(word: str, left: list[Predicate], right: list[Predicate]) -> list[Predicate]:

@@ -12,13 +12,25 @@ spell as a literal or a constant is not a route (it is counted as `unread`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from tree_sitter import Node
 
 from pipeline.kotlin.grammar import child, children, has_token
 from pipeline.kotlin.http import STRINGS, name_of
-from pipeline.routes import MAX_DEPTH, NONE, UNREAD, Handler, Predicate, Route, combined, joined, routes_of
+from pipeline.routes import (
+    MAX_DEPTH,
+    NONE,
+    UNREAD,
+    Handler,
+    Literal,
+    Predicate,
+    PredicateReader,
+    Route,
+    combined,
+    joined,
+    routes_of,
+)
 from pipeline.spring import JAXRS_VERBS
 from pipeline.syntax import text
 
@@ -31,9 +43,6 @@ _HANDLERS = frozenset({"callable_reference", "navigation_expression"})
 def declares_routers(data: bytes) -> bool:
     """Whether a file's source may declare a router (`router {`, `coRouter {`): one search, most files do not."""
     return _MARK.search(data) is not None
-
-
-Literal = Callable[[Node], str | None]
 
 
 def read_routes(member: Node, literal: Literal) -> tuple[list[Route], int]:
@@ -84,13 +93,7 @@ def handler_of(node: Node) -> Handler | None:
     return Handler("" if receiver.startswith("this") else receiver, text(named))  # `this@Routes::f` too
 
 
-class _Reader:
-    def __init__(self, literal: Literal) -> None:
-        self.literal = literal
-        self.routes: list[Route] = []
-        self.unread = 0
-        self.depth = 0  # nests and predicates being read, one inside the other
-
+class _Reader(PredicateReader):
     def block(self, lam: Node, prefix: str) -> None:
         if self.depth >= MAX_DEPTH:  # hostile nesting: read to this depth, not to Python's recursion limit
             self.unread += 1
@@ -148,24 +151,6 @@ class _Reader:
         if pattern is None or pattern.type not in (*STRINGS, "identifier", "navigation_expression"):
             return Predicate(verb, None)  # `GET(h::all)`, `GET(accept(JSON), h::f)`: the nest's own path
         return self.pattern(pattern, verb)
-
-    def pattern(self, node: Node, verb: str | None) -> Predicate:
-        value = self.literal(node)
-        if value is None:
-            self.unread += 1
-            return UNREAD
-        return Predicate(verb, value)
-
-    def predicates(self, node: Node) -> list[Predicate]:
-        """What a request predicate matches, one entry per alternative (`or`)."""
-        if self.depth >= MAX_DEPTH:
-            self.unread += 1
-            return [UNREAD]
-        self.depth += 1
-        try:
-            return self.alternatives(node)
-        finally:
-            self.depth -= 1
 
     def alternatives(self, node: Node) -> list[Predicate]:
         kind = node.type
