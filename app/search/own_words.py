@@ -6,14 +6,15 @@ body's words and the dense model's reading. A question that names the module ("h
 may access looked up", "where does the account service ask the auth service ...") tells them apart by a word
 that only one copy's path holds.
 
-`lifted` adds to each candidate's store score `OWN_WEIGHT` x the best score x the weighted share of the
-question's keywords that its identity spells (`identity`: the words of its module's folders, the folders before
-the source root). A keyword counts when a word of the identity is the same word, a prefix of it or of its stem,
-or a verb of the same class (`app.search.synonyms`). Each keyword weighs by how few of the candidates'
-identities spell it (`weights`): a word every candidate's module holds ("service" over piggymetrics'
-`*-service/` modules) tells no twin from another, a word only one twin's module holds ("admin", "account")
-decides between them. Unlike the file signals of `app.search.boosts`, this one applies to questions about a
-behaviour too: it judges a candidate by where it is declared, not its file by its neighbours.
+`lifted` adds to each of the first `boosts.DEPTH` candidates' store score `OWN_WEIGHT` x the best score x the
+weighted share of the question's keywords that its identity spells (`identity`: the words of its module's folders,
+the folders before the source root). A keyword counts when a word of the identity is the same word, a prefix of it
+or of its stem, or a verb of the same class (`app.search.synonyms`). Each keyword weighs by how few of the
+candidates' identities spell it (`weights`, over the first `boosts.DEPTH` candidates, the pool every search asks
+for, so the top does not depend on the limit): a word every candidate's module holds ("service" over piggymetrics'
+`*-service/` modules) tells no twin from another, a word only one twin's module holds ("admin", "account") decides
+between them. Unlike the file signals of `app.search.boosts`, this one applies to questions about a behaviour too:
+it judges a candidate by where it is declared, not its file by its neighbours.
 
 `OWN_NAMES` adds the member's and its type's names to the identity ("which recipients are ready for the backup
 email" → `RecipientRepository.findReadyForBackup`): on the real suite natural R@5 0.82 → 0.84-0.85, but it costs
@@ -26,7 +27,7 @@ import math
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from app.search.boosts import enabled, is_symbol_question, keywords, matches_word
+from app.search.boosts import DEPTH, enabled, is_symbol_question, keywords, matches_word
 from app.search.question import SCAFFOLDING, QueryTerms
 from app.search.synonyms import related
 from app.store.lexical import singular, stem, tokenize
@@ -51,13 +52,13 @@ def lifted(terms: QueryTerms, chunks: Sequence[Chunk], scores: Sequence[float]) 
     names = [identity(chunk) for chunk in chunks]
     by_word = {word: frozenset(k for k in keys if _spells(k, word)) for word in frozenset().union(*names)}
     spelled = [frozenset().union(*(by_word[word] for word in own)) for own in names]
-    weight = weights(keys, spelled)
+    weight = weights(keys, spelled[:DEPTH])  # the pool every search asks for: the top does not depend on the limit
     total = sum(weight.values())
     if total <= 0.0:
         return list(scores)
     return [
-        score + OWN_WEIGHT * top * sum(weight[k] for k in own) / total
-        for score, own in zip(scores, spelled, strict=True)
+        score + (OWN_WEIGHT * top * sum(weight[k] for k in own) / total if i < DEPTH else 0.0)
+        for i, (score, own) in enumerate(zip(scores, spelled, strict=True))
     ]
 
 

@@ -110,3 +110,12 @@ def test_scaffolding_in_its_singular_form_is_no_keyword() -> None:
     does = dataclasses.replace(ADMIN, file_path="doe/src/main/java/X.java")  # "does" reads as the word `doe`
 
     assert lifted(query_terms("how does it work"), [ADMIN, does], [1.0, 0.5]) == [1.0, 0.5]
+
+
+def test_only_the_pool_every_search_asks_for_is_lifted() -> None:
+    terms = query_terms("how does an admin empty the cart")
+    chunks = [PORTAL] * boosts.DEPTH + [ADMIN]
+
+    out = lifted(terms, chunks, [1.0] * len(chunks))
+
+    assert out[-1] == 1.0  # past `boosts.DEPTH`: a longer pool would otherwise put it ahead of the top
