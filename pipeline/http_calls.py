@@ -29,7 +29,7 @@ from pipeline.client_calls import (
     wants_arguments,
 )
 from pipeline.field_values import NO_VALUES, FieldScope, FieldValues
-from pipeline.outbound import OutboundRoute, Piece, Var
+from pipeline.outbound import OutboundRoute, Piece, Var, spelt_out
 from pipeline.outline import CALLABLE_NODE_KINDS
 
 __all__ = ["file_constants", "http_calls", "mentions_clients", "spelt", "wants_arguments"]
@@ -169,8 +169,7 @@ def http_calls(
 
 def spelt(node: Node, data: bytes, constants: Mapping[str, Node]) -> str | None:
     """A string expression's value when literals and the file's constants spell all of it (a route's pattern)."""
-    pieces = _Scope(data, constants, {}, NO_VALUES).pieces(node)
-    return "".join(p for p in pieces if isinstance(p, str)) if all(isinstance(p, str) for p in pieces) else None
+    return spelt_out(_Scope(data, constants, {}, NO_VALUES).pieces(node))
 
 
 def _preorder(node: Node) -> Iterator[Node]:

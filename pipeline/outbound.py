@@ -110,6 +110,11 @@ class Var(NamedTuple):
 Piece = str | Var
 
 
+def spelt_out(pieces: Sequence[Piece]) -> str | None:
+    """The text the pieces spell when every one is literal (a pattern, a constant); None when one is a `Var`."""
+    return "".join(p for p in pieces if isinstance(p, str)) if all(isinstance(p, str) for p in pieces) else None
+
+
 def unresolved(expression: str) -> str:
     """The path of an unresolved call: `?` and the expression squashed and capped."""
     squashed = " ".join(expression.split())

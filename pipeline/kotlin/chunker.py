@@ -39,8 +39,7 @@ from pipeline.kotlin.recovery import Piece, parse_recovering
 from pipeline.kotlin.routes import declares_routers, read_routes
 from pipeline.members import param_injections
 from pipeline.model import LANGUAGES, Chunk, ChunkerConfig, FileResult, Skipped, SkipReason, SourceContext, SymbolType
-from pipeline.outbound import Client, client_of, declared_routes
-from pipeline.outbound import Piece as UriPiece
+from pipeline.outbound import Client, client_of, declared_routes, spelt_out
 from pipeline.render import chunk_id_prefix, repo_key
 from pipeline.routes import Handler, Routing, attribute, place
 from pipeline.source import decode_source
@@ -229,7 +228,7 @@ def _routed(
 ) -> tuple[Part, ...]:  # fmt: skip
     """A router function's routes, stored by the rule both languages share (`pipeline.routes.place`)."""
     pattern = Scope(unit.constants(), {}, NO_VALUES).pieces
-    routes, _ = read_routes(member.node, lambda node: _spelt(pattern(node)))
+    routes, _ = read_routes(member.node, lambda node: spelt_out(pattern(node)))
     calls_in = partial(_calls_in, unit, scope)
     placed = place(routes, lambda h: _handler_of(unit, h, member, scope, owner_nested), routing, parts, calls_in)
     if placed is None:
@@ -243,10 +242,6 @@ def _calls_in(
     unit: FileUnit, scope: CallScope, span: tuple[int, int], rows: tuple[int, int]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return unit.calls.calls_in(span, rows, scope)
-
-
-def _spelt(pieces: list[UriPiece]) -> str | None:
-    return "".join(p for p in pieces if isinstance(p, str)) if all(isinstance(p, str) for p in pieces) else None
 
 
 def _handler_of(

@@ -32,7 +32,7 @@ from pipeline.field_values import (
 from pipeline.kotlin.annotations import annotation_of
 from pipeline.kotlin.grammar import child, children, has_token
 from pipeline.kotlin.reader import TYPE_NODES, KType, constructed_type, declared_value, simple_type
-from pipeline.outbound import OutboundRoute, Piece, Var
+from pipeline.outbound import OutboundRoute, Piece, Var, spelt_out
 from pipeline.syntax import text
 
 STRINGS = frozenset({"string_literal", "multiline_string_literal"})
@@ -148,8 +148,7 @@ def literal(node: Node | None) -> str | None:
     """A string literal without templates as its value; None for anything else."""
     if node is None or node.type not in STRINGS:
         return None
-    pieces = Scope({}, {}, NO_VALUES).pieces(node)
-    return "".join(p for p in pieces if isinstance(p, str)) if all(isinstance(p, str) for p in pieces) else None
+    return spelt_out(Scope({}, {}, NO_VALUES).pieces(node))
 
 
 def file_constants(root: Node) -> dict[str, Node]:
