@@ -38,10 +38,11 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from app.search import type_evidence
 from app.search.question import SCAFFOLDING, Kind, QueryTerms, Question
 from app.search.type_evidence import asks_for_type, file_evidence
 from app.store.lexical import STOP_WORDS, singular, stem, tokenize
-from pipeline.model import TYPE_SYMBOLS, Chunk
+from pipeline.model import Chunk
 from pipeline.render import IDENTIFIER_PART
 
 SIGNALS = (
@@ -76,8 +77,8 @@ MIN_PREFIX = 3
 """A keyword, or its stem, and a path part match when one starts with the other and the shorter has at least
 this many letters ("dependency" ~ `Dependencies`; "serialization", stem `serializ`, ~ `Serializer`)."""
 MIN_SHARE = 0.1
-TYPE_WORDS = frozenset({str(kind) for kind in TYPE_SYMBOLS} | {"type"})
-"""Words asking for a type ("which class", "the enum of")."""
+TYPE_WORDS = type_evidence.TYPE_WORDS | {type_evidence.TYPE_NOUN}
+"""Words asking for a type ("which class", "the enum of"); "type" anywhere too when `asks_type` is off."""
 QUESTION_WORDS = frozenset({"how", "where", "when", "what", "which", "why", "who"})
 DEPTH = 60
 """The candidates a search asks the store for at least (`app.search.pool`): the file signals judge a file by

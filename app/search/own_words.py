@@ -49,9 +49,7 @@ def lifted(terms: QueryTerms, chunks: Sequence[Chunk], scores: Sequence[float]) 
     keys = sorted(k for k in keywords(terms) if k not in _SCAFFOLDING)
     if not enabled("own_words") or top <= 0.0 or not keys or is_symbol_question(terms):
         return list(scores)
-    names = [identity(chunk) for chunk in chunks]
-    by_word = {word: frozenset(k for k in keys if _spells(k, word)) for word in frozenset().union(*names)}
-    spelled = [frozenset().union(*(by_word[word] for word in own)) for own in names]
+    spelled = [spelled_keys(keys, identity(chunk)) for chunk in chunks]
     weight = weights(keys, spelled[:DEPTH])  # the pool every search asks for: the top does not depend on the limit
     total = sum(weight.values())
     if total <= 0.0:
