@@ -338,7 +338,7 @@ class KnowledgeTools:
             return tool_result(*callers_by_type_page(name, declared, groups, page.offset, page.code, page.max_chars))
         shows = shows_within(page.max_chars)
         found = await search.callers_window(access, name, where.looked_in, page.offset, shows)
-        exact, _ = await search.call_keys(access, name, where.repo)
+        exact, _ = await search.call_keys(access, name, where.looked_in.in_repo())
         return await self._set_page(access, search, found, f"Callers of {echo(name)}", page, 12, exact)
 
     async def get_callees(self, name: MethodName, where: Where = EVERYWHERE, page: Page = FIRST_PAGE) -> ToolResult:

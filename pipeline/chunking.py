@@ -163,7 +163,7 @@ def _callable_draft(
     types = parameter_types(decl)
     has_doc = decl.doc_start >= 0
     rows = LineSpan(decl.doc_row if has_doc else decl.start_row, decl.end_row)
-    owner = f"{unit.package}.{decl.owner}" if unit.package else decl.owner
+    owner = unit.qualified(decl.owner)
     modifiers = decl.modifiers
     annotations = modifiers.annotations
     calls_in = unit.calls.calls_in
@@ -209,8 +209,9 @@ def _callable_draft(
 
 def _routing(unit: FileUnit, types: list[TypeInfo]) -> Routing:
     """A router file's handlers: every method its types declare, by (qualified type, name)."""
-    prefix = f"{unit.package}." if unit.package else ""
-    return Routing(frozenset((prefix + m.decl.owner, member_name(m.decl)) for i in types for m in read_members(i)), {})
+    return Routing(
+        frozenset((unit.qualified(m.decl.owner), member_name(m.decl)) for i in types for m in read_members(i)), {}
+    )
 
 
 def _routed(
@@ -223,12 +224,11 @@ def _routed(
     if not routes:
         return None
     params = {p.name: p.simple for p in decl.params}
-    prefix = f"{unit.package}." if unit.package else ""
 
     def target(handler: Handler) -> tuple[str, str] | None:
         receiver = handler.receiver
         if not receiver:
-            return prefix + decl.owner, handler.name
+            return unit.qualified(decl.owner), handler.name
         kind = params.get(receiver) or scope.fields.get(receiver) or (receiver if receiver[:1].isupper() else None)
         fq = unit.imports.resolve(kind) if kind else None
         return (fq, handler.name) if fq else None

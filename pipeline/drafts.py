@@ -53,6 +53,10 @@ class FileUnit:
         chunk.package = self.package
         return chunk
 
+    def qualified(self, nested: str) -> str:
+        """A name within the file (`Outer.Inner`, a facade `FileKt`) qualified by its package, if it has one."""
+        return f"{self.package}.{nested}" if self.package else nested
+
     def resolve_all(self, names: Sequence[str]) -> tuple[str, ...]:
         """The fully qualified names the file makes knowable for these type names."""
         if not names:

@@ -27,7 +27,7 @@ _INDENT = "    "
 def type_chunk(unit: FileUnit, info: TypeInfo, outer: TypeInfo | None, members: list[Member]) -> Draft:
     """The draft of a type's own chunk."""
     decl = info.decl
-    qualified = f"{unit.package}.{info.nested_name}" if unit.package else info.nested_name
+    qualified = unit.qualified(info.nested_name)
     javadoc = unit.between(decl.doc_start, decl.doc_end) if decl.doc_start >= 0 else ""
     annotations = info.modifiers.annotations
     injects = _type_injections(info, members)

@@ -295,7 +295,7 @@ async def _callers(
     keys = await frontier_keys(
         search.hierarchy(access, None),
         [r.hit.qualified_name for r in frontier],
-        lambda name: search.call_keys(access, name, None),
+        lambda name: search.call_keys(access, name),
     )
     all_fq = sorted({k for fq, _ in keys for k in fq})
     all_simple = sorted({k for _, simple in keys for k in simple})

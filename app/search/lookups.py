@@ -62,7 +62,7 @@ async def callers(
     `where`'s folder and language narrow the callers, not the method: its declaring types are looked up in
     all of `where.repo` (a Kotlin caller of a Java method).
     """
-    condition = await callers_condition(reader, access, name, where.repo)
+    condition = await callers_condition(reader, access, name, where.in_repo())
     if condition is None:
         return []
     return await reader.lookup(access, where.as_filters(), condition)
@@ -104,7 +104,7 @@ async def callers_by_type(
     answer: list[tuple[str, list[tuple[Hit, bool]]]] = []
     narrowed = where.as_filters()
     for owner in owners:
-        keys_fq, keys = await call_keys(reader, access, f"{owner}.{method}", where.repo, returning=True)
+        keys_fq, keys = await call_keys(reader, access, f"{owner}.{method}", where.in_repo(), returning=True)
         conditions = [any_of(field, found) for field, found in (("calls_fq", keys_fq), ("calls", keys)) if found]
         hits = await reader.lookup(access, narrowed, either(*conditions), limit=limit) if conditions else []
         exact = set(keys_fq)
@@ -112,9 +112,13 @@ async def callers_by_type(
     return answer
 
 
-async def callers_condition(reader: Reader, access: Access, name: str, repo: str | None) -> Condition | None:
-    """What a caller of the named method matches (None: nothing can): its call keys, hierarchy included."""
-    keys_fq, keys = await call_keys(reader, access, name, repo, returning=True)
+async def callers_condition(reader: Reader, access: Access, name: str, where: Where) -> Condition | None:
+    """What a caller of the named method matches (None: nothing can): its call keys, hierarchy included.
+
+    `where` picks which method is meant, as in `call_keys`: a caller that narrows only its callers passes
+    `where.in_repo()`.
+    """
+    keys_fq, keys = await call_keys(reader, access, name, where, returning=True)
     conditions: list[Condition] = []
     if keys_fq:
         conditions.append(any_of("calls_fq", keys_fq))
@@ -217,9 +221,14 @@ async def inherited_targets(
 
 
 async def call_keys(
-    reader: Reader, access: Access, name: str, repo: str | None, *, returning: bool = False
+    reader: Reader, access: Access, name: str, where: Where = EVERYWHERE, *, returning: bool = False
 ) -> tuple[list[str], list[str]]:
     """The `calls_fq` and `calls` keys a call of the named method may be recorded under (hierarchy included).
+
+    `where` picks which method is meant: its folder and language narrow the declarations a name not fully
+    qualified is looked up by (`isActive`'s declaring types, the types named `Base` of `Base.isActive`, a
+    Kotlin facade's functions); a qualified owner (`com.acme.Base.isActive`) is taken as named. The
+    hierarchy and the keys' other lookups read all of `where.repo` (the calls may be anywhere in it).
 
     Under its JVM names too (`jvm_calls`): a Kotlin property `Owner.name` is called as `getName`/`setName`,
     and a Kotlin top-level function by another file of its package as `<package>.fn`. With `returning`, also
@@ -228,18 +237,19 @@ async def call_keys(
     """
     base, _ = _split_params(name)
     owner, _, method = base.rpartition(".")
+    repo = where.repo
     hierarchy = reader.hierarchy(access, repo)
     if owner and base[:1].islower():  # `com.acme.Base.isActive`: the owner is known
         owners = {owner}
     elif owner:  # `Base.isActive`: the indexed types named Base, declaring the method or inheriting it
-        named = await hierarchy.types(eq("name", simple_name(owner)))
+        named = await hierarchy.types(all_of(eq("name", simple_name(owner)), *where.narrowing()))
         owners = {
             c.qualified_name for c in named if c.qualified_name == owner or c.qualified_name.endswith("." + owner)
         } or await hierarchy.named_supertypes(owner)  # else a library type that indexed types extend
         if not owners:  # `SchedulesKt.shownName`: a Kotlin file's facade class has no type chunk
-            owners = {h.chunk.enclosing_type or "" for h in await _top_level(reader, access, base, repo)} - {""}
+            owners = {h.chunk.enclosing_type or "" for h in await _top_level(reader, access, base, where)} - {""}
     else:  # `isActive`: the types that declare it
-        targets = await symbol(reader, access, base, Where(repo=repo))
+        targets = await symbol(reader, access, base, where)
         owners = {h.chunk.enclosing_type or "" for h in targets if h.symbol_type not in TYPE_SYMBOLS} - {""}
     if not owners:
         methods = jvm_calls(method, [])[0]
@@ -295,11 +305,11 @@ async def _returning_keys(
     return keys
 
 
-async def _top_level(reader: Reader, access: Access, base: str, repo: str | None) -> list[Hit]:
+async def _top_level(reader: Reader, access: Access, base: str, where: Where) -> list[Hit]:
     """Kotlin functions and properties named `Facade.fn` (their facade class is no indexed type)."""
     return [
         h
-        for h in await symbol(reader, access, base, Where(repo=repo))
+        for h in await symbol(reader, access, base, where)
         if h.chunk.language == KOTLIN and h.symbol_type not in TYPE_SYMBOLS
     ]
 

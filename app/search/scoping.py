@@ -62,6 +62,13 @@ class Where:
         """All of `repo`: the folder and language left out (what a lookup of the symbol asked about reads)."""
         return Where(repo=self.repo)
 
+    def narrowing(self) -> list[Condition]:
+        """The folder's and language's store conditions alone, for a read whose repository is set apart (hierarchy)."""
+        return [
+            *([in_folder(self.path_prefix)] if self.path_prefix else []),
+            *([eq("language", self.language)] if self.language else []),
+        ]
+
 
 EVERYWHERE = Where()
 """A lookup's default: every repository, folder and language the caller may read (`Where` is frozen)."""
@@ -105,8 +112,7 @@ def build_filter(
         repo = filters.repo
         must.append(any_of("repo_prefixes", [repo]) if repo.endswith("/") else eq("repo_path", repo))
     if filters.path_prefix:
-        prefix = filters.path_prefix.strip("/")
-        must.append(any_of("path_prefixes", [prefix, prefix + "/"]))
+        must.append(in_folder(filters.path_prefix))
     if filters.symbol_type:
         must.append(eq("symbol_type", filters.symbol_type))
     if filters.stereotype:
@@ -153,6 +159,12 @@ def _scoped(
         must_not.extend([library, flagged(TEST_FLAG)])
         if readable is not None:
             must.append(readable)
+
+
+def in_folder(path_prefix: str) -> Condition:
+    """A file or a whole folder (`path_prefix`, slashes around it ignored): the `path_prefixes` filter."""
+    prefix = path_prefix.strip("/")
+    return any_of("path_prefixes", [prefix, prefix + "/"])
 
 
 def annotation_name(annotation: str) -> str:

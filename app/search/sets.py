@@ -96,7 +96,7 @@ async def callers_window(
     shows: Callable[[Sequence[Member]], int],
 ) -> SetWindow:
     """The members of `callers` from `offset` on that a page can show (`callers` for how they are found)."""
-    condition = await callers_condition(reader, access, name, where.repo)
+    condition = await callers_condition(reader, access, name, where.in_repo())
     if condition is None:
         return SetWindow(0, [], scanned=False)
     return await window(reader, access, where.as_filters(), condition, offset, shows)

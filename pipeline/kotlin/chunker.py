@@ -117,7 +117,7 @@ def _drafts(unit: FileUnit, found: KFile, file_path: str, routing: Routing | Non
     facade = found_facade(found, file_path)
     top = Unqualified(
         members=frozenset(), top_level=frozenset(m.name for m in found.top_level if m.kind == FUNCTION),
-        facade=facade, facade_fq=f"{unit.package}.{facade}" if unit.package else facade,
+        facade=facade, facade_fq=unit.qualified(facade),
         packages=(*((unit.package,) if unit.package else ()), *(i.name for i in found.imports if i.wildcard)),
     )  # fmt: skip
     for info in found.types:
@@ -170,7 +170,7 @@ def _member_chunk(
     if member.kind == PROPERTY and not (top_level or member.accessors or member.modifiers.annotations):
         return None  # a plain property: its type's chunk lists it
     mods = member.modifiers
-    owner = f"{unit.package}.{owner_nested}" if unit.package else owner_nested
+    owner = unit.qualified(owner_nested)
     annotations = mods.annotations
     verbs, paths = method_routes(mods, prefixes) if annotations else ((), ())
     rows = LineSpan(*member.rows)
@@ -213,13 +213,9 @@ def _member_chunk(
 
 
 def _routing(unit: FileUnit, found: KFile) -> Routing:
-    named = {info.node.id: _qualified(unit, info.nested_name) for info in found.types}
+    named = {info.node.id: unit.qualified(info.nested_name) for info in found.types}
     handlers = {(named[i.node.id], m.name) for i in found.types for m in i.members if m.kind == FUNCTION}
     return Routing(frozenset(handlers), {})
-
-
-def _qualified(unit: FileUnit, nested: str) -> str:
-    return f"{unit.package}.{nested}" if unit.package else nested
 
 
 def _routed(
@@ -250,7 +246,7 @@ def _handler_of(
     """The (qualified type, function) a route's method reference names, when the file tells its type."""
     receiver = handler.receiver
     if not receiver:
-        return _qualified(unit, owner), handler.name
+        return unit.qualified(owner), handler.name
     kind = next((p.simple for p in member.params if p.name == receiver), None) or scope.fields.get(receiver)
     kind = kind or (receiver if receiver[:1].isupper() else None)
     fq = unit.imports.resolve(kind) if kind else None
@@ -311,7 +307,7 @@ def _parts(unit: FileUnit, rows: LineSpan, body: Node | None) -> list[LineSpan]:
 
 
 def _type_chunk(unit: FileUnit, info: KType, stereotype: str | None, members: list[Draft]) -> Draft:
-    qualified = f"{unit.package}.{info.nested_name}" if unit.package else info.nested_name
+    qualified = unit.qualified(info.nested_name)
     annotations = info.modifiers.annotations
     injects = tuple(dict.fromkeys(t for d in members for t in d.chunk.injects))
     node = info.node

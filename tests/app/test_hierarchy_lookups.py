@@ -180,8 +180,8 @@ async def test_a_frontier_reads_its_owners_declarations_in_the_walk_s_first_leve
     walk = len(asked)
     asked.clear()
 
-    keys = await frontier_keys(hierarchy, names, lambda n: search.call_keys(LOCAL, n, None))
+    keys = await frontier_keys(hierarchy, names, lambda n: search.call_keys(LOCAL, n))
 
-    assert keys == [await search.call_keys(LOCAL, name, None) for name in names]
+    assert keys == [await search.call_keys(LOCAL, name) for name in names]
     # The walk and the redeclaration lookup: the owners' declarations were a call of their own before.
     assert len(asked) == walk + 1

@@ -17,6 +17,9 @@ from qdrant_client import AsyncQdrantClient
 from app.auth.access import LOCAL
 from app.core.settings import GeneratedCode
 from app.search.hits import Hit
+from app.search.lookups import callers_condition
+from app.search.offload import bounded
+from app.search.reader import Reader
 from app.search.scoping import Filters, Where
 from app.search.service import SearchService
 from app.store.indexing import Indexer
@@ -172,6 +175,26 @@ async def test_a_path_prefix_of_another_module_finds_nothing_there(store: Vector
     in_adm = Where(repo=REPO, path_prefix="adm")  # a folder, not a prefix
     assert await search.by_annotation(LOCAL, "Transactional", in_adm) == []
     assert await search.implementations(LOCAL, "ParcelMapper", Where(repo=REPO, path_prefix="admin")) == []
+
+
+@pytest.mark.parametrize("name", ["weigh", "ParcelController.weigh"])
+async def test_a_path_prefix_or_language_picks_which_method_call_keys_mean(store: VectorStore, name: str) -> None:
+    search = service(store)
+    admin, portal = "demo.admin.ParcelController.weigh", "demo.portal.ParcelController.weigh"
+    assert (await search.call_keys(LOCAL, name, IN_REPO))[0] == [admin, portal]
+    assert (await search.call_keys(LOCAL, name, Where(repo=REPO, path_prefix="admin/")))[0] == [admin]
+    assert (await search.call_keys(LOCAL, name, Where(repo=REPO, language="java")))[0] == [admin, portal]
+    assert (await search.call_keys(LOCAL, name, Where(repo=REPO, language="kotlin")))[0] == []  # no Kotlin here
+
+
+async def test_a_path_prefix_or_language_narrows_the_callers_condition(store: VectorStore) -> None:
+    reader = Reader(store, bounded(None), None, clock=lambda: 0.0, ttl_s=60.0, libraries=None)
+    in_admin = await callers_condition(reader, LOCAL, "weigh", Where(repo=REPO, path_prefix="admin"))
+    everywhere = await callers_condition(reader, LOCAL, "weigh", IN_REPO)
+    assert in_admin is not None
+    assert in_admin == await callers_condition(reader, LOCAL, "demo.admin.ParcelController.weigh", IN_REPO)
+    assert in_admin != everywhere
+    assert await callers_condition(reader, LOCAL, "weigh", Where(repo=REPO, language="kotlin")) is None
 
 
 # --- generated code in search -------------------------------------------------------------------------------------

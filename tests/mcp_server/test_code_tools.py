@@ -168,6 +168,6 @@ async def test_a_frontier_s_shared_walk_gives_each_method_the_keys_get_callers_u
     assert len(methods) > 100
     names = [*methods, "OwnerService.find", "PricingPolicy.unitPrice"]  # the last two: `call_keys` itself
 
-    shared = await frontier_keys(search.hierarchy(LOCAL, None), names, lambda n: search.call_keys(LOCAL, n, None))
+    shared = await frontier_keys(search.hierarchy(LOCAL, None), names, lambda n: search.call_keys(LOCAL, n))
 
-    assert shared == [await search.call_keys(LOCAL, name, None) for name in names]
+    assert shared == [await search.call_keys(LOCAL, name) for name in names]

@@ -7,15 +7,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any, Final
 
 import pytest
-import pytest_asyncio
 from fastmcp import Client
 
-from app.runtime import Deps
-from tests.support.checkouts import call, indexed_checkout, tool_client
+from tests.support.checkouts import call, checkout_fixtures
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -79,16 +76,7 @@ class Desk {
 }
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def deps(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Deps]:
-    async with indexed_checkout(tmp_path_factory.mktemp("clinic") / "clinic", FILES, REPO) as opened:
-        yield opened
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def client(deps: Deps) -> AsyncIterator[Client[Any]]:
-    async with tool_client(deps) as c:
-        yield c
+deps, client = checkout_fixtures(FILES, REPO)
 
 
 async def test_callers_through_a_local_typed_by_a_call(client: Client[Any]) -> None:

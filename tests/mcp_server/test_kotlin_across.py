@@ -7,14 +7,12 @@ languages as if they were one.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any, Final
 
 import pytest
-import pytest_asyncio
 from fastmcp import Client
 
-from tests.support.checkouts import call, indexed_checkout, tool_client
+from tests.support.checkouts import call, checkout_fixtures
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -81,11 +79,7 @@ class Escalation(private val notifier: Notifier) {
 }
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client[Any]]:
-    root = tmp_path_factory.mktemp("across") / "alerts"
-    async with indexed_checkout(root, FILES, REPO) as deps, tool_client(deps) as c:
-        yield c
+deps, client = checkout_fixtures(FILES, REPO)
 
 
 def _names(answer: dict[str, Any]) -> set[str]:

@@ -6,15 +6,12 @@ The project is a git checkout (testkit.git_repo) with the default scope: `src/ma
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any, Final
 
 import pytest
-import pytest_asyncio
 from fastmcp import Client
 
-from app.runtime import Deps
-from tests.support.checkouts import call, indexed_checkout, tool_client
+from tests.support.checkouts import call, checkout_fixtures
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -110,16 +107,7 @@ fun initials(name: String): String = name.take(1)
 }
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def deps(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Deps]:
-    async with indexed_checkout(tmp_path_factory.mktemp("mixed") / "vets", FILES, REPO) as opened:
-        yield opened
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def client(deps: Deps) -> AsyncIterator[Client[Any]]:
-    async with tool_client(deps) as c:
-        yield c
+deps, client = checkout_fixtures(FILES, REPO)
 
 
 async def test_find_endpoint_answers_a_kotlin_controllers_route(client: Client[Any]) -> None:
