@@ -56,12 +56,14 @@ SIGNALS = (
     "own_words",
     "file_evidence",
     "asks_type",
+    "names_only_dense",
 )
 """The signals, by name (`types_first` is `app.search.ranking`'s, on the exact name matches; `compounds`
 adds terms to the lexical query: `compounds`; `aspects` is `app.search.aspects.surface`, after the rank-level steps;
 `own_words` is `app.search.own_words.lifted`, the module a question names, before these; `file_evidence` is the
 form `file_coherence` takes and `asks_type` the reading of "type" in `asks_behaviour`, both
-`app.search.type_evidence`'s: switched off, semble's coherence and any "type" asking for a type)."""
+`app.search.type_evidence`'s: switched off, semble's coherence and any "type" asking for a type; `names_only_dense`
+is `app.search.intent.dense_weight`, the dense list's weight in the store's fusion for a question of names only)."""
 FILE_SIGNALS = frozenset(SIGNALS[:4])
 """The signals that speak of files: a question about a behaviour gets none of them (`reordered`)."""
 DISABLED: set[str] = set()
