@@ -56,12 +56,16 @@ SIGNALS = (
     "own_words",
     "file_evidence",
     "asks_type",
+    "names_only_dense",
+    "annotation_set",
 )
 """The signals, by name (`types_first` is `app.search.ranking`'s, on the exact name matches; `compounds`
 adds terms to the lexical query: `compounds`; `aspects` is `app.search.aspects.surface`, after the rank-level steps;
 `own_words` is `app.search.own_words.lifted`, the module a question names, before these; `file_evidence` is the
 form `file_coherence` takes and `asks_type` the reading of "type" in `asks_behaviour`, both
-`app.search.type_evidence`'s: switched off, semble's coherence and any "type" asking for a type)."""
+`app.search.type_evidence`'s: switched off, semble's coherence and any "type" asking for a type; `names_only_dense`
+is `app.search.intent.dense_weight`, the dense list's weight in the store's fusion for a question of names only;
+`annotation_set` is `app.search.ranking.names_member_annotation`, which leaves the file signals out)."""
 FILE_SIGNALS = frozenset(SIGNALS[:4])
 """The signals that speak of files: a question about a behaviour gets none of them (`reordered`)."""
 DISABLED: set[str] = set()
@@ -121,13 +125,16 @@ def blended(
     return out
 
 
-def reordered(terms: QueryTerms, chunks: Sequence[Chunk], scores: Sequence[float]) -> list[int]:
+def reordered(
+    terms: QueryTerms, chunks: Sequence[Chunk], scores: Sequence[float], *, members: bool = False
+) -> list[int]:
     """Indexes of the candidates by blended score, file saturation applied; ties keep the store's order.
 
-    A question about how something is done (`asks_behaviour`) wants a member: no signal that speaks of
-    files applies to it, and the store's order stays.
+    A question about how something is done (`asks_behaviour`) wants a member, and so does one its caller
+    found asking for a set of members (`members`): no signal that speaks of files applies to either, and
+    the store's order stays.
     """
-    off = FILE_SIGNALS if asks_behaviour(terms) else frozenset()
+    off = FILE_SIGNALS if members or asks_behaviour(terms) else frozenset()
     score = blended(terms, chunks, scores, off)
     order = sorted(range(len(chunks)), key=lambda i: (-score[i], i))
     if enabled("file_saturation", off):

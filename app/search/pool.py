@@ -17,7 +17,7 @@ from typing import TypeVar, cast
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
-from app.search import boosts, lookups
+from app.search import boosts, intent, lookups
 from app.search.crossencoder import CrossEncoder
 from app.search.endpoints import with_composed_routes
 from app.search.hits import Hit, hit_text
@@ -97,9 +97,8 @@ async def candidates(
     if lexical is None and dense is None:
         return []
     where = await reader.where(access, filters)
-    return await reader.store.query(
-        lexical=lexical, dense=dense, where=where, limit=limit, dense_weight=rankers.dense_weight
-    )
+    weight = intent.dense_weight(terms, rankers.dense_weight)  # the question's lean (`app.search.intent`)
+    return await reader.store.query(lexical=lexical, dense=dense, where=where, limit=limit, dense_weight=weight)
 
 
 async def named_matches(

@@ -6,7 +6,7 @@ the answers of a relation it asks). The order is built in two bounded steps:
 
 0. Qdrant's candidates are re-ordered by their scores and the file-level signals of `app.search.boosts`
    (a file named for the question, a file with several good candidates, no third chunk of one file before
-   another file's first; none for a question about a behaviour).
+   another file's first; none for a question about a behaviour, nor for one naming an annotation of members).
 1. Reciprocal rank fusion of ranked lists of the pool: Qdrant's order (weight 1) and each evidence list
    (weight `EXACT_WEIGHT`), with Qdrant's own constant `RRF_K`: `score = sum(w / (RRF_K + rank))`. An
    exact match ranked first in its list outranks Qdrant's first candidate unless that one is exact too,
@@ -30,7 +30,8 @@ from functools import lru_cache
 from app.search import boosts, own_words
 from app.search.aspects import surface
 from app.search.boosts import asks_behaviour, enabled
-from app.search.question import QueryTerms
+from app.search.question import HTTP_VERBS, QueryTerms
+from app.search.type_evidence import asks_for_type
 from app.store.fusion import RRF_K
 from app.store.lexical import singular
 from app.store.routes import route_matches
@@ -87,7 +88,9 @@ def rerank(
     count = len(chunks) if fused is None else fused
     store_order: Sequence[int] = range(count)
     if scores is not None:
-        store_order = boosts.reordered(terms, chunks[:count], own_words.lifted(terms, chunks[:count], scores[:count]))
+        lifted = own_words.lifted(terms, chunks[:count], scores[:count])
+        members = enabled("annotation_set") and names_member_annotation(terms, chunks[:count])
+        store_order = boosts.reordered(terms, chunks[:count], lifted, members=members)
     if enabled("types_first"):
         evidence = replace(evidence, symbols=types_first(evidence.symbols, chunks))
     ranked = [(1.0, store_order), *((EXACT_WEIGHT, lst) for lst in evidence.lists())]
@@ -256,6 +259,28 @@ def signals(terms: QueryTerms, chunk: Chunk) -> int:
     explained = {words for words in (_label_words(terms, label) for label in labels) if words}
     explained |= {frozenset({a.lower()}) for a in set(terms.annotations) & set(chunk.annotation_names)}
     return len(explained) + _names_enclosing(terms, chunk) + bool(set(terms.http_methods) & set(chunk.http_method))
+
+
+def names_member_annotation(terms: QueryTerms, chunks: Sequence[Chunk]) -> bool:
+    """Whether the question names an annotation that members among the candidates carry, and asks for no type.
+
+    "transactional owner methods" names `@Transactional` and a noun: it asks for a set of members (the
+    annotated ones about owners), wherever they are, and the file signals, which lift the one file with the
+    most matching members, would answer with the busiest file's best member instead. An annotation only
+    types carry (`@Service`, `@Entity`) names types, which the file signals serve; so does a question
+    asking for a type ("which class is transactional", `asks_for_type`). JAX-RS's verbs (`@GET`) are the
+    HTTP methods a route question names, which the route evidence serves: they name no set.
+    """
+    if asks_for_type(terms):
+        return False
+    named = set(terms.annotations)
+    for chunk in chunks:
+        if chunk.symbol_type in TYPE_SYMBOLS:
+            continue
+        labels = [a for a in chunk.annotation_names if a.upper() not in HTTP_VERBS]
+        if named & set(labels) or any(_label_words(terms, a) for a in labels):
+            return True
+    return False
 
 
 def places(count: int) -> int:
