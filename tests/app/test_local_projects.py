@@ -133,9 +133,9 @@ async def watched(settings: Settings, repo: GitRepo) -> None:
         task = asyncio.create_task(watch(deps, [repo.path], 0.05, stop))
         try:
             await until(lambda: _shows(deps, me, files=1))
-            (repo.path / SRC / "B.java").write_text(service("B"))
+            _write_whole(repo.path, SRC + "B.java", service("B"))
             await until(lambda: _shows(deps, me, files=2))
-            (repo.path / "pom.xml").write_text(POM.replace("1.2.3", "2.0.0"))  # a build file alone changes
+            _write_whole(repo.path, "pom.xml", POM.replace("1.2.3", "2.0.0"))  # a build file alone changes
             await until(lambda: _uses(deps, me, "2.0.0"))
             await until(lambda: _shows(deps, me, files=2))  # its dependencies are recorded before the run ends
             expected = [("local", "compare", "DONE"), ("local", "compare", "DONE"), ("local", "tree", "DONE")]
@@ -149,6 +149,14 @@ async def watched(settings: Settings, repo: GitRepo) -> None:
         finally:
             stop.set()
             await asyncio.wait_for(task, timeout=30)
+
+
+def _write_whole(root: Path, rel: str, content: str) -> None:
+    """Write as an editor saves: the watch (polling every 50 ms) never sees a half-written file, which would
+    be a resync of its own and a fourth run (seen on a loaded machine)."""
+    staged = root.parent / f"{root.name}.staged"  # beside the checkout, on its file system
+    staged.write_text(content)
+    staged.replace(root / rel)
 
 
 async def _uses(deps: ServiceDeps, access: Access, version: str) -> bool:
