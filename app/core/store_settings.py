@@ -53,7 +53,7 @@ class QdrantSettings(BaseModel):
     timeout_s: float = Field(default=30.0, gt=0, description="Seconds per Qdrant call")
     index_build: IndexBuildSettings = Field(default_factory=IndexBuildSettings)
     payload_cache: int = Field(
-        default=8_192,
+        default=16_384,
         ge=0,
         description="Embedded engine: points per generation whose decoded payloads are kept between searches "
         "(emptied by every write; 0: none).",
