@@ -201,3 +201,13 @@ def test_a_cache_of_no_points_keeps_nothing() -> None:
     cache.read(live, ["a"])
 
     assert shard.asked == [["a"], ["a"]] and len(cache) == 0
+
+
+def test_each_read_gets_its_own_payload() -> None:
+    shard = Shard(["a"])
+    cache = PayloadCache(4, read_batch=64)
+    live: Any = shard
+
+    cache.read(live, ["a"])["a"]["name"] = "changed by a reader"
+
+    assert cache.read(live, ["a"]) == {"a": {"name": "a"}} and shard.asked == [["a"]]  # kept, and kept as read
