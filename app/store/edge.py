@@ -72,7 +72,7 @@ LOCAL_MODE_MARKER = "meta.json"  # qdrant-client's local mode keeps its collecti
 FACET_MAX_VALUES = 1_000  # distinct values up to which a filtered count is Edge's facet (`counts_by`)
 WRITE_BATCH = 64  # points per Edge update call: each call holds the store's thread for its whole length
 READ_BATCH = 64  # points whose payloads one Edge call reads (`query`, `scroll`): Edge holds the GIL to convert them
-PAYLOAD_CACHE = 16_384  # decoded payloads kept per generation (`PayloadCache`, the setting's default): ~5-10 KB each
+PAYLOAD_CACHE = 16_384  # payloads kept per generation (`PayloadCache`, the setting's default): ~2.5 KB each
 T = TypeVar("T")
 
 
