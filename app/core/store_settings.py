@@ -52,5 +52,11 @@ class QdrantSettings(BaseModel):
     collection: str = Field(default="java_code", description="The alias searched; one per organization.")
     timeout_s: float = Field(default=30.0, gt=0, description="Seconds per Qdrant call")
     index_build: IndexBuildSettings = Field(default_factory=IndexBuildSettings)
+    payload_cache: int = Field(
+        default=16_384,
+        ge=0,
+        description="Embedded engine: points per generation whose decoded payloads are kept between searches "
+        "(emptied by every write; 0: none).",
+    )
 
     _unset_empty = field_validator("api_key", mode="before")(empty_is_unset)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Sequence
-from typing import TypeVar, cast
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
@@ -22,7 +22,7 @@ from app.search.crossencoder import CrossEncoder
 from app.search.endpoints import with_composed_routes
 from app.search.hits import Hit, hit_text
 from app.search.question import SCAFFOLDING, QueryTerms, Question, Relation
-from app.search.ranking import Evidence, names_symbol, rerank, serves
+from app.search.ranking import Evidence, names_symbol, rerank, serves, spells
 from app.search.reader import Reader
 from app.search.scoping import Filters, passes
 from app.search.synonyms import synonyms
@@ -30,6 +30,7 @@ from app.store.embeddings import Embedder
 from app.store.engines import Scored
 from app.store.filters import Condition, any_of, either
 from app.store.lexical import query_vector
+from app.store.payloads import read_fields
 from app.store.routes import query_keys, route_matches, specificity
 from pipeline.model import TYPE_SYMBOLS, Chunk
 
@@ -39,6 +40,7 @@ C = TypeVar("C")
 MAX_NAMED = 8  # names and routes of one question looked up exactly
 MAX_SUBJECTS = 2  # subjects of one relation question looked up
 MAX_EXACT = 256  # exact matches a question adds to the pool at most
+NAME_FIELDS = ("qualified_name", "name")  # what tells whether a symbol is the one a question names
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,6 +109,10 @@ async def named_matches(
     """Handlers of the question's routes and the symbols it names (not a relation's subject), in one scroll."""
     names = [i for i in terms.identifiers if i not in terms.subjects][:MAX_NAMED]
     routes = terms.routes[:MAX_NAMED]
+    if names and not routes:  # the names' matches' names read first, whole payloads only of the symbols named
+        named = any_of("name", sorted({n.rsplit(".", 1)[-1] for n in names}))
+        kept = await reader.lookup_kept(access, filters, named, NAME_FIELDS, _naming(names), limit=MAX_EXACT)
+        return [], await with_composed_routes(reader, access, kept)
     conditions: list[Condition] = []
     if names:
         conditions.append(any_of("name", sorted({n.rsplit(".", 1)[-1] for n in names})))
@@ -121,6 +127,16 @@ async def named_matches(
     by_route = [h for h in found if any(serves(terms, r, h.chunk) for r in routes)]
     by_name = [h for h in found if any(names_symbol(n, h.chunk) for n in names)]
     return by_route, by_name
+
+
+def _naming(names: Sequence[str]) -> Callable[[Mapping[str, Any]], bool]:
+    """Whether a payload's `NAME_FIELDS` are a symbol one of `names` names (`names_symbol`)."""
+
+    def keep(payload: Mapping[str, Any]) -> bool:
+        qualified, name = read_fields(payload, NAME_FIELDS)
+        return any(spells(n, qualified, name) for n in names)
+
+    return keep
 
 
 async def relation_answers(reader: Reader, access: Access, terms: QueryTerms, filters: Filters) -> list[Hit]:

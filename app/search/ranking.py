@@ -290,8 +290,12 @@ def places(count: int) -> int:
 
 def names_symbol(identifier: str, chunk: Chunk) -> bool:
     """Whether `identifier` (`m`, `Type`, `Type.m`, `com.acme.Type.m`) names the chunk."""
-    qualified = chunk.qualified_name
-    return identifier in (qualified, chunk.name) or qualified.endswith("." + identifier)
+    return spells(identifier, chunk.qualified_name, chunk.name)
+
+
+def spells(identifier: str, qualified: str, name: str) -> bool:
+    """Whether `identifier` names the symbol of this qualified name and name (`names_symbol` of its fields)."""
+    return identifier in (qualified, name) or qualified.endswith("." + identifier)
 
 
 def serves(terms: QueryTerms, route: str, chunk: Chunk) -> bool:

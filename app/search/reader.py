@@ -8,7 +8,7 @@ scope depends on (a library point seen, every point keyed) are `StickyFact`s sha
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from app.auth.access import Access
@@ -18,7 +18,7 @@ from app.search.offload import Offload
 from app.search.scoping import OUTSIDE_CODE, Filters, ReadableLibraries, SearchScope, build_filter
 from app.store.engines import Store
 from app.store.filters import Condition, Filter, all_of, any_of, between, everything
-from app.store.payloads import FILE_ORDER, FILE_ORDER_MAX, read_fields
+from app.store.payloads import FILE_ORDER, FILE_ORDER_MAX, PAYLOAD_FIELDS, read_fields
 
 R = TypeVar("R")
 MAX_SCOPES_CACHED = 1024
@@ -84,6 +84,31 @@ class Reader:
         where = await self.where(access, filters, *extra) or everything()
         records = await collected(self.store.scroll(where, True, page=min(limit or 1024, 1024)), limit)
         return await self.offload(lambda: in_file_order([self.hit(r.id, 1.0, r.payload) for r in records]))
+
+    async def lookup_kept(
+        self,
+        access: Access,
+        filters: Filters,
+        condition: Condition,
+        fields: Sequence[str],
+        keep: Callable[[Mapping[str, Any]], bool],
+        *,
+        limit: int,
+    ) -> list[Hit]:
+        """`lookup`'s hits (the same `limit` first matches) whose `fields` pass `keep`, in file order.
+
+        The matches' `fields` are read first and the whole payloads of the kept ones only: a name shared by hundreds
+        of symbols (`getName`) read and decoded every payload to keep a few (docs/performance.md).
+        """
+        where = await self.where(access, filters, condition) or everything()
+        records = await collected(self.store.scroll(where, list(fields), page=min(limit, 1024)), limit)
+        kept = [str(r.id) for r in records if keep(r.payload or {})]
+        if not kept:
+            return []
+        found = {str(r.id): r.payload for r in await self.store.retrieve(kept, PAYLOAD_FIELDS)}
+        return await self.offload(
+            lambda: in_file_order([self.hit(i, 1.0, found[i]) for i in kept if i in found])  # in the scroll's order
+        )
 
     def hit(self, point_id: Any, score: float, payload: Mapping[str, Any] | None) -> Hit:
         """A stored point as a hit, with its permalink (`hit_of`)."""

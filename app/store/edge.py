@@ -42,6 +42,9 @@ from app.store.edge_filters import edge_filter, edge_point
 from app.store.edge_index import BuildPolicy, IndexBuilds, recover
 from app.store.edge_shard import (
     LiveShard,
+    PayloadCache,
+    batched,
+    cached_records,
     payload_indexes,
     shard_config,
     shard_ids_page,
@@ -69,6 +72,7 @@ LOCAL_MODE_MARKER = "meta.json"  # qdrant-client's local mode keeps its collecti
 FACET_MAX_VALUES = 1_000  # distinct values up to which a filtered count is Edge's facet (`counts_by`)
 WRITE_BATCH = 64  # points per Edge update call: each call holds the store's thread for its whole length
 READ_BATCH = 64  # points whose payloads one Edge call reads (`query`, `scroll`): Edge holds the GIL to convert them
+PAYLOAD_CACHE = 16_384  # payloads kept per generation (`PayloadCache`, the setting's default): ~2.5 KB each
 T = TypeVar("T")
 
 
@@ -99,6 +103,7 @@ class EdgeStore(StateReads):
         facet_max_values: int = FACET_MAX_VALUES,
         indexing_threshold_kb: int | None = None,
         builds: BuildPolicy | None = None,
+        payload_cache: int = PAYLOAD_CACHE,
     ) -> None:
         self.alias = alias
         self.facet_max_values = facet_max_values
@@ -108,6 +113,8 @@ class EdgeStore(StateReads):
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qdrant-edge")
         self._shards: dict[str, qe.EdgeShard] = {}
         self._dense: dict[str, bool] = {}  # generation -> whether it has dense vectors (its model has a dimension)
+        self.payload_cache = payload_cache  # points per generation whose decoded payloads are kept (0: none)
+        self._payloads: dict[str, PayloadCache] = {}  # generation -> its payloads read, emptied by each write
         self._aliases = StampedJson(self.root / ALIASES)  # read by every search: parsed again only when it changed
         self.builds = IndexBuilds(self.root, self._shards, self._run, builds or BuildPolicy(threshold=0, journal_max=0))
 
@@ -159,6 +166,7 @@ class EdgeStore(StateReads):
         shard = await self._run(f"creating collection {name!r}", qe.EdgeShard.create, str(self.root / name), config)
         await self._index_missing(name, shard)
         self._shards[name] = shard
+        self._payloads[name] = PayloadCache(self.payload_cache, READ_BATCH)
         self._dense[name] = bool(model.dimension)
         write_json(self._model_file(name), model.metadata())
         logger.info("created collection %s for %s", name, model.describe())
@@ -178,6 +186,7 @@ class EdgeStore(StateReads):
         """Delete a generation's shard and its model record."""
         shard = self._shards.pop(name, None)
         self._dense.pop(name, None)
+        self._payloads.pop(name, None)
         if shard is not None:
             await self._run(f"closing collection {name!r}", shard.close)
         with _translated(f"dropping collection {name!r}"):
@@ -223,6 +232,7 @@ class EdgeStore(StateReads):
             shard = await self._run(f"opening collection {name!r}", qe.EdgeShard.load, str(self.root / name))
             await self._index_missing(name, shard)  # a shard written before an index existed gets it once
             self._shards[name] = shard
+            self._payloads[name] = PayloadCache(self.payload_cache, READ_BATCH)
             model = _read_model(self._model_file(name))
             self._dense[name] = bool(model and model.dimension)
             self.builds.consider(name, self._dense[name])  # a store written without the index gets it now
@@ -263,7 +273,8 @@ class EdgeStore(StateReads):
             return []
         shard = await self._shard()
         # One turn of the store's thread: the lists (ids and scores), their fusion, the best's payloads (`shard_query`).
-        return await self._run("Qdrant query", shard_query, shard, requests, limit, dense_weight, READ_BATCH)
+        payloads = self._payloads_of(shard.name)
+        return await self._run("Qdrant query", shard_query, shard, requests, limit, dense_weight, payloads)
 
     async def scroll(
         self,
@@ -301,6 +312,8 @@ class EdgeStore(StateReads):
         if with_payload is False and not with_vectors:
             return [qm.Record.model_construct(id=i, payload=None, vector=None) for i in ids]
         read = f"Qdrant retrieve of {len(ids)} points"
+        if with_payload is True and not with_vectors:  # whole payloads: kept between reads (`PayloadCache`)
+            return await self._run(read, cached_records, shard, ids, self._payloads_of(shard.name))
         return await self._run(read, shard_records, shard, list[int | uuid.UUID | str](ids), with_payload, with_vectors)
 
     async def optimize(self) -> bool:
@@ -382,7 +395,7 @@ class EdgeStore(StateReads):
         if not points:
             return
         shard = await self._shard(collection)
-        for batch in _batched(points, WRITE_BATCH):
+        for batch in batched(points, WRITE_BATCH):
             with _translated(f"Qdrant upsert of {len(points)} points"):
                 op = qe.UpdateOperation.upsert_points([edge_point(p) for p in batch])
             await self._update(f"Qdrant upsert of {len(points)} points", shard, [op], len(batch))
@@ -393,7 +406,7 @@ class EdgeStore(StateReads):
             return
         shard = await self._shard(collection)
         ops = [qe.UpdateOperation.overwrite_payload([point_id], payload) for point_id, payload in payloads.items()]
-        for batch in _batched(ops, WRITE_BATCH):
+        for batch in batched(ops, WRITE_BATCH):
             await self._update(f"Qdrant payload update of {len(ops)} points", shard, batch, 0)
 
     async def delete_ids(self, ids: Iterable[str], *, collection: str | None = None) -> None:
@@ -402,7 +415,7 @@ class EdgeStore(StateReads):
         if not id_list:
             return
         shard = await self._shard(collection)
-        for batch in _batched(id_list, WRITE_BATCH * 16):
+        for batch in batched(id_list, WRITE_BATCH * 16):
             op = qe.UpdateOperation.delete_points(list(batch))
             await self._update(f"Qdrant delete of {len(id_list)} points", shard, [op], 0)
 
@@ -420,8 +433,20 @@ class EdgeStore(StateReads):
 
     async def _update(self, action: str, shard: LiveShard, ops: Sequence[qe.UpdateOperation], points: int) -> None:
         """Apply updates on the store's thread (journaled while a build copies the generation); count new points."""
-        await self._run(action, self.builds.apply, shard.name, ops, points)
+        await self._run(action, self._write, shard.name, ops, points)
         self.builds.wrote(shard.name, points, self._dense.get(shard.name, False))
+
+    def _write(self, name: str, ops: Sequence[qe.UpdateOperation], points: int) -> None:
+        """On the store's thread: forget the generation's kept payloads, then apply the updates."""
+        self._payloads_of(name).clear()
+        self.builds.apply(name, ops, points)
+
+    def _payloads_of(self, name: str) -> PayloadCache:
+        """The generation's kept payloads (`PayloadCache`)."""
+        cache = self._payloads.get(name)
+        if cache is None:
+            cache = self._payloads[name] = PayloadCache(self.payload_cache, READ_BATCH)
+        return cache
 
     async def close(self) -> None:
         """Close every open shard (releases their WAL locks), then the thread; a `:memory:` folder is removed."""
@@ -431,6 +456,7 @@ class EdgeStore(StateReads):
                 await self._run(f"closing collection {name!r}", shard.close)
         finally:
             self._shards.clear()
+            self._payloads.clear()
             self._thread.shutdown(wait=True)
             if self._temporary:
                 shutil.rmtree(self.root, ignore_errors=True)
@@ -447,11 +473,6 @@ def _memory_dir() -> str | None:
 
 def _required(where: qe.Filter | None) -> qe.Filter:
     return where if where is not None else qe.Filter()
-
-
-def _batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def _read_model(path: Path) -> IndexModel | None:

@@ -8,9 +8,11 @@ qdrant-client's `Record`/`ScoredPoint` with string ids (Edge answers `uuid.UUID`
 
 from __future__ import annotations
 
+import marshal
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, NamedTuple, TypeVar
 
 import qdrant_edge as qe
 from qdrant_client import models as qm
@@ -25,6 +27,8 @@ from app.store.vectors import (
     LEXICAL,
     IndexModel,
 )
+
+T = TypeVar("T")
 
 
 class LiveShard:
@@ -99,20 +103,82 @@ def shard_retrieved(shard: LiveShard, ids: list[int | uuid.UUID | str], fields: 
 
 
 def shard_query(
-    shard: LiveShard, requests: Sequence[qe.QueryRequest], limit: int, dense_weight: float, read_batch: int
+    shard: LiveShard, requests: Sequence[qe.QueryRequest], limit: int, dense_weight: float, payloads: PayloadCache
 ) -> list[qm.ScoredPoint]:
     """A search's reads, in one turn of the store's thread: the `limit` best points of the requests' lists, fused.
 
     Each list is one Edge call asked for ids and scores only (`app.store.fusion` orders and fuses them); the fused
-    best's payloads are then read `read_batch` points a call, as Edge holds the GIL while it converts them. One turn,
+    best's payloads then come from `payloads` (read from Edge, in batches, only for the points it lacks). One turn,
     not one per call: each hand-over to the thread and back costs the event loop a wake-up (docs/decisions.md).
     """
     best = candidates([found_points(shard.query(request)) for request in requests], limit, dense_weight)
-    ids: list[int | uuid.UUID | str] = [point.id for point, _ in best]
-    payloads: dict[str, Any] = {}
-    for start in range(0, len(ids), read_batch):
-        payloads.update(shard_payloads(shard, ids[start : start + read_batch]))
-    return [scored_point(point, score, payloads[point.id]) for point, score in best if point.id in payloads]
+    read = payloads.read(shard, [point.id for point, _ in best])
+    return [scored_point(point, score, read[point.id]) for point, score in best if point.id in read]
+
+
+def cached_records(shard: LiveShard, ids: Sequence[str], payloads: PayloadCache) -> list[qm.Record]:
+    """These points with their whole payloads, in the order of `ids` (one deleted since is left out), via `payloads`."""
+    read = payloads.read(shard, ids)
+    return [qm.Record.model_construct(id=key, payload=read[key], vector=None) for key in ids if key in read]
+
+
+class PayloadCache:
+    """Whole payloads of one generation's points, by id, kept between reads until a write.
+
+    Edge decodes a whole payload at each read (40-75 us a point at 109k chunks, whatever fields are asked:
+    docs/performance.md), and a search reads about 60. The payloads of the last `size` points read are kept
+    (least recently read out first; 0 keeps none); every write to the generation empties it first (`clear`, on
+    the store's thread before the write applies), so a read never answers a payload the shard no longer holds.
+    Used only on the store's thread. Kept as `marshal` bytes (about 2.5 KB a payload, 6 us to load): each read
+    gets its own objects, and the garbage collector has nothing to walk (kept as dicts, 16,384 payloads more than
+    doubled the objects it tracks and its full collections took 150-260 ms: docs/performance.md).
+    """
+
+    __slots__ = ("_entries", "read_batch", "size")
+
+    def __init__(self, size: int, read_batch: int) -> None:
+        self.size = size
+        self.read_batch = read_batch  # points a call: Edge holds the GIL while it converts payloads
+        self._entries: OrderedDict[str, bytes] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def read(self, shard: LiveShard, ids: Sequence[str]) -> dict[str, Any]:
+        """The whole payloads of these points by id (those that exist): kept ones, then the rest from Edge."""
+        found: dict[str, Any] = {}
+        missing: list[int | uuid.UUID | str] = []
+        entries = self._entries
+        for key in ids:
+            kept = entries.get(key)
+            if kept is None:
+                missing.append(key)
+            else:
+                entries.move_to_end(key)
+                found[key] = marshal.loads(kept)
+        for batch in batched(missing, self.read_batch):
+            for record in shard.retrieve(list(batch), True, False):
+                key = str(record.id)
+                found[key] = record.payload
+                self._keep(key, record.payload)
+        return found
+
+    def _keep(self, key: str, payload: Any) -> None:
+        if self.size <= 0 or payload is None:
+            return
+        self._entries[key] = marshal.dumps(payload)
+        if len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every payload (before a write to the generation)."""
+        self._entries.clear()
+
+
+def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """`items` in consecutive slices of at most `size`."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 class Found(NamedTuple):
@@ -126,11 +192,6 @@ class Found(NamedTuple):
 def found_points(points: Sequence[qe.ScoredPoint]) -> list[Found]:
     """Edge's answer to a query without payloads, as `Found` points."""
     return [Found(str(point.id), point.score, point.version) for point in points]
-
-
-def shard_payloads(shard: LiveShard, ids: list[int | uuid.UUID | str]) -> dict[str, Any]:
-    """The whole payloads of these points by id (those that exist)."""
-    return {str(r.id): r.payload for r in shard.retrieve(ids, True, False)}
 
 
 def scored_point(point: Found, score: float, payload: Any) -> qm.ScoredPoint:

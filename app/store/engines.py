@@ -95,7 +95,7 @@ def open_store(settings: QdrantSettings, wrap_client: ClientWrap | None = None, 
         )
     threshold = settings.index_build.threshold if serving else 0
     policy = BuildPolicy(threshold=threshold, journal_max=settings.index_build.journal_max)
-    return EdgeStore(settings.path, settings.collection, builds=policy)
+    return EdgeStore(settings.path, settings.collection, builds=policy, payload_cache=settings.payload_cache)
 
 
 ClientWrap = Callable[[AsyncQdrantClient], AsyncQdrantClient]
