@@ -38,6 +38,7 @@ import qdrant_edge as qe
 from qdrant_client import models as qm
 
 from app.core.errors import StorageError
+from app.core.store_settings import QdrantSettings
 from app.store.edge_filters import edge_filter, edge_point
 from app.store.edge_index import BuildPolicy, IndexBuilds, recover
 from app.store.edge_shard import (
@@ -72,7 +73,7 @@ LOCAL_MODE_MARKER = "meta.json"  # qdrant-client's local mode keeps its collecti
 FACET_MAX_VALUES = 1_000  # distinct values up to which a filtered count is Edge's facet (`counts_by`)
 WRITE_BATCH = 64  # points per Edge update call: each call holds the store's thread for its whole length
 READ_BATCH = 64  # points whose payloads one Edge call reads (`query`, `scroll`): Edge holds the GIL to convert them
-PAYLOAD_CACHE = 16_384  # payloads kept per generation (`PayloadCache`, the setting's default): ~2.5 KB each
+PAYLOAD_CACHE: int = QdrantSettings.model_fields["payload_cache"].default  # payloads kept per generation
 T = TypeVar("T")
 
 
@@ -166,7 +167,7 @@ class EdgeStore(StateReads):
         shard = await self._run(f"creating collection {name!r}", qe.EdgeShard.create, str(self.root / name), config)
         await self._index_missing(name, shard)
         self._shards[name] = shard
-        self._payloads[name] = PayloadCache(self.payload_cache, READ_BATCH)
+        self._payloads[name] = self._new_payloads()
         self._dense[name] = bool(model.dimension)
         write_json(self._model_file(name), model.metadata())
         logger.info("created collection %s for %s", name, model.describe())
@@ -232,7 +233,7 @@ class EdgeStore(StateReads):
             shard = await self._run(f"opening collection {name!r}", qe.EdgeShard.load, str(self.root / name))
             await self._index_missing(name, shard)  # a shard written before an index existed gets it once
             self._shards[name] = shard
-            self._payloads[name] = PayloadCache(self.payload_cache, READ_BATCH)
+            self._payloads[name] = self._new_payloads()
             model = _read_model(self._model_file(name))
             self._dense[name] = bool(model and model.dimension)
             self.builds.consider(name, self._dense[name])  # a store written without the index gets it now
@@ -445,8 +446,12 @@ class EdgeStore(StateReads):
         """The generation's kept payloads (`PayloadCache`)."""
         cache = self._payloads.get(name)
         if cache is None:
-            cache = self._payloads[name] = PayloadCache(self.payload_cache, READ_BATCH)
+            cache = self._payloads[name] = self._new_payloads()
         return cache
+
+    def _new_payloads(self) -> PayloadCache:
+        """An empty `PayloadCache` for a generation opened or created (a new shard keeps nothing of an old one)."""
+        return PayloadCache(self.payload_cache, READ_BATCH)
 
     async def close(self) -> None:
         """Close every open shard (releases their WAL locks), then the thread; a `:memory:` folder is removed."""
