@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -54,13 +53,10 @@ SCORES = [1.0, 0.9, 0.8, 0.8, 0.8]
 
 
 @pytest.fixture(params=[True, False], ids=["on", "off"])
-def rule(request: pytest.FixtureRequest) -> Iterator[bool]:
-    before = set(boosts.DISABLED)
+def rule(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
     if not request.param:
-        boosts.DISABLED.add("annotation_set")
-    yield bool(request.param)
-    boosts.DISABLED.clear()
-    boosts.DISABLED.update(before)
+        monkeypatch.setattr(boosts, "DISABLED", boosts.DISABLED | {"annotation_set"})
+    return bool(request.param)
 
 
 def test_the_busiest_file_leads_only_with_the_rule_off(rule: bool) -> None:

@@ -7,7 +7,7 @@ full dense weight a decoy leads; with the names-only lean the method that spells
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 
 import pytest
@@ -65,21 +65,13 @@ class ToyEmbedder:
 
 
 @pytest.fixture
-def rule_on() -> Iterator[None]:
-    before = set(boosts.DISABLED)
-    boosts.DISABLED.discard("names_only_dense")
-    yield
-    boosts.DISABLED.clear()
-    boosts.DISABLED.update(before)
+def rule_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(boosts, "DISABLED", boosts.DISABLED - {"names_only_dense"})
 
 
 @pytest.fixture
-def rule_off() -> Iterator[None]:
-    before = set(boosts.DISABLED)
-    boosts.DISABLED.add("names_only_dense")
-    yield
-    boosts.DISABLED.clear()
-    boosts.DISABLED.update(before)
+def rule_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(boosts, "DISABLED", boosts.DISABLED | {"names_only_dense"})
 
 
 @pytest.mark.usefixtures("rule_on")
