@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
-from app.search import boosts, intent, lookups
+from app.search import boosts, fold, intent, lookups
 from app.search.crossencoder import CrossEncoder
 from app.search.endpoints import with_composed_routes
 from app.search.hits import Hit, hit_text
@@ -72,7 +72,9 @@ async def ranked(
     order = await reader.offload(lambda: _reranked(terms, hits, *named, answers))
     if rankers.cross_encoder is not None:
         order = await rankers.cross_encoder.reordered(question.text, order, hit_text)
-    return demoted(order, terms.identifiers, rankers.generated_code)[:limit]  # a sort of the pool: cheaper than a hop
+    order = demoted(order, terms.identifiers, rankers.generated_code)  # a sort of the pool: cheaper than a hop
+    exact = {h.id for found in (*named, answers) for h in found}
+    return (await fold.folded_hits(reader, access, filters, order, exact, limit))[:limit]
 
 
 def demoted(ranked: list[Hit], named: Sequence[str], generated_code: GeneratedCode) -> list[Hit]:
