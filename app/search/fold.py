@@ -9,11 +9,11 @@ once at the better of the two places, and it says where it is declared (`Hit.dec
 A pair is a bodiless method (`bodiless`: an interface's or an abstract one) and a method with a body of the
 same name and parameter types (`signature_key`) in a type that implements or extends the declaring type,
 as the type chunks among the candidates tell (their `implements_fq` / `extends_fq`) and, for the types they
-do not settle, one walk up the hierarchy (`app.search.hierarchy`, a store call per level). Nothing else is
+do not settle, those types' own declarations (`app.search.hierarchy`, one store call). Nothing else is
 folded: a controller method of the same name calls the service, it is not the same method; an exact match
 of the structural indexes (a symbol or route the question names, a relation's answer) keeps its place, so
-the exact questions answer as before. Only the first `WINDOW` hits (or the page, when longer) are read, so
-the top of a search is the same whatever its limit.
+the exact questions answer as before. Declarations on the page are folded, into implementations among the first
+`WINDOW` hits (or the page, when longer): the first hits of a search are the same whatever its limit.
 """
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from app.auth.access import Access
 from app.search.boosts import enabled
-from app.search.hierarchy import simple_name
+from app.search.hierarchy import Declaration, simple_name
 from app.search.hits import Hit
 from app.search.ranking import WINDOW
 from app.search.reader import Reader
 from app.search.scoping import Filters
+from app.store.filters import any_of
 from pipeline.model import TYPE_SYMBOLS, Chunk, SymbolType
 
 SIGNAL = "fold"
@@ -68,8 +69,8 @@ def _plain_type(written: str) -> str:
     return simple_name(text)
 
 
-def candidate_pairs(chunks: Sequence[Chunk], exact: Collection[int] = ()) -> list[Pair]:
-    """Bodiless methods and methods with a body of the same `signature_key` in another type, by position.
+def candidate_pairs(chunks: Sequence[Chunk], exact: Collection[int] = (), within: int | None = None) -> list[Pair]:
+    """Bodiless methods (among the first `within`) and methods with a body of the same `signature_key` in another type.
 
     Positions in `exact` (matches of the structural indexes) are in no pair, nor is a declared HTTP client's
     method (Feign's, `@HttpExchange`'s: `Chunk.outbound`): the client's proxy runs it, and a class implementing
@@ -83,7 +84,9 @@ def candidate_pairs(chunks: Sequence[Chunk], exact: Collection[int] = ()) -> lis
             continue
         if not bodiless(chunk):
             bodied.setdefault(signature_key(chunk), []).append(i)
-        elif not chunk.outbound:  # an HTTP client's method: a proxy runs it, a class implementing it is a fallback
+        elif not chunk.outbound and (
+            within is None or i < within
+        ):  # an HTTP client's method: a proxy runs it, a class implementing it is a fallback
             declared.setdefault(signature_key(chunk), []).append(i)
     return [
         (d, i)
@@ -94,7 +97,7 @@ def candidate_pairs(chunks: Sequence[Chunk], exact: Collection[int] = ()) -> lis
     ]
 
 
-def known_parents(chunks: Iterable[Chunk]) -> dict[str, tuple[str, ...]]:
+def known_parents(chunks: Iterable[Chunk | Declaration]) -> dict[str, tuple[str, ...]]:
     """The direct supertypes the type chunks among `chunks` name: fq → resolved fqs, then unresolved simple names."""
     parents: dict[str, tuple[str, ...]] = {}
     for chunk in chunks:
@@ -141,7 +144,7 @@ def confirmed(chunks: Sequence[Chunk], pairs: Iterable[Pair], parents: Mapping[s
 
 
 def undecided(chunks: Sequence[Chunk], pairs: Iterable[Pair], parents: Mapping[str, tuple[str, ...]]) -> set[str]:
-    """The implementing types of `pairs` whose supertypes `parents` cannot tell: those the hierarchy walk asks."""
+    """The implementing types of `pairs` whose supertypes `parents` cannot tell: those the store is asked about."""
     return {
         chunks[i].enclosing_type or ""
         for d, i in pairs
@@ -149,7 +152,7 @@ def undecided(chunks: Sequence[Chunk], pairs: Iterable[Pair], parents: Mapping[s
     }
 
 
-def folded(size: int, pairs: Iterable[Pair], *, single_only: bool = SINGLE_ONLY) -> tuple[list[int], dict[int, int]]:
+def folded(size: int, pairs: Iterable[Pair], *, single_only: bool = False) -> tuple[list[int], dict[int, int]]:
     """`range(size)` (a ranked list's positions) with each declaration folded into its implementation.
 
     Each declaration folds into its best-ranked implementation (with `single_only`, only when it has one),
@@ -174,23 +177,27 @@ def folded(size: int, pairs: Iterable[Pair], *, single_only: bool = SINGLE_ONLY)
 async def folded_hits(
     reader: Reader, access: Access, filters: Filters, hits: Sequence[Hit], exact: Collection[str], limit: int
 ) -> list[Hit]:
-    """`hits` (ranked) with each declaration folded into its implementation among the first `WINDOW` (or `limit`).
+    """`hits` (ranked) with each declaration among the first `limit` folded into its implementation.
 
-    `exact`: ids of the structural indexes' matches, which keep their places. At most one hierarchy walk,
-    and only when the hits hold a pair that the type chunks among them do not settle.
+    The implementations are looked for among the first `WINDOW` (or `limit`) hits. A declaration below the page
+    is left alone: folding it would change no rank of the page (the first `limit` hits are those a longer
+    page starts with), and it would cost a store call. `exact`: ids of the structural indexes' matches, which
+    keep their places. At most one store call (`undecided`), only when the hits hold a pair that the type
+    chunks among them do not settle: the implementing types' own declarations, one level up (a type that
+    inherits the declaration through an indexed type that is no candidate is not folded).
     """
     if not enabled(SIGNAL):
         return list(hits)
     head, tail = list(hits[: max(WINDOW, limit)]), list(hits[max(WINDOW, limit) :])
     chunks = [h.chunk for h in head]
-    pairs = candidate_pairs(chunks, {p for p, h in enumerate(head) if h.id in exact})
+    pairs = candidate_pairs(chunks, {p for p, h in enumerate(head) if h.id in exact}, within=limit)
     if not pairs:
         return list(hits)
     parents = known_parents(chunks)
     if asked := undecided(chunks, pairs, parents):
-        walked = await reader.hierarchy(access, filters.repo).ancestors(asked)
-        parents = {**walked, **parents}
-    order, declaration = folded(len(head), confirmed(chunks, pairs, parents))
+        declared = await reader.hierarchy(access, filters.repo).types(any_of("qualified_name", sorted(asked)))
+        parents = {**known_parents(declared), **parents}
+    order, declaration = folded(len(head), confirmed(chunks, pairs, parents), single_only=SINGLE_ONLY)
     shown = [
         dataclasses.replace(head[p], declaration=head[declaration[p]]) if p in declaration else head[p] for p in order
     ]

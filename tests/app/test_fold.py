@@ -13,7 +13,9 @@ from qdrant_client import AsyncQdrantClient
 from app.auth.access import LOCAL
 from app.search import boosts, fold
 from app.search.results import hit_block, hit_item, hit_line
+from app.search.scoping import Filters
 from app.search.service import SearchService
+from app.store.filters import any_of
 from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
 from pipeline.chunking import chunk_source
@@ -74,6 +76,7 @@ def test_pairs_are_a_declaration_and_a_body_of_one_signature_in_another_type() -
     # the handler takes other parameters; with the same ones it would be a candidate the hierarchy refuses
     assert fold.candidate_pairs(chunks) == [(0, 2)]
     assert fold.candidate_pairs(chunks, exact={0}) == []
+    assert fold.candidate_pairs([HANDLER, IMPLEMENTED, DECLARED], within=2) == []  # a declaration below the page
     client = replace(DECLARED, outbound=("client GET stats /stats",))  # a Feign method: its implementer is a fallback
     assert fold.candidate_pairs([client, HANDLER, IMPLEMENTED]) == []
 
@@ -209,3 +212,18 @@ async def test_a_symbol_the_question_names_keeps_its_place(store: VectorStore) -
     hits = await SearchService(store, None).search(LOCAL, "VerifyService.sendCode", limit=5)
 
     assert hits[0].qualified_name == "demo.svc.VerifyService.sendCode"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_store_tells_the_implementing_type_when_no_candidate_does(store: VectorStore) -> None:
+    search = SearchService(store, None)
+    wanted = ["demo.svc.VerifyService.sendCode", "demo.svc.impl.VerifyServiceImpl.sendCode"]
+    hits = await search.lookup(LOCAL, Filters(), any_of("qualified_name", wanted))  # no type chunk among them
+    reader = search._reader
+
+    shown = await fold.folded_hits(reader, LOCAL, Filters(), hits, set(), limit=10)
+
+    assert [h.qualified_name for h in shown] == ["demo.svc.impl.VerifyServiceImpl.sendCode"]
+    assert shown[0].declaration is not None
+    assert shown[0].declaration.qualified_name == "demo.svc.VerifyService.sendCode"
+    assert await fold.folded_hits(reader, LOCAL, Filters(), hits, {hits[0].id}, limit=10) == hits  # exact: kept
