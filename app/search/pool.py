@@ -3,9 +3,10 @@
 The structural lookups (the routes and symbols a question names, a relation's answers) need neither
 the question's vectors nor its candidates: they run while the embedding endpoint and the engine's
 searches do. The pool is reranked (`app.search.ranking`), optionally re-scored by a cross-encoder,
-and generated code demoted (`GeneratedCode`). The pure stretches that take milliseconds (decoding the
-candidates, the rerank) run through the reader's `offload`; the question's vector and the final sort, a fraction
-of a hand-over to a thread and back, run in place (docs/decisions.md, "Fewer hand-overs in a search").
+generated code demoted (`GeneratedCode`), and a bodiless declaration folded into its implementation
+(`app.search.fold`). The pure stretches that take milliseconds (decoding the candidates, the rerank) run
+through the reader's `offload`; the question's vector and the final sort, a fraction of a hand-over to a
+thread and back, run in place (docs/decisions.md, "Fewer hand-overs in a search").
 """
 
 from __future__ import annotations
