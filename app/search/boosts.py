@@ -58,6 +58,7 @@ SIGNALS = (
     "asks_type",
     "names_only_dense",
     "annotation_set",
+    "fold",
 )
 """The signals, by name (`types_first` is `app.search.ranking`'s, on the exact name matches; `compounds`
 adds terms to the lexical query: `compounds`; `aspects` is `app.search.aspects.surface`, after the rank-level steps;
@@ -65,7 +66,8 @@ adds terms to the lexical query: `compounds`; `aspects` is `app.search.aspects.s
 form `file_coherence` takes and `asks_type` the reading of "type" in `asks_behaviour`, both
 `app.search.type_evidence`'s: switched off, semble's coherence and any "type" asking for a type; `names_only_dense`
 is `app.search.intent.dense_weight`, the dense list's weight in the store's fusion for a question of names only;
-`annotation_set` is `app.search.ranking.names_member_annotation`, which leaves the file signals out)."""
+`annotation_set` is `app.search.ranking.names_member_annotation`, which leaves the file signals out; `fold` is
+`app.search.fold`: a bodiless declaration and its implementation, both ranked, shown once as the implementation)."""
 FILE_SIGNALS = frozenset(SIGNALS[:4])
 """The signals that speak of files: a question about a behaviour gets none of them (`reordered`)."""
 DISABLED: set[str] = set()

@@ -74,6 +74,8 @@ class Hit:
     permalink: str | None
     used_by: tuple[str, ...] = ()
     """For library code: the org's projects (readable by the caller) that use this version (`app.libraries.usage`)."""
+    declaration: Hit | None = field(default=None, repr=False)
+    """For an implementation shown for its bodiless declaration too (`app.search.fold`): that declaration."""
 
     @property
     def chunk(self) -> Chunk:

@@ -3,9 +3,10 @@
 The structural lookups (the routes and symbols a question names, a relation's answers) need neither
 the question's vectors nor its candidates: they run while the embedding endpoint and the engine's
 searches do. The pool is reranked (`app.search.ranking`), optionally re-scored by a cross-encoder,
-and generated code demoted (`GeneratedCode`). The pure stretches that take milliseconds (decoding the
-candidates, the rerank) run through the reader's `offload`; the question's vector and the final sort, a fraction
-of a hand-over to a thread and back, run in place (docs/decisions.md, "Fewer hand-overs in a search").
+generated code demoted (`GeneratedCode`), and a bodiless declaration folded into its implementation
+(`app.search.fold`). The pure stretches that take milliseconds (decoding the candidates, the rerank) run
+through the reader's `offload`; the question's vector and the final sort, a fraction of a hand-over to a
+thread and back, run in place (docs/decisions.md, "Fewer hand-overs in a search").
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, TypeVar, cast
 
 from app.auth.access import Access
 from app.core.settings import GeneratedCode
-from app.search import boosts, intent, lookups
+from app.search import boosts, fold, intent, lookups
 from app.search.crossencoder import CrossEncoder
 from app.search.endpoints import with_composed_routes
 from app.search.hits import Hit, hit_text
@@ -72,7 +73,9 @@ async def ranked(
     order = await reader.offload(lambda: _reranked(terms, hits, *named, answers))
     if rankers.cross_encoder is not None:
         order = await rankers.cross_encoder.reordered(question.text, order, hit_text)
-    return demoted(order, terms.identifiers, rankers.generated_code)[:limit]  # a sort of the pool: cheaper than a hop
+    order = demoted(order, terms.identifiers, rankers.generated_code)  # a sort of the pool: cheaper than a hop
+    exact = {h.id for found in (*named, answers) for h in found}
+    return (await fold.folded_hits(reader, access, filters, order, exact, limit))[:limit]
 
 
 def demoted(ranked: list[Hit], named: Sequence[str], generated_code: GeneratedCode) -> list[Hit]:

@@ -44,6 +44,7 @@ class HitItem(Citation):
     outbound: NotRequired[list[str]]  # the HTTP calls it makes, when it makes any (`pipeline.outbound`)
     code: NotRequired[str]
     library: NotRequired[LibraryRef]
+    declared_in: NotRequired[str]  # the bodiless declaration it implements, shown as this one hit (`app.search.fold`)
 
 
 def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
@@ -66,6 +67,8 @@ def hit_item(hit: Hit, *, code: str | None = None) -> HitItem:
         item["code"] = code
     if (library := library_ref(hit)) is not None:
         item["library"] = library
+    if hit.declaration is not None:
+        item["declared_in"] = hit.declaration.qualified_name
     return item
 
 
@@ -123,8 +126,10 @@ def place(hit: Hit) -> str:
 def hit_line(rank: int, hit: Hit) -> str:
     """A hit on one line, without its code: its qualified name, kind, citation and routes."""
     http = routes(hit.chunk)
-    return f"{rank}. {hit.qualified_name} ({kind_label(hit)}) {place(hit)}" + (
-        f" http: {', '.join(http)}" if http else ""
+    return (
+        f"{rank}. {hit.qualified_name} ({kind_label(hit)}) {place(hit)}"
+        + (f" http: {', '.join(http)}" if http else "")
+        + (f" declared in {hit.declaration.qualified_name}" if hit.declaration is not None else "")
     )
 
 
@@ -136,6 +141,8 @@ def hit_block(rank: int, hit: Hit, code: str) -> str:
         lines.append(f"   http: {', '.join(http)}")
     if hit.chunk.outbound:
         lines.append(f"   calls over http: {', '.join(outbound(hit.chunk))}")
+    if hit.declaration is not None:
+        lines.append(f"   declared in {hit.declaration.qualified_name} {place(hit.declaration)}")
     if hit.permalink:
         lines.append(f"   {hit.permalink}")
     fence = fence_for(code)

@@ -4,7 +4,8 @@ Every entry point takes the caller's `Access` first and reads through one `Reade
 whose filter holds the caller's condition inside the query. A query passes these stages, in order
 (docs/architecture.md names them): `check_query` → `parse_question` (`app.search.question`, once) →
 the pool (`app.search.pool`: fused candidates, named matches and a relation's answers at once) →
-composed routes (`app.search.endpoints`) → rerank (`app.search.ranking`) → cross-encoder → demotion.
+composed routes (`app.search.endpoints`) → rerank (`app.search.ranking`) → cross-encoder → demotion → a
+declaration folded into its implementation (`app.search.fold`).
 Exact lookups are `app.search.lookups` and `app.search.endpoints`, paged sets `app.search.sets`, the
 repositories' catalog `app.search.catalog`, hits and citations `app.search.hits`, exact and pattern
 search over the code's lines `app.search.grep`.
