@@ -71,4 +71,5 @@ def test_the_search_answer_is_described_by_the_hit_declaration() -> None:
     assert ok == {"$ref": "#/components/schemas/SearchAnswer"}
     hit = document["components"]["schemas"]["HitItem"]
     assert set(hit["properties"]) == set(HitItem.__annotations__)
-    assert set(hit["required"]) == set(HitItem.__annotations__) - {"part", "outbound", "code", "library"}  # if present
+    if_present = {"part", "outbound", "code", "library", "declared_in"}
+    assert set(hit["required"]) == set(HitItem.__annotations__) - if_present
