@@ -158,9 +158,9 @@ class PayloadCache:
                 found[key] = marshal.loads(kept)
         for batch in batched(missing, self.read_batch):
             for record in shard.retrieve(list(batch), True, False):
-                key = str(record.id)
-                found[key] = record.payload
-                self._keep(key, record.payload)
+                key, payload = str(record.id), record.payload  # Edge builds the dict at each `.payload`: read once
+                found[key] = payload
+                self._keep(key, payload)
         return found
 
     def _keep(self, key: str, payload: Any) -> None:
