@@ -50,8 +50,23 @@ def bodiless(chunk: Chunk) -> bool:
         return True
     code = chunk.code.rstrip()
     if chunk.language == "kotlin":
-        return not code.endswith("}") and "=" not in code.rpartition(")")[2]
+        after = _after_parameters(code)
+        return "=" not in after and "{" not in after
     return code.endswith(";")
+
+
+def _after_parameters(code: str) -> str:
+    """A Kotlin function's text after its parameter list: its return type and body (`= ...` or `{ ... }`), if any."""
+    fun = code.find("fun ")
+    start = code.find("(", fun) if fun >= 0 else -1
+    if start < 0:  # a property's accessor (`val name: String get() = ...`): all of it
+        return code
+    depth = 0
+    for at in range(start, len(code)):
+        depth += {"(": 1, ")": -1}.get(code[at], 0)
+        if depth == 0:
+            return code[at + 1 :]
+    return ""
 
 
 def signature_key(chunk: Chunk) -> tuple[str, tuple[str, ...]]:

@@ -55,6 +55,9 @@ IMPL_TYPE = type_chunk("VerifyServiceImpl", implements=("com.acme.VerifyService"
         ("fun greet(name: String): String", (), "kotlin", True),
         ('fun greet(name: String): String = "hi"', (), "kotlin", False),
         ("fun greet(name: String): String {\n  return name\n}", (), "kotlin", False),
+        ("fun greet(name: String) = format(name)", (), "kotlin", False),
+        ('@Deprecated("use hi(x)")\nfun greet(name: String): (Int) -> Unit', (), "kotlin", True),
+        ("override fun <T> greet(name: T): String where T : CharSequence", (), "kotlin", True),
     ],
 )
 def test_a_bodiless_method_is_told_by_its_code(
