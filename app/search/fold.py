@@ -151,20 +151,18 @@ def inherits(subtype: str, supertype: str, parents: Mapping[str, tuple[str, ...]
 
 def confirmed(chunks: Sequence[Chunk], pairs: Iterable[Pair], parents: Mapping[str, tuple[str, ...]]) -> list[Pair]:
     """The `pairs` whose implementation's type implements or extends the declaring type, as `parents` tell."""
-    return [
-        (d, i)
-        for d, i in pairs
-        if inherits(chunks[i].enclosing_type or "", chunks[d].enclosing_type or "", parents) is True
-    ]
+    return [pair for pair in pairs if _implements(chunks, pair, parents) is True]
 
 
 def undecided(chunks: Sequence[Chunk], pairs: Iterable[Pair], parents: Mapping[str, tuple[str, ...]]) -> set[str]:
     """The implementing types of `pairs` whose supertypes `parents` cannot tell: those the store is asked about."""
-    return {
-        chunks[i].enclosing_type or ""
-        for d, i in pairs
-        if inherits(chunks[i].enclosing_type or "", chunks[d].enclosing_type or "", parents) is None
-    }
+    return {chunks[i].enclosing_type or "" for d, i in pairs if _implements(chunks, (d, i), parents) is None}
+
+
+def _implements(chunks: Sequence[Chunk], pair: Pair, parents: Mapping[str, tuple[str, ...]]) -> bool | None:
+    """`inherits` of a pair's implementing type and declaring type."""
+    d, i = pair
+    return inherits(chunks[i].enclosing_type or "", chunks[d].enclosing_type or "", parents)
 
 
 def folded(size: int, pairs: Iterable[Pair], *, single_only: bool = False) -> tuple[list[int], dict[int, int]]:

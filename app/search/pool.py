@@ -112,13 +112,11 @@ async def named_matches(
     """Handlers of the question's routes and the symbols it names (not a relation's subject), in one scroll."""
     names = [i for i in terms.identifiers if i not in terms.subjects][:MAX_NAMED]
     routes = terms.routes[:MAX_NAMED]
-    if names and not routes:  # the names' matches' names read first, whole payloads only of the symbols named
-        named = any_of("name", sorted({n.rsplit(".", 1)[-1] for n in names}))
+    named = any_of("name", sorted({n.rsplit(".", 1)[-1] for n in names})) if names else None
+    if named is not None and not routes:  # the names' matches' names read first, whole payloads only of those named
         kept = await reader.lookup_kept(access, filters, named, NAME_FIELDS, _naming(names), limit=MAX_EXACT)
         return [], await with_composed_routes(reader, access, kept)
-    conditions: list[Condition] = []
-    if names:
-        conditions.append(any_of("name", sorted({n.rsplit(".", 1)[-1] for n in names})))
+    conditions: list[Condition] = [named] if named is not None else []
     if routes:
         keys = sorted({k for r in routes for k in query_keys(r)})
         conditions += [any_of("http_keys", keys), any_of("mapping_keys", keys)]
