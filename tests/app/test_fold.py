@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from datetime import UTC, datetime
 
 import pytest
 import pytest_asyncio
@@ -16,11 +15,10 @@ from app.search.results import hit_block, hit_item, hit_line
 from app.search.scoping import Filters
 from app.search.service import SearchService
 from app.store.filters import any_of
-from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
-from pipeline.chunking import chunk_source
-from pipeline.model import Chunk, ChunkerConfig, SourceContext, SymbolType
+from pipeline.model import Chunk, SymbolType
 from tests.app.test_ranking import chunk
+from tests.support.engines import write_sources
 
 
 def method(qualified: str, code: str, *params: str, outbound: tuple[str, ...] = ()) -> Chunk:
@@ -172,12 +170,7 @@ public class VerifyController {
 async def store() -> AsyncIterator[VectorStore]:
     vectors = VectorStore(AsyncQdrantClient(location=":memory:"), "java_code")
     await vectors.ensure(IndexModel(embedding_model=None, dimension=None))
-    indexer = Indexer(vectors, None, lambda: datetime(2025, 1, 1, tzinfo=UTC))
-    config = ChunkerConfig()
-    results = [
-        chunk_source(text.encode(), path, SourceContext(repo_path="t/r"), config) for path, text in SOURCES.items()
-    ]
-    await indexer.write("t/r", results)
+    await write_sources(vectors, "t/r", SOURCES.items())
     try:
         yield vectors
     finally:

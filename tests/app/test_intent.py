@@ -8,7 +8,6 @@ full dense weight a decoy leads; with the names-only lean the method that spells
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from datetime import UTC, datetime
 
 import pytest
 import pytest_asyncio
@@ -18,10 +17,8 @@ from app.auth.access import LOCAL
 from app.search import boosts, intent
 from app.search.question import query_terms
 from app.search.service import SearchService
-from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
-from pipeline.chunking import chunk_source
-from pipeline.model import ChunkerConfig, SourceContext
+from tests.support.engines import write_sources
 
 REPO = "team/app"
 TARGET = """\
@@ -103,15 +100,12 @@ def test_switched_off_a_question_of_names_keeps_the_whole_dense_weight() -> None
 
 @pytest_asyncio.fixture
 async def search() -> AsyncIterator[SearchService]:
-    config = ChunkerConfig()
     vectors = VectorStore(AsyncQdrantClient(location=":memory:"), "java_code")
     embedder = ToyEmbedder()
     await vectors.ensure(IndexModel(embedding_model=embedder.model, dimension=2))
-    indexer = Indexer(vectors, embedder, lambda: datetime(2025, 1, 1, tzinfo=UTC))
     sources = [("src/main/java/demo/Worker.java", TARGET)]
     sources += [(f"src/main/java/demo/d{i}/Decoy{i}.java", DECOY.format(i=i)) for i in range(6)]
-    results = [chunk_source(text.encode(), path, SourceContext(repo_path=REPO), config) for path, text in sources]
-    await indexer.write(REPO, results)
+    await write_sources(vectors, REPO, sources, embedder)
     try:
         yield SearchService(vectors, embedder)
     finally:

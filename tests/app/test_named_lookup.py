@@ -8,7 +8,6 @@ with the whole payloads read only for them.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -22,12 +21,9 @@ from app.search.scoping import Filters
 from app.search.service import SearchService
 from app.store import filters
 from app.store.engines import Store
-from app.store.indexing import Indexer
 from app.store.payloads import PAYLOAD_FIELDS
 from app.store.vectors import IndexModel
-from pipeline.chunking import chunk_source
-from pipeline.model import ChunkerConfig, SourceContext
-from tests.support.engines import EMBEDDED_ENGINES, memory_store
+from tests.support.engines import EMBEDDED_ENGINES, memory_store, write_sources
 
 REPO = "team/app"
 OWNER = """\
@@ -68,10 +64,9 @@ class Counting:
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
     opened = memory_store(request.param)
     await opened.ensure(IndexModel(embedding_model=None, dimension=None))
-    config = ChunkerConfig()
-    sources = [(f"src/main/java/demo/o{i}/Owner{i}.java", OWNER.format(i=i)) for i in range(PETS)]
-    results = [chunk_source(text.encode(), path, SourceContext(repo_path=REPO), config) for path, text in sources]
-    await Indexer(opened, None, lambda: datetime(2025, 1, 1, tzinfo=UTC)).write(REPO, results)
+    await write_sources(
+        opened, REPO, [(f"src/main/java/demo/o{i}/Owner{i}.java", OWNER.format(i=i)) for i in range(PETS)]
+    )
     try:
         yield opened
     finally:

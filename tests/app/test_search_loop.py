@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
 from typing import Any, Final, TypeVar
 
 import httpx
@@ -25,13 +24,10 @@ from starlette.routing import Route
 from app.auth.access import LOCAL
 from app.search.service import SearchService
 from app.store.engines import Store
-from app.store.indexing import Indexer
 from app.store.vectors import IndexModel
 from entry.web import healthz
-from pipeline.chunking import chunk_source
-from pipeline.model import ChunkerConfig, SourceContext
 from testkit.standins import Method, around
-from tests.support.engines import memory_store
+from tests.support.engines import memory_store, write_sources
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -110,13 +106,11 @@ def gated(store: Store, gate: Gate) -> Store:
 async def store() -> AsyncIterator[Store]:
     edge = memory_store("edge")
     await edge.ensure(IndexModel(embedding_model=None, dimension=None))
-    indexer = Indexer(edge, None, lambda: datetime(2025, 1, 1, tzinfo=UTC))
-    config, context = ChunkerConfig(), SourceContext(repo_path=REPO)
     files = [
         (f"src/main/java/demo/shop/Basket{i}.java", SOURCE.format(i=i).replace("Basket", f"Basket{i}"))
         for i in range(20)
     ]
-    await indexer.write(REPO, [chunk_source(text.encode(), path, context, config) for path, text in files])
+    await write_sources(edge, REPO, files)
     try:
         yield edge
     finally:

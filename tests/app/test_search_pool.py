@@ -7,7 +7,6 @@ decoys that match every word of it, so the handler is outside Qdrant's candidate
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -17,10 +16,8 @@ from qdrant_client import AsyncQdrantClient
 from app.auth.access import LOCAL, Access
 from app.search.scoping import Filters
 from app.search.service import SearchService
-from app.store.indexing import Indexer
 from app.store.vectors import IndexModel, VectorStore
-from pipeline.chunking import chunk_source
-from pipeline.model import ChunkerConfig, SourceContext
+from tests.support.engines import write_sources
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -90,18 +87,12 @@ class CountingStore:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def store() -> AsyncIterator[VectorStore]:
-    config = ChunkerConfig()
     vectors = VectorStore(AsyncQdrantClient(location=":memory:"), "java_code")
     await vectors.ensure(IndexModel(embedding_model=None, dimension=None))
-    indexer = Indexer(vectors, None, lambda: datetime(2025, 1, 1, tzinfo=UTC))
     sources = [("src/main/java/demo/web/ShortLinks.java", CONTROLLER)]
     sources += [(f"src/main/java/demo/decoy{i}/WhichHandler{i}.java", DECOY.format(i=i)) for i in range(60)]
-    results = [chunk_source(text.encode(), path, SourceContext(repo_path=REPO), config) for path, text in sources]
-    await indexer.write(REPO, results)
-    caller = chunk_source(
-        CALLER.encode(), "src/main/java/demo/other/Archiver.java", SourceContext(repo_path=OTHER), config
-    )
-    await indexer.write(OTHER, [caller])
+    await write_sources(vectors, REPO, sources)
+    await write_sources(vectors, OTHER, [("src/main/java/demo/other/Archiver.java", CALLER)])
     try:
         yield vectors
     finally:
